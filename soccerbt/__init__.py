@@ -1,0 +1,8 @@
+"""soccerbt: BehaviorTree.CPP v4 XML behaviour trees on py_trees for RoboCup humanoid soccer.
+
+Packages, from the ground up (a module imports only from its own floor or below):
+world, blackboard -> services, gamecontroller, drivers -> nodes -> trees -> agent -> match
+-> tools -> __main__.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,59 @@
+"""The soccerbt command line: run | view | validate | nodes | tree | gc.
+
+Each command lives in the package it belongs to, as a module with
+`configure(parser: argparse.ArgumentParser) -> None` that adds its arguments and sets
+`func(args) -> int`. This file only collects them, so that packages stay independent.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# command name -> (module that configures it, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("soccerbt.tools.run_cli", "play a simulated match (viewer when a display exists)"),
+    "view": ("soccerbt.tools.view_cli", "play a simulated match in the pygame field viewer"),
+    "validate": ("soccerbt.trees.cli_validate", "check XML trees against the registered nodes"),
+    "nodes": ("soccerbt.trees.cli_nodes", "print the registered nodes (--xml: TreeNodesModel)"),
+    "tree": ("soccerbt.trees.cli_tree", "print a loaded tree"),
+    "gc": ("soccerbt.gamecontroller.cli", "GameController tools: listen, send"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with one sub-parser per available command."""
+    parser = argparse.ArgumentParser(prog="soccerbt", description=__doc__.splitlines()[0])
+    from soccerbt import __version__
+
+    parser.add_argument("--version", action="version", version=f"soccerbt {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:  # command not built yet: leave it out
+                continue
+            raise
+        module.configure(sub.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `soccerbt` console script and `python -m soccerbt`."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""World types shared by the simulator, drivers, services, referee and viewer.
+
+Poses, robot identities, the command a brain sends to its robot, and the events the
+simulator reports to the referee. Frames: the *world* frame of the simulator has the blue
+team's first-half goal at negative x; each team reasons in its own *team* frame, where its
+own goal is always at negative x (``to_team_frame`` converts).
+"""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+
+
+def wrap_angle_rad(angle_rad: float) -> float:
+    """The angle folded into [-pi, pi)."""
+    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi
+
+
+@dataclass(frozen=True, slots=True)
+class Pose2D:
+    """A position and heading in some plane frame (metres, radians counter-clockwise)."""
+
+    x_m: float = 0.0
+    y_m: float = 0.0
+    theta_rad: float = 0.0
+
+    def transform_point(self, x_m: float, y_m: float) -> tuple[float, float]:
+        """A point given in this pose's local frame, expressed in the parent frame."""
+        c, s = math.cos(self.theta_rad), math.sin(self.theta_rad)
+        return self.x_m + c * x_m - s * y_m, self.y_m + s * x_m + c * y_m
+
+    def inverse_transform_point(self, x_m: float, y_m: float) -> tuple[float, float]:
+        """A point given in the parent frame, expressed in this pose's local frame."""
+        dx, dy = x_m - self.x_m, y_m - self.y_m
+        c, s = math.cos(self.theta_rad), math.sin(self.theta_rad)
+        return c * dx + s * dy, -s * dx + c * dy
+
+    def compose(self, local: Pose2D) -> Pose2D:
+        """This pose followed by a motion given in its local frame."""
+        x_m, y_m = self.transform_point(local.x_m, local.y_m)
+        return Pose2D(x_m, y_m, wrap_angle_rad(self.theta_rad + local.theta_rad))
+
+    def distance_to(self, x_m: float, y_m: float) -> float:
+        """Euclidean distance from this pose's position to a point, metres."""
+        return math.hypot(x_m - self.x_m, y_m - self.y_m)
+
+
+class Team(enum.Enum):
+    """The two teams of a simulated match; the value is the GameController team colour."""
+
+    BLUE = 0
+    RED = 1
+
+    @property
+    def other(self) -> Team:
+        return Team.RED if self is Team.BLUE else Team.BLUE
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RobotId:
+    """One robot: its team and its player number (1-based, as the GameController counts)."""
+
+    team: Team
+    number: int
+
+    def __str__(self) -> str:
+        return f"{self.team.name.lower()}{self.number}"
+
+
+def to_team_frame(pose: Pose2D, attacks_positive_x: bool) -> Pose2D:
+    """A world-frame pose in the frame of a team (own goal at negative x)."""
+    if attacks_positive_x:
+        return pose
+    return Pose2D(-pose.x_m, -pose.y_m, wrap_angle_rad(pose.theta_rad + math.pi))
+
+
+def from_team_frame(pose: Pose2D, attacks_positive_x: bool) -> Pose2D:
+    """A team-frame pose back in the world frame (the mirror is its own inverse)."""
+    return to_team_frame(pose, attacks_positive_x)
+
+
+@dataclass(frozen=True, slots=True)
+class KickRequest:
+    """A kick action: direction in the robot frame and strength 0..1 (1 = strongest kick)."""
+
+    direction_rad: float = 0.0
+    strength: float = 1.0
+
+
+@dataclass(slots=True)
+class RobotCommand:
+    """What a brain asks of its robot for the next step. Velocities are in the robot frame."""
+
+    vx_mps: float = 0.0
+    vy_mps: float = 0.0
+    vtheta_radps: float = 0.0
+    head_pan_rad: float = 0.0
+    head_tilt_rad: float = 0.0
+    kick: KickRequest | None = None
+    stand_up: bool = False
+
+
+# --- events the simulator reports (the referee and the metrics read them) -----------------
+
+
+@dataclass(frozen=True, slots=True)
+class BallTouched:
+    """A robot touched the ball (walked into it or kicked it)."""
+
+    t_s: float
+    robot: RobotId
+
+
+@dataclass(frozen=True, slots=True)
+class BallKicked:
+    """A robot performed a kick action that hit the ball."""
+
+    t_s: float
+    robot: RobotId
+
+
+@dataclass(frozen=True, slots=True)
+class GoalScored:
+    """The ball crossed a goal line between the posts and under the crossbar.
+
+    ``goal_at_positive_x`` says which goal (world frame); ``last_touch`` may be None.
+    """
+
+    t_s: float
+    goal_at_positive_x: bool
+    last_touch: RobotId | None
+
+
+@dataclass(frozen=True, slots=True)
+class BallOut:
+    """The ball left the field wholly over a touch line or a goal line (not a goal).
+
+    ``line`` is "touch" or "goal"; ``x_m, y_m`` is where it crossed (world frame).
+    """
+
+    t_s: float
+    line: str
+    x_m: float
+    y_m: float
+    last_touch: RobotId | None
+
+
+@dataclass(frozen=True, slots=True)
+class RobotFell:
+    """A robot fell (collision or on its own)."""
+
+    t_s: float
+    robot: RobotId
+
+
+WorldEvent = BallTouched | BallKicked | GoalScored | BallOut | RobotFell
+
+
+@dataclass(slots=True)
+class EventLog:
+    """Events of one world step, drained by whoever consumes them."""
+
+    events: list[WorldEvent] = field(default_factory=list)
+
+    def drain(self) -> list[WorldEvent]:
+        out, self.events = self.events, []
+        return out
