@@ -166,3 +166,45 @@ class EventLog:
     def drain(self) -> list[WorldEvent]:
         out, self.events = self.events, []
         return out
+
+
+# --- what a robot senses (the Driver protocol hands these to the brain) -------------------
+
+# Detection kinds: the FeatureKind values of soccerbt.world.field ("goal_post", "L", "T",
+# "X", "penalty_mark", "centre_circle") plus these two.
+BALL = "ball"
+ROBOT = "robot"
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """One object the camera recognised, on the ground, in the robot frame (metres).
+
+    ``team`` is set for robots when their colour was recognised; ``confidence`` is 0..1.
+    """
+
+    kind: str
+    x_m: float
+    y_m: float
+    confidence: float = 1.0
+    team: Team | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Observations:
+    """Everything one robot senses at one step.
+
+    ``camera_frame`` is true on the steps where the camera delivered a frame (30 Hz); only
+    then ``detections`` holds anything. ``odometry`` is the integrated walking motion in the
+    robot's own odometry frame (drifts); ``imu_yaw_rad`` is the gyro-integrated heading in that
+    same frame. ``fallen`` is the IMU's verdict.
+    """
+
+    t_s: float
+    camera_frame: bool
+    detections: tuple[Detection, ...]
+    odometry: Pose2D
+    imu_yaw_rad: float
+    fallen: bool
+    head_pan_rad: float
+    head_tilt_rad: float
