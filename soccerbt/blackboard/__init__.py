@@ -1,4 +1,24 @@
 """BT.CPP scoped blackboards, remapping rules, the script language and the key schema.
 
 Imports nothing else of soccerbt and knows nothing of soccer except the key schema.
+`core` holds the blackboard and its entries, `script` the compiled script language.
 """
+from soccerbt.blackboard.core import (
+    Blackboard,
+    BlackboardError,
+    BlackboardTypeError,
+    Entry,
+    btcpp_type_name,
+    is_number,
+    number_cast,
+)
+
+__all__ = [
+    "Blackboard",
+    "BlackboardError",
+    "BlackboardTypeError",
+    "Entry",
+    "btcpp_type_name",
+    "is_number",
+    "number_cast",
+]

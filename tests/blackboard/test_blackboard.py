@@ -1,0 +1,303 @@
+"""Blackboard: BT.CPP scoping, remapping, autoremap, "@" keys, set/unset type rules."""
+from __future__ import annotations
+
+import pytest
+
+from soccerbt.blackboard import (
+    Blackboard,
+    BlackboardError,
+    BlackboardTypeError,
+    Entry,
+    btcpp_type_name,
+    number_cast,
+)
+
+
+# ----------------------------------------------------------------- basic mapping
+
+
+def test_set_creates_untyped_entry_and_bumps_sequence():
+    bb = Blackboard()
+    bb["a"] = 1
+    entry = bb.get_entry("a")
+    assert isinstance(entry, Entry)
+    assert entry.value == 1 and entry.type_ is None and entry.sequence_id == 1
+    bb.set("a", 5)
+    assert bb["a"] == 5 and entry.sequence_id == 2
+
+
+def test_missing_and_empty_keys_raise_keyerror_and_get_default():
+    bb = Blackboard()
+    bb.create_entry("declared", int)
+    with pytest.raises(KeyError):
+        bb["missing"]
+    with pytest.raises(KeyError):
+        bb["declared"]
+    assert bb.get("missing") is None
+    assert bb.get("declared", 7) == 7
+    assert "declared" not in bb and "missing" not in bb
+    assert bb.local_keys() == ["declared"]
+    # the mapping view shows only keys that hold a value
+    assert list(bb) == [] and len(bb) == 0
+    bb["declared"] = 3
+    assert dict(bb) == {"declared": 3}
+
+
+def test_none_empties_an_entry():
+    bb = Blackboard()
+    bb["x"] = 2
+    bb["x"] = None
+    assert "x" not in bb and bb.local_keys() == ["x"]
+
+
+def test_delitem_and_unset():
+    bb = Blackboard()
+    bb["x"] = 1
+    del bb["x"]
+    assert bb.local_keys() == []
+    with pytest.raises(KeyError):
+        del bb["x"]
+    bb.unset("never_there")  # BT.CPP: nothing to do
+    bb["y"] = 1
+    bb.unset("y")
+    assert "y" not in bb
+
+
+def test_trees_share_nothing():
+    a, b = Blackboard(), Blackboard()
+    a["k"] = 1
+    assert "k" not in b
+
+
+# ----------------------------------------------------------------- type rules
+
+
+def test_int_entry_accepts_integral_double_and_rejects_fraction():
+    bb = Blackboard()
+    bb["n"] = 1
+    bb["n"] = 3.0
+    assert bb["n"] == 3 and type(bb["n"]) is int
+    with pytest.raises(BlackboardTypeError) as info:
+        bb["n"] = 2.5
+    assert str(info.value) == (
+        "Blackboard::set(n): once declared, the type of a port shall not change. "
+        "Previously declared type [long], current type [double]"
+    )
+    assert bb["n"] == 3  # state not corrupted
+
+
+def test_double_entry_takes_int_as_double():
+    bb = Blackboard()
+    bb["d"] = 0.5
+    bb["d"] = 2
+    assert bb["d"] == 2.0 and type(bb["d"]) is float
+
+
+def test_string_entry_rejects_number_and_number_rejects_unparsable_string():
+    bb = Blackboard()
+    bb["s"] = "PLAY"
+    with pytest.raises(BlackboardTypeError, match=r"\[std::string\], current type \[long\]"):
+        bb["s"] = 3
+    bb["n"] = 1
+    bb["n"] = "42"  # default convertFromString<long>
+    assert bb["n"] == 42
+    with pytest.raises(BlackboardTypeError):
+        bb["n"] = "abc"
+    assert bb["n"] == 42
+
+
+def test_typed_entry_uses_converter_for_strings():
+    bb = Blackboard()
+    bb.create_entry("p", tuple, converter=lambda s: tuple(float(x) for x in s.split(";")))
+    bb["p"] = "1;2.5"
+    assert bb["p"] == (1.0, 2.5)
+    bb["p"] = (3.0, 4.0)
+    with pytest.raises(BlackboardTypeError):
+        bb["p"] = [1, 2]
+
+
+def test_typed_empty_entry_type_checks_first_write():
+    bb = Blackboard()
+    bb.create_entry("f", float)
+    bb["f"] = 1
+    assert type(bb["f"]) is float
+    bb.create_entry("b", bool)
+    bb["b"] = "true"
+    assert bb["b"] is True
+    with pytest.raises(BlackboardTypeError):
+        bb["b"] = 1  # BT.CPP: set<int> on a bool port is not a safe cast
+    with pytest.raises(BlackboardTypeError):
+        bb["b"] = "maybe"
+
+
+def test_untyped_entry_with_a_class_value():
+    class Pose:
+        pass
+
+    class SubPose(Pose):
+        pass
+
+    bb = Blackboard()
+    bb["pose"] = Pose()
+    bb["pose"] = SubPose()  # a subclass fits
+    with pytest.raises(BlackboardTypeError):
+        bb["pose"] = "x"
+
+
+def test_create_entry_type_conflict():
+    bb = Blackboard()
+    bb.create_entry("k", int)
+    assert bb.create_entry("k", int) is bb.get_entry("k")
+    assert bb.create_entry("k") is bb.get_entry("k")  # any type does not conflict
+    with pytest.raises(BlackboardTypeError, match=r"Blackboard entry \[k\]: once declared"):
+        bb.create_entry("k", str)
+
+
+def test_number_cast_rules():
+    assert number_cast(3.0, int) == 3
+    assert number_cast(True, int) == 1
+    assert number_cast(2, float) == 2.0
+    assert number_cast(0.25, bool) is True  # a double truncates to bool
+    assert number_cast(1, bool) is True
+    with pytest.raises(BlackboardTypeError, match="Implicit casting to bool"):
+        number_cast(2, bool)
+    with pytest.raises(BlackboardTypeError, match="Invalid floating point"):
+        number_cast(1.5, int)
+    with pytest.raises(BlackboardTypeError):
+        number_cast(1e30, int)
+    with pytest.raises(BlackboardTypeError, match="Loss of precision"):
+        number_cast(2**53 + 1, float)
+
+
+def test_type_names():
+    assert btcpp_type_name(int) == "long"
+    assert btcpp_type_name(float) == "double"
+    assert btcpp_type_name(str) == "std::string"
+    assert btcpp_type_name(bool) == "bool"
+    assert btcpp_type_name(None) == "BT::AnyTypeAllowed"
+
+
+# ----------------------------------------------------------------- scopes
+
+
+def test_explicit_remapping_reads_and_writes_parent():
+    root = Blackboard()
+    root["x"] = 1
+    sub = Blackboard(root)
+    sub.add_remapping("inner", "x")
+    assert sub["inner"] == 1
+    sub["inner"] = 2
+    assert root["x"] == 2
+    assert sub.local_keys() == []  # the entry lives in the parent only
+    assert sub.get_entry("inner") is root.get_entry("x")
+
+
+def test_remapped_write_creates_in_parent_when_absent():
+    root = Blackboard()
+    sub = Blackboard(root)
+    sub.add_remapping("out", "target")
+    sub["out"] = "v"
+    assert root["target"] == "v" and sub.local_keys() == []
+
+
+def test_remapped_write_type_checks_parent_entry():
+    root = Blackboard()
+    root["x"] = 1
+    sub = Blackboard(root)
+    sub.add_remapping("x", "x")
+    with pytest.raises(BlackboardTypeError):
+        sub["x"] = "text"
+
+
+def test_first_remapping_wins():
+    root = Blackboard()
+    root["a"], root["b"] = 1, 2
+    sub = Blackboard(root)
+    sub.add_remapping("k", "a")
+    sub.add_remapping("k", "b")
+    assert sub["k"] == 1
+
+
+def test_no_remap_isolated():
+    root = Blackboard()
+    root["x"] = 100
+    sub = Blackboard(root)
+    assert sub.get("x") is None
+    sub["x"] = 1
+    assert root["x"] == 100 and sub["x"] == 1
+
+
+def test_autoremap_excludes_private_keys():
+    root = Blackboard()
+    root["x"] = 1
+    root["_p"] = 5
+    sub = Blackboard(root, autoremap=True)
+    assert sub["x"] == 1
+    assert sub.get("_p") is None
+    sub["y"] = 2
+    sub["_q"] = 3
+    assert root["y"] == 2 and "_q" not in root and sub["_q"] == 3
+    assert sub.local_keys() == ["_q"]
+
+
+def test_enable_autoremap_later():
+    root = Blackboard()
+    root["x"] = 1
+    sub = Blackboard(root)
+    assert sub.get("x") is None
+    sub.enable_autoremap()
+    assert sub["x"] == 1 and sub.autoremap
+    sub.enable_autoremap(False)
+    assert sub.get("x") is None
+
+
+def test_local_entry_shadows_remapping():
+    root = Blackboard()
+    root["x"] = 1
+    sub = Blackboard(root, autoremap=True)
+    sub.create_entry("_x")
+    sub["_x"] = 9
+    assert sub["_x"] == 9 and "_x" not in root
+
+
+def test_at_keys_resolve_in_root_from_any_depth():
+    root = Blackboard()
+    mid = Blackboard(root)
+    leaf = Blackboard(mid)
+    assert leaf.root() is root and mid.root() is root and root.root() is root
+    leaf["@g"] = 4
+    assert root["g"] == 4 and leaf["@g"] == 4 and "g" not in leaf
+    entry = leaf.create_entry("@h", int)
+    assert root.get_entry("h") is entry
+    with pytest.raises(BlackboardError, match="'@' used multiple times"):
+        leaf.create_entry("@a@b")
+
+
+def test_nested_remapping_chain():
+    root = Blackboard()
+    mid = Blackboard(root)
+    mid.add_remapping("m", "r")
+    leaf = Blackboard(mid)
+    leaf.add_remapping("l", "m")
+    leaf["l"] = 1.5
+    assert root["r"] == 1.5 and mid["m"] == 1.5
+
+
+def test_unset_of_remapped_key_keeps_parent_entry():
+    # conformance case unset_blackboard_in_subtree: x survives in the parent
+    root = Blackboard()
+    root["x"] = 1
+    sub = Blackboard(root)
+    sub.add_remapping("x", "x")
+    sub["y"] = 2
+    sub.unset("x")
+    sub.unset("y")
+    assert root["x"] == 1 and sub["x"] == 1 and "y" not in sub
+
+
+def test_remapping_without_parent_is_an_error():
+    orphan = Blackboard()
+    orphan.add_remapping("a", "b")
+    with pytest.raises(BlackboardError, match="Missing parent blackboard"):
+        orphan.create_entry("a")
+    assert orphan.get_entry("a") is None
