@@ -1,0 +1,80 @@
+"""A drawable snapshot of a match: what the viewer shows, decoupled from how a match runs.
+
+``Scene`` holds plain values in the world frame (truth and each robot's estimates converted
+back from its team frame), so the renderer needs nothing of the simulator, the trees or the
+services, and tests can build scenes by hand.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from soccerbt.world.field import Field
+from soccerbt.world.types import Pose2D, Team
+
+
+@dataclass(slots=True)
+class SceneRobot:
+    """One robot as drawn: its truth and what it believes, all in the world frame."""
+
+    key: str  # e.g. "blue1": unique per match, used for selection
+    team: Team
+    number: int
+    pose: Pose2D
+    fallen: bool = False
+    removed: bool = False
+    penalised: bool = False
+    role: str = ""
+    decision: str = ""
+    estimate: Pose2D | None = None
+    covariance: np.ndarray | None = None  # 3x3 (x, y, theta), world frame
+    particles: np.ndarray | None = None  # N x 3 (x_m, y_m, theta_rad), world frame
+    ball_estimate: tuple[float, float] | None = None
+    path: list[tuple[float, float]] = field(default_factory=list)
+    kick_direction_rad: float | None = None  # world frame
+
+
+@dataclass(slots=True)
+class Banner:
+    """The GameController's view of the game: what a scoreboard shows."""
+
+    state: str = "INITIAL"
+    sub_state: str = ""  # e.g. "THROW_IN GET_READY"
+    score_blue: int = 0
+    score_red: int = 0
+    secs_remaining: int = 0
+    secondary_time: int = 0
+    first_half: bool = True
+    kick_off: str = ""  # "blue", "red" or ""
+    penalties: list[str] = field(default_factory=list)  # e.g. "red2 34 7s"
+
+
+@dataclass(slots=True)
+class TreeLine:
+    """One node of the selected robot's tree as the side panel lists it."""
+
+    depth: int
+    name: str
+    status: str  # SUCCESS, FAILURE, RUNNING, SKIPPED, IDLE/INVALID
+
+
+@dataclass(slots=True)
+class Scene:
+    """Everything one frame draws."""
+
+    field: Field
+    t_s: float
+    ball: tuple[float, float]
+    robots: list[SceneRobot]
+    banner: Banner = field(default_factory=Banner)
+    tree_lines: list[TreeLine] = field(default_factory=list)  # of the selected robot
+    blackboard_changes: list[tuple[str, str]] = field(default_factory=list)
+    speed_label: str = ""
+
+    def robot(self, key: str) -> SceneRobot | None:
+        """The robot with this key, if it is in the scene."""
+        for robot in self.robots:
+            if robot.key == key:
+                return robot
+        return None

@@ -1,0 +1,289 @@
+"""The pygame field viewer: watches a lock-step match, paces it to real time, lets people poke it.
+
+The viewer observes; the match owns time. ``Pacer`` turns wall-clock time into a number of
+lock-step steps (real time times a speed factor, or as fast as possible), ``Viewer`` runs the
+window: drawing, selection, click-to-go, ball dragging, layer keys, screenshots, pause and
+single step. Anything that plays a match can be watched through the ``SceneSource`` protocol.
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import pygame
+
+from soccerbt.tools.render import ALL_LAYERS, DEFAULT_LAYERS, LAYER_KEYS, ROBOT_RADIUS_M, FieldRenderer, draw_side_panel
+from soccerbt.tools.scene import Scene
+from soccerbt.world.field import Field
+
+SPEED_STEPS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 20.0, math.inf)
+MIN_SPEED, MAX_SPEED = 0.1, 20.0
+
+
+class SceneSource(Protocol):
+    """What the viewer needs from a running match."""
+
+    field: Field
+    dt_s: float
+
+    def step(self) -> None: ...
+    def scene(self, selected: str | None) -> Scene: ...
+    def place_ball(self, x_m: float, y_m: float) -> None: ...
+    def send_robot_to(self, key: str, x_m: float, y_m: float) -> None: ...
+    def finished(self) -> bool: ...
+
+
+@dataclass
+class Pacer:
+    """How many lock-step steps a frame owes: wall time times ``speed`` (inf: as fast as possible).
+
+    ``max_wall_per_frame_s`` bounds the time a frame spends stepping, so the window stays
+    responsive when the simulation cannot keep up (it then runs slower than asked).
+    """
+
+    dt_s: float
+    speed: float = 1.0
+    paused: bool = False
+    max_wall_per_frame_s: float = 1.0 / 30.0
+    _debt_s: float = 0.0
+    _single_steps: int = 0
+
+    def set_speed(self, speed: float) -> None:
+        """Real-time factor in [0.1, 20], or math.inf for as fast as possible."""
+        if math.isnan(speed) or speed <= 0.0:
+            raise ValueError(f"speed must be positive, got {speed}")
+        self.speed = speed if math.isinf(speed) else min(MAX_SPEED, max(MIN_SPEED, speed))
+        self._debt_s = 0.0
+
+    def faster(self) -> None:
+        self.set_speed(next((s for s in SPEED_STEPS if s > self.speed), SPEED_STEPS[-1]))
+
+    def slower(self) -> None:
+        self.set_speed(next((s for s in reversed(SPEED_STEPS) if s < self.speed), SPEED_STEPS[0]))
+
+    def toggle_pause(self) -> None:
+        self.paused = not self.paused
+        self._debt_s = 0.0
+
+    def single_step(self) -> None:
+        """Ask for one step now (meant for when paused)."""
+        self._single_steps += 1
+
+    def steps_due(self, wall_elapsed_s: float) -> int:
+        """Steps to run for ``wall_elapsed_s`` of wall time since the last frame (not for inf)."""
+        steps = self._single_steps
+        self._single_steps = 0
+        if self.paused or math.isinf(self.speed):
+            return steps
+        self._debt_s += wall_elapsed_s * self.speed
+        # never try to catch up more than one frame's worth of budget at a time
+        self._debt_s = min(self._debt_s, self.max_wall_per_frame_s * self.speed * 4.0)
+        whole = int(self._debt_s / self.dt_s)
+        self._debt_s -= whole * self.dt_s
+        return steps + whole
+
+    @property
+    def label(self) -> str:
+        if self.paused:
+            return "paused"
+        return "max speed" if math.isinf(self.speed) else f"x{self.speed:g}"
+
+
+@dataclass
+class ViewerState:
+    """What the person has chosen: selection, layers, view side, dragging."""
+
+    selected: str | None = None
+    layers: set[str] = field(default_factory=lambda: set(DEFAULT_LAYERS))
+    mirrored: bool = False
+    dragging_ball: bool = False
+
+
+class Viewer:
+    """A window on a ``SceneSource``. ``run()`` loops until the window closes or the match ends.
+
+    ``key_handlers`` lets the caller add keys (the keyboard pad, the emergency stop); they get
+    each KEYDOWN/KEYUP event first and return True when they consumed it.
+    """
+
+    PANEL_WIDTH_PX = 330
+
+    def __init__(self, source: SceneSource, size_px: tuple[int, int] = (1300, 760), speed: float = 1.0,
+                 screenshot_dir: Path = Path("."),
+                 event_handlers: list[Callable[[pygame.event.Event], bool]] | None = None) -> None:
+        self.source = source
+        self.size_px = size_px
+        self.pacer = Pacer(dt_s=source.dt_s)
+        self.pacer.set_speed(speed)
+        self.state = ViewerState()
+        field_size = (size_px[0] - self.PANEL_WIDTH_PX, size_px[1])
+        self.renderer = FieldRenderer(source.field, field_size)
+        self.screenshot_dir = screenshot_dir
+        self.event_handlers = list(event_handlers or [])
+        self.frames = 0
+        self._last_scene: Scene | None = None
+        self._screen: pygame.Surface | None = None
+
+    # --- drawing (usable without a window) --------------------------------------------------
+
+    def render(self, surface: pygame.Surface) -> Scene:
+        """Draw the current scene onto ``surface``; returns the scene drawn."""
+        scene = self.source.scene(self.state.selected)
+        scene.speed_label = self.pacer.label
+        self.renderer.set_mirrored(self.state.mirrored)
+        self.renderer.draw(surface, scene, self.state.layers, self.state.selected)
+        panel = pygame.Rect(self.size_px[0] - self.PANEL_WIDTH_PX, 0, self.PANEL_WIDTH_PX, self.size_px[1])
+        draw_side_panel(surface, panel, scene, self.state.selected, self.renderer.font(),
+                        self.renderer.font(small=True))
+        self._last_scene = scene
+        self.frames += 1
+        return scene
+
+    def screenshot(self, path: Path | None = None) -> Path:
+        """Render the current scene off-screen and save it as PNG."""
+        surface = pygame.Surface(self.size_px)
+        self.render(surface)
+        if path is None:
+            path = self.screenshot_dir / f"soccerbt-{self.frames:06d}.png"
+        pygame.image.save(surface, str(path))
+        return path
+
+    # --- interaction --------------------------------------------------------------------------
+
+    def robot_at(self, x_px: int, y_px: int) -> str | None:
+        """The key of the robot drawn under a pixel, if any."""
+        if self._last_scene is None:
+            return None
+        x_m, y_m = self.renderer.to_world(x_px, y_px)
+        best, best_d = None, ROBOT_RADIUS_M * 1.6
+        for robot in self._last_scene.robots:
+            d = math.hypot(robot.pose.x_m - x_m, robot.pose.y_m - y_m)
+            if not robot.removed and d <= best_d:
+                best, best_d = robot.key, d
+        return best
+
+    def _near_ball(self, x_px: int, y_px: int) -> bool:
+        if self._last_scene is None:
+            return False
+        x_m, y_m = self.renderer.to_world(x_px, y_px)
+        bx, by = self._last_scene.ball
+        return math.hypot(bx - x_m, by - y_m) <= max(0.3, self.source.field.ball_radius_m * 2)
+
+    def _in_field_area(self, x_px: int) -> bool:
+        return x_px < self.size_px[0] - self.PANEL_WIDTH_PX
+
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        """React to one pygame event; False when the viewer should close."""
+        if event.type == pygame.QUIT:
+            return False
+        if event.type in (pygame.KEYDOWN, pygame.KEYUP) or event.type >= pygame.CONTROLLERAXISMOTION:
+            for handler in self.event_handlers:
+                if handler(event):
+                    return True
+        if event.type == pygame.KEYDOWN:
+            return self._handle_key(event)
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and self._in_field_area(event.pos[0]):
+            if self._near_ball(*event.pos):
+                self.state.dragging_ball = True
+                return True
+            hit = self.robot_at(*event.pos)
+            if hit is not None:
+                self.state.selected = hit
+            elif self.state.selected is not None:
+                self.source.send_robot_to(self.state.selected, *self.renderer.to_world(*event.pos))
+            return True
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 3:
+            self.state.selected = None
+            return True
+        if event.type == pygame.MOUSEMOTION and self.state.dragging_ball:
+            self.source.place_ball(*self.renderer.to_world(*event.pos))
+            return True
+        if event.type == pygame.MOUSEBUTTONUP and event.button == 1 and self.state.dragging_ball:
+            self.state.dragging_ball = False
+            self.source.place_ball(*self.renderer.to_world(*event.pos))
+            return True
+        return True
+
+    def _handle_key(self, event: pygame.event.Event) -> bool:
+        name = pygame.key.name(event.key)
+        for layer, key in LAYER_KEYS.items():
+            if name == key:
+                self.state.layers.symmetric_difference_update({layer})
+                return True
+        if name == "escape":
+            return False
+        if name == "f8":
+            self.state.layers = set(ALL_LAYERS) if self.state.layers != set(ALL_LAYERS) else set(DEFAULT_LAYERS)
+        elif name == "v":
+            self.state.mirrored = not self.state.mirrored
+        elif name == "f12":
+            print(f"screenshot: {self.screenshot()}")
+        elif name in ("p", "pause"):
+            self.pacer.toggle_pause()
+        elif name in ("n", "."):
+            self.pacer.single_step()
+        elif name in ("=", "+", "]"):
+            self.pacer.faster()
+        elif name in ("-", "["):
+            self.pacer.slower()
+        elif name == "tab":
+            self._cycle_selection()
+        return True
+
+    def _cycle_selection(self) -> None:
+        if self._last_scene is None or not self._last_scene.robots:
+            return
+        keys = [r.key for r in self._last_scene.robots]
+        if self.state.selected not in keys:
+            self.state.selected = keys[0]
+        else:
+            self.state.selected = keys[(keys.index(self.state.selected) + 1) % len(keys)]
+
+    # --- the loop -------------------------------------------------------------------------
+
+    def advance(self, wall_elapsed_s: float) -> int:
+        """Run the lock-step steps this frame owes; returns how many ran."""
+        if math.isinf(self.pacer.speed) and not self.pacer.paused:
+            deadline = time.perf_counter() + self.pacer.max_wall_per_frame_s
+            steps = 0
+            while time.perf_counter() < deadline and not self.source.finished():
+                self.source.step()
+                steps += 1
+            return steps + self._run_steps(self.pacer.steps_due(wall_elapsed_s))
+        return self._run_steps(self.pacer.steps_due(wall_elapsed_s))
+
+    def _run_steps(self, steps: int) -> int:
+        deadline = time.perf_counter() + self.pacer.max_wall_per_frame_s
+        done = 0
+        while done < steps and not self.source.finished():
+            self.source.step()
+            done += 1
+            if time.perf_counter() > deadline:
+                break  # the simulation is slower than asked: drop the rest of the debt
+        return done
+
+    def run(self, fps: int = 60) -> None:
+        """Open the window and loop until it is closed (or Escape), or the match finishes."""
+        pygame.display.init()
+        pygame.font.init()
+        pygame.display.set_caption("soccerbt")
+        self._screen = pygame.display.set_mode(self.size_px)
+        clock = pygame.time.Clock()
+        last = time.perf_counter()
+        running = True
+        while running:
+            for event in pygame.event.get():
+                running = self.handle_event(event) and running
+            now = time.perf_counter()
+            self.advance(now - last)
+            last = now
+            self.render(self._screen)
+            pygame.display.flip()
+            clock.tick(fps)
+            if self.source.finished() and not self.pacer.paused:
+                self.pacer.toggle_pause()  # keep the final picture up until the window closes
+        pygame.display.quit()

@@ -1,0 +1,166 @@
+"""Viewer tests: pixels where things are, selection and clicks, ball dragging, pacing."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pygame
+import pytest
+
+from soccerbt.tools.render import ALL_LAYERS, BALL, SELECTED, TEAM_COLOURS, FieldRenderer
+from soccerbt.tools.scene import Banner, Scene, SceneRobot
+from soccerbt.tools.viewer import Pacer, Viewer
+from soccerbt.world.field import Field
+from soccerbt.world.types import Pose2D, Team
+
+
+class FakeSource:
+    """A scene source whose robots stand still; records what the viewer asks of it."""
+
+    def __init__(self) -> None:
+        self.field = Field.adult_size()
+        self.dt_s = 0.01
+        self.t_s = 0.0
+        self.steps = 0
+        self.ball = (1.0, -0.5)
+        self.sent: list[tuple[str, float, float]] = []
+        self.robots = [
+            SceneRobot("blue1", Team.BLUE, 1, Pose2D(-2.0, 1.0, 0.0), role="striker",
+                       particles=np.tile([-2.0, 1.0, 0.0], (50, 1))),
+            SceneRobot("red1", Team.RED, 1, Pose2D(3.0, -1.0, math.pi), role="goal_keeper"),
+        ]
+
+    def step(self) -> None:
+        self.steps += 1
+        self.t_s += self.dt_s
+
+    def scene(self, selected: str | None) -> Scene:
+        return Scene(self.field, self.t_s, self.ball, self.robots, Banner(state="PLAYING"))
+
+    def place_ball(self, x_m: float, y_m: float) -> None:
+        self.ball = (x_m, y_m)
+
+    def send_robot_to(self, key: str, x_m: float, y_m: float) -> None:
+        self.sent.append((key, x_m, y_m))
+
+    def finished(self) -> bool:
+        return False
+
+
+@pytest.fixture
+def viewer() -> Viewer:
+    pygame.display.init()
+    pygame.font.init()
+    return Viewer(FakeSource(), size_px=(1100, 700))
+
+
+def _pixel(surface: pygame.Surface, renderer: FieldRenderer, x_m: float, y_m: float) -> tuple[int, int, int]:
+    return tuple(surface.get_at(renderer.to_px(x_m, y_m)))[:3]
+
+
+def test_ball_is_drawn_in_ball_colour_where_the_ball_is(viewer: Viewer) -> None:
+    surface = pygame.Surface(viewer.size_px)
+    viewer.render(surface)
+    assert _pixel(surface, viewer.renderer, 1.0, -0.5) == BALL
+    # and not elsewhere: a point 2 m away is grass-coloured, not orange
+    assert _pixel(surface, viewer.renderer, 1.0, 1.5) != BALL
+
+
+def test_robot_body_has_its_team_colour(viewer: Viewer) -> None:
+    surface = pygame.Surface(viewer.size_px)
+    viewer.render(surface)
+    # a point inside the body, off the heading line and the number
+    assert _pixel(surface, viewer.renderer, 3.0, -1.0 + 0.17) == TEAM_COLOURS[Team.RED]
+
+
+def test_selected_robot_is_highlighted(viewer: Viewer) -> None:
+    surface = pygame.Surface(viewer.size_px)
+    viewer.render(surface)
+    x_px, y_px = viewer.renderer.to_px(-2.0, 1.0)
+    ring_px = viewer.renderer._m(0.25) + 4
+    assert tuple(surface.get_at((x_px, y_px - ring_px)))[:3] != SELECTED
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=(x_px, y_px)))
+    assert viewer.state.selected == "blue1"
+    viewer.render(surface)
+    assert tuple(surface.get_at((x_px, y_px - ring_px)))[:3] == SELECTED
+
+
+def test_click_on_field_sends_the_selected_robot_there(viewer: Viewer) -> None:
+    surface = pygame.Surface(viewer.size_px)
+    viewer.render(surface)
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=viewer.renderer.to_px(3.0, -1.0)))
+    assert viewer.state.selected == "red1"
+    target_px = viewer.renderer.to_px(-4.0, 2.0)
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=target_px))
+    (key, x_m, y_m), = viewer.source.sent
+    assert key == "red1"
+    assert x_m == pytest.approx(-4.0, abs=0.05) and y_m == pytest.approx(2.0, abs=0.05)
+
+
+def test_dragging_the_ball_places_it(viewer: Viewer) -> None:
+    surface = pygame.Surface(viewer.size_px)
+    viewer.render(surface)
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=viewer.renderer.to_px(1.0, -0.5)))
+    assert viewer.state.dragging_ball
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEMOTION, pos=viewer.renderer.to_px(2.0, 0.0), rel=(0, 0), buttons=(1, 0, 0)))
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONUP, button=1, pos=viewer.renderer.to_px(2.5, 0.5)))
+    assert not viewer.state.dragging_ball
+    assert viewer.source.ball == pytest.approx((2.5, 0.5), abs=0.05)
+    assert viewer.source.sent == []  # dragging the ball is not a click-to-go
+
+
+def test_particles_layer_draws_dots_only_when_on(viewer: Viewer) -> None:
+    surface = pygame.Surface(viewer.size_px)
+    viewer.source.robots[0].particles = np.tile([-5.0, -3.0, 0.0], (20, 1))
+    viewer.render(surface)
+    assert _pixel(surface, viewer.renderer, -5.0, -3.0) != (120, 170, 255)
+    viewer.state.layers = set(ALL_LAYERS)
+    viewer.render(surface)
+    assert _pixel(surface, viewer.renderer, -5.0, -3.0) == (120, 170, 255)
+
+
+def test_mirrored_view_swaps_sides(viewer: Viewer) -> None:
+    renderer = viewer.renderer
+    left = renderer.to_px(-3.0, 1.0)
+    renderer.set_mirrored(True)
+    right = renderer.to_px(-3.0, 1.0)
+    assert right == renderer.to_px(-3.0, 1.0)
+    assert right[0] > renderer.centre_px[0] > left[0]
+    assert renderer.to_world(*right) == pytest.approx((-3.0, 1.0), abs=0.05)
+
+
+def test_pacer_runs_real_time_times_speed() -> None:
+    pacer = Pacer(dt_s=0.01)
+    assert sum(pacer.steps_due(1.0 / 60.0) for _ in range(60)) == pytest.approx(100, abs=1)
+    pacer.set_speed(4.0)
+    assert sum(pacer.steps_due(1.0 / 60.0) for _ in range(60)) == pytest.approx(400, abs=1)
+    pacer.set_speed(0.1)
+    assert sum(pacer.steps_due(1.0 / 60.0) for _ in range(600)) == pytest.approx(100, abs=1)
+
+
+def test_pacer_pause_single_step_and_limits() -> None:
+    pacer = Pacer(dt_s=0.01)
+    pacer.toggle_pause()
+    assert pacer.steps_due(1.0) == 0
+    pacer.single_step()
+    assert pacer.steps_due(1.0) == 1
+    assert pacer.steps_due(1.0) == 0
+    pacer.set_speed(100.0)
+    assert pacer.speed == 20.0
+    pacer.set_speed(0.01)
+    assert pacer.speed == 0.1
+    with pytest.raises(ValueError):
+        pacer.set_speed(float("nan"))
+    pacer.set_speed(1.0)
+    pacer.faster()
+    assert pacer.speed == 2.0
+    pacer.slower()
+    pacer.slower()
+    assert pacer.speed == 0.5
+
+
+def test_viewer_advance_steps_the_source(viewer: Viewer) -> None:
+    assert viewer.advance(0.1) == 10
+    assert viewer.source.steps == 10
+    viewer.pacer.toggle_pause()
+    assert viewer.advance(0.5) == 0
