@@ -1,0 +1,632 @@
+"""Self-localization: a particle filter over field features, in the team frame.
+
+``Localizer`` is the Protocol the rest of the brain talks to; ``ParticleFilter`` implements it
+with numpy: an odometry motion model with noise, landmark likelihoods with data association by
+kind and nearest distance, systematic resampling, sensor-based particle injection when the
+observations stop fitting (kidnap recovery, augmented-MCL style), and the priors a real game
+gives to break the field's point symmetry (own half at kick-off, entry from the touch lines,
+trust in the believed heading). ``relocalize_from`` serves the SelfLocate* node family: a reset
+from a particular pair of features (centre mark, two X, two T, L+T, penalty mark+T, border).
+
+Detections are in the robot frame (x forward, y left, metres). Landmark kinds are the
+``FeatureKind`` values of ``soccerbt.world.field``; ``LINE_POINT`` ("line_point") is an extra
+kind for a point seen on any painted line (straight lines and the centre circle). Everything is
+deterministic given the ``numpy.random.Generator`` handed in; nothing reads the wall clock.
+"""
+from __future__ import annotations
+
+import enum
+import functools
+import math
+from dataclasses import dataclass
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from soccerbt.world.field import FeatureKind, Field
+from soccerbt.world.types import Detection, Pose2D, wrap_angle_rad
+
+__all__ = [
+    "LINE_POINT",
+    "Localizer",
+    "ParticleFilter",
+    "ParticleFilterConfig",
+    "RelocalizeMode",
+    "mirror_pose",
+]
+
+LINE_POINT = "line_point"
+"""Detection kind for a point seen on a painted line (not part of FeatureKind)."""
+
+_TWO_PI = 2.0 * math.pi
+
+
+def mirror_pose(pose: Pose2D) -> Pose2D:
+    """The pose that sees exactly the same field (point symmetry about the centre mark)."""
+    return Pose2D(-pose.x_m, -pose.y_m, wrap_angle_rad(pose.theta_rad + math.pi))
+
+
+def _wrap(a: np.ndarray) -> np.ndarray:
+    return (a + math.pi) % _TWO_PI - math.pi
+
+
+@runtime_checkable
+class Localizer(Protocol):
+    """What the brain needs from a self-localization algorithm (team frame)."""
+
+    def predict(self, odometry_delta: Pose2D) -> None:
+        """Move the belief by the odometry step (robot frame) since the previous call."""
+
+    def update(self, detections: Sequence[Detection]) -> None:
+        """Weigh the belief by one camera frame of detections (robot frame)."""
+
+    def estimate(self) -> Pose2D:
+        """The most likely pose."""
+
+    def covariance(self) -> np.ndarray:
+        """3x3 covariance of (x_m, y_m, theta_rad) around the estimate."""
+
+    def confidence(self) -> float:
+        """0..1: how much the estimate can be trusted (drives odom_calibrated)."""
+
+    def reset_to(self, pose: Pose2D, std: tuple[float, float, float] = (0.1, 0.1, 0.05)) -> None:
+        """Forget everything and believe ``pose`` with Gaussian spread ``std``."""
+
+
+class RelocalizeMode(enum.Enum):
+    """Feature combinations the SelfLocate* nodes relocalize from (value = Booster suffix)."""
+
+    CENTRE = "1M"  # centre mark / circle, with an X crossing when seen (else the heading is kept)
+    TWO_X = "2X"
+    TWO_T = "2T"
+    L_T = "LT"
+    PENALTY_T = "PT"  # penalty mark and a T crossing
+    BORDER = "border"  # features on the outer lines: corners, T crossings, goal posts
+
+    @classmethod
+    def parse(cls, value: RelocalizeMode | FeatureKind | str) -> RelocalizeMode:
+        """Accepts a mode, a FeatureKind (CENTRE_CIRCLE, X, T, L, PENALTY_MARK) or a name."""
+        if isinstance(value, RelocalizeMode):
+            return value
+        if isinstance(value, FeatureKind):
+            by_kind = {FeatureKind.CENTRE_CIRCLE: cls.CENTRE, FeatureKind.X_CROSS: cls.TWO_X,
+                       FeatureKind.T_CROSS: cls.TWO_T, FeatureKind.L_CROSS: cls.L_T,
+                       FeatureKind.PENALTY_MARK: cls.PENALTY_T, FeatureKind.GOAL_POST: cls.BORDER}
+            return by_kind[value]
+        key = str(value).strip().lower()
+        for mode in cls:
+            if key in (mode.value.lower(), mode.name.lower()):
+                return mode
+        aliases = {"1m": cls.CENTRE, "centre_circle": cls.CENTRE, "center": cls.CENTRE,
+                   "centre_mark": cls.CENTRE}
+        if key in aliases:
+            return aliases[key]
+        raise ValueError(f"unknown relocalization mode {value!r} "
+                         f"(expected one of {[m.value for m in cls]})")
+
+
+_MODE_KINDS: dict[RelocalizeMode, tuple[tuple[str, str], ...]] = {
+    RelocalizeMode.CENTRE: (("centre_circle", "X"),),
+    RelocalizeMode.TWO_X: (("X", "X"),),
+    RelocalizeMode.TWO_T: (("T", "T"),),
+    RelocalizeMode.L_T: (("L", "T"),),
+    RelocalizeMode.PENALTY_T: (("penalty_mark", "T"),),
+    RelocalizeMode.BORDER: (("L", "T"), ("T", "T"), ("L", "L"), ("goal_post", "goal_post"),
+                            ("goal_post", "T"), ("goal_post", "L")),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ParticleFilterConfig:
+    """Tunable noise and recovery parameters (defaults suit the simulator's sensor model)."""
+
+    # motion model: standard deviations of the odometry error
+    trans_noise_per_m: float = 0.10  # metres of error per metre walked
+    trans_noise_per_rad: float = 0.02  # metres of error per radian turned
+    rot_noise_per_rad: float = 0.08  # radians of error per radian turned
+    rot_noise_per_m: float = 0.05  # radians of error per metre walked
+    trans_noise_per_step_m: float = 0.003  # keeps the cloud alive when standing still
+    rot_noise_per_step_rad: float = 0.003
+    # observation model: isotropic position error of a detection on the ground
+    obs_sigma_m: float = 0.08  # at zero range
+    obs_sigma_per_m: float = 0.06  # growth with range (distance and bearing errors)
+    obs_gate_sigmas: float = 3.0  # an association worse than this counts as an outlier
+    max_detection_range_m: float = 8.0
+    # resampling and recovery
+    resample_ess_ratio: float = 0.5
+    alpha_slow: float = 0.05
+    alpha_fast: float = 0.5
+    fit_floor: float = 0.25  # mean per-detection fit below this injects particles
+    max_inject_fraction: float = 0.25
+    inject_min_detections: int = 2
+    inject_keep_heading_side: bool = True  # injected mirror twins follow the believed heading
+    # confidence: spread at which confidence halves
+    confidence_xy_std_m: float = 0.35
+    confidence_theta_std_rad: float = 0.25
+    # the field area particles may occupy (border strip included)
+    border_m: float = 1.0
+
+
+@dataclass(frozen=True)
+class _DistanceGrids:
+    """Squared distance to the nearest landmark of each kind, sampled on a fine grid."""
+
+    x0_m: float
+    y0_m: float
+    cell_m: float
+    nx: int
+    ny: int
+    flat: np.ndarray  # all kinds one after another, float32
+    offset: dict[str, int]
+
+
+@functools.lru_cache(maxsize=8)
+def _distance_grids(field: Field, border_m: float, cell_m: float = 0.04) -> _DistanceGrids:
+    # the grid reaches 2 m beyond the particles' area: anything clipped to its edge is an
+    # outlier anyway
+    hx = field.half_length_m + border_m + 2.0
+    hy = field.half_width_m + border_m + 2.0
+    nx, ny = int(math.ceil(2 * hx / cell_m)) + 1, int(math.ceil(2 * hy / cell_m)) + 1
+    xs = -hx + (np.arange(nx) + 0.5) * cell_m
+    ys = -hy + (np.arange(ny) + 0.5) * cell_m
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    tables: list[np.ndarray] = []
+    offset: dict[str, int] = {}
+    for kind in FeatureKind:
+        pts = [(f.x_m, f.y_m) for f in field.features_of(kind)]
+        d2 = np.full(gx.shape, 1e6)
+        for x, y in pts:
+            d2 = np.minimum(d2, (gx - x) ** 2 + (gy - y) ** 2)
+        offset[kind.value] = sum(t.size for t in tables)
+        tables.append(d2.astype(np.float32).ravel())
+    d = np.abs(np.hypot(gx, gy) - field.centre_circle_radius_m)
+    for seg in field.lines:
+        dx, dy = seg.x1_m - seg.x0_m, seg.y1_m - seg.y0_m
+        t = np.clip(((gx - seg.x0_m) * dx + (gy - seg.y0_m) * dy) / max(dx * dx + dy * dy, 1e-12), 0.0, 1.0)
+        d = np.minimum(d, np.hypot(gx - seg.x0_m - t * dx, gy - seg.y0_m - t * dy))
+    offset[LINE_POINT] = sum(t.size for t in tables)
+    tables.append((d * d).astype(np.float32).ravel())
+    return _DistanceGrids(-hx, -hy, cell_m, nx, ny, np.concatenate(tables), offset)
+
+
+class ParticleFilter:
+    """Monte Carlo localization over field features; implements ``Localizer``."""
+
+    def __init__(self, field: Field, n_particles: int = 500,
+                 rng: np.random.Generator | None = None,
+                 config: ParticleFilterConfig | None = None) -> None:
+        if n_particles < 10:
+            raise ValueError(f"n_particles must be at least 10, got {n_particles}")
+        self.field = field
+        self.n = int(n_particles)
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.config = config or ParticleFilterConfig()
+        self._landmarks: dict[str, np.ndarray] = {}
+        for kind in FeatureKind:
+            pts = [(f.x_m, f.y_m) for f in field.features_of(kind)]
+            self._landmarks[kind.value] = np.array(pts, dtype=float).reshape(-1, 2)
+        segs = np.array([(s.x0_m, s.y0_m, s.x1_m, s.y1_m) for s in field.lines], dtype=float)
+        self._seg_p0 = segs[:, 0:2]
+        self._seg_d = segs[:, 2:4] - segs[:, 0:2]
+        self._seg_len_sq = np.maximum((self._seg_d ** 2).sum(axis=1), 1e-12)
+        self._border_kinds = {"L", "T", "goal_post"}
+        hx, hy = field.half_length_m, field.half_width_m
+        self._border_landmarks: dict[str, np.ndarray] = {
+            "L": np.array([(sx * hx, sy * hy) for sx in (-1, 1) for sy in (-1, 1)], dtype=float),
+            "T": self._landmarks["T"],
+            "goal_post": self._landmarks["goal_post"],
+        }
+        self.particles_xyt = np.zeros((self.n, 3))
+        self.log_weights = np.zeros(self.n)
+        self._w_slow: float | None = None
+        self._w_fast: float | None = None
+        self._fit = 0.0  # smoothed per-detection fit 0..1 of the latest frames
+        self._cache: tuple[Pose2D, np.ndarray, float] | None = None
+        self.updates = 0
+        self.injected_total = 0
+        self.reset_uniform()
+
+    # --- priors and resets ------------------------------------------------------------
+
+    def _set(self, xyt: np.ndarray) -> None:
+        xyt[:, 2] = _wrap(xyt[:, 2])
+        self.particles_xyt = xyt
+        self.log_weights = np.zeros(self.n)
+        self._cache = None
+        self._w_slow = self._w_fast = None
+        self._fit = 0.0
+
+    def _uniform(self, n: int, x_lo: float, x_hi: float) -> np.ndarray:
+        hy = self.field.half_width_m + self.config.border_m
+        out = np.empty((n, 3))
+        out[:, 0] = self.rng.uniform(x_lo, x_hi, n)
+        out[:, 1] = self.rng.uniform(-hy, hy, n)
+        out[:, 2] = self.rng.uniform(-math.pi, math.pi, n)
+        return out
+
+    def reset_uniform(self) -> None:
+        """No idea at all: particles anywhere on the field and border, any heading."""
+        hx = self.field.half_length_m + self.config.border_m
+        self._set(self._uniform(self.n, -hx, hx))
+
+    def reset_own_half(self) -> None:
+        """Somewhere in the own half (x <= 0), any heading: the kick-off prior."""
+        hx = self.field.half_length_m
+        self._set(self._uniform(self.n, -hx, 0.0))
+
+    def reset_touch_line_entry(self, position_std_m: float = 0.25,
+                               heading_std_rad: float = 0.2) -> None:
+        """On either touch line of the own half, facing into the field (entering robots)."""
+        hx, hy = self.field.half_length_m, self.field.half_width_m
+        side = np.where(self.rng.random(self.n) < 0.5, 1.0, -1.0)
+        xyt = np.empty((self.n, 3))
+        xyt[:, 0] = self.rng.uniform(-hx, 0.0, self.n)
+        xyt[:, 1] = side * hy + self.rng.normal(0.0, position_std_m, self.n)
+        xyt[:, 2] = -side * (math.pi / 2.0) + self.rng.normal(0.0, heading_std_rad, self.n)
+        self._set(xyt)
+
+    def reset_to(self, pose: Pose2D, std: tuple[float, float, float] = (0.1, 0.1, 0.05)) -> None:
+        """Believe ``pose`` with Gaussian spread ``std`` (x_m, y_m, theta_rad)."""
+        xyt = np.empty((self.n, 3))
+        xyt[:, 0] = pose.x_m + self.rng.normal(0.0, std[0], self.n)
+        xyt[:, 1] = pose.y_m + self.rng.normal(0.0, std[1], self.n)
+        xyt[:, 2] = pose.theta_rad + self.rng.normal(0.0, std[2], self.n)
+        self._set(xyt)
+
+    def resolve_mirror(self, heading_rad: float | None = None, own_half: bool = False) -> int:
+        """Flip every particle to its mirror twin when the twin fits the prior better.
+
+        The mirror twin sees exactly the same field, so this keeps every weight valid. With
+        ``heading_rad`` a particle whose heading is more than 90 degrees off is flipped; with
+        ``own_half`` (and no heading) particles in the opponent half are flipped. Returns how
+        many flipped.
+        """
+        xyt = self.particles_xyt
+        flip = np.zeros(self.n, dtype=bool)
+        if heading_rad is not None:
+            flip |= np.abs(_wrap(xyt[:, 2] - heading_rad)) > math.pi / 2.0
+        elif own_half:
+            flip |= xyt[:, 0] > 0.0
+        if flip.any():
+            xyt[flip, 0:2] *= -1.0
+            xyt[flip, 2] = _wrap(xyt[flip, 2] + math.pi)
+            self._cache = None
+        return int(flip.sum())
+
+    def trust_direction(self, heading_rad: float | None = None, std_rad: float = 0.35) -> None:
+        """Keep the hypothesis consistent with the heading the robot believes.
+
+        ``heading_rad`` defaults to the current estimate's heading (Booster's
+        ``SelfLocate mode="trust_direction"``). Mirror twins are flipped onto the believed side
+        and the particles are weighed by a Gaussian of width ``std_rad`` around the heading.
+        """
+        if heading_rad is None:
+            heading_rad = self.estimate().theta_rad
+        self.resolve_mirror(heading_rad=heading_rad)
+        err = _wrap(self.particles_xyt[:, 2] - heading_rad)
+        self.log_weights = self.log_weights - 0.5 * (err / std_rad) ** 2
+        self._normalise()
+        self._cache = None
+
+    # --- motion and measurement -------------------------------------------------------
+
+    def predict(self, odometry_delta: Pose2D) -> None:
+        """Move every particle by the odometry step (robot frame) plus sampled noise."""
+        c = self.config
+        dx, dy, dth = odometry_delta.x_m, odometry_delta.y_m, odometry_delta.theta_rad
+        dist = math.hypot(dx, dy)
+        s_t = c.trans_noise_per_m * dist + c.trans_noise_per_rad * abs(dth) + c.trans_noise_per_step_m
+        s_r = c.rot_noise_per_rad * abs(dth) + c.rot_noise_per_m * dist + c.rot_noise_per_step_rad
+        noise = self.rng.standard_normal((self.n, 3))
+        ndx = dx + noise[:, 0] * s_t
+        ndy = dy + noise[:, 1] * s_t
+        xyt = self.particles_xyt
+        # half the rotation before the translation: the usual midpoint odometry model
+        th_mid = xyt[:, 2] + 0.5 * dth
+        cos, sin = np.cos(th_mid), np.sin(th_mid)
+        xyt[:, 0] += cos * ndx - sin * ndy
+        xyt[:, 1] += sin * ndx + cos * ndy
+        xyt[:, 2] = _wrap(xyt[:, 2] + dth + noise[:, 2] * s_r)
+        self._cache = None
+
+    def _group(self, detections: Sequence[Detection]) -> dict[str, np.ndarray]:
+        groups: dict[str, list[tuple[float, float]]] = {}
+        max_r = self.config.max_detection_range_m
+        for d in detections:
+            kind = d.kind.value if isinstance(d.kind, FeatureKind) else d.kind
+            if kind not in self._landmarks and kind != LINE_POINT:
+                continue  # ball, robots and unknown kinds say nothing about the pose
+            if not (math.isfinite(d.x_m) and math.isfinite(d.y_m)):
+                continue
+            if d.x_m * d.x_m + d.y_m * d.y_m > max_r * max_r:
+                continue
+            if kind != LINE_POINT and self._landmarks[kind].shape[0] == 0:
+                continue
+            groups.setdefault(kind, []).append((d.x_m, d.y_m))
+        return {k: np.array(v, dtype=float) for k, v in groups.items()}
+
+    def _squared_errors(self, xyt: np.ndarray, kind: str, det: np.ndarray,
+                        cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+        """(N, M) squared distance of each detection (mapped by each particle) to its match."""
+        px = xyt[:, 0:1] + cos[:, None] * det[None, :, 0] - sin[:, None] * det[None, :, 1]
+        py = xyt[:, 1:2] + sin[:, None] * det[None, :, 0] + cos[:, None] * det[None, :, 1]
+        if kind == LINE_POINT:
+            # nearest painted line: straight segments and the centre circle
+            rx = px[:, :, None] - self._seg_p0[None, None, :, 0]
+            ry = py[:, :, None] - self._seg_p0[None, None, :, 1]
+            t = (rx * self._seg_d[:, 0] + ry * self._seg_d[:, 1]) / self._seg_len_sq
+            np.clip(t, 0.0, 1.0, out=t)
+            ex = rx - t * self._seg_d[:, 0]
+            ey = ry - t * self._seg_d[:, 1]
+            best = (ex * ex + ey * ey).min(axis=2)
+            circ = np.hypot(px, py) - self.field.centre_circle_radius_m
+            return np.minimum(best, circ * circ)
+        lm = self._landmarks[kind]
+        ex = px[:, :, None] - lm[None, None, :, 0]
+        ey = py[:, :, None] - lm[None, None, :, 1]
+        return (ex * ex + ey * ey).min(axis=2)
+
+    def _log_likelihood(self, xyt: np.ndarray, groups: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
+        """Per-particle log-likelihood (sum over detections, each clipped at the gate).
+
+        All detections are mapped into the field by every particle at once; the squared
+        distance to the nearest landmark of the detection's kind is read from precomputed
+        grids (a likelihood field), so the cost is O(particles x detections).
+        """
+        c = self.config
+        grids = _distance_grids(self.field, c.border_m)
+        kinds = list(groups)
+        det = np.concatenate([groups[k] for k in kinds])
+        offsets = np.concatenate([np.full(groups[k].shape[0], grids.offset[k], dtype=np.intp)
+                                  for k in kinds])
+        r2 = det[:, 0] ** 2 + det[:, 1] ** 2
+        inv_var = 1.0 / (c.obs_sigma_m ** 2 + c.obs_sigma_per_m ** 2 * r2)
+        cos, sin = np.cos(xyt[:, 2:3]), np.sin(xyt[:, 2:3])
+        inv_cell = 1.0 / grids.cell_m
+        gx = (xyt[:, 0:1] - grids.x0_m) * inv_cell + (cos * det[:, 0] - sin * det[:, 1]) * inv_cell
+        gy = (xyt[:, 1:2] - grids.y0_m) * inv_cell + (sin * det[:, 0] + cos * det[:, 1]) * inv_cell
+        ix = np.clip(gx.astype(np.intp), 0, grids.nx - 1)
+        iy = np.clip(gy.astype(np.intp), 0, grids.ny - 1)
+        d2 = grids.flat[ix * grids.ny + iy + offsets]
+        gate = c.obs_gate_sigmas ** 2
+        per = np.minimum(d2 * inv_var, gate)
+        return -0.5 * per.sum(axis=1), det.shape[0]
+
+    def update(self, detections: Sequence[Detection]) -> None:
+        """Weigh the particles by one frame of detections, resample, inject when lost."""
+        groups = self._group(detections)
+        if not groups:
+            return
+        c = self.config
+        loglik, count = self._log_likelihood(self.particles_xyt, groups)
+        # per-detection fit in (0, 1]: the geometric-mean likelihood under the prior weights
+        w_prior = np.exp(self.log_weights - self.log_weights.max())
+        w_prior /= w_prior.sum()
+        fit = float(w_prior @ np.exp(loglik / count))
+        if self._w_slow is None or self._w_fast is None:
+            self._w_slow = self._w_fast = fit
+        else:
+            self._w_slow += c.alpha_slow * (fit - self._w_slow)
+            self._w_fast += c.alpha_fast * (fit - self._w_fast)
+        self._fit = self._w_fast
+        self.log_weights = self.log_weights + loglik
+        self._normalise()
+        self.updates += 1
+        inject = 0.0
+        if count >= c.inject_min_detections:
+            inject = max(0.0, 1.0 - self._w_fast / max(self._w_slow, 1e-12))
+            if fit < c.fit_floor:
+                inject = max(inject, c.max_inject_fraction * (1.0 - fit / c.fit_floor))
+            inject = min(inject, c.max_inject_fraction)
+        n_inject = int(round(inject * self.n))
+        w = np.exp(self.log_weights)
+        ess = 1.0 / float((w * w).sum())
+        if ess < c.resample_ess_ratio * self.n or n_inject > 0:
+            self._resample(w)
+            if n_inject > 0:
+                self._inject(groups, n_inject)
+        self._cache = None
+
+    def _normalise(self) -> None:
+        lw = self.log_weights - self.log_weights.max()
+        lw -= math.log(float(np.exp(lw).sum()))
+        self.log_weights = lw
+
+    def _resample(self, w: np.ndarray) -> None:
+        """Systematic resampling: one random offset, N evenly spaced pointers."""
+        positions = (self.rng.random() + np.arange(self.n)) / self.n
+        cumulative = np.cumsum(w)
+        cumulative[-1] = 1.0
+        idx = np.searchsorted(cumulative, positions)
+        self.particles_xyt = self.particles_xyt[idx]
+        self.log_weights = np.full(self.n, -math.log(self.n))
+
+    # --- sensor-based pose candidates (injection and relocalization) -------------------
+
+    def _pair_candidates(self, kind_a: str, det_a: np.ndarray, kind_b: str, det_b: np.ndarray,
+                         landmarks: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """Poses (K, 3) that map a detection pair onto a landmark pair of the same kinds."""
+        lms = landmarks or self._landmarks
+        la, lb = lms.get(kind_a), lms.get(kind_b)
+        if la is None or lb is None or la.size == 0 or lb.size == 0 or det_a.size == 0 or det_b.size == 0:
+            return np.zeros((0, 3))
+        # all detection pairs (i, j) and landmark pairs (p, q), broadcast to (I, J, P, Q)
+        dv = det_b[None, :, :] - det_a[:, None, :]  # (I, J, 2)
+        lv = lb[None, :, :] - la[:, None, :]  # (P, Q, 2)
+        d_len = np.hypot(dv[..., 0], dv[..., 1])
+        l_len = np.hypot(lv[..., 0], lv[..., 1])
+        tol = 0.25 + 0.08 * np.maximum(np.hypot(det_a[:, None, 0], det_a[:, None, 1]),
+                                       np.hypot(det_b[None, :, 0], det_b[None, :, 1]))
+        ok = (np.abs(d_len[:, :, None, None] - l_len[None, None, :, :]) < tol[:, :, None, None])
+        ok &= (d_len[:, :, None, None] > 0.3) & (l_len[None, None, :, :] > 0.3)
+        i, j, p, q = np.nonzero(ok)
+        if i.size == 0:
+            return np.zeros((0, 3))
+        theta = np.arctan2(lv[p, q, 1], lv[p, q, 0]) - np.arctan2(dv[i, j, 1], dv[i, j, 0])
+        cos, sin = np.cos(theta), np.sin(theta)
+        # the position that maps the pair's midpoint onto the landmarks' midpoint
+        mx = 0.5 * (det_a[i, 0] + det_b[j, 0])
+        my = 0.5 * (det_a[i, 1] + det_b[j, 1])
+        lx = 0.5 * (la[p, 0] + lb[q, 0])
+        ly = 0.5 * (la[p, 1] + lb[q, 1])
+        x = lx - (cos * mx - sin * my)
+        y = ly - (sin * mx + cos * my)
+        return np.stack([x, y, _wrap(theta)], axis=1)
+
+    def _candidates(self, groups: dict[str, np.ndarray]) -> np.ndarray:
+        kinds = sorted(k for k in groups if k != LINE_POINT)
+        out = []
+        for ai, ka in enumerate(kinds):
+            for kb in kinds[ai:]:
+                cands = self._pair_candidates(ka, groups[ka], kb, groups[kb])
+                if ka == kb and cands.size:
+                    pass  # a same-kind pair appears in both orders: harmless duplicates
+                out.append(cands)
+        return np.concatenate(out) if out else np.zeros((0, 3))
+
+    def _inject(self, groups: dict[str, np.ndarray], n_inject: int) -> None:
+        """Replace random particles with poses the current detections suggest."""
+        cands = self._candidates(groups)
+        if cands.shape[0] > 0:
+            # keep only candidates that explain the whole frame reasonably well
+            ll, count = self._log_likelihood(cands, groups)
+            good = ll / count > -0.5 * self.config.obs_gate_sigmas ** 2 * 0.5
+            if good.any():
+                cands = cands[good]
+            if self.config.inject_keep_heading_side and self._fit > 0.0:
+                heading = self.estimate().theta_rad
+                flip = np.abs(_wrap(cands[:, 2] - heading)) > math.pi / 2.0
+                cands[flip, 0:2] *= -1.0
+                cands[flip, 2] += math.pi
+            pick = self.rng.integers(0, cands.shape[0], n_inject)
+            new = cands[pick] + self.rng.normal(0.0, 1.0, (n_inject, 3)) * np.array([0.1, 0.1, 0.05])
+        else:
+            hx = self.field.half_length_m + self.config.border_m
+            new = self._uniform(n_inject, -hx, hx)
+        new[:, 2] = _wrap(new[:, 2])
+        slots = self.rng.choice(self.n, n_inject, replace=False)
+        self.particles_xyt[slots] = new
+        self.injected_total += n_inject
+        self._cache = None
+
+    def relocalize_from(self, mode: RelocalizeMode | FeatureKind | str,
+                        detections: Sequence[Detection], max_dist_m: float = 2.0,
+                        max_drift_m: float | None = 1.0, validate: bool = True,
+                        std: tuple[float, float, float] = (0.05, 0.05, 0.03)) -> Pose2D | None:
+        """Reset the belief from particular features, as Booster's SelfLocate* nodes do.
+
+        Uses only detections of the mode's kinds within ``max_dist_m``. A pair of features
+        gives the full pose; the centre mark alone gives the position with the current
+        heading. Of the candidate poses, the one nearest the current estimate wins (this also
+        resolves the mirror); it must lie within ``max_drift_m`` of the estimate (None: any).
+        With ``validate`` every landmark detection of the frame must fit the new pose.
+        Returns the new pose, or None (belief unchanged) when nothing fits.
+        """
+        mode = RelocalizeMode.parse(mode)
+        near = [d for d in detections if d.x_m * d.x_m + d.y_m * d.y_m <= max_dist_m * max_dist_m]
+        groups = self._group(near)
+        current = self.estimate()
+        landmarks = self._border_landmarks if mode is RelocalizeMode.BORDER else self._landmarks
+        cands: list[np.ndarray] = []
+        for ka, kb in _MODE_KINDS[mode]:
+            if ka in groups and kb in groups:
+                cands.append(self._pair_candidates(ka, groups[ka], kb, groups[kb], landmarks))
+        if mode is RelocalizeMode.CENTRE and "centre_circle" in groups:
+            th = current.theta_rad
+            c, s = math.cos(th), math.sin(th)
+            det = groups["centre_circle"]
+            cands.append(np.stack([-(c * det[:, 0] - s * det[:, 1]), -(s * det[:, 0] + c * det[:, 1]),
+                                   np.full(det.shape[0], th)], axis=1))
+        all_c = np.concatenate(cands) if cands else np.zeros((0, 3))
+        if all_c.shape[0] == 0:
+            return None
+        drift = np.hypot(all_c[:, 0] - current.x_m, all_c[:, 1] - current.y_m)
+        score = drift + 0.5 * np.abs(_wrap(all_c[:, 2] - current.theta_rad))
+        if max_drift_m is not None:
+            keep = drift <= max_drift_m
+            all_c, score = all_c[keep], score[keep]
+            if all_c.shape[0] == 0:
+                return None
+        best = all_c[int(np.argmin(score))]
+        if validate:
+            full = self._group(detections)
+            full.pop(LINE_POINT, None)
+            errs = []
+            cos, sin = np.array([math.cos(best[2])]), np.array([math.sin(best[2])])
+            for kind, det in full.items():
+                d2 = self._squared_errors(best[None, :], kind, det, cos, sin)[0]
+                r = np.hypot(det[:, 0], det[:, 1])
+                errs.append(np.sqrt(d2) / (0.3 + 0.1 * r))
+            if errs and float(np.concatenate(errs).max()) > 1.0:
+                return None
+        pose = Pose2D(float(best[0]), float(best[1]), wrap_angle_rad(float(best[2])))
+        self.reset_to(pose, std)
+        self._fit = 1.0  # the features just fitted: count as a good frame
+        self._w_slow = self._w_fast = 1.0
+        return pose
+
+    # --- outputs ----------------------------------------------------------------------
+
+    def _summary(self) -> tuple[Pose2D, np.ndarray, float]:
+        if self._cache is not None:
+            return self._cache
+        xyt = self.particles_xyt
+        w = np.exp(self.log_weights)
+        w /= w.sum()
+        # the mode: the heaviest cell of a coarse (0.5 m, 0.5 m, 45 deg) histogram, refined by
+        # the weighted mean of the particles near it (a mean over two mirror twins is nowhere)
+        hx = self.field.half_length_m + self.config.border_m + 1.0
+        hy = self.field.half_width_m + self.config.border_m + 1.0
+        nx, ny, nt = int(2 * hx / 0.5) + 1, int(2 * hy / 0.5) + 1, 8
+        ix = np.clip(((xyt[:, 0] + hx) / 0.5).astype(int), 0, nx - 1)
+        iy = np.clip(((xyt[:, 1] + hy) / 0.5).astype(int), 0, ny - 1)
+        it = np.clip(((xyt[:, 2] + math.pi) / (_TWO_PI / nt)).astype(int), 0, nt - 1)
+        cell = (ix * ny + iy) * nt + it
+        hist = np.bincount(cell, weights=w, minlength=nx * ny * nt)
+        seed = int(np.argmax(hist))
+        in_seed = cell == seed
+        ws = w[in_seed]
+        sx = float(ws @ xyt[in_seed, 0]) / ws.sum()
+        sy = float(ws @ xyt[in_seed, 1]) / ws.sum()
+        st = math.atan2(float(ws @ np.sin(xyt[in_seed, 2])), float(ws @ np.cos(xyt[in_seed, 2])))
+        near = (np.hypot(xyt[:, 0] - sx, xyt[:, 1] - sy) < 0.75) & (np.abs(_wrap(xyt[:, 2] - st)) < 0.6)
+        wn = w[near]
+        wsum = float(wn.sum())
+        mx = float(wn @ xyt[near, 0]) / wsum
+        my = float(wn @ xyt[near, 1]) / wsum
+        mt = math.atan2(float(wn @ np.sin(xyt[near, 2])), float(wn @ np.cos(xyt[near, 2])))
+        est = Pose2D(mx, my, wrap_angle_rad(mt))
+        # covariance over all particles around the estimate: honest about other modes
+        dev = np.stack([xyt[:, 0] - mx, xyt[:, 1] - my, _wrap(xyt[:, 2] - mt)], axis=1)
+        cov = (dev * w[:, None]).T @ dev
+        cov = 0.5 * (cov + cov.T)
+        c = self.config
+        xy_std = math.sqrt(max(0.0, cov[0, 0] + cov[1, 1]))
+        th_std = math.sqrt(max(0.0, cov[2, 2]))
+        spread = math.exp(-math.log(2.0) * ((xy_std / c.confidence_xy_std_m) ** 2
+                                            + (th_std / c.confidence_theta_std_rad) ** 2))
+        fit = min(1.0, max(0.0, self._fit / 0.6))
+        conf = max(0.0, min(1.0, spread * fit))
+        self._cache = (est, cov, conf)
+        return self._cache
+
+    def estimate(self) -> Pose2D:
+        """The most likely pose: the weighted mean of the strongest particle cluster."""
+        return self._summary()[0]
+
+    def covariance(self) -> np.ndarray:
+        """3x3 weighted covariance of (x, y, theta) of all particles around the estimate."""
+        return self._summary()[1].copy()
+
+    def confidence(self) -> float:
+        """0..1 from the cloud's spread and how well recent detections fitted."""
+        return self._summary()[2]
+
+    def particles(self) -> np.ndarray:
+        """A copy of the particles, N x 3 (x_m, y_m, theta_rad), for the viewer."""
+        return self.particles_xyt.copy()
+
+    def weights(self) -> np.ndarray:
+        """Normalised particle weights (N,)."""
+        w = np.exp(self.log_weights)
+        return w / w.sum()
