@@ -121,6 +121,10 @@ _SPECS: tuple[KeySpec, ...] = (
     KeySpec("gc_secs_remaining", int, "s", 0, "gamecontroller", "seconds left in the half (signed)"),
     KeySpec("gc_secondary_time", int, "s", 0, "gamecontroller", "secondary timer: kick-off, set play, timeout (signed)"),
     KeySpec("gc_connected", bool, "", False, "gamecontroller", "a packet for our team arrived within the timeout"),
+    KeySpec("gc_penalty", int, "", 0, "gamecontroller", "this player's penalty code (0 none, 14 substitute, ...)"),
+    KeySpec("gc_secs_till_unpenalised", int, "s", 0, "gamecontroller", "time left of this player's penalty"),
+    KeySpec("gc_first_half", bool, "", True, "gamecontroller", "the game is in its first half"),
+    KeySpec("gc_kick_off_team", int, "", 0, "gamecontroller", "team number with the kick-off (128/255: nobody, a dropped ball)"),
 )
 
 SCHEMA: Mapping[str, KeySpec] = {spec.name: spec for spec in _SPECS}

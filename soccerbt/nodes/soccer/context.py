@@ -15,8 +15,8 @@ world_model    ``soccerbt.services.world_model.WorldModel`` (robot pose, ball me
 command        ``RobotCommand`` being built this tick. Like Booster's robot client it *holds*:
                velocity and head angles persist until a node changes them; the one-shot parts
                (``kick``, ``stand_up``) are cleared by ``begin_tick()``
-limits         the robot's walking limits (``soccerbt.world.RobotLimits``) or None; velocity
-               helpers clamp to it (defaults of the Booster T1 when None)
+limits         ``soccerbt.world.types.RobotLimits`` or None; the velocity and head helpers
+               clamp to it (the Booster T1's defaults when None)
 localizer      localization service (``soccerbt.services`` ParticleFilter) or None
 navigator      navigation service (path planner + follower) or None: nodes fall back to
                walking straight when it is missing
@@ -58,12 +58,12 @@ __all__ = ["RobotContext", "DEFAULT_MAX_VX_MPS", "DEFAULT_MAX_VY_MPS", "DEFAULT_
 
 # Booster T1 walking limits (../shared/reference/field.md) used when no RobotLimits is given.
 DEFAULT_MAX_VX_MPS = 1.2
-DEFAULT_MIN_VX_MPS = -0.6
-DEFAULT_MAX_VY_MPS = 0.5
+DEFAULT_MIN_VX_MPS = -0.5
+DEFAULT_MAX_VY_MPS = 0.4
 DEFAULT_MAX_VTHETA_RADPS = 1.5
 # Head joint range (rad): pan is yaw (+ left), tilt is pitch (+ down, as Booster's MoveHead).
-HEAD_PAN_LIMIT_RAD = 1.3
-HEAD_TILT_MIN_RAD = -0.3
+HEAD_PAN_LIMIT_RAD = 1.1
+HEAD_TILT_MIN_RAD = -0.35
 HEAD_TILT_MAX_RAD = 1.2
 
 
@@ -119,21 +119,21 @@ class RobotContext:
 
     @property
     def max_vx_mps(self) -> float:
-        return _limit(self.limits, ("max_vx_mps", "vx_max_mps", "max_forward_mps"), DEFAULT_MAX_VX_MPS)
+        return _limit(self.limits, ("max_vx_forward_mps", "max_vx_mps"), DEFAULT_MAX_VX_MPS)
 
     @property
     def min_vx_mps(self) -> float:
         """Most negative forward speed (walking backwards), a negative number."""
-        value = _limit(self.limits, ("min_vx_mps", "vx_min_mps", "max_backward_mps"), DEFAULT_MIN_VX_MPS)
+        value = _limit(self.limits, ("max_vx_backward_mps", "min_vx_mps"), DEFAULT_MIN_VX_MPS)
         return -abs(value)
 
     @property
     def max_vy_mps(self) -> float:
-        return _limit(self.limits, ("max_vy_mps", "vy_max_mps", "max_sideways_mps"), DEFAULT_MAX_VY_MPS)
+        return _limit(self.limits, ("max_vy_mps",), DEFAULT_MAX_VY_MPS)
 
     @property
     def max_vtheta_radps(self) -> float:
-        return _limit(self.limits, ("max_vtheta_radps", "vtheta_max_radps", "max_turn_radps"),
+        return _limit(self.limits, ("max_vtheta_radps",),
                       DEFAULT_MAX_VTHETA_RADPS)
 
     # --- the command ------------------------------------------------------------------------
@@ -175,10 +175,15 @@ class RobotContext:
 
     def set_head(self, pan_rad: float, tilt_rad: float) -> None:
         """Point the head: pan (yaw, + left) and tilt (pitch, + down), clamped to its range."""
+        lim = self.limits
+        pan_lo = _limit(lim, ("head_pan_min_rad",), -HEAD_PAN_LIMIT_RAD)
+        pan_hi = _limit(lim, ("head_pan_max_rad",), HEAD_PAN_LIMIT_RAD)
+        tilt_lo = _limit(lim, ("head_tilt_min_rad",), HEAD_TILT_MIN_RAD)
+        tilt_hi = _limit(lim, ("head_tilt_max_rad",), HEAD_TILT_MAX_RAD)
         if math.isfinite(pan_rad):
-            self.command.head_pan_rad = min(HEAD_PAN_LIMIT_RAD, max(-HEAD_PAN_LIMIT_RAD, float(pan_rad)))
+            self.command.head_pan_rad = min(pan_hi, max(pan_lo, float(pan_rad)))
         if math.isfinite(tilt_rad):
-            self.command.head_tilt_rad = min(HEAD_TILT_MAX_RAD, max(HEAD_TILT_MIN_RAD, float(tilt_rad)))
+            self.command.head_tilt_rad = min(tilt_hi, max(tilt_lo, float(tilt_rad)))
 
     def request_kick(self, direction_rad: float, strength: float = 1.0) -> None:
         """Ask for an explicit kick action this tick (direction in the robot frame)."""

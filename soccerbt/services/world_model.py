@@ -1,0 +1,489 @@
+"""The robot's world model: what one robot believes, built from its observations.
+
+``WorldModel`` keeps, in the team frame (own goal at negative x):
+
+- the robot's pose (from the localizer; the raw odometry when there is none);
+- the ball: the last sighting is stored in the *odometry* frame, so that between sightings
+  the ball stays put relative to the ground while the robot walks (odometry is smooth over
+  seconds, while a localizer estimate may jump); field and robot positions derive from it.
+  ``ball_location_known`` lasts 2 s after the last sighting; ``ball_out`` says the estimate
+  lies wholly outside the lines;
+- obstacles: robots seen, merged by proximity, forgotten after a short memory;
+- teammates from team messages (``TeammateInfo``), their freshest ball and
+  ``tm_ball_pos_reliable``;
+- the game situation read from the gc_* blackboard keys: ``wait_for_opponent_kickoff`` (the
+  opponents' kick-off or set piece is not yet taken: true until the ball moved about 0.2 m or
+  10 s passed) and the penalty edges (a penalty start means the robot is picked up: ball memory
+  and ``odom_calibrated`` are reset).
+
+Per step the agent calls ``update(observations, localizer, now_s)`` (after updating the
+localizer), optionally ``update_teammates(infos, now_s)``, then ``write_blackboard(bb)``, which
+first reads the gc_* keys the GameController adapter wrote and then writes the world-model
+keys of ``soccerbt.blackboard.schema``. Both are cheap: they run at 100 Hz for every robot.
+Knows nothing of trees.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from soccerbt.world.field import Field
+from soccerbt.world.types import BALL, ROBOT, Observations, Pose2D, Team
+
+__all__ = ["WorldModel", "TeammateInfo", "Obstacle", "pose_of", "confidence_of"]
+
+_NEVER_S = -1.0
+_NOBODY_KICKS_OFF = (128, 255)  # kick_off_team of a dropped ball (Java GC, 2025 GC)
+_FAR_M = 1e9
+
+
+@dataclass(slots=True)
+class TeammateInfo:
+    """What a teammate last told us (team messages), team frame.
+
+    ``ball_age_s`` is the age of its ball sighting when it sent the message at ``t_s``.
+    """
+
+    number: int
+    t_s: float
+    pose_field: Pose2D | None = None
+    ball_field: tuple[float, float] | None = None
+    ball_age_s: float = math.inf
+    localized: bool = True
+    penalised: bool = False
+    fallen: bool = False
+    role: str = ""
+    is_lead: bool = False
+    cost_s: float = math.inf
+
+
+@dataclass(slots=True)
+class Obstacle:
+    """A robot seen recently: position in the team frame, when last seen, how often seen."""
+
+    x_m: float
+    y_m: float
+    last_seen_s: float
+    team: Team | None = None
+    hits: int = 1
+
+
+def pose_of(localizer: Any) -> Pose2D | None:
+    """The pose estimate of a localizer: a ``Pose2D`` itself, or its ``pose``/``pose_field``
+    attribute or ``estimate()``/``pose()`` method."""
+    if localizer is None:
+        return None
+    if isinstance(localizer, Pose2D):
+        return localizer
+    for name in ("pose_field", "pose"):
+        value = getattr(localizer, name, None)
+        if callable(value):
+            value = value()
+        if isinstance(value, Pose2D):
+            return value
+    estimate = getattr(localizer, "estimate", None)
+    if callable(estimate):
+        value = estimate()
+        if isinstance(value, Pose2D):
+            return value
+        value = getattr(value, "pose", None)
+        if isinstance(value, Pose2D):
+            return value
+    return None
+
+
+def confidence_of(localizer: Any) -> float:
+    """The 0..1 confidence of a localizer (1.0 when it does not say)."""
+    value = getattr(localizer, "confidence", None)
+    if callable(value):
+        value = value()
+    if value is None:
+        return 1.0 if localizer is not None else 0.0
+    return float(value)
+
+
+class WorldModel:
+    """One robot's beliefs about the world (see the module docstring)."""
+
+    def __init__(self, field: Field, team: Team | None = None, *, ball_timeout_s: float = 2.0,
+                 obstacle_memory_s: float = 1.5, teammate_timeout_s: float = 3.0,
+                 team_ball_timeout_s: float = 2.0, kickoff_wait_s: float = 10.0,
+                 kickoff_ball_move_m: float = 0.2, ball_out_margin_m: float = 0.0,
+                 calibrated_confidence: float = 0.6) -> None:
+        self.field = field
+        self.team = team
+        self.ball_timeout_s = ball_timeout_s
+        self.obstacle_memory_s = obstacle_memory_s
+        self.teammate_timeout_s = teammate_timeout_s
+        self.team_ball_timeout_s = team_ball_timeout_s
+        self.kickoff_wait_s = kickoff_wait_s
+        self.kickoff_ball_move_m = kickoff_ball_move_m
+        self.ball_out_margin_m = ball_out_margin_m
+        self.calibrated_confidence = calibrated_confidence
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything (a new match, or a robot put back by hand)."""
+        self.now_s = 0.0
+        self.robot_pose_field = Pose2D()
+        self.odometry = Pose2D()
+        self.localization_confidence = 0.0
+        self.fallen = False
+        self._localizer: Any = None
+        # ball: last sighting in the odometry frame, derived positions, velocity
+        self._ball_odom: tuple[float, float] | None = None
+        self.ball_last_seen_s = _NEVER_S
+        self.ball_field: tuple[float, float] | None = None
+        self.ball_robot: tuple[float, float] | None = None
+        self.ball_velocity_field = (0.0, 0.0)
+        self._ball_prev_field: tuple[float, float] | None = None
+        self._ball_prev_t_s = _NEVER_S
+        self._ball_candidate: tuple[float, float] | None = None  # an outlier awaiting confirmation
+        self.ball_sightings = 0
+        # obstacles and teammates
+        self.obstacles: list[Obstacle] = []
+        self.teammates: dict[int, TeammateInfo] = {}
+        self.team_ball_field: tuple[float, float] | None = None
+        self.tm_ball_pos_reliable = False
+        # game situation
+        self.wait_for_opponent_kickoff = False
+        self._wait_start_s = 0.0
+        self._wait_ref_ball: tuple[float, float] | None = None
+        self._wait_moved_count = 0
+        self._prev_game_state = ""
+        self._prev_sub_type = "NONE"
+        self._prev_opponent_set_play = False
+        self._prev_penalised = False
+        self.penalty_started = False  # edges seen by the last write_blackboard()
+        self.penalty_ended = False
+        self._calibrated_prev = False
+        # blackboard write cache (only changed values are written)
+        self._written: dict[str, object] = {}
+        self._written_bb_id = 0
+
+    # --- sensing -----------------------------------------------------------------------------
+
+    def update(self, observations: Observations, localizer: Any = None, now_s: float | None = None) -> None:
+        """Fold one step's observations into the model; ``localizer`` gives the pose."""
+        now = observations.t_s if now_s is None else float(now_s)
+        self.now_s = now
+        self._localizer = localizer
+        self.odometry = observations.odometry
+        pose = pose_of(localizer)
+        self.robot_pose_field = pose if pose is not None else observations.odometry
+        self.localization_confidence = confidence_of(localizer)
+        self.fallen = bool(observations.fallen)
+        if observations.camera_frame and not self.fallen:
+            self._sense(observations, now)
+        self._derive_ball()
+        if self.obstacles:
+            self._forget_obstacles(now)
+
+    def _sense(self, obs: Observations, now: float) -> None:
+        best = None
+        best_score = -1.0
+        robots = []
+        for det in obs.detections:
+            if det.kind == BALL:
+                # prefer confident and near detections; near ones are less noisy
+                score = det.confidence / (1.0 + 0.1 * math.hypot(det.x_m, det.y_m))
+                if self._ball_odom is not None and self.ball_location_known:
+                    bx, by = self.odometry.transform_point(det.x_m, det.y_m)
+                    if math.hypot(bx - self._ball_odom[0], by - self._ball_odom[1]) < 1.0:
+                        score += 1.0  # consistent with what we track
+                if score > best_score:
+                    best, best_score = det, score
+            elif det.kind == ROBOT:
+                robots.append(det)
+        if best is not None:
+            self._see_ball(best.x_m, best.y_m, now)
+        if robots:
+            self._see_robots(robots, now)
+
+    def _see_ball(self, x_robot_m: float, y_robot_m: float, now: float) -> None:
+        ox, oy = self.odometry.transform_point(x_robot_m, y_robot_m)
+        prev = self._ball_odom
+        if prev is not None and now - self.ball_last_seen_s < 0.5:
+            jump_m = math.hypot(ox - prev[0], oy - prev[1])
+            if jump_m > 1.5:
+                # an outlier (false detection) unless the next frame agrees with it
+                cand = self._ball_candidate
+                if cand is None or math.hypot(ox - cand[0], oy - cand[1]) > 0.5:
+                    self._ball_candidate = (ox, oy)
+                    return
+                prev = None  # confirmed: jump to it
+            self._ball_candidate = None
+        if prev is None:
+            self._ball_odom = (ox, oy)
+        else:
+            # low-pass against detection noise, lighter for near balls (less noise, and the
+            # kick needs the freshest position)
+            dist_m = math.hypot(x_robot_m, y_robot_m)
+            alpha = 0.8 if dist_m < 1.0 else 0.5
+            self._ball_odom = (prev[0] + alpha * (ox - prev[0]), prev[1] + alpha * (oy - prev[1]))
+        self.ball_last_seen_s = now
+        self.ball_sightings += 1
+        # velocity from successive sightings (field frame), smoothed
+        bx, by = self._ball_field_from_odom(self._ball_odom)
+        if self._ball_prev_field is not None and 0.0 < now - self._ball_prev_t_s < 0.5:
+            dt = now - self._ball_prev_t_s
+            vx = (bx - self._ball_prev_field[0]) / dt
+            vy = (by - self._ball_prev_field[1]) / dt
+            ovx, ovy = self.ball_velocity_field
+            self.ball_velocity_field = (ovx + 0.3 * (vx - ovx), ovy + 0.3 * (vy - ovy))
+        else:
+            self.ball_velocity_field = (0.0, 0.0)
+        self._ball_prev_field = (bx, by)
+        self._ball_prev_t_s = now
+
+    def _ball_field_from_odom(self, ball_odom: tuple[float, float]) -> tuple[float, float]:
+        rx, ry = self.odometry.inverse_transform_point(ball_odom[0], ball_odom[1])
+        return self.robot_pose_field.transform_point(rx, ry)
+
+    def _derive_ball(self) -> None:
+        if self._ball_odom is None:
+            self.ball_robot = None
+            self.ball_field = None
+            return
+        rx, ry = self.odometry.inverse_transform_point(self._ball_odom[0], self._ball_odom[1])
+        self.ball_robot = (rx, ry)
+        self.ball_field = self.robot_pose_field.transform_point(rx, ry)
+        if not self.ball_location_known:
+            self.ball_velocity_field = (0.0, 0.0)
+
+    def _see_robots(self, robots: list, now: float) -> None:
+        pose = self.robot_pose_field
+        for det in robots:
+            x, y = pose.transform_point(det.x_m, det.y_m)
+            nearest, nearest_d = None, 0.6
+            for ob in self.obstacles:
+                d = math.hypot(ob.x_m - x, ob.y_m - y)
+                if d < nearest_d:
+                    nearest, nearest_d = ob, d
+            if nearest is None:
+                self.obstacles.append(Obstacle(x, y, now, det.team))
+            else:
+                nearest.x_m, nearest.y_m, nearest.last_seen_s = x, y, now
+                nearest.hits += 1
+                if det.team is not None:
+                    nearest.team = det.team
+        if len(self.obstacles) > 12:  # keep the freshest: the navigator cost grows with them
+            self.obstacles.sort(key=lambda o: -o.last_seen_s)
+            del self.obstacles[12:]
+
+    def _forget_obstacles(self, now: float) -> None:
+        limit = now - self.obstacle_memory_s
+        self.obstacles = [ob for ob in self.obstacles if ob.last_seen_s >= limit]
+
+    def update_teammates(self, infos: Iterable[TeammateInfo], now_s: float) -> None:
+        """Take the teammates' latest messages; recomputes the team ball."""
+        for info in infos:
+            old = self.teammates.get(info.number)
+            if old is None or info.t_s >= old.t_s:
+                self.teammates[info.number] = info
+        self._refresh_teammates(now_s)
+
+    def _refresh_teammates(self, now_s: float) -> None:
+        stale = [n for n, t in self.teammates.items() if now_s - t.t_s > self.teammate_timeout_s]
+        for n in stale:
+            del self.teammates[n]
+        best, best_age = None, self.team_ball_timeout_s
+        for t in self.teammates.values():
+            if t.ball_field is None or t.penalised or t.fallen or not t.localized:
+                continue
+            age = t.ball_age_s + (now_s - t.t_s)
+            if age <= best_age:
+                best, best_age = t.ball_field, age
+        self.team_ball_field = best
+        self.tm_ball_pos_reliable = best is not None
+
+    # --- queries -------------------------------------------------------------------------------
+
+    @property
+    def ball_location_known(self) -> bool:
+        """The own camera saw the ball within ``ball_timeout_s``."""
+        return self.ball_last_seen_s >= 0.0 and self.now_s - self.ball_last_seen_s <= self.ball_timeout_s
+
+    @property
+    def ball_age_s(self) -> float:
+        """Seconds since the last own sighting (huge when never seen)."""
+        return _FAR_M if self.ball_last_seen_s < 0.0 else self.now_s - self.ball_last_seen_s
+
+    @property
+    def ball_out(self) -> bool:
+        """The own (known) ball estimate lies wholly outside the field lines."""
+        if self.ball_field is None or not self.ball_location_known:
+            return False
+        x, y = self.ball_field
+        margin = self.field.ball_radius_m + self.ball_out_margin_m
+        return abs(x) > self.field.half_length_m + margin or abs(y) > self.field.half_width_m + margin
+
+    def best_ball_field(self) -> tuple[float, float] | None:
+        """The own ball when known, else the teammates' reliable ball, else None."""
+        if self.ball_location_known:
+            return self.ball_field
+        if self.tm_ball_pos_reliable:
+            return self.team_ball_field
+        return None
+
+    def best_ball_robot(self) -> tuple[float, float] | None:
+        """``best_ball_field()`` in the robot frame."""
+        if self.ball_location_known:
+            return self.ball_robot
+        if self.tm_ball_pos_reliable and self.team_ball_field is not None:
+            return self.robot_pose_field.inverse_transform_point(*self.team_ball_field)
+        return None
+
+    @property
+    def ball_distance_m(self) -> float:
+        b = self.ball_robot
+        return _FAR_M if b is None else math.hypot(b[0], b[1])
+
+    @property
+    def ball_bearing_rad(self) -> float:
+        b = self.ball_robot
+        return 0.0 if b is None else math.atan2(b[1], b[0])
+
+    def obstacle_points(self, include_teammates: bool = True, max_age_s: float | None = None) -> list[tuple[float, float]]:
+        """Robot positions to avoid (team frame): robots seen, and teammates' reported poses."""
+        limit = self.now_s - (self.obstacle_memory_s if max_age_s is None else max_age_s)
+        points = [(o.x_m, o.y_m) for o in self.obstacles if o.last_seen_s >= limit]
+        if include_teammates:
+            for t in self.teammates.values():
+                if t.pose_field is not None and not t.penalised:
+                    tx, ty = t.pose_field.x_m, t.pose_field.y_m
+                    if all(math.hypot(tx - x, ty - y) > 0.5 for x, y in points):
+                        points.append((tx, ty))
+        return points
+
+    def forget_ball(self) -> None:
+        """Drop the ball memory (the robot was moved by hand: the odometry frame is void)."""
+        self._ball_odom = None
+        self._ball_candidate = None
+        self.ball_last_seen_s = _NEVER_S
+        self.ball_field = self.ball_robot = None
+        self.ball_velocity_field = (0.0, 0.0)
+        self._ball_prev_field = None
+
+    # --- the game situation ------------------------------------------------------------------------
+
+    def update_game(self, gc: Mapping[str, object]) -> None:
+        """Read the gc_* entries: kick-off / set-piece waiting and penalty edges."""
+        state = str(gc.get("gc_game_state", "INITIAL"))
+        sub_type = str(gc.get("gc_game_sub_state_type", "NONE"))
+        kickoff_ours = bool(gc.get("gc_is_kickoff_side", False))
+        set_play_ours = bool(gc.get("gc_is_sub_state_kickoff_side", False))
+        penalised = bool(gc.get("gc_is_under_penalty", False))
+        now = self.now_s
+
+        self.penalty_started = penalised and not self._prev_penalised
+        self.penalty_ended = self._prev_penalised and not penalised
+        if self.penalty_started:
+            self.forget_ball()  # the robot is picked up: the odometry frame no longer holds
+        self._prev_penalised = penalised
+
+        opponent_set_play = state == "PLAY" and sub_type == "FREE_KICK" and not set_play_ours
+        if state != "PLAY":
+            self.wait_for_opponent_kickoff = False
+        elif self._prev_game_state != "PLAY" and sub_type == "NONE":
+            # SET -> PLAY: the kick-off. A dropped ball (nobody's kick-off) makes nobody wait.
+            dropped = gc.get("gc_kick_off_team", 0) in _NOBODY_KICKS_OFF
+            if not kickoff_ours and not dropped:
+                self._start_wait(now, default_ref=(0.0, 0.0))
+        elif opponent_set_play:
+            # during the opponents' set piece we wait throughout; the 10 s start at its end
+            self._start_wait(now, default_ref=None)
+        elif self._prev_opponent_set_play and sub_type == "NONE":
+            self._start_wait(now, default_ref=None)
+        elif sub_type == "FREE_KICK" and set_play_ours:
+            self.wait_for_opponent_kickoff = False
+        self._prev_game_state = state
+        self._prev_sub_type = sub_type
+        self._prev_opponent_set_play = opponent_set_play
+
+        if self.wait_for_opponent_kickoff and not opponent_set_play:
+            self._check_wait_over(now)
+
+    def _start_wait(self, now: float, default_ref: tuple[float, float] | None) -> None:
+        self.wait_for_opponent_kickoff = True
+        self._wait_start_s = now
+        ball = self.best_ball_field()
+        self._wait_ref_ball = ball if ball is not None else default_ref
+        self._wait_moved_count = 0
+
+    def _check_wait_over(self, now: float) -> None:
+        if now - self._wait_start_s >= self.kickoff_wait_s:
+            self.wait_for_opponent_kickoff = False
+            return
+        ball = self.best_ball_field()
+        if ball is None:
+            return
+        if self._wait_ref_ball is None:
+            self._wait_ref_ball = ball
+            return
+        moved_m = math.hypot(ball[0] - self._wait_ref_ball[0], ball[1] - self._wait_ref_ball[1])
+        # a few consecutive updates beyond the threshold, so that one noisy sighting does not
+        # release us early
+        if moved_m > self.kickoff_ball_move_m:
+            self._wait_moved_count += 1
+            if self._wait_moved_count >= 3:
+                self.wait_for_opponent_kickoff = False
+        else:
+            self._wait_moved_count = 0
+
+    # --- the blackboard ---------------------------------------------------------------------------
+
+    def write_blackboard(self, bb: MutableMapping[str, object]) -> None:
+        """Read the gc_* keys from ``bb`` (``update_game``), then write the world-model keys.
+
+        Only values that changed since the last call are written (the cache is reset when a
+        different blackboard is passed, e.g. after a tree reload).
+        """
+        self.update_game(bb)
+        if id(bb) != self._written_bb_id:
+            self._written = {}
+            self._written_bb_id = id(bb)
+        cache = self._written
+        pose = self.robot_pose_field
+        ball = self.best_ball_field()
+        values = (
+            ("ball_location_known", self.ball_location_known),
+            ("ball_out", self.ball_out),
+            ("tm_ball_pos_reliable", self.tm_ball_pos_reliable),
+            ("wait_for_opponent_kickoff", self.wait_for_opponent_kickoff),
+            ("robot_pose_field", pose),
+            ("robot_x_m", pose.x_m),
+            ("robot_y_m", pose.y_m),
+            ("robot_theta_rad", pose.theta_rad),
+            ("localization_confidence", self.localization_confidence),
+            ("fallen", self.fallen),
+            ("ball_field", self.ball_field),
+            ("ball_robot", self.ball_robot),
+            ("ball_velocity_field", self.ball_velocity_field),
+            ("ball_last_seen_s", self.ball_last_seen_s),
+            ("ball_age_s", self.ball_age_s),
+            ("ball_distance_m", self.ball_distance_m),
+            ("ball_bearing_rad", self.ball_bearing_rad),
+            ("ball_x_m", ball[0] if ball is not None else 0.0),
+            ("ball_y_m", ball[1] if ball is not None else 0.0),
+            ("team_ball_field", self.team_ball_field),
+            ("obstacles_field", tuple((o.x_m, o.y_m) for o in self.obstacles)),
+            ("teammates_active", sum(1 for t in self.teammates.values() if not t.penalised)),
+        )
+        for key, value in values:
+            if cache.get(key, _MISSING) != value:
+                bb[key] = value
+                cache[key] = value
+        # odom_calibrated has several writers (SelfLocate nodes, the pad): write edges only
+        calibrated = self.localization_confidence >= self.calibrated_confidence
+        if self.penalty_started:
+            bb["odom_calibrated"] = False
+        elif calibrated and not self._calibrated_prev:
+            bb["odom_calibrated"] = True
+        # after a pick-up a new edge needs the confidence to drop first (or a SelfLocate node)
+        self._calibrated_prev = calibrated or self.penalty_started
+
+
+_MISSING = object()
