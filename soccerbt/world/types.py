@@ -154,7 +154,15 @@ class RobotFell:
     robot: RobotId
 
 
-WorldEvent = BallTouched | BallKicked | GoalScored | BallOut | RobotFell
+@dataclass(frozen=True, slots=True)
+class RobotStoodUp:
+    """A fallen robot finished standing up (it can walk again)."""
+
+    t_s: float
+    robot: RobotId
+
+
+WorldEvent = BallTouched | BallKicked | GoalScored | BallOut | RobotFell | RobotStoodUp
 
 
 @dataclass(slots=True)
@@ -208,3 +216,45 @@ class Observations:
     fallen: bool
     head_pan_rad: float
     head_tilt_rad: float
+
+
+# --- what a robot can do (the Driver protocol exposes these as ``limits``) ----------------
+
+
+@dataclass(frozen=True, slots=True)
+class RobotLimits:
+    """Walking and head limits of one robot; the defaults are the Booster T1's.
+
+    Velocities are in the robot frame. Accelerations bound how fast the walking controller
+    follows a new command. Head angles: pan (yaw) counter-clockwise positive, tilt (pitch)
+    positive looking down, as in Booster's MoveHead.
+    """
+
+    max_vx_forward_mps: float = 1.2
+    max_vx_backward_mps: float = 0.5
+    max_vy_mps: float = 0.4
+    max_vtheta_radps: float = 1.5
+    max_ax_mps2: float = 1.5
+    max_ay_mps2: float = 1.0
+    max_atheta_radps2: float = 4.0
+    head_pan_min_rad: float = -1.1
+    head_pan_max_rad: float = 1.1
+    head_tilt_min_rad: float = -0.35
+    head_tilt_max_rad: float = 1.2
+    head_pan_speed_radps: float = 3.0
+    head_tilt_speed_radps: float = 3.0
+
+    @classmethod
+    def booster_t1(cls) -> RobotLimits:
+        return cls()
+
+    def clamp_velocity(self, vx_mps: float, vy_mps: float, vtheta_radps: float) -> tuple[float, float, float]:
+        """The nearest velocity command within the speed limits (each axis on its own)."""
+        return (min(self.max_vx_forward_mps, max(-self.max_vx_backward_mps, vx_mps)),
+                min(self.max_vy_mps, max(-self.max_vy_mps, vy_mps)),
+                min(self.max_vtheta_radps, max(-self.max_vtheta_radps, vtheta_radps)))
+
+    def clamp_head(self, pan_rad: float, tilt_rad: float) -> tuple[float, float]:
+        """The nearest head angles within the joint limits."""
+        return (min(self.head_pan_max_rad, max(self.head_pan_min_rad, pan_rad)),
+                min(self.head_tilt_max_rad, max(self.head_tilt_min_rad, tilt_rad)))

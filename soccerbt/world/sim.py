@@ -1,0 +1,803 @@
+"""The simulator: true robots, ball and clock, stepped at a fixed dt with one seeded RNG.
+
+``World`` owns the truth (readable by referee, metrics, viewer and tests) and hands each robot
+only its ``Observations``. Robots walk omnidirectionally within their ``RobotLimits``, turn a
+pan/tilt head, collide, fall and stand up, kick and push the ball; the ball rolls with a
+constant deceleration and bounces off robots, posts and nets; goals and ball-out are reported
+as events. Same seed and same commands give the same world, bit for bit (``snapshot()``).
+
+Hot loops are plain Python over a few robots (numpy calls on arrays this small cost more than
+they save); the camera, which sees dozens of targets per robot, is vectorised in sensors.py.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+import numpy as np
+
+from soccerbt.world.config import BallConfig, BodyConfig, CameraConfig, NoiseConfig, WorldConfig
+from soccerbt.world.field import Field
+from soccerbt.world.sensors import CameraModel
+from soccerbt.world.types import (
+    BallKicked,
+    BallOut,
+    BallTouched,
+    Detection,
+    EventLog,
+    GoalScored,
+    KickRequest,
+    Observations,
+    Pose2D,
+    RobotCommand,
+    RobotFell,
+    RobotId,
+    RobotLimits,
+    RobotStoodUp,
+    Team,
+    wrap_angle_rad,
+)
+
+__all__ = ["World", "WorldConfig", "NoiseConfig", "CameraConfig", "BodyConfig", "BallConfig",
+           "RobotState", "BallState", "RobotLimits"]
+
+_FRONT_COS = math.cos(math.radians(60.0))  # the feet push the ball within +-60 deg of heading
+_TOUCH_EVENT_GAP_S = 0.5  # a dribbling robot reports one touch per this interval
+
+
+class RobotState:
+    """The truth about one robot. Public attributes are for readers; ``_`` ones are internal.
+
+    ``vx_mps, vy_mps, vtheta_radps`` are the executed velocity in the robot frame (noise
+    included); ``pose`` is built on demand from ``x_m, y_m, theta_rad`` (world frame).
+    """
+
+    __slots__ = (
+        "robot_id", "team", "limits", "x_m", "y_m", "theta_rad", "vx_mps", "vy_mps", "vtheta_radps",
+        "fallen", "removed", "standing_up", "head_pan_rad", "head_tilt_rad", "kicks", "kick_misses",
+        "distance_walked_m", "falls", "commands_clamped",
+        "_index", "_cvx", "_cvy", "_cvt", "_pan_target", "_tilt_target", "_kick", "_stand_up_request",
+        "_fvx", "_fvy", "_fvt", "_wvx", "_wvy", "_kick_until_s", "_fallen_since_s", "_stand_up_done_s",
+        "_gait_left_s", "_n_sx", "_n_sy", "_n_st", "_n_slip_y", "_n_slip_t",
+        "_odo_x", "_odo_y", "_odo_th", "_odo_scale", "_odo_turn_scale", "_imu_yaw", "_imu_bias",
+        "_fall_budget", "_obs", "_obs_step",
+    )
+
+    def __init__(self, robot_id: RobotId, pose: Pose2D, limits: RobotLimits, index: int) -> None:
+        self.robot_id = robot_id
+        self.team: Team = robot_id.team
+        self.limits = limits
+        self.x_m, self.y_m, self.theta_rad = float(pose.x_m), float(pose.y_m), wrap_angle_rad(float(pose.theta_rad))
+        self.vx_mps = self.vy_mps = self.vtheta_radps = 0.0
+        self.fallen = False
+        self.removed = False
+        self.standing_up = False
+        self.head_pan_rad = 0.0
+        self.head_tilt_rad = 0.0
+        self.kicks = 0
+        self.kick_misses = 0
+        self.distance_walked_m = 0.0
+        self.falls = 0
+        self.commands_clamped = 0
+        self._index = index
+        self._cvx = self._cvy = self._cvt = 0.0  # commanded, clamped
+        self._pan_target = 0.0
+        self._tilt_target = 0.0
+        self._kick: tuple[float, float] | None = None  # pending (direction_rad, strength)
+        self._stand_up_request = False
+        self._fvx = self._fvy = self._fvt = 0.0  # what the walking controller executes (accel-limited)
+        self._wvx = self._wvy = 0.0  # executed velocity, world frame
+        self._kick_until_s = -1.0
+        self._fallen_since_s = 0.0
+        self._stand_up_done_s = 0.0
+        self._gait_left_s = 0.0
+        self._n_sx = self._n_sy = self._n_st = self._n_slip_y = self._n_slip_t = 0.0
+        self._odo_x = self._odo_y = self._odo_th = 0.0
+        self._odo_scale = 0.0
+        self._odo_turn_scale = 0.0
+        self._imu_yaw = 0.0
+        self._imu_bias = 0.0
+        self._fall_budget = math.inf
+        self._obs: Observations | None = None
+        self._obs_step = -1
+
+    @property
+    def pose(self) -> Pose2D:
+        """The true pose in the world frame."""
+        return Pose2D(self.x_m, self.y_m, self.theta_rad)
+
+    @property
+    def active(self) -> bool:
+        """On the field (not picked up by the referee)."""
+        return not self.removed
+
+    @property
+    def odometry(self) -> Pose2D:
+        """What the robot's odometry believes (its own frame): truth for tests of drift."""
+        return Pose2D(self._odo_x, self._odo_y, self._odo_th)
+
+    def _snapshot(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.__slots__:
+            if name in ("_obs", "_obs_step"):
+                continue
+            value = getattr(self, name)
+            out[name] = value if isinstance(value, (bool, int, float, str, type(None), tuple)) else repr(value)
+        return out
+
+    def __repr__(self) -> str:
+        state = "removed" if self.removed else "fallen" if self.fallen else "up"
+        return (f"RobotState({self.robot_id}, x={self.x_m:.3f}, y={self.y_m:.3f}, "
+                f"theta={self.theta_rad:.3f}, {state})")
+
+
+class BallState:
+    """The truth about the ball (world frame). ``in_play`` turns false when a goal or a ball-out
+    was reported, until the referee places the ball again."""
+
+    __slots__ = ("x_m", "y_m", "vx_mps", "vy_mps", "radius_m", "in_play", "last_touch",
+                 "_last_touch_t_s", "_in_goal", "_contacts")
+
+    def __init__(self, radius_m: float) -> None:
+        self.x_m = self.y_m = self.vx_mps = self.vy_mps = 0.0
+        self.radius_m = radius_m
+        self.in_play = True
+        self.last_touch: RobotId | None = None
+        self._last_touch_t_s = -math.inf
+        self._in_goal = False
+        self._contacts: set[int] = set()
+
+    @property
+    def speed_mps(self) -> float:
+        return math.hypot(self.vx_mps, self.vy_mps)
+
+    def _snapshot(self) -> dict[str, Any]:
+        return {"x_m": self.x_m, "y_m": self.y_m, "vx_mps": self.vx_mps, "vy_mps": self.vy_mps,
+                "in_play": self.in_play, "last_touch": str(self.last_touch),
+                "last_touch_t_s": self._last_touch_t_s, "in_goal": self._in_goal,
+                "contacts": tuple(sorted(self._contacts))}
+
+    def __repr__(self) -> str:
+        return f"BallState(x={self.x_m:.3f}, y={self.y_m:.3f}, vx={self.vx_mps:.3f}, vy={self.vy_mps:.3f})"
+
+
+def _finite(robot_id: RobotId, name: str, value: object) -> float:
+    """``value`` as a float, or a ValueError/TypeError naming the robot and the field."""
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise TypeError(f"{robot_id}: RobotCommand.{name} must be a number, got {value!r}") from None
+    if not math.isfinite(out):
+        raise ValueError(f"{robot_id}: RobotCommand.{name} must be finite, got {value!r}")
+    return out
+
+
+class World:
+    """The simulated world: robots, ball, clock and events. See the module docstring."""
+
+    def __init__(self, config: WorldConfig | None = None, seed: int = 0) -> None:
+        self.config = config if config is not None else WorldConfig()
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)  # the run's only source of randomness
+        self.field: Field = self.config.field
+        self.dt_s: float = self.config.dt_s
+        self.step_count = 0
+        self.t_s = 0.0
+        self.robots: dict[RobotId, RobotState] = {}
+        self.ball = BallState(self.field.ball_radius_m)
+        self.events = EventLog()
+        self._robot_list: list[RobotState] = []
+        self._contacts: set[int] = set()  # robot pairs touching at the last step (i * 256 + j)
+        self._camera = CameraModel(self.field, self.config.camera, self.config.noise) if self.config.sensors else None
+        self._frame_index = 0  # camera frames delivered so far
+        self._frame_now = False  # the current step carries a camera frame
+        self._detections: dict[int, list[tuple]] = {}  # robot index -> rows of the current frame
+
+    # --- robots in and out ----------------------------------------------------------------
+
+    def add_robot(self, robot_id: RobotId, pose: Pose2D, limits: RobotLimits | None = None) -> None:
+        """Put a new robot on the field, standing still at ``pose`` (world frame)."""
+        if not isinstance(robot_id, RobotId):
+            raise TypeError(f"add_robot: robot_id must be a RobotId, got {robot_id!r}")
+        if robot_id in self.robots:
+            raise ValueError(f"add_robot: robot {robot_id} is already in the world")
+        if len(self._robot_list) >= 255:
+            raise ValueError("add_robot: at most 255 robots")
+        self._check_pose("add_robot", robot_id, pose)
+        robot = RobotState(robot_id, pose, limits if limits is not None else self.config.limits,
+                           len(self._robot_list))
+        noise = self.config.noise
+        if noise.odometry_scale_sigma or noise.odometry_turn_scale_sigma or noise.imu_yaw_bias_sigma_radps:
+            a, b, c = self.rng.standard_normal(3).tolist()
+            robot._odo_scale = a * noise.odometry_scale_sigma
+            robot._odo_turn_scale = b * noise.odometry_turn_scale_sigma
+            robot._imu_bias = c * noise.imu_yaw_bias_sigma_radps
+        if noise.spontaneous_fall_rate_per_s > 0.0:
+            robot._fall_budget = float(self.rng.exponential())
+        self.robots[robot_id] = robot
+        self._robot_list.append(robot)
+
+    def remove_robot(self, robot_id: RobotId) -> None:
+        """The referee picks the robot up: it stops, takes no commands, is neither seen nor an obstacle."""
+        robot = self._robot(robot_id)
+        robot.removed = True
+        robot.standing_up = False
+        self._stop(robot)
+        robot._kick = None
+        robot._stand_up_request = False
+
+    def place_robot(self, robot_id: RobotId, pose: Pose2D) -> None:
+        """The referee puts the robot down at ``pose``: standing, still, taking commands again."""
+        robot = self._robot(robot_id)
+        self._check_pose("place_robot", robot_id, pose)
+        robot.x_m, robot.y_m, robot.theta_rad = float(pose.x_m), float(pose.y_m), wrap_angle_rad(float(pose.theta_rad))
+        robot.removed = False
+        robot.fallen = False
+        robot.standing_up = False
+        robot._kick = None
+        robot._stand_up_request = False
+        robot._kick_until_s = -1.0
+        robot._cvx = robot._cvy = robot._cvt = 0.0
+        self._stop(robot)
+        # contacts involving this robot start afresh (a put-down robot does not "collide" into place)
+        idx = robot._index
+        self._contacts = {k for k in self._contacts if k // 256 != idx and k % 256 != idx}
+        self.ball._contacts.discard(idx)
+
+    def knock_over(self, robot_id: RobotId) -> None:
+        """Make a standing robot fall now (tests, scripted scenarios)."""
+        robot = self._robot(robot_id)
+        if not robot.removed and not robot.fallen:
+            self._fall(robot)
+
+    def place_ball(self, x_m: float, y_m: float) -> None:
+        """The referee puts the ball down, still, in play, untouched."""
+        x, y = float(x_m), float(y_m)
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"place_ball: position must be finite, got ({x_m!r}, {y_m!r})")
+        lx = self.field.half_length_m + self.field.border_strip_m
+        ly = self.field.half_width_m + self.field.border_strip_m
+        if abs(x) > lx or abs(y) > ly:
+            raise ValueError(f"place_ball: ({x}, {y}) is off the carpet (|x| <= {lx}, |y| <= {ly})")
+        ball = self.ball
+        ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps = x, y, 0.0, 0.0
+        ball.in_play = True
+        ball.last_touch = None
+        ball._last_touch_t_s = -math.inf
+        ball._in_goal = False
+        ball._contacts = set()
+
+    def set_ball_velocity(self, vx_mps: float, vy_mps: float) -> None:
+        """Give the ball a velocity (tests, scripted scenarios)."""
+        vx, vy = float(vx_mps), float(vy_mps)
+        if not (math.isfinite(vx) and math.isfinite(vy)):
+            raise ValueError(f"set_ball_velocity: velocity must be finite, got ({vx_mps!r}, {vy_mps!r})")
+        self.ball.vx_mps, self.ball.vy_mps = vx, vy
+
+    # --- commands and observations ----------------------------------------------------------
+
+    def set_command(self, robot_id: RobotId, command: RobotCommand) -> None:
+        """The robot's command from now on (a kick request is used once, by the next step).
+
+        NaN, infinite or non-numeric values raise (naming robot and field) and change nothing;
+        speeds, head angles, kick strength and direction beyond the limits are clamped and
+        counted in ``RobotState.commands_clamped``. A picked-up robot ignores commands.
+        """
+        robot = self._robot(robot_id)
+        if not isinstance(command, RobotCommand):
+            raise TypeError(f"{robot_id}: set_command expects a RobotCommand, got {type(command).__name__}")
+        try:
+            vx, vy, vt = float(command.vx_mps), float(command.vy_mps), float(command.vtheta_radps)
+            pan, tilt = float(command.head_pan_rad), float(command.head_tilt_rad)
+            ok = (math.isfinite(vx) and math.isfinite(vy) and math.isfinite(vt)
+                  and math.isfinite(pan) and math.isfinite(tilt))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:  # slow path: find the culprit for the message
+            for name in ("vx_mps", "vy_mps", "vtheta_radps", "head_pan_rad", "head_tilt_rad"):
+                _finite(robot_id, name, getattr(command, name))
+        kick = command.kick
+        kick_values: tuple[float, float] | None = None
+        clamped = False
+        if kick is not None:
+            if not isinstance(kick, KickRequest):
+                raise TypeError(f"{robot_id}: RobotCommand.kick must be a KickRequest or None, got {kick!r}")
+            direction = _finite(robot_id, "kick.direction_rad", kick.direction_rad)
+            strength = _finite(robot_id, "kick.strength", kick.strength)
+            direction = wrap_angle_rad(direction)
+            max_dir = self.config.body.kick_max_direction_rad
+            if abs(direction) > max_dir:
+                direction = math.copysign(max_dir, direction)
+                clamped = True
+            if strength < 0.0 or strength > 1.0:
+                strength = min(1.0, max(0.0, strength))
+                clamped = True
+            kick_values = (direction, strength)
+        if robot.removed:
+            return
+        lim = robot.limits
+        cvx, cvy, cvt = lim.clamp_velocity(vx, vy, vt)
+        cpan, ctilt = lim.clamp_head(pan, tilt)
+        if clamped or cvx != vx or cvy != vy or cvt != vt or cpan != pan or ctilt != tilt:
+            robot.commands_clamped += 1
+        robot._cvx, robot._cvy, robot._cvt = cvx, cvy, cvt
+        robot._pan_target, robot._tilt_target = cpan, ctilt
+        if kick_values is not None:
+            robot._kick = kick_values
+        if command.stand_up:
+            robot._stand_up_request = True
+
+    def observe(self, robot_id: RobotId) -> Observations:
+        """What this robot senses at the current step (the same object when asked twice)."""
+        robot = self._robot(robot_id)
+        if robot._obs_step == self.step_count and robot._obs is not None:
+            return robot._obs
+        detections: tuple[Detection, ...] = ()
+        if self._frame_now:
+            rows = self._detections.get(robot._index)
+            if rows:
+                detections = tuple([Detection(kind, x, y, conf, team) for kind, x, y, conf, team in rows])
+        obs = Observations(self.t_s, self._frame_now, detections,
+                           Pose2D(robot._odo_x, robot._odo_y, robot._odo_th), robot._imu_yaw,
+                           robot.fallen and not robot.removed, robot.head_pan_rad, robot.head_tilt_rad)
+        robot._obs = obs
+        robot._obs_step = self.step_count
+        return obs
+
+    def limits_of(self, robot_id: RobotId) -> RobotLimits:
+        return self._robot(robot_id).limits
+
+    def is_kicking(self, robot_id: RobotId) -> bool:
+        """The robot is in the middle of a kick motion (it does not walk meanwhile)."""
+        return self.t_s < self._robot(robot_id)._kick_until_s
+
+    # --- stepping -------------------------------------------------------------------------
+
+    def step(self) -> None:
+        """Advance the world by ``dt_s``: robots, collisions, ball, goals and ball-out, camera."""
+        t_prev = self.t_s
+        self.step_count += 1
+        self.t_s = t = self.step_count * self.dt_s  # no accumulated rounding
+        self._step_robots(t_prev, t)
+        self._step_collisions(t)
+        self._step_ball(t_prev, t)
+        frame = int(t * self.config.camera.frame_rate_hz + 1e-9)
+        self._frame_now = frame != self._frame_index
+        self._frame_index = frame
+        if self._frame_now and self._camera is not None:
+            self._detections = self._camera.frame(self.rng, self._robot_list, self.ball)
+        elif self._frame_now:
+            self._detections = {}
+
+    def run(self, seconds: float) -> None:
+        """Step for ``seconds`` of simulated time (rounded to whole steps)."""
+        for _ in range(int(round(seconds / self.dt_s))):
+            self.step()
+
+    def _step_robots(self, t_prev: float, t: float) -> None:
+        dt = self.dt_s
+        body = self.config.body
+        noise = self.config.noise
+        walk_noise = (noise.walk_speed_rel_sigma or noise.walk_lateral_slip_sigma or noise.walk_turn_slip_sigma)
+        fall_rate = noise.spontaneous_fall_rate_per_s
+        cos, sin = math.cos, math.sin
+        for r in self._robot_list:
+            if r.removed:
+                continue
+            if r.fallen:
+                self._step_fallen(r, t)
+                continue
+            r._stand_up_request = False  # a request made while standing does not pre-arm a fall
+            lim = r.limits
+            if r._kick is not None:
+                if t_prev >= r._kick_until_s:
+                    self._try_kick(r, t)
+                r._kick = None
+            if t_prev < r._kick_until_s:  # kicking: stand still
+                tvx = tvy = tvt = 0.0
+            else:
+                tvx, tvy, tvt = r._cvx, r._cvy, r._cvt
+            # acceleration limits of the walking controller
+            fvx, fvy, fvt = r._fvx, r._fvy, r._fvt
+            d = tvx - fvx
+            a = lim.max_ax_mps2 * dt
+            fvx = tvx if -a <= d <= a else fvx + (a if d > 0.0 else -a)
+            d = tvy - fvy
+            a = lim.max_ay_mps2 * dt
+            fvy = tvy if -a <= d <= a else fvy + (a if d > 0.0 else -a)
+            d = tvt - fvt
+            a = lim.max_atheta_radps2 * dt
+            fvt = tvt if -a <= d <= a else fvt + (a if d > 0.0 else -a)
+            r._fvx, r._fvy, r._fvt = fvx, fvy, fvt
+            if fvx == 0.0 and fvy == 0.0 and fvt == 0.0:
+                r.vx_mps = r.vy_mps = r.vtheta_radps = 0.0
+                r._wvx = r._wvy = 0.0
+                moving = False
+            else:
+                moving = True
+                if walk_noise:
+                    r._gait_left_s -= dt
+                    if r._gait_left_s <= 0.0:
+                        r._gait_left_s += body.gait_step_s
+                        n = self.rng.standard_normal(5).tolist()
+                        r._n_sx = n[0] * noise.walk_speed_rel_sigma
+                        r._n_sy = n[1] * noise.walk_speed_rel_sigma
+                        r._n_st = n[2] * noise.walk_speed_rel_sigma
+                        r._n_slip_y = n[3] * noise.walk_lateral_slip_sigma
+                        r._n_slip_t = n[4] * noise.walk_turn_slip_sigma
+                    fwd = abs(fvx)
+                    avx = fvx * (1.0 + r._n_sx)
+                    avy = fvy * (1.0 + r._n_sy) + r._n_slip_y * fwd
+                    avt = fvt * (1.0 + r._n_st) + r._n_slip_t * fwd
+                else:
+                    avx, avy, avt = fvx, fvy, fvt
+                r.vx_mps, r.vy_mps, r.vtheta_radps = avx, avy, avt
+                th_mid = r.theta_rad + 0.5 * avt * dt
+                c, s = cos(th_mid), sin(th_mid)
+                wvx = c * avx - s * avy
+                wvy = s * avx + c * avy
+                r._wvx, r._wvy = wvx, wvy
+                r.x_m += wvx * dt
+                r.y_m += wvy * dt
+                th = r.theta_rad + avt * dt
+                r.theta_rad = th if -math.pi <= th < math.pi else wrap_angle_rad(th)
+                r.distance_walked_m += math.sqrt(avx * avx + avy * avy) * dt
+                # odometry: the controller's belief, scaled by the calibration error
+                ovt = fvt * (1.0 + r._odo_turn_scale)
+                oth_mid = r._odo_th + 0.5 * ovt * dt
+                k = 1.0 + r._odo_scale
+                c, s = cos(oth_mid), sin(oth_mid)
+                r._odo_x += (c * fvx - s * fvy) * k * dt
+                r._odo_y += (s * fvx + c * fvy) * k * dt
+                oth = r._odo_th + ovt * dt
+                r._odo_th = oth if -math.pi <= oth < math.pi else wrap_angle_rad(oth)
+                # the gyro sees the true turn
+                yaw = r._imu_yaw + avt * dt
+                r._imu_yaw = yaw if -math.pi <= yaw < math.pi else wrap_angle_rad(yaw)
+            if r._imu_bias:
+                yaw = r._imu_yaw + r._imu_bias * dt
+                r._imu_yaw = yaw if -math.pi <= yaw < math.pi else wrap_angle_rad(yaw)
+            # head joints move toward their targets at limited speed
+            d = r._pan_target - r.head_pan_rad
+            if d:
+                a = lim.head_pan_speed_radps * dt
+                r.head_pan_rad = r._pan_target if -a <= d <= a else r.head_pan_rad + (a if d > 0.0 else -a)
+            d = r._tilt_target - r.head_tilt_rad
+            if d:
+                a = lim.head_tilt_speed_radps * dt
+                r.head_tilt_rad = r._tilt_target if -a <= d <= a else r.head_tilt_rad + (a if d > 0.0 else -a)
+            # falling on its own: a hazard budget drawn once, spent faster when walking fast
+            if fall_rate > 0.0:
+                effort = 0.2
+                if moving:
+                    effort += 0.8 * min(1.0, (abs(fvx) + abs(fvy)) / lim.max_vx_forward_mps)
+                r._fall_budget -= fall_rate * effort * dt
+                if r._fall_budget <= 0.0:
+                    r._fall_budget = float(self.rng.exponential())
+                    self._fall(r)
+
+    def _step_fallen(self, r: RobotState, t: float) -> None:
+        body = self.config.body
+        if r.standing_up:
+            if t >= r._stand_up_done_s - 1e-9:
+                r.standing_up = False
+                p = self.config.noise.stand_up_failure_probability
+                if p > 0.0 and self.rng.random() < p:
+                    r._fallen_since_s = t  # it fell back; may try again
+                else:
+                    r.fallen = False
+                    self._stop(r)
+                    self.events.events.append(RobotStoodUp(t, r.robot_id))
+            return
+        lying_s = t - r._fallen_since_s
+        if ((r._stand_up_request and lying_s >= body.min_lying_s - 1e-9)
+                or (body.auto_stand_up and lying_s >= body.auto_stand_up_delay_s - 1e-9)):
+            r._stand_up_request = False
+            r.standing_up = True
+            r._stand_up_done_s = t + body.stand_up_duration_s
+
+    def _stop(self, r: RobotState) -> None:
+        r.vx_mps = r.vy_mps = r.vtheta_radps = 0.0
+        r._fvx = r._fvy = r._fvt = 0.0
+        r._wvx = r._wvy = 0.0
+
+    def _fall(self, r: RobotState) -> None:
+        r.fallen = True
+        r.standing_up = False
+        r.falls += 1
+        r._fallen_since_s = self.t_s
+        r._kick = None
+        r._kick_until_s = -1.0
+        r._stand_up_request = False
+        self._stop(r)
+        self.events.events.append(RobotFell(self.t_s, r.robot_id))
+
+    def _try_kick(self, r: RobotState, t: float) -> None:
+        """Start a kick motion; the ball flies when it lies within reach in front of the feet."""
+        body = self.config.body
+        noise = self.config.noise
+        r._kick_until_s = t + body.kick_duration_s
+        direction, strength = r._kick  # type: ignore[misc]
+        ball = self.ball
+        c, s = math.cos(r.theta_rad), math.sin(r.theta_rad)
+        dx, dy = ball.x_m - r.x_m, ball.y_m - r.y_m
+        bx, by = c * dx + s * dy, -s * dx + c * dy
+        reach_x = body.radius_m + ball.radius_m + body.kick_reach_m
+        if not (0.0 < bx <= reach_x and abs(by) <= body.kick_lateral_reach_m):
+            r.kick_misses += 1
+            return
+        speed = strength * body.kick_max_speed_mps * (0.5 + 0.5 * math.cos(direction))
+        if noise.kick_speed_rel_sigma or noise.kick_direction_sigma_rad:
+            n0, n1 = self.rng.standard_normal(2).tolist()
+            speed = max(0.0, speed * (1.0 + n0 * noise.kick_speed_rel_sigma))
+            direction += n1 * noise.kick_direction_sigma_rad
+        heading = r.theta_rad + direction
+        ball.vx_mps, ball.vy_mps = speed * math.cos(heading), speed * math.sin(heading)
+        r.kicks += 1
+        self.events.events.append(BallTouched(t, r.robot_id))
+        self.events.events.append(BallKicked(t, r.robot_id))
+        ball.last_touch = r.robot_id
+        ball._last_touch_t_s = t
+
+    def _step_collisions(self, t: float) -> None:
+        """Robots push each other apart (and may fall); posts and the carpet's edge stop them."""
+        body = self.config.body
+        rr = body.radius_m
+        min_d = 2.0 * rr
+        min_d2 = min_d * min_d
+        active = [r for r in self._robot_list if not r.removed]
+        contacts: set[int] = set()
+        fall_k = self.config.noise.collision_fall_probability_per_mps
+        n = len(active)
+        for i in range(n):
+            a = active[i]
+            ax, ay = a.x_m, a.y_m
+            for j in range(i + 1, n):
+                b = active[j]
+                dx = b.x_m - ax
+                if dx >= min_d or dx <= -min_d:
+                    continue
+                dy = b.y_m - ay
+                d2 = dx * dx + dy * dy
+                if d2 >= min_d2:
+                    continue
+                d = math.sqrt(d2)
+                if d > 1e-9:
+                    nx, ny = dx / d, dy / d
+                else:
+                    nx, ny = 1.0, 0.0
+                half = 0.5 * (min_d - d)
+                a.x_m -= nx * half
+                a.y_m -= ny * half
+                b.x_m += nx * half
+                b.y_m += ny * half
+                ax, ay = a.x_m, a.y_m
+                key = a._index * 256 + b._index if a._index < b._index else b._index * 256 + a._index
+                contacts.add(key)
+                if key not in self._contacts and fall_k > 0.0:
+                    approach = (a._wvx - b._wvx) * nx + (a._wvy - b._wvy) * ny
+                    p = fall_k * max(0.0, approach)
+                    if p > 0.0:
+                        for victim in (a, b):
+                            if not victim.fallen and self.rng.random() < p:
+                                self._fall(victim)
+        self._contacts = contacts
+        f = self.field
+        post_r = f.goal_post_diameter_m / 2.0
+        reach = rr + post_r
+        near_goal_x = f.half_length_m - reach
+        lx = f.half_length_m + f.border_strip_m - rr
+        ly = f.half_width_m + f.border_strip_m - rr
+        for r in active:
+            if abs(r.x_m) > near_goal_x:
+                for px, py in f.goal_posts:
+                    dx, dy = r.x_m - px, r.y_m - py
+                    d2 = dx * dx + dy * dy
+                    if d2 < reach * reach:
+                        d = math.sqrt(d2)
+                        nx, ny = (dx / d, dy / d) if d > 1e-9 else (1.0, 0.0)
+                        r.x_m, r.y_m = px + nx * reach, py + ny * reach
+            if r.x_m > lx:
+                r.x_m = lx
+            elif r.x_m < -lx:
+                r.x_m = -lx
+            if r.y_m > ly:
+                r.y_m = ly
+            elif r.y_m < -ly:
+                r.y_m = -ly
+
+    def _step_ball(self, t_prev: float, t: float) -> None:
+        ball = self.ball
+        dt = self.dt_s
+        cfg = self.config
+        px, py = ball.x_m, ball.y_m
+        vx, vy = ball.vx_mps, ball.vy_mps
+        if vx != 0.0 or vy != 0.0:
+            speed = math.sqrt(vx * vx + vy * vy)
+            decel = cfg.ball.rolling_deceleration_mps2
+            new_speed = speed - decel * dt
+            if new_speed <= 0.0:  # stops within this step, after v^2 / 2a
+                travel = speed * speed / (2.0 * decel)
+                ball.x_m += vx / speed * travel
+                ball.y_m += vy / speed * travel
+                vx = vy = 0.0
+            else:
+                ball.x_m += vx * (0.5 * (speed + new_speed) / speed) * dt
+                ball.y_m += vy * (0.5 * (speed + new_speed) / speed) * dt
+                k = new_speed / speed
+                vx *= k
+                vy *= k
+            ball.vx_mps, ball.vy_mps = vx, vy
+        self._ball_robots(t)
+        self._ball_posts_and_nets(px, py)
+        if ball.in_play:
+            self._ball_out(t, px, py)
+        f = self.field
+        lx, ly = f.half_length_m + f.border_strip_m, f.half_width_m + f.border_strip_m
+        if abs(ball.x_m) > lx or abs(ball.y_m) > ly:  # the carpet ends: the ball stops there
+            ball.x_m = max(-lx, min(lx, ball.x_m))
+            ball.y_m = max(-ly, min(ly, ball.y_m))
+            ball.vx_mps = ball.vy_mps = 0.0
+
+    def _ball_robots(self, t: float) -> None:
+        ball = self.ball
+        body = self.config.body
+        reach = body.radius_m + ball.radius_m
+        reach2 = reach * reach
+        contacts = ball._contacts
+        new_contacts: set[int] | None = None
+        for r in self._robot_list:
+            if r.removed:
+                continue
+            dx = ball.x_m - r.x_m
+            if dx >= reach or dx <= -reach:
+                continue
+            dy = ball.y_m - r.y_m
+            d2 = dx * dx + dy * dy
+            if d2 >= reach2:
+                continue
+            if new_contacts is None:
+                new_contacts = set()
+            new_contacts.add(r._index)
+            d = math.sqrt(d2)
+            nx, ny = (dx / d, dy / d) if d > 1e-9 else (math.cos(r.theta_rad), math.sin(r.theta_rad))
+            ball.x_m, ball.y_m = r.x_m + nx * reach, r.y_m + ny * reach
+            vrx, vry = r._wvx, r._wvy  # zero for a fallen robot
+            vr_n = vrx * nx + vry * ny
+            vb_n = ball.vx_mps * nx + ball.vy_mps * ny
+            if vb_n >= vr_n:  # already separating
+                continue
+            new_n = vr_n - body.ball_restitution * (vb_n - vr_n)
+            pushed = False
+            if (not r.fallen and vr_n > 0.0
+                    and nx * math.cos(r.theta_rad) + ny * math.sin(r.theta_rad) > _FRONT_COS):
+                push = vr_n * body.foot_push_gain
+                if push > new_n:
+                    new_n = push
+                    pushed = True
+            tx, ty = ball.vx_mps - vb_n * nx, ball.vy_mps - vb_n * ny
+            bvx, bvy = tx + new_n * nx, ty + new_n * ny
+            sigma = self.config.noise.push_direction_sigma_rad
+            if pushed and sigma:
+                ang = float(self.rng.standard_normal()) * sigma
+                c, s = math.cos(ang), math.sin(ang)
+                bvx, bvy = c * bvx - s * bvy, s * bvx + c * bvy
+            ball.vx_mps, ball.vy_mps = bvx, bvy
+            if (r._index not in contacts
+                    and (ball.last_touch != r.robot_id or t - ball._last_touch_t_s >= _TOUCH_EVENT_GAP_S)):
+                self.events.events.append(BallTouched(t, r.robot_id))
+            ball.last_touch = r.robot_id
+            ball._last_touch_t_s = t
+        ball._contacts = new_contacts if new_contacts is not None else set()
+
+    def _ball_posts_and_nets(self, px: float, py: float) -> None:
+        ball = self.ball
+        f = self.field
+        rb = ball.radius_m
+        hx = f.half_length_m
+        if abs(ball.x_m) < hx - 0.5:
+            return
+        post_r = f.goal_post_diameter_m / 2.0
+        reach = rb + post_r
+        e = self.config.ball.post_restitution
+        for qx, qy in f.goal_posts:
+            dx, dy = ball.x_m - qx, ball.y_m - qy
+            d2 = dx * dx + dy * dy
+            if d2 < reach * reach:
+                d = math.sqrt(d2)
+                nx, ny = (dx / d, dy / d) if d > 1e-9 else (-math.copysign(1.0, qx), 0.0)
+                ball.x_m, ball.y_m = qx + nx * reach, qy + ny * reach
+                vn = ball.vx_mps * nx + ball.vy_mps * ny
+                if vn < 0.0:
+                    ball.vx_mps -= (1.0 + e) * vn * nx
+                    ball.vy_mps -= (1.0 + e) * vn * ny
+        half_goal = f.goal_width_m / 2.0
+        if not ball._in_goal:
+            # entering the goal mouth: the centre crosses the goal line between the posts
+            if abs(ball.x_m) > hx and abs(px) <= hx:
+                denom = ball.x_m - px
+                frac = (math.copysign(hx, ball.x_m) - px) / denom if denom else 1.0
+                if abs(py + frac * (ball.y_m - py)) < half_goal - post_r:
+                    ball._in_goal = True
+        if ball._in_goal:
+            en = self.config.ball.net_restitution
+            sign = 1.0 if ball.x_m > 0.0 else -1.0
+            back = hx + f.goal_depth_m - rb
+            if abs(ball.x_m) > back:
+                ball.x_m = sign * back
+                if ball.vx_mps * sign > 0.0:
+                    ball.vx_mps = -en * ball.vx_mps
+            side = half_goal - post_r - rb
+            if abs(ball.y_m) > side and abs(ball.x_m) > hx:
+                ball.y_m = math.copysign(side, ball.y_m)
+                if ball.vy_mps * ball.y_m > 0.0:
+                    ball.vy_mps = -en * ball.vy_mps
+            if abs(ball.x_m) < hx:
+                ball._in_goal = False
+
+    def _ball_out(self, t: float, px: float, py: float) -> None:
+        """Report a goal or a ball-out once the ball is wholly over a line."""
+        ball = self.ball
+        f = self.field
+        rb = ball.radius_m
+        gx = f.half_length_m + rb
+        gy = f.half_width_m + rb
+        x, y = ball.x_m, ball.y_m
+        if abs(x) > gx:
+            line_x = math.copysign(gx, x)
+            frac = (line_x - px) / (x - px) if x != px else 1.0
+            frac = min(1.0, max(0.0, frac))
+            yc = py + frac * (y - py)
+            if abs(yc) <= gy:
+                ball.in_play = False
+                if abs(yc) < f.goal_width_m / 2.0:
+                    self.events.events.append(GoalScored(t, x > 0.0, ball.last_touch))
+                else:
+                    self.events.events.append(BallOut(t, "goal", math.copysign(f.half_length_m, x), yc,
+                                                      ball.last_touch))
+                return
+        if abs(y) > gy:
+            line_y = math.copysign(gy, y)
+            frac = (line_y - py) / (y - py) if y != py else 1.0
+            frac = min(1.0, max(0.0, frac))
+            xc = px + frac * (x - px)
+            ball.in_play = False
+            self.events.events.append(BallOut(t, "touch", xc, math.copysign(f.half_width_m, y), ball.last_touch))
+
+    # --- determinism ------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as plain values (floats exact): equal snapshots = identical worlds."""
+        return {
+            "t_s": self.t_s,
+            "step_count": self.step_count,
+            "ball": self.ball._snapshot(),
+            "robots": {str(rid): r._snapshot() for rid, r in self.robots.items()},
+            "contacts": tuple(sorted(self._contacts)),
+            "pending_events": tuple(repr(e) for e in self.events.events),
+            "detections": tuple((k, tuple(v)) for k, v in sorted(self._detections.items())),
+            "rng": repr(self.rng.bit_generator.state),
+        }
+
+    def digest(self) -> str:
+        """A short hash of ``snapshot()`` (``repr`` of floats round-trips, so it is exact)."""
+        return hashlib.sha256(repr(self.snapshot()).encode()).hexdigest()[:16]
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _robot(self, robot_id: RobotId) -> RobotState:
+        try:
+            return self.robots[robot_id]
+        except (KeyError, TypeError):
+            known = ", ".join(str(r) for r in self.robots) or "none"
+            raise KeyError(f"unknown robot {robot_id!s} (robots in the world: {known})") from None
+
+    @staticmethod
+    def _check_pose(where: str, robot_id: RobotId, pose: Pose2D) -> None:
+        if not isinstance(pose, Pose2D):
+            raise TypeError(f"{where}: {robot_id}: pose must be a Pose2D, got {pose!r}")
+        for name in ("x_m", "y_m", "theta_rad"):
+            value = getattr(pose, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{where}: {robot_id}: pose.{name} must be finite, got {value!r}")
