@@ -131,6 +131,10 @@ class WorldModel:
         self.odometry = Pose2D()
         self.localization_confidence = 0.0
         self.fallen = False
+        self.head_pan_rad = 0.0
+        self.head_tilt_rad = 0.0
+        self.last_frame_s = _NEVER_S
+        self.landmarks: tuple = ()  # field-feature detections of the last camera frame
         self._localizer: Any = None
         # ball: last sighting in the odometry frame, derived positions, velocity
         self._ball_odom: tuple[float, float] | None = None
@@ -175,8 +179,14 @@ class WorldModel:
         self.robot_pose_field = pose if pose is not None else observations.odometry
         self.localization_confidence = confidence_of(localizer)
         self.fallen = bool(observations.fallen)
-        if observations.camera_frame and not self.fallen:
-            self._sense(observations, now)
+        self.head_pan_rad = observations.head_pan_rad
+        self.head_tilt_rad = observations.head_tilt_rad
+        if observations.camera_frame:
+            self.last_frame_s = now
+            if self.fallen:
+                self.landmarks = ()
+            else:
+                self._sense(observations, now)
         self._derive_ball()
         if self.obstacles:
             self._forget_obstacles(now)
@@ -185,6 +195,7 @@ class WorldModel:
         best = None
         best_score = -1.0
         robots = []
+        landmarks = []
         for det in obs.detections:
             if det.kind == BALL:
                 # prefer confident and near detections; near ones are less noisy
@@ -197,6 +208,9 @@ class WorldModel:
                     best, best_score = det, score
             elif det.kind == ROBOT:
                 robots.append(det)
+            else:
+                landmarks.append(det)
+        self.landmarks = tuple(landmarks)
         if best is not None:
             self._see_ball(best.x_m, best.y_m, now)
         if robots:
@@ -305,6 +319,10 @@ class WorldModel:
     def ball_location_known(self) -> bool:
         """The own camera saw the ball within ``ball_timeout_s``."""
         return self.ball_last_seen_s >= 0.0 and self.now_s - self.ball_last_seen_s <= self.ball_timeout_s
+
+    def ball_detected(self, window_s: float = 0.15) -> bool:
+        """The own camera saw the ball in (about) the current frame."""
+        return self.ball_last_seen_s >= 0.0 and self.now_s - self.ball_last_seen_s <= window_s
 
     @property
     def ball_age_s(self) -> float:

@@ -30,6 +30,10 @@ start_role     "striker", "goal_keeper" or "supporter": the role before any nego
 logger         ``logging.Logger`` for this robot
 memory         a dict nodes may use to keep state across ticks *and* tree reloads
                (e.g. the last SelfLocate time); keys are prefixed by the node type
+state          ``BrainState``: what Booster keeps in ``brain->data`` and several nodes share
+               (kick direction and type from CalcKickDir, the free-kick flag, ...)
+config         ``SoccerConfig``: tunables of Booster's brain config (auto visual kick, obstacle
+               avoidance distances, stand-up retries, camera height)
 ============== =============================================================================
 
 The agent's side of the contract, per step: update the localizer and the world model, write
@@ -54,7 +58,7 @@ from soccerbt.world.types import KickRequest, RobotCommand, RobotId
 if TYPE_CHECKING:  # only for type checkers: keeps this module import-light
     from soccerbt.services.world_model import WorldModel
 
-__all__ = ["RobotContext", "DEFAULT_MAX_VX_MPS", "DEFAULT_MAX_VY_MPS", "DEFAULT_MAX_VTHETA_RADPS"]
+__all__ = ["RobotContext", "BrainState", "SoccerConfig", "DEFAULT_MAX_VX_MPS", "DEFAULT_MAX_VY_MPS", "DEFAULT_MAX_VTHETA_RADPS"]
 
 # Booster T1 walking limits (../shared/reference/field.md) used when no RobotLimits is given.
 DEFAULT_MAX_VX_MPS = 1.2
@@ -78,6 +82,36 @@ def _limit(limits: Any, names: tuple[str, ...], default: float) -> float:
     return default
 
 
+@dataclass(slots=True)
+class BrainState:
+    """State shared between nodes of one robot (Booster's ``brain->data`` fields)."""
+
+    kick_dir_rad: float = 0.0  # team frame, chosen by CalcKickDir
+    kick_type: str = "shoot"  # "shoot", "cross" or "block"
+    is_freekick_kicking_off: bool = False
+    stand_up_attempts: int = 0
+    last_stand_up_s: float = -1e9
+    in_visual_kick: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SoccerConfig:
+    """Tunables of the soccer nodes (the values of Booster's brain config where it has one)."""
+
+    enable_auto_visual_kick: bool = True
+    auto_visual_kick_dist_min_m: float = 0.2
+    auto_visual_kick_dist_max_m: float = 4.0
+    auto_visual_kick_angle_rad: float = 0.8
+    avoid_during_chase: bool = True
+    chase_avoid_safe_dist_m: float = 3.5
+    avoid_during_kick: bool = False
+    kick_avoid_safe_dist_m: float = 3.0
+    stand_up_retry_max: int = 2
+    stand_up_retry_interval_s: float = 4.0
+    camera_height_m: float = 1.12  # the T1's head camera above the ground
+    ball_detected_window_s: float = 0.15  # "seen in the current frame" (30 Hz camera)
+
+
 @dataclass(eq=False)
 class RobotContext:
     """What the soccer nodes of one robot see as ``self.context`` (see the module docstring)."""
@@ -99,6 +133,8 @@ class RobotContext:
     start_role: str = "striker"
     logger: logging.Logger | None = None
     memory: dict[str, object] = field(default_factory=dict)
+    state: BrainState = field(default_factory=BrainState)
+    config: SoccerConfig = field(default_factory=SoccerConfig)
 
     def __post_init__(self) -> None:
         if self.logger is None:
