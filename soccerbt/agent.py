@@ -1,0 +1,331 @@
+"""The robot brain: one ``Agent`` per robot, one ``step(t_s)`` per 10 ms of simulated time.
+
+``Agent.step`` reads top to bottom as the design's cycle: sense (the driver), adapters (the
+GameController adapter with the newest packet, localization and the world model, team messages
+in, the gamepad), one ``tick_exactly_once()`` of the behaviour tree, act (the tree's command,
+overridden by the pad's manual command and the emergency stop, goes to the driver), team
+messages out.
+
+Robustness, as the design asks:
+
+- An exception raised by a node during a tick fails the tick: the robot stops (zero velocity,
+  no kick), the tree is halted so that every RUNNING node gets its ``on_halted``, the error is
+  logged once per node path (counted every time) and the next step ticks the tree again from
+  the start. The match goes on.
+- Hot reload: ``reload_tree_if_changed()`` (every ``reload_period_s`` of simulated time, or on
+  demand) compares the modification times of the tree file and of every file it includes; when
+  they changed it loads the new tree first and swaps it in at the tick boundary (the old tree is
+  halted, the root blackboard entries are carried over); when loading fails it keeps the running
+  tree and reports the located error (``path:line: message``) once per change.
+
+Nothing here reads the wall clock: ``t_s`` is the simulated time handed in by the match.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from soccerbt.blackboard.schema import default_blackboard_values
+from soccerbt.gamecontroller.adapter import PenaltyEnded, PenaltyStarted
+from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, wrap_angle_rad
+
+__all__ = ["Agent", "AgentEvent", "ReloadResult", "TreeLike", "tree_files", "node_path_of"]
+
+_log = logging.getLogger("soccerbt.agent")
+
+# <include path="..."/> in a BT.CPP file; the path is relative to the including file
+_INCLUDE_RE = re.compile(r"<include\b[^>]*?\bpath\s*=\s*(['\"])(.*?)\1", re.DOTALL)
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+class TreeLike(Protocol):
+    """What the agent needs of a loaded tree (``soccerbt.trees`` provides it)."""
+
+    def tick_exactly_once(self) -> Any: ...
+    def halt_tree(self) -> None: ...
+    def root_blackboard(self) -> MutableMapping[str, object]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent:
+    """Something the match reports: a node exception, a reload, a reload that failed.
+
+    ``kind`` is "node_exception", "tree_reloaded" or "tree_reload_failed"; ``node_path`` is
+    set for node exceptions.
+    """
+
+    t_s: float
+    robot: str
+    kind: str
+    message: str
+    node_path: str = ""
+
+    def __str__(self) -> str:
+        return f"t={self.t_s:.2f}s {self.robot}: {self.kind}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadResult:
+    """What ``reload_tree_if_changed`` did: swapped in a new tree, or kept the old one (error)."""
+
+    reloaded: bool
+    error: str | None = None
+
+
+def tree_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The tree file and every file it includes, recursively (each once, in discovery order).
+
+    A missing or unreadable file is listed but not followed, so that its reappearance counts as
+    a change.
+    """
+    root = Path(path).resolve()
+    out: list[Path] = []
+    seen: set[Path] = set()
+    todo = [root]
+    while todo:
+        current = todo.pop(0)
+        if current in seen:
+            continue
+        seen.add(current)
+        out.append(current)
+        try:
+            text = current.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in _INCLUDE_RE.finditer(_COMMENT_RE.sub("", text)):
+            todo.append((current.parent / match.group(2)).resolve())
+    return out
+
+
+def _stamp(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
+    """(path, mtime_ns, size) of each file; -1 for a missing one."""
+    out = []
+    for f in files:
+        try:
+            st = f.stat()
+            out.append((str(f), st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((str(f), -1, -1))
+    return tuple(out)
+
+
+def node_path_of(exc: BaseException) -> str:
+    """The path of the node that raised, as the tree engine reports it (else the exception type)."""
+    for name in ("node_path", "path"):
+        value = getattr(exc, name, None)
+        if value:
+            return "/".join(value) if isinstance(value, (list, tuple)) else str(value)
+    return type(exc).__name__
+
+
+def _odometry_delta(prev: Pose2D, now: Pose2D) -> Pose2D:
+    """The motion from ``prev`` to ``now`` expressed in ``prev``'s frame (what odometry moved)."""
+    dx, dy = prev.inverse_transform_point(now.x_m, now.y_m)
+    return Pose2D(dx, dy, wrap_angle_rad(now.theta_rad - prev.theta_rad))
+
+
+class Agent:
+    """One robot's brain (see the module docstring).
+
+    Parts: ``driver`` (``sense()``, ``act(command)``), ``context`` (the ``RobotContext`` the
+    nodes see; its ``world_model`` and ``localizer`` are updated here), ``load_tree(path)`` (builds
+    a tree bound to the context; raises ``TreeLoadError`` on bad input), and the optional
+    adapters: ``gc_adapter`` (``apply(packet, now_s, bb) -> events``), ``team``
+    (``receive(now_s, agent)`` and ``send(now_s, agent)``), ``pad`` (``update(now_s, bb) ->
+    ManualCommand | None``) and ``estop`` (``apply(command) -> command``).
+    """
+
+    def __init__(self, robot: RobotId, driver: Any, context: Any, tree_path: str | os.PathLike[str],
+                 load_tree: Callable[[Path], TreeLike], *, gc_adapter: Any = None, team: Any = None,
+                 pad: Any = None, estop: Any = None, reload_period_s: float = 1.0,
+                 on_event: Callable[[AgentEvent], None] | None = None) -> None:
+        self.robot = robot
+        self.name = str(robot)
+        self.driver = driver
+        self.context = context
+        self.tree_path = Path(tree_path)
+        self._load_tree = load_tree
+        self.gc_adapter = gc_adapter
+        self.team = team
+        self.pad = pad
+        self.estop = estop
+        self.reload_period_s = reload_period_s
+        self.on_event = on_event
+        self.now_s = 0.0
+        self.ticks = 0
+        self.last_status: Any = None
+        self.last_command = RobotCommand()
+        self.observations: Observations | None = None
+        self.gc_events: list[Any] = []
+        self.events: list[AgentEvent] = []
+        self.node_exceptions: dict[str, int] = {}  # node path -> how many ticks it raised
+        self.tree_failed = False  # the last tick raised
+        self._packet: Any = None
+        self._prev_odometry: Pose2D | None = None
+        self._files = tree_files(self.tree_path)
+        self._loaded_stamp = _stamp(self._files)
+        self._failed_stamp: tuple | None = None
+        self._next_reload_check_s = reload_period_s
+        self.tree: TreeLike = load_tree(self.tree_path)  # a bad tree at start-up is the caller's error
+        bb = self.tree.root_blackboard()
+        for key, value in default_blackboard_values().items():
+            if key not in bb:
+                bb[key] = value
+        self.context.blackboard = bb
+
+    # --- the cycle ------------------------------------------------------------------------
+
+    @property
+    def blackboard(self) -> MutableMapping[str, object]:
+        """The running tree's root blackboard."""
+        return self.tree.root_blackboard()
+
+    def receive_packet(self, packet: Any) -> None:
+        """Hand over a GameController packet (decoded); the next step applies the newest."""
+        self._packet = packet
+
+    def step(self, t_s: float) -> RobotCommand:
+        """One cycle at simulated time ``t_s``: sense, adapters, one tick, act. The command sent."""
+        self.now_s = t_s
+        if t_s >= self._next_reload_check_s:
+            self.reload_tree_if_changed()
+        observations = self.driver.sense()
+        bb = self.blackboard
+        self.gc_events = self.gc_adapter.apply(self._packet, t_s, bb) if self.gc_adapter else []
+        self._localize(observations, self.gc_events)
+        self.context.world_model.update(observations, self.context.localizer, t_s)
+        if self.team is not None:
+            self.team.receive(t_s, self)
+        self.context.world_model.write_blackboard(bb)
+        manual = self.pad.update(t_s, bb) if self.pad is not None else None
+        command = self._tick()
+        if manual is not None:
+            command = manual.apply_to(command)
+        if self.estop is not None:
+            command = self.estop.apply(command)
+        self.driver.act(command)
+        if self.team is not None:
+            self.team.send(t_s, self)
+        self.observations, self.last_command = observations, command
+        return command
+
+    # --- the parts of a cycle ----------------------------------------------------------------
+
+    def _localize(self, obs: Observations, gc_events: list[Any]) -> None:
+        """Odometry prediction every step, the camera's features on camera frames; a penalty
+        (picked up, put back at the touch line) resets the belief to the touch-line entry."""
+        localizer = self.context.localizer
+        prev, self._prev_odometry = self._prev_odometry, obs.odometry
+        if localizer is None:
+            return
+        if any(isinstance(e, (PenaltyStarted, PenaltyEnded)) for e in gc_events):
+            reset = getattr(localizer, "reset_touch_line_entry", None)
+            if reset is not None:
+                reset()
+        elif prev is not None and prev != obs.odometry:
+            localizer.predict(_odometry_delta(prev, obs.odometry))
+        if obs.camera_frame and obs.detections and not obs.fallen:
+            localizer.update(obs.detections)
+
+    def _tick(self) -> RobotCommand:
+        """One ``tick_exactly_once()``; the command the nodes built, or a stop when a node raised."""
+        self.context.begin_tick()
+        self.ticks += 1
+        try:
+            self.last_status = self.tree.tick_exactly_once()
+        except Exception as exc:  # a node's bug must not stop the match: stop this robot instead
+            self._node_failed(exc)
+            return self.context.command_snapshot()
+        self.tree_failed = False
+        return self.context.command_snapshot()
+
+    def _node_failed(self, exc: Exception) -> None:
+        path = node_path_of(exc)
+        self.tree_failed = True
+        self.last_status = None
+        count = self.node_exceptions.get(path, 0) + 1
+        self.node_exceptions[path] = count
+        try:
+            self.tree.halt_tree()
+        except Exception as halt_exc:  # a second faulty node in on_halted: still stop
+            self.node_exceptions.setdefault(node_path_of(halt_exc), 1)
+        self.context.stop()
+        self.context.begin_tick()  # no kick, no stand-up from the failed tick
+        if count == 1:
+            message = str(exc) or type(exc).__name__
+            if path not in message:
+                message = f"{path}: {message}"
+            self._emit("node_exception", f"{type(exc).__name__}: {message}", path)
+
+    # --- hot reload ----------------------------------------------------------------------------
+
+    def reload_tree_if_changed(self, force: bool = False) -> ReloadResult | None:
+        """Swap in the tree file's new version when it (or an include) changed since the load.
+
+        Returns None when nothing changed (or the same broken version was already reported),
+        ``ReloadResult(True)`` after a swap, ``ReloadResult(False, "path:line: message")`` when
+        the new version does not load (the running tree stays). ``force`` reloads regardless.
+        """
+        self._next_reload_check_s = self.now_s + self.reload_period_s
+        files = tree_files(self.tree_path)
+        stamp = _stamp(files)
+        if not force and (stamp == self._loaded_stamp or stamp == self._failed_stamp):
+            return None
+        try:
+            new_tree = self._load_tree(self.tree_path)
+        except Exception as exc:  # TreeLoadError mostly; any failure keeps the running tree
+            self._failed_stamp = stamp
+            message = str(exc) or type(exc).__name__
+            self._emit("tree_reload_failed", message)
+            return ReloadResult(False, message)
+        self._swap(new_tree)
+        self._files, self._loaded_stamp, self._failed_stamp = files, stamp, None
+        self._emit("tree_reloaded", f"{self.tree_path} ({len(files)} file(s))")
+        return ReloadResult(True)
+
+    def _swap(self, new_tree: TreeLike) -> None:
+        """Halt the old tree, carry the root entries over, run the new one from the next tick."""
+        old_bb = self.tree.root_blackboard()
+        try:
+            self.tree.halt_tree()
+        except Exception as exc:
+            self.node_exceptions[node_path_of(exc)] = self.node_exceptions.get(node_path_of(exc), 0) + 1
+        new_bb = new_tree.root_blackboard()
+        for key, value in list(old_bb.items()):
+            new_bb[key] = value
+        self.tree = new_tree
+        self.context.blackboard = new_bb
+        self.context.stop()
+
+    @property
+    def tree_file_list(self) -> list[Path]:
+        """The files of the running tree (the tree file first, then its includes)."""
+        return list(self._files)
+
+    # --- reporting -----------------------------------------------------------------------------
+
+    def _emit(self, kind: str, message: str, node_path: str = "") -> None:
+        event = AgentEvent(self.now_s, self.name, kind, message, node_path)
+        self.events.append(event)
+        level = logging.INFO if kind == "tree_reloaded" else logging.ERROR
+        _log.log(level, "%s", event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    @property
+    def node_exception_count(self) -> int:
+        """Ticks that raised, over every node path."""
+        return sum(self.node_exceptions.values())
+
+    def pose_estimate(self) -> Pose2D:
+        """The robot's believed pose, team frame."""
+        return self.context.world_model.robot_pose_field
+
+    def __repr__(self) -> str:
+        return f"Agent({self.name}, tree={self.tree_path.name}, t={self.now_s:.2f}s)"
+

@@ -1,0 +1,399 @@
+"""The lock-step match: world, referee, agents and observers; ``run_match(config)``.
+
+``Match(config)`` builds a seeded simulated match: the ``World`` (truth and time), the
+``Referee`` (the GameController's part), one ``Agent`` per robot (each with its own tree,
+blackboard, context, world model and localizer), and the observers (recorder, viewer,
+metrics). ``Match.step()`` advances 10 ms in a fixed order: the world steps (with the commands
+of the previous cycle), the referee reads the world's events, the newest GameController packet
+goes to every agent (encoded and decoded as real v12 bytes), every agent steps in a fixed
+order, team messages travel, the observers look. Nothing reads the wall clock, so a seed gives
+the same match, bit for bit.
+
+``run_match(config) -> MatchResult`` plays a whole match (or ``duration_s`` of it) and returns
+a picklable summary: score, goals with times and scorers, per robot distance walked, falls,
+kicks, penalties, localization error, node exceptions, and the errors of the run. It is a pure
+function of the config (batch runs call it in worker processes).
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from soccerbt.agent import Agent, AgentEvent
+from soccerbt.gamecontroller.adapter import GameControllerAdapter
+from soccerbt.gamecontroller.protocol import decode
+from soccerbt.gamecontroller.referee import Referee, RefereeConfig
+from soccerbt.world.config import NoiseConfig, WorldConfig
+from soccerbt.world.field import Field
+from soccerbt.world.sim import World
+from soccerbt.world.types import Pose2D, RobotId, Team, from_team_frame, to_team_frame
+
+__all__ = ["MatchConfig", "MatchResult", "GoalSummary", "RobotSummary", "Match", "MatchObserver",
+           "run_match", "default_tree_path", "start_role"]
+
+BLUE_TEAM_NUMBER = 1
+RED_TEAM_NUMBER = 2
+LOC_ERROR_PERIOD_STEPS = 10  # sample the localization error at 10 Hz
+
+
+def default_tree_path() -> Path:
+    """Our own game tree (package data of soccerbt.trees)."""
+    return Path(__file__).resolve().parent / "trees" / "xml" / "game.xml"
+
+
+def start_role(number: int) -> str:
+    """The role a player starts with: 1 keeps goal, 2 strikes, the others support."""
+    return "goal_keeper" if number == 1 else "striker" if number == 2 else "supporter"
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything a match depends on. Picklable; the defaults are a 3 v 3 AdultSize match.
+
+    ``team_size`` None means the league's (3 AdultSize, 4 KidSize). ``duration_s`` None plays
+    the whole match (two halves); otherwise the match stops after that much simulated time.
+    ``blue_tree``/``red_tree`` None use our own ``game.xml``. ``noise`` None is the world's
+    default noise. ``realtime`` is honoured by drivers of the loop (the CLI), never inside it.
+    """
+
+    team_size: int | None = None
+    field: str = "adult"
+    seed: int = 0
+    duration_s: float | None = None
+    half_s: float = 600.0
+    blue_tree: str | None = None
+    red_tree: str | None = None
+    noise: NoiseConfig | None = None
+    realtime: bool = False
+    referee: RefereeConfig | None = None  # None: HL defaults with half_s
+    particles: int = 300  # per robot
+
+    def field_geometry(self) -> Field:
+        return Field.by_name(self.field)
+
+    def players_per_team(self) -> int:
+        return self.team_size if self.team_size is not None else self.field_geometry().players_per_team
+
+    def tree_of(self, team: Team) -> Path:
+        path = self.blue_tree if team is Team.BLUE else self.red_tree
+        return Path(path) if path else default_tree_path()
+
+
+@dataclass(frozen=True)
+class GoalSummary:
+    t_s: float
+    team: str  # who scored: "blue" or "red"
+    scorer: str | None  # the robot that touched the ball last, e.g. "blue2"
+    own_goal: bool
+    first_half: bool
+
+
+@dataclass(frozen=True)
+class RobotSummary:
+    robot: str
+    team: str
+    number: int
+    tree: str
+    distance_walked_m: float
+    falls: int
+    kicks: int
+    penalties: int
+    loc_error_median_m: float | None
+    loc_error_mean_m: float | None
+    node_exceptions: int
+    node_exception_paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The summary of one match (picklable, JSON-ready through ``to_dict``)."""
+
+    seed: int
+    sim_s: float
+    score: dict[str, int]
+    goals: tuple[GoalSummary, ...]
+    robots: tuple[RobotSummary, ...]
+    errors: tuple[str, ...]
+    trees: dict[str, str]
+    finished: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def robot(self, name: str) -> RobotSummary:
+        for r in self.robots:
+            if r.robot == name:
+                return r
+        raise KeyError(name)
+
+
+class MatchObserver(Protocol):
+    """Watches a match after each step; must not change it."""
+
+    def on_step(self, match: Match) -> None: ...
+
+
+# --- the default drivers and team plumbing -------------------------------------------------------
+
+
+def _sim_driver(world: World, robot: RobotId) -> Any:
+    """The simulator driver of soccerbt.drivers."""
+    from soccerbt.drivers.sim import SimDriver
+
+    return SimDriver(world, robot)
+
+
+def _build_factory() -> Any:
+    from soccerbt.nodes.soccer import register_soccer_nodes
+    from soccerbt.trees import TreeFactory
+
+    factory = TreeFactory()
+    register_soccer_nodes(factory)
+    return factory
+
+
+def entry_pose(field: Field, number: int, team_size: int) -> Pose2D:
+    """Where a player waits before READY, team frame: on a touch line of its own half, facing in.
+
+    Odd numbers on the right touch line (y < 0), even ones on the left, spread along x.
+    """
+    side = -1.0 if number % 2 else 1.0
+    x = -field.half_length_m * (number - 0.5) / team_size
+    return Pose2D(x, side * field.half_width_m, -side * math.pi / 2.0)
+
+
+# --- the match -------------------------------------------------------------------------------------
+
+
+class Match:
+    """One simulated match in lock-step (see the module docstring).
+
+    Exposed for viewers and tests: ``world``, ``referee``, ``agents`` (RobotId -> Agent, in
+    stepping order), each agent's ``tree``, ``blackboard`` and ``context``; ``t_s``,
+    ``dt_s``, ``field``, ``observers``; ``step()``, ``run(seconds)``, ``finished()``,
+    ``result()``.
+    """
+
+    def __init__(self, config: MatchConfig | None = None, *,
+                 observers: Iterable[MatchObserver] = (),
+                 pads: Any = None, estop: Any = None,
+                 driver_factory: Callable[[World, RobotId], Any] | None = None) -> None:
+        self.config = config = config or MatchConfig()
+        self.field = config.field_geometry()
+        self.team_size = config.players_per_team()
+        world_cfg = WorldConfig(field=self.field) if config.noise is None else WorldConfig(field=self.field,
+                                                                                            noise=config.noise)
+        self.world = World(world_cfg, seed=config.seed)
+        self.dt_s = self.world.dt_s
+        self.observers: list[MatchObserver] = list(observers)
+        self.errors: list[str] = []
+        self.agent_events: list[AgentEvent] = []
+        ref_cfg = config.referee or RefereeConfig(blue_team_number=BLUE_TEAM_NUMBER,
+                                                  red_team_number=RED_TEAM_NUMBER,
+                                                  players_per_team=self.team_size,
+                                                  half_duration_s=config.half_s)
+        for team in (Team.BLUE, Team.RED):
+            for number in range(1, self.team_size + 1):
+                rid = RobotId(team, number)
+                attack = ref_cfg.blue_attacks_positive_x_first_half == (team is Team.BLUE)
+                self.world.add_robot(rid, from_team_frame(entry_pose(self.field, number, self.team_size), attack))
+        self.referee = Referee(self.world, ref_cfg)
+        self.pads = pads
+        self.estop = estop
+        make_driver = driver_factory or _sim_driver
+        self.factory = _build_factory()
+        self.agents: dict[RobotId, Agent] = {}
+        for rid in sorted(self.world.robots):
+            self.agents[rid] = self._build_agent(rid, make_driver(self.world, rid))
+        self._loc_errors: dict[RobotId, list[float]] = {rid: [] for rid in self.agents}
+        self._packet_key: tuple | None = None
+        self._packet: Any = None
+        self.packets_sent = 0
+        self.steps = 0
+
+    # --- construction -----------------------------------------------------------------------------
+
+    def _build_agent(self, rid: RobotId, driver: Any) -> Agent:
+        from soccerbt.nodes.soccer.context import RobotContext
+        from soccerbt.services.localization import ParticleFilter
+        from soccerbt.services.navigation import Navigator
+        from soccerbt.services.world_model import WorldModel
+
+        rng = np.random.default_rng([self.config.seed, rid.team.value, rid.number])
+        localizer = ParticleFilter(self.field, self.config.particles, rng=rng)
+        localizer.reset_touch_line_entry()
+        context = RobotContext(
+            robot=rid, field=self.field, clock=lambda: self.world.t_s,
+            world_model=WorldModel(self.field, rid.team), limits=getattr(driver, "limits", None),
+            localizer=localizer, navigator=Navigator(self.field),
+            kick=_optional_service("soccerbt.services.kick", self.field),
+            team_number=self.referee.team_number(rid.team), team_size=self.team_size,
+            start_role=start_role(rid.number))
+        factory = self.factory
+
+        def load_tree(path: Path) -> Any:
+            return factory.create_tree_from_file(str(path), context=context)
+
+        pad = _RobotPad(self.pads, rid) if self.pads is not None else None
+        agent = Agent(rid, driver, context, self.config.tree_of(rid.team), load_tree,
+                      gc_adapter=GameControllerAdapter(self.referee.team_number(rid.team), rid.number),
+                      pad=pad, estop=self.estop, on_event=self._on_agent_event)
+        agent.blackboard["player_role"] = context.start_role
+        return agent
+
+    def _on_agent_event(self, event: AgentEvent) -> None:
+        self.agent_events.append(event)
+        if event.kind != "tree_reloaded":
+            self.errors.append(str(event))
+
+    # --- stepping ---------------------------------------------------------------------------------
+
+    @property
+    def t_s(self) -> float:
+        return self.world.t_s
+
+    def step(self) -> None:
+        """Advance the match by one world step (10 ms): world, referee, packets, agents, observers."""
+        world = self.world
+        world.step()
+        t = world.t_s
+        self.referee.step(t, world.events.drain())
+        packet = self._newest_packet()
+        for agent in self.agents.values():
+            if packet is not None:
+                agent.receive_packet(packet)
+            agent.step(t)
+        self.steps += 1
+        if self.steps % LOC_ERROR_PERIOD_STEPS == 0:
+            self._sample_localization()
+        for observer in self.observers:
+            observer.on_step(self)
+
+    def _newest_packet(self) -> Any:
+        """A packet at the GameController's rate (2 Hz), and at once when the game situation
+        changed (state, set play, penalties, score), as decoded v12 bytes shared by every robot."""
+        ref = self.referee
+        key = (ref.state, ref.secondary_state, ref.sub_state, ref.set_play_team, ref.kick_off_team,
+               ref.first_half, tuple(sorted(ref.scores.items(), key=lambda kv: kv[0].value)),
+               tuple(sorted(rid for rid in self.agents if ref.is_penalized(rid))))
+        due = ref.poll_packet(self.world.t_s)
+        if due is None and key == self._packet_key:
+            return None
+        self._packet_key = key
+        self.packets_sent += 1
+        self._packet = decode(ref.packet_bytes())
+        return self._packet
+
+    def _sample_localization(self) -> None:
+        ref = self.referee
+        for rid, agent in self.agents.items():
+            truth = self.world.robots[rid]
+            if truth.removed or ref.is_penalized(rid):
+                continue
+            true_team = to_team_frame(truth.pose, ref.attacks_positive_x(rid.team))
+            est = agent.pose_estimate()
+            self._loc_errors[rid].append(math.hypot(est.x_m - true_team.x_m, est.y_m - true_team.y_m))
+
+    def run(self, seconds: float) -> None:
+        """Step for ``seconds`` of simulated time, or until the match is over."""
+        for _ in range(int(round(seconds / self.dt_s))):
+            if self.finished():
+                break
+            self.step()
+
+    def finished(self) -> bool:
+        """The referee ended the game, or ``duration_s`` is reached."""
+        d = self.config.duration_s
+        return self.referee.finished or (d is not None and self.world.t_s >= d - 1e-9)
+
+    # --- viewer helpers -----------------------------------------------------------------------------
+
+    def place_ball(self, x_m: float, y_m: float) -> None:
+        """Put the ball somewhere (the viewer's drag and drop)."""
+        self.world.place_ball(x_m, y_m)
+
+    def agent(self, name: str) -> Agent:
+        """An agent by its key, e.g. "blue2"."""
+        for rid, agent in self.agents.items():
+            if str(rid) == name:
+                return agent
+        raise KeyError(f"no robot {name!r} (robots: {', '.join(str(r) for r in self.agents)})")
+
+    # --- the summary ------------------------------------------------------------------------------
+
+    def result(self) -> MatchResult:
+        ref = self.referee
+        penalties: dict[RobotId, int] = {}
+        for rec in ref.history:
+            if rec.kind == "penalty" and rec.robot is not None:
+                penalties[rec.robot] = penalties.get(rec.robot, 0) + 1
+        robots = []
+        for rid, agent in self.agents.items():
+            truth = self.world.robots[rid]
+            errs = self._loc_errors[rid]
+            robots.append(RobotSummary(
+                robot=str(rid), team=rid.team.name.lower(), number=rid.number, tree=str(agent.tree_path),
+                distance_walked_m=round(truth.distance_walked_m, 3), falls=truth.falls, kicks=truth.kicks,
+                penalties=penalties.get(rid, 0),
+                loc_error_median_m=round(statistics.median(errs), 3) if errs else None,
+                loc_error_mean_m=round(statistics.fmean(errs), 3) if errs else None,
+                node_exceptions=agent.node_exception_count,
+                node_exception_paths=tuple(sorted(agent.node_exceptions))))
+        goals = tuple(GoalSummary(round(g.t_s, 2), g.team.name.lower(),
+                                  str(g.last_touch) if g.last_touch is not None else None,
+                                  g.own_goal, g.first_half) for g in ref.goals)
+        return MatchResult(
+            seed=self.config.seed, sim_s=round(self.world.t_s, 2),
+            score={"blue": ref.scores[Team.BLUE], "red": ref.scores[Team.RED]},
+            goals=goals, robots=tuple(robots), errors=tuple(self.errors),
+            trees={"blue": str(self.config.tree_of(Team.BLUE)), "red": str(self.config.tree_of(Team.RED))},
+            finished=ref.finished)
+
+
+class _RobotPad:
+    """One robot's view of a ``PadManager``: ``update(now_s, bb)`` as the agent calls it."""
+
+    __slots__ = ("manager", "robot")
+
+    def __init__(self, manager: Any, robot: RobotId) -> None:
+        self.manager = manager
+        self.robot = robot
+
+    def update(self, now_s: float, blackboard: Any) -> Any:
+        return self.manager.update(self.robot, now_s, blackboard)
+
+
+def _optional_service(module_name: str, field: Field) -> Any:
+    """The kick planner when its module exists (it is optional for the nodes)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        return None
+    cls = getattr(module, "KickPlanner", None)
+    return cls(field) if cls is not None else None
+
+
+def run_match(config: MatchConfig) -> MatchResult:
+    """Play a match headless and summarise it. Deterministic in ``config`` (seeded).
+
+    A crash inside the loop (a bug in the simulator, the referee or an adapter: node exceptions
+    never get here) ends the match early; the summary then lists it in ``errors``.
+    """
+    match = Match(config)
+    try:
+        while not match.finished():
+            match.step()
+    except Exception as exc:  # keep the partial result: batch runs must not lose the others
+        match.errors.append(f"t={match.t_s:.2f}s crash: {type(exc).__name__}: {exc}\n"
+                            + "".join(traceback.format_tb(exc.__traceback__)[-3:]))
+    return match.result()
+
