@@ -22,3 +22,19 @@ __all__ = [
     "is_number",
     "number_cast",
 ]
+
+from soccerbt.blackboard.script import (  # noqa: E402
+    CompiledScript,
+    ScriptRuntimeError,
+    ScriptSyntaxError,
+    compile_script,
+    parse_literal,
+)
+
+__all__ += [
+    "CompiledScript",
+    "ScriptRuntimeError",
+    "ScriptSyntaxError",
+    "compile_script",
+    "parse_literal",
+]

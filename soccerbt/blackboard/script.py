@@ -1,0 +1,1080 @@
+"""The BehaviorTree.CPP 4.10 script language, compiled once into a tree of Python closures.
+
+`compile_script(source)` tokenizes and parses like BT.CPP's hand-written Pratt parser
+(same tokens, binding powers, chained comparisons, error texts with positions) and returns a
+`CompiledScript`; calling it with a `Blackboard` runs the statements and returns the value of
+the last one. Values follow BT.CPP's `Any`: integer literals are `int`, arithmetic results and
+booleans produced by comparisons/logic are `float` (1.0/0.0), strings are `str`, an empty
+(declared but unset) entry reads as `None`. `&&`/`||` evaluate both sides; a comparison chain
+stops at the first false link.
+
+No eval/exec/ast: the source is never handed to Python. Imports only soccerbt.blackboard.core.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Callable, Mapping
+
+from soccerbt.blackboard.core import (
+    Blackboard,
+    BlackboardError,
+    btcpp_type_name,
+)
+
+__all__ = [
+    "CompiledScript",
+    "ScriptRuntimeError",
+    "ScriptSyntaxError",
+    "compile_script",
+    "parse_literal",
+]
+
+_EPS = 1.1920928955078125e-07  # numeric_limits<float>::epsilon(): BT.CPP's == tolerance
+_TWO_53 = 9007199254740992
+_TWO_63 = 9.223372036854775808e18
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+_NAN = math.nan
+_INF = math.inf
+
+
+# =========================================================================== errors
+
+
+class ScriptSyntaxError(ValueError):
+    """A script BT.CPP's parser rejects; `position` is the 0-based character index.
+
+    `message` is BT.CPP's own text (what a Script node reports); str() adds the prefix a
+    precondition uses: 'Error in the script "1 +"\\nExpected operand at position 3 (got \\'\\')'.
+    """
+
+    def __init__(self, message: str, source: str, position: int) -> None:
+        self.message = message
+        self.source = source
+        self.position = position
+        super().__init__(f'Error in the script "{source}"\n{message}')
+
+
+class ScriptRuntimeError(RuntimeError):
+    """A script that throws while running, with BT.CPP's message.
+
+    `message` is the bare reason; str() is what BT.CPP's script function throws: for its own
+    RuntimeErrors 'Error in script [SOURCE]\\nREASON', for errors raised by safe_any casts
+    (`wrapped` False) the bare reason, as BT.CPP lets those through unwrapped.
+    """
+
+    def __init__(self, message: str, source: str, wrapped: bool = True) -> None:
+        self.message = message
+        self.source = source
+        self.wrapped = wrapped
+        text = f"Error in script [{source}]\n{message}" if wrapped else message
+        super().__init__(text)
+
+
+class _Fail(Exception):
+    """Internal: a run-time failure, turned into ScriptRuntimeError at the script's edge."""
+
+    __slots__ = ("message", "wrapped")
+
+    def __init__(self, message: str, wrapped: bool = True) -> None:
+        super().__init__(message)
+        self.message = message
+        self.wrapped = wrapped
+
+
+# =========================================================================== tokenizer
+
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGITS = frozenset("0123456789")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_IDENT_START = _LETTERS | {"_", "@"}
+_IDENT_CHAR = _LETTERS | _DIGITS | {"_"}
+_SPACE = frozenset(" \t\n\r")
+
+# token kinds
+_INT, _REAL, _STR, _BOOL, _NAME, _ERR, _END = "int", "real", "str", "bool", "name", "err", "end"
+_TWO_CHAR = frozenset(["..", "&&", "||", "==", "!=", "<=", ">=", ":=", "+=", "-=", "*=", "/="])
+_ONE_CHAR = frozenset("+-*/&|^~!<>=?:();")
+
+
+def _tokenize(src: str) -> list[tuple[str, str, int]]:
+    """BT.CPP's tokenizer: (kind, text, position) triples ending with an "end" token."""
+    tokens: list[tuple[str, str, int]] = []
+    n = len(src)
+    i = 0
+    while i < n:
+        c = src[i]
+        if c in _SPACE:
+            i += 1
+            continue
+        start = i
+        if c == "'":
+            j = src.find("'", i + 1)
+            if j < 0:
+                tokens.append((_ERR, src[start:], start))
+                i = n
+            else:
+                tokens.append((_STR, src[i + 1 : j], start))
+                i = j + 1
+            continue
+        if c in _DIGITS:
+            if c == "0" and i + 1 < n and src[i + 1] in "xX":
+                i, kind = _scan_hex(src, n, i)
+            else:
+                i, kind = _scan_decimal(src, n, i)
+            tokens.append((kind, src[start:i], start))
+            continue
+        if c in _IDENT_START:
+            i += 1
+            while i < n and src[i] in _IDENT_CHAR:
+                i += 1
+            text = src[start:i]
+            tokens.append((_BOOL if text in ("true", "false") else _NAME, text, start))
+            continue
+        two = src[i : i + 2]
+        if two in _TWO_CHAR:
+            tokens.append((two, two, start))
+            i += 2
+            continue
+        tokens.append((c if c in _ONE_CHAR else _ERR, c, start))
+        i += 1
+    tokens.append((_END, "", n))
+    return tokens
+
+
+def _skip_garbage(src: str, n: int, i: int) -> int:
+    while i < n and (src[i] in _IDENT_CHAR or src[i] == "."):
+        i += 1
+    return i
+
+
+def _scan_hex(src: str, n: int, i: int) -> tuple[int, str]:
+    i += 2
+    bad = False
+    if i >= n or src[i] not in _HEX:
+        bad = True
+    else:
+        while i < n and src[i] in _HEX:
+            i += 1
+    if i < n and (src[i] == "." or src[i] in _IDENT_CHAR):
+        bad = True
+        i = _skip_garbage(src, n, i)
+    return i, (_ERR if bad else _INT)
+
+
+def _scan_decimal(src: str, n: int, i: int) -> tuple[int, str]:
+    real = bad = False
+    while i < n and src[i] in _DIGITS:
+        i += 1
+    if i < n and src[i] == ".":
+        if i + 1 < n and src[i + 1] == ".":
+            pass  # "65..": an integer followed by the concat operator
+        elif i + 1 < n and src[i + 1] in _DIGITS:
+            real = True
+            i += 1
+            while i < n and src[i] in _DIGITS:
+                i += 1
+        else:
+            bad = True
+            i = _skip_garbage(src, n, i + 1)
+    if not bad and i < n and src[i] in "eE":
+        real = True
+        i += 1
+        if i < n and src[i] in "+-":
+            i += 1
+        if i >= n or src[i] not in _DIGITS:
+            bad = True
+        else:
+            while i < n and src[i] in _DIGITS:
+                i += 1
+    if not bad and i < n and src[i] in _IDENT_START:
+        bad = True
+        while i < n and src[i] in _IDENT_CHAR:
+            i += 1
+    return i, (_ERR if bad else (_REAL if real else _INT))
+
+
+# =========================================================================== AST
+
+# Binding powers of BT.CPP's parser (higher binds tighter).
+_ASSIGN_BP, _TERNARY_BP, _COMPARISON_BP, _PREFIX_BP = 2, 4, 10, 20
+_LEFT_BP = {
+    ":=": 2, "=": 2, "+=": 2, "-=": 2, "*=": 2, "/=": 2,
+    "?": 4,
+    "||": 6,
+    "&&": 8,
+    "==": 10, "!=": 10, "<": 10, ">": 10, "<=": 10, ">=": 10,
+    "|": 12, "^": 12,
+    "&": 14,
+    "+": 16, "-": 16, "..": 16,
+    "*": 18, "/": 18,
+}  # fmt: skip
+_ASSIGN_OPS = frozenset([":=", "=", "+=", "-=", "*=", "/="])
+_COMPARE_OPS = frozenset(["==", "!=", "<", ">", "<=", ">="])
+
+
+class _Node:
+    __slots__ = ()
+
+
+class _Lit(_Node):
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
+class _Name(_Node):
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _Unary(_Node):
+    __slots__ = ("op", "operand")
+
+    def __init__(self, op: str, operand: _Node) -> None:
+        self.op, self.operand = op, operand
+
+
+class _Binary(_Node):
+    __slots__ = ("op", "lhs", "rhs")
+
+    def __init__(self, lhs: _Node, op: str, rhs: _Node) -> None:
+        self.op, self.lhs, self.rhs = op, lhs, rhs
+
+
+class _Compare(_Node):
+    __slots__ = ("ops", "operands")
+
+    def __init__(self, first: _Node) -> None:
+        self.ops: list[str] = []
+        self.operands: list[_Node] = [first]
+
+
+class _If(_Node):
+    __slots__ = ("cond", "then", "else_")
+
+    def __init__(self, cond: _Node, then: _Node, else_: _Node) -> None:
+        self.cond, self.then, self.else_ = cond, then, else_
+
+
+class _Assign(_Node):
+    __slots__ = ("op", "lhs", "rhs")
+
+    def __init__(self, lhs: _Node, op: str, rhs: _Node) -> None:
+        self.op, self.lhs, self.rhs = op, lhs, rhs
+
+
+class _SyntaxFail(Exception):
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(message)
+        self.message, self.position = message, position
+
+
+class _Parser:
+    """BT.CPP's Pratt parser over the token list."""
+
+    def __init__(self, tokens: list[tuple[str, str, int]]) -> None:
+        self.toks = tokens
+        self.i = 0
+
+    def parse_all(self) -> list[_Node]:
+        stmts: list[_Node] = []
+        toks = self.toks
+        while toks[self.i][0] != _END:
+            stmts.append(self.expr(0))
+            while toks[self.i][0] == ";":
+                self.i += 1
+        return stmts
+
+    def _advance(self) -> tuple[str, str, int]:
+        tok = self.toks[self.i]
+        if tok[0] != _END:
+            self.i += 1
+        return tok
+
+    def _expect(self, kind: str, what: str) -> None:
+        tok = self.toks[self.i]
+        if tok[0] != kind:
+            raise _SyntaxFail(
+                f"Parse error at position {tok[2]}: {what} (got '{tok[1]}')", tok[2]
+            )
+        self._advance()
+
+    def prefix(self) -> _Node:
+        kind, text, pos = self.toks[self.i]
+        if kind in ("-", "~", "!"):
+            self.i += 1
+            return _Unary(kind, self.expr(_PREFIX_BP))
+        if kind == "(":
+            self.i += 1
+            inner = self.expr(0)
+            self._expect(")", "expected ')'")
+            return inner
+        if kind == _BOOL:
+            self.i += 1
+            return _Lit(1.0 if text == "true" else 0.0)
+        if kind == _INT:
+            self.i += 1
+            return _Lit(_int_literal(text))
+        if kind == _REAL:
+            self.i += 1
+            value = float(text)
+            if math.isinf(value):
+                raise _SyntaxFail(f"Real literal out of range '{text}' at position {pos}", pos)
+            return _Lit(value)
+        if kind == _STR:
+            self.i += 1
+            return _Lit(text)
+        if kind == _NAME:
+            self.i += 1
+            return _Name(text)
+        if kind == _ERR:
+            raise _SyntaxFail(f"Invalid token '{text}' at position {pos}", pos)
+        raise _SyntaxFail(f"Expected operand at position {pos} (got '{text}')", pos)
+
+    def expr(self, min_bp: int) -> _Node:
+        left = self.prefix()
+        toks = self.toks
+        while True:
+            kind = toks[self.i][0]
+            lbp = _LEFT_BP.get(kind, -1)
+            if lbp < 0 or lbp < min_bp:
+                break
+            if kind in _ASSIGN_OPS:
+                self.i += 1
+                left = _Assign(left, kind, self.expr(0))
+                break
+            if kind == "?":
+                self.i += 1
+                then = self.expr(0)
+                self._expect(":", "expected ':' in ternary expression")
+                left = _If(left, then, self.expr(_TERNARY_BP))
+                break
+            if kind in _COMPARE_OPS:
+                node = _Compare(left)
+                while toks[self.i][0] in _COMPARE_OPS:
+                    node.ops.append(toks[self.i][0])
+                    self.i += 1
+                    node.operands.append(self.expr(_COMPARISON_BP + 1))
+                left = node
+                continue
+            self.i += 1
+            left = _Binary(left, kind, self.expr(lbp + 1))
+        return left
+
+
+def _int_literal(text: str) -> int:
+    """from_chars into int64: a literal out of range leaves the value 0, as in BT.CPP."""
+    value = int(text[2:], 16) if text[:2] in ("0x", "0X") else int(text)
+    return value if value <= _INT64_MAX else 0
+
+
+# =========================================================================== value model
+
+
+def _type_name(v: object) -> str:
+    return btcpp_type_name(type(v))
+
+
+def _slow_double(v: object) -> float | None:
+    if isinstance(v, str):
+        return None
+    if isinstance(v, numbers.Integral):
+        return _int_to_double(int(v))
+    if isinstance(v, numbers.Real):
+        return float(v)
+    return None
+
+
+def _int_to_double(v: int) -> float:
+    if -_TWO_53 <= v <= _TWO_53:
+        return float(v)
+    try:
+        f = float(v)
+    except OverflowError:
+        raise _Fail("Value outside numeric limits", False) from None
+    if int(f) != v:
+        raise _Fail("Loss of precision in conversion to floating point", False)
+    return f
+
+
+def _dbl(v: object) -> float | None:
+    """Any::cast<double>() of a number, or None when `v` is not a number (isNumber)."""
+    t = type(v)
+    if t is float:
+        return v  # type: ignore[return-value]
+    if t is int or t is bool:
+        if -_TWO_53 <= v <= _TWO_53:  # type: ignore[operator]
+            return float(v)  # type: ignore[arg-type]
+        return _int_to_double(v)  # type: ignore[arg-type]
+    if v is None:
+        return None
+    return _slow_double(v)
+
+
+def _is_str(v: object) -> bool:
+    return type(v) is str or isinstance(v, str)
+
+
+def _is_int_kind(v: object) -> bool:
+    """castedType int64: Python ints and bools (BT.CPP stores every integral as int64)."""
+    return isinstance(v, numbers.Integral) and not isinstance(v, str)
+
+
+def _cast_int64(v: object) -> int:
+    """Any::cast<int64_t>() of a number; raises _Fail (unwrapped) like convertNumber."""
+    if _is_int_kind(v):
+        iv = int(v)  # type: ignore[call-overload]
+        if iv < _INT64_MIN or iv > _INT64_MAX:
+            raise _Fail("Value outside numeric limits", False)
+        return iv
+    f = _dbl(v)
+    if f is None:
+        raise _Fail(f"[Any::convert]: no known safe conversion between [{_type_name(v)}] "
+                    "and [long]", False)
+    if f != f or f >= _TWO_63 or f < -_TWO_63 or f != math.floor(f):
+        raise _Fail("Invalid floating point to integer conversion", False)
+    return int(f)
+
+
+def _cast_bool(v: object) -> bool:
+    """Any::cast<bool>(): doubles truncate, integers must be 0 or 1, strings refuse."""
+    t = type(v)
+    if t is bool:
+        return v  # type: ignore[return-value]
+    if t is float:
+        return v != 0.0
+    if t is int:
+        if v == 0:
+            return False
+        if v == 1:
+            return True
+        raise _Fail("Implicit casting to bool is not allowed", False)
+    if v is None:
+        raise _Fail("Any::cast failed because it is empty", False)
+    if not _is_str(v):
+        if isinstance(v, numbers.Integral):
+            return _cast_bool(int(v))
+        if isinstance(v, numbers.Real):
+            return float(v) != 0.0
+    raise _Fail(f"[Any::convert]: no known safe conversion between [{_type_name(v)}] and "
+                "[bool]", False)
+
+
+# from_chars(double) accepts a prefix: sign '-', digits with optional fraction and exponent,
+# or inf/infinity/nan; a leading '+' or blank is refused.
+_FROM_CHARS = re.compile(
+    r"-?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:infinity|inf|nan))"
+)
+
+
+def _string_to_double(s: str) -> float:
+    """Any::cast<double>() of a string (from_chars); raises _Fail (unwrapped)."""
+    m = _FROM_CHARS.match(s)
+    if m is None:
+        raise _Fail("Any failed string to number conversion", False)
+    text = m.group(0)
+    value = float(text)
+    lowered = text.lower()
+    if "n" not in lowered:  # a plain number: from_chars refuses overflow and underflow
+        if math.isinf(value) or (value == 0.0 and any(ch in "123456789" for ch in
+                                                      text.split("e")[0].split("E")[0])):
+            raise _Fail("Any failed string to number conversion", False)
+    return value
+
+
+def _string_to_double_env(s: str, enums: Mapping[str, int] | None) -> float:
+    """BT.CPP's StringToDouble: "true"/"false", enum names, then a number."""
+    if s == "true":
+        return 1.0
+    if s == "false":
+        return 0.0
+    if enums:
+        hit = enums.get(s)
+        if hit is not None:
+            return float(hit)
+    return _string_to_double(s)
+
+
+def _to_string(v: object) -> str:
+    """Any::cast<std::string>() of a string or a number (std::to_string: "%f" for doubles)."""
+    if type(v) is str:
+        return v  # type: ignore[return-value]
+    if isinstance(v, str):
+        return str(v)
+    if _is_int_kind(v):
+        return str(int(v))  # type: ignore[call-overload]
+    return "%f" % float(v)  # type: ignore[arg-type]
+
+
+def _div(a: float, b: float) -> float:
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0.0:
+            return _NAN
+        return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def _not_init(side: str, op: str) -> str:
+    return f"The {side} operand of the operator [{op}] is not initialized"
+
+
+# =========================================================================== compiler
+
+Fn = Callable[[Blackboard], object]
+
+
+class _Compiler:
+    def __init__(self, enums: Mapping[str, int] | None) -> None:
+        self.enums = dict(enums) if enums else {}
+        self.referenced: set[str] = set()
+        self.assigned: set[str] = set()
+
+    def compile(self, node: _Node) -> Fn:
+        if isinstance(node, _Lit):
+            return _c_literal(node.value)
+        if isinstance(node, _Name):
+            if node.name in self.enums:
+                return _c_literal(float(self.enums[node.name]))
+            self.referenced.add(node.name)
+            return _c_name(node.name)
+        if isinstance(node, _Unary):
+            return _c_unary(node.op, self.compile(node.operand))
+        if isinstance(node, _Binary):
+            return _c_binary(node.op, self.compile(node.lhs), self.compile(node.rhs))
+        if isinstance(node, _Compare):
+            fns = [self.compile(o) for o in node.operands]
+            return _c_compare(node.ops, fns, self.enums or None)
+        if isinstance(node, _If):
+            return _c_if(self.compile(node.cond), self.compile(node.then),
+                         self.compile(node.else_))
+        if isinstance(node, _Assign):
+            rhs = self.compile(node.rhs)
+            if not isinstance(node.lhs, _Name):
+                self.compile(node.lhs)  # its names still count as referenced
+                return _c_bad_assign(rhs)
+            name = node.lhs.name
+            self.referenced.add(name)
+            self.assigned.add(name)
+            return _c_assign(node.op, name, rhs, self.enums or None)
+        raise AssertionError(f"unknown node {node!r}")  # pragma: no cover
+
+
+def _c_literal(value: object) -> Fn:
+    def lit(bb: Blackboard) -> object:
+        return value
+
+    return lit
+
+
+def _c_name(name: str) -> Fn:
+    missing = f"Variable not found: {name}"
+
+    def var(bb: Blackboard) -> object:
+        entry = bb._storage.get(name)
+        if entry is None:
+            entry = bb.get_entry(name)
+            if entry is None:
+                raise _Fail(missing)
+        return entry.value
+
+    return var
+
+
+def _c_unary(op: str, operand: Fn) -> Fn:
+    def fail_other(v: object) -> None:
+        if _is_str(v):
+            raise _Fail("Invalid operator for std::string")
+        raise _Fail("ExprUnaryArithmetic: undefined")
+
+    if op == "-":
+
+        def neg(bb: Blackboard) -> object:
+            v = operand(bb)
+            d = _dbl(v)
+            if d is None:
+                fail_other(v)
+            return -d  # type: ignore[operator]
+
+        return neg
+    if op == "!":
+
+        def not_(bb: Blackboard) -> object:
+            v = operand(bb)
+            t = type(v)
+            if t is bool or (t is int and -_TWO_53 <= v <= _TWO_53):
+                return 0.0 if v else 1.0
+            d = _dbl(v)
+            if d is None:
+                fail_other(v)
+            return 0.0 if d else 1.0
+
+        return not_
+
+    def complement(bb: Blackboard) -> object:
+        v = operand(bb)
+        d = _dbl(v)
+        if d is None:
+            fail_other(v)
+        if not (-_TWO_63 <= d < _TWO_63):  # type: ignore[operator]
+            raise _Fail("Number out of range for bitwise operation")
+        return float(~int(d))  # type: ignore[arg-type]
+
+    return complement
+
+
+def _c_binary(op: str, lf: Fn, rf: Fn) -> Fn:
+    left_ni, right_ni = _not_init("left", op), _not_init("right", op)
+
+    if op in ("&&", "||"):
+        is_and = op == "&&"
+
+        def logic(bb: Blackboard) -> object:
+            lv = lf(bb)
+            rv = rf(bb)  # both sides run: BT.CPP does not short-circuit
+            tl, tr = type(lv), type(rv)
+            # the common cases: flags and results of comparisons
+            if (tl is bool or tl is float) and (tr is bool or tr is float):
+                lb = lv if tl is bool else lv != 0.0
+                rb = rv if tr is bool else rv != 0.0
+            else:
+                if lv is None:
+                    raise _Fail(left_ni)
+                if rv is None:
+                    raise _Fail(right_ni)
+                if _dbl(lv) is None or _dbl(rv) is None:
+                    raise _Fail("Operation not permitted")
+                try:
+                    lb, rb = _cast_bool(lv), _cast_bool(rv)
+                except _Fail:
+                    raise _Fail("Logic operators are not allowed if one of the operands "
+                                "is not castable to bool") from None
+            if is_and:
+                return 1.0 if (lb and rb) else 0.0
+            return 1.0 if (lb or rb) else 0.0
+
+        return logic
+
+    if op in ("&", "|", "^"):
+
+        def bits(bb: Blackboard) -> object:
+            lv, rv = lf(bb), rf(bb)
+            if lv is None:
+                raise _Fail(left_ni)
+            if rv is None:
+                raise _Fail(right_ni)
+            if _dbl(lv) is None or _dbl(rv) is None:
+                raise _Fail("Operation not permitted")
+            try:
+                li, ri = _cast_int64(lv), _cast_int64(rv)
+            except _Fail:
+                raise _Fail("Binary operators are not allowed if one of the operands is "
+                            "not an integer") from None
+            if op == "&":
+                return float(li & ri)
+            if op == "|":
+                return float(li | ri)
+            return float(li ^ ri)
+
+        return bits
+
+    if op == "..":
+
+        def concat(bb: Blackboard) -> object:
+            lv, rv = lf(bb), rf(bb)
+            if lv is None:
+                raise _Fail(left_ni)
+            if rv is None:
+                raise _Fail(right_ni)
+            ls, rs = _is_str(lv), _is_str(rv)
+            ln = not ls and _dbl(lv) is not None
+            rn = not rs and _dbl(rv) is not None
+            if ln and rn:
+                return None  # BT.CPP falls through to an empty Any for number .. number
+            if (ls or ln) and (rs or rn):
+                return _to_string(lv) + _to_string(rv)
+            raise _Fail("Operation not permitted")
+
+        return concat
+
+    arith = {"+": float.__add__, "-": float.__sub__, "*": float.__mul__, "/": _div}[op]
+    is_plus = op == "+"
+
+    def arithmetic(bb: Blackboard) -> object:
+        lv, rv = lf(bb), rf(bb)
+        if lv is None:
+            raise _Fail(left_ni)
+        if rv is None:
+            raise _Fail(right_ni)
+        ld, rd = _dbl(lv), _dbl(rv)
+        if ld is not None and rd is not None:
+            return arith(ld, rd)
+        if is_plus and _is_str(lv) and _is_str(rv):
+            return str(lv) + str(rv)
+        raise _Fail("Operation not permitted")
+
+    return arithmetic
+
+
+def _num_test(op: str) -> Callable[[float, float], bool]:
+    # BT.CPP writes each test as "fail when the opposite holds": NaN makes <, >, <=, >= true
+    if op == "==":
+        return lambda a, b: abs(a - b) <= _EPS
+    if op == "!=":
+        return lambda a, b: not abs(a - b) <= _EPS
+    if op == "<":
+        return lambda a, b: not a >= b
+    if op == ">":
+        return lambda a, b: not a <= b
+    if op == "<=":
+        return lambda a, b: not a > b
+    return lambda a, b: not a < b
+
+
+def _str_test(op: str) -> Callable[[str, str], bool]:
+    return {
+        "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b,
+        "<": lambda a, b: a < b,
+        ">": lambda a, b: a > b,
+        "<=": lambda a, b: a <= b,
+        ">=": lambda a, b: a >= b,
+    }[op]
+
+
+def _compare_pair(lv: object, rv: object, op: str, num_test: Callable, str_test: Callable,
+                  enums: Mapping[str, int] | None) -> bool:
+    """One link of a comparison chain with BT.CPP's type rules (the general path)."""
+    if lv is None:
+        raise _Fail(_not_init("left", op))
+    if rv is None:
+        raise _Fail(_not_init("right", op))
+    ls, rs = _is_str(lv), _is_str(rv)
+    if ls and rs:
+        return str_test(str(lv), str(rv))
+    ld = None if ls else _dbl(lv)
+    rd = None if rs else _dbl(rv)
+    if ld is not None and rd is not None:
+        return num_test(ld, rd)
+    if ls and rd is not None:
+        return num_test(_string_to_double_env(str(lv), enums), rd)
+    if ld is not None and rs:
+        return num_test(ld, _string_to_double_env(str(rv), enums))
+    raise _Fail(f"Can't mix different types in Comparison. Left operand [{_type_name(lv)}] "
+                f"right operand [{_type_name(rv)}]")
+
+
+def _c_compare(ops: list[str], fns: list[Fn], enums: Mapping[str, int] | None) -> Fn:
+    if len(ops) == 1:
+        op = ops[0]
+        lf, rf = fns
+        num_test, str_test = _num_test(op), _str_test(op)
+        if op in ("==", "!="):
+            want = op == "=="
+
+            def equality(bb: Blackboard) -> object:
+                lv, rv = lf(bb), rf(bb)
+                tl, tr = type(lv), type(rv)
+                if tl is tr and (tl is int or tl is str) and (
+                    tl is str or -_TWO_53 <= lv <= _TWO_53  # type: ignore[operator]
+                ):
+                    # exact for strings and for integers a double holds exactly
+                    return 1.0 if ((lv == rv) is want) else 0.0
+                same = _compare_pair(lv, rv, op, num_test, str_test, enums)
+                return 1.0 if same else 0.0
+
+            return equality
+
+        def single(bb: Blackboard) -> object:
+            lv, rv = lf(bb), rf(bb)
+            return 1.0 if _compare_pair(lv, rv, op, num_test, str_test, enums) else 0.0
+
+        return single
+
+    links = [(op, _num_test(op), _str_test(op)) for op in ops]
+    first, rest = fns[0], fns[1:]
+
+    def chain(bb: Blackboard) -> object:
+        lv = first(bb)
+        for (op, num_test, str_test), fn in zip(links, rest):
+            rv = fn(bb)
+            if not _compare_pair(lv, rv, op, num_test, str_test, enums):
+                return 0.0  # BT.CPP returns at the first false link
+            lv = rv
+        return 1.0
+
+    return chain
+
+
+def _c_if(cond: Fn, then: Fn, else_: Fn) -> Fn:
+    def ternary(bb: Blackboard) -> object:
+        v = cond(bb)
+        t = type(v)
+        if t is float or t is int or t is bool:
+            truth = v != 0
+        elif v is None:
+            raise _Fail("Any::cast failed because it is empty", False)
+        elif _is_str(v):
+            # BT.CPP's isType<SimpleString>() never matches a script string, so the
+            # string goes through cast<double>()
+            truth = _string_to_double(str(v)) != 0.0
+        else:
+            d = _dbl(v)
+            if d is None:
+                raise _Fail(f"[Any::convert]: no known safe conversion between "
+                            f"[{_type_name(v)}] and [double]", False)
+            truth = d != 0.0
+        return then(bb) if truth else else_(bb)
+
+    return ternary
+
+
+def _c_bad_assign(rhs: Fn) -> Fn:
+    def bad(bb: Blackboard) -> object:
+        raise _Fail("Assignment left operand not a blackboard entry")
+
+    return bad
+
+
+def _copy_into(value: object, dst: object) -> object:
+    """safe_any's Any::copyInto(dst): the value dst takes, keeping dst's type; or _Fail."""
+    if dst is None:
+        return value
+    if _is_str(value) and _is_str(dst):
+        return value
+    v_int, d_int = _is_int_kind(value), _is_int_kind(dst)
+    if v_int and d_int:
+        # same castedType (int64): bools and ints mix; an int destination keeps int
+        return int(value) if (type(dst) is not bool and type(value) is bool) else value
+    vd = None if _is_str(value) else _dbl(value)
+    if vd is not None and not _is_str(dst):
+        if d_int:
+            return _cast_int64(value)
+        if isinstance(dst, float) or _dbl(dst) is not None:
+            return vd
+    if type(value) is type(dst):
+        return value
+    raise _Fail("Any::copyInto fails", False)
+
+
+def _c_assign(op: str, key: str, rhs: Fn, enums: Mapping[str, int] | None) -> Fn:
+    missing = (f"The blackboard entry [{key}] doesn't exist, yet.\nIf you want to create a "
+               "new one, use the operator [:=] instead of [=]")
+    right_ni = _not_init("right", op)
+    left_ni = _not_init("left", op)
+    create = op == ":="
+
+    def find_entry(bb: Blackboard):  # -> Entry
+        entry = bb._storage.get(key)
+        if entry is None:
+            entry = bb.get_entry(key)
+            if entry is None:
+                if not create:
+                    raise _Fail(missing)
+                entry = bb.create_entry(key)
+        return entry
+
+    def prefix(entry) -> str:
+        dst = entry.value
+        kind = btcpp_type_name(entry.type_) if dst is None else _type_name(dst)
+        return f"Error assigning a value to entry [{key}] with type [{kind}]. "
+
+    if op in (":=", "="):
+
+        def assign(bb: Blackboard) -> object:
+            entry = find_entry(bb)
+            value = rhs(bb)
+            if value is None:
+                raise _Fail(right_ni)
+            dst = entry.value
+            if dst is None and entry.type_ is None:
+                entry.value = value
+            elif _is_str(value) and not _is_str(dst):
+                conv = entry.converter
+                if conv is None and entry.type_ is not None:
+                    conv = _type_converter(entry.type_)
+                if conv is not None:
+                    try:
+                        entry.value = conv(str(value))
+                    except _Fail:
+                        raise
+                    except Exception as exc:  # a port converter refusing the text
+                        raise _Fail(str(exc)) from None
+                elif dst is not None and _dbl(dst) is not None:
+                    entry.value = _string_to_double_env(str(value), enums)
+                else:
+                    shown = btcpp_type_name(entry.type_) if dst is None else _type_name(dst)
+                    raise _Fail(prefix(entry) + "\nThe right operand is a string, can't "
+                                f"convert to {shown}")
+            else:
+                try:
+                    entry.value = _copy_into(value, dst)
+                except _Fail:
+                    shown = btcpp_type_name(entry.type_) if dst is None else _type_name(dst)
+                    raise _Fail(prefix(entry) + f"\nThe right operand has type "
+                                f"[{_type_name(value)}] and can't be converted to "
+                                f"[{shown}]") from None
+            entry.sequence_id += 1
+            return entry.value
+
+        return assign
+
+    arith = {"+=": float.__add__, "-=": float.__sub__, "*=": float.__mul__, "/=": _div}[op]
+    is_plus = op == "+="
+
+    def compound(bb: Blackboard) -> object:
+        entry = find_entry(bb)
+        value = rhs(bb)
+        if value is None:
+            raise _Fail(right_ni)
+        dst = entry.value
+        if dst is None:
+            raise _Fail(left_ni)
+        temp: object = dst
+        vd = None if _is_str(value) else _dbl(value)
+        if vd is not None:
+            dd = None if _is_str(dst) else _dbl(dst)
+            if dd is None:
+                raise _Fail("This Assignment operator can't be used with a non-numeric type")
+            temp = arith(dd, vd)
+        elif _is_str(value):
+            if not is_plus:
+                raise _Fail("Operator not supported for strings")
+            if not (_is_str(dst) or _dbl(dst) is not None):
+                raise _Fail(f"[Any::convert]: no known safe conversion between "
+                            f"[{_type_name(dst)}] and [std::string]", False)
+            temp = _to_string(dst) + str(value)
+        entry.value = _copy_into(temp, dst)
+        entry.sequence_id += 1
+        return entry.value
+
+    return compound
+
+
+def _type_converter(t: type) -> Callable[[str], object] | None:
+    if t is str:
+        return str
+    from soccerbt.blackboard.core import _default_converter
+
+    return _default_converter(t)
+
+
+# =========================================================================== public API
+
+
+class CompiledScript:
+    """A parsed script; call it with a Blackboard to run it."""
+
+    __slots__ = ("source", "referenced_keys", "assigned_keys", "_run", "_n")
+
+    def __init__(self, source: str, statements: list[Fn], referenced: frozenset[str],
+                 assigned: frozenset[str]) -> None:
+        self.source = source
+        self.referenced_keys: frozenset[str] = referenced
+        self.assigned_keys: frozenset[str] = assigned
+        if len(statements) == 1:
+            self._run = statements[0]
+        else:
+            stmts = tuple(statements)
+
+            def run_all(bb: Blackboard) -> object:
+                result = None
+                for stmt in stmts:
+                    result = stmt(bb)
+                return result
+
+            self._run = run_all
+
+    def __call__(self, blackboard: Blackboard) -> object:
+        """Run every statement; the value of the last one (None = BT.CPP's empty Any)."""
+        try:
+            return self._run(blackboard)
+        except _Fail as fail:
+            raise ScriptRuntimeError(fail.message, self.source, fail.wrapped) from None
+        except RecursionError:
+            raise ScriptRuntimeError("script nested too deeply", self.source) from None
+
+    def evaluate_bool(self, blackboard: Blackboard) -> bool:
+        """The script as a condition, like BT.CPP's `executor(env).cast<bool>()`.
+
+        Doubles are true when non-zero, integers must be 0 or 1, a string or an empty
+        result raises ScriptRuntimeError with safe_any's message.
+        """
+        try:
+            value = self._run(blackboard)
+            if type(value) is float:
+                return value != 0.0
+            return _cast_bool(value)
+        except _Fail as fail:
+            raise ScriptRuntimeError(fail.message, self.source, fail.wrapped) from None
+        except RecursionError:
+            raise ScriptRuntimeError("script nested too deeply", self.source) from None
+
+    def __repr__(self) -> str:
+        return f"CompiledScript({self.source!r})"
+
+
+def compile_script(source: str, enums: Mapping[str, int] | None = None) -> CompiledScript:
+    """Parse `source` once (BT.CPP 4.10 grammar); raises ScriptSyntaxError.
+
+    `enums` maps names to integers (BT.CPP's registered enums): such a name reads as its
+    value (a double) instead of a blackboard entry.
+    """
+    if not isinstance(source, str):
+        raise TypeError(f"script source must be a str, not {type(source).__name__}")
+    try:
+        tree = _Parser(_tokenize(source)).parse_all()
+    except _SyntaxFail as fail:
+        raise ScriptSyntaxError(fail.message, source, fail.position) from None
+    except RecursionError:
+        raise ScriptSyntaxError("Script nested too deeply", source, 0) from None
+    if not tree:
+        raise ScriptSyntaxError("Empty Script", source, 0)
+    compiler = _Compiler(enums)
+    try:
+        statements = [compiler.compile(node) for node in tree]
+    except RecursionError:
+        raise ScriptSyntaxError("Script nested too deeply", source, 0) from None
+    return CompiledScript(source, statements, frozenset(compiler.referenced),
+                          frozenset(compiler.assigned))
+
+
+def parse_literal(text: str) -> object:
+    """A single literal as Python: 42 -> int, -1.5 -> float, 'txt' -> str, true -> bool.
+
+    For ports and defaults; raises ScriptSyntaxError for anything that is not one literal
+    (an optional leading '-' on a number is accepted).
+    """
+    toks = _tokenize(text)
+    kinds = [k for k, _, _ in toks]
+    negative = False
+    if kinds and kinds[0] == "-":
+        negative = True
+        toks = toks[1:]
+        kinds = kinds[1:]
+    if len(toks) != 2:
+        pos = toks[1][2] if len(toks) > 2 else 0
+        raise ScriptSyntaxError(f"Expected one literal at position {pos}", text, pos)
+    kind, tok_text, pos = toks[0]
+    if kind == _INT:
+        value: object = _int_literal(tok_text)
+    elif kind == _REAL:
+        value = float(tok_text)
+    elif kind == _BOOL and not negative:
+        return tok_text == "true"
+    elif kind == _STR and not negative:
+        return tok_text
+    else:
+        raise ScriptSyntaxError(f"Expected a literal at position {pos} (got '{tok_text}')",
+                                text, pos)
+    return -value if negative else value  # type: ignore[operator]
+
+
+# keep BlackboardError importable from here for callers catching script + blackboard errors
+ScriptErrors = (ScriptRuntimeError, BlackboardError)
