@@ -7,10 +7,15 @@ Imports nothing else of soccerbt. Truth lives here; robots see only what the sen
 - ``config``: WorldConfig and its parts (noise, camera, body, ball)
 - ``sim``: World, RobotState, BallState (the truth and the clock)
 - ``sensors``: the camera model
+
+``World``, ``WorldConfig`` and the other simulator names are importable from here; they load
+(with numpy) on first use.
 """
-from soccerbt.world.config import BallConfig, BodyConfig, CameraConfig, NoiseConfig, WorldConfig
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from soccerbt.world.field import FeatureKind, Field, FieldFeature, LineSegment
-from soccerbt.world.sim import BallState, RobotState, World
 from soccerbt.world.types import (
     BALL,
     ROBOT,
@@ -31,6 +36,24 @@ from soccerbt.world.types import (
     Team,
     WorldEvent,
 )
+
+if TYPE_CHECKING:
+    from soccerbt.world.config import BallConfig, BodyConfig, CameraConfig, NoiseConfig, WorldConfig
+    from soccerbt.world.sim import BallState, RobotState, World
+
+# The simulator and its numpy import load on first use: importing the shared types stays cheap.
+_LAZY = {"World": "sim", "RobotState": "sim", "BallState": "sim", "WorldConfig": "config",
+         "NoiseConfig": "config", "CameraConfig": "config", "BodyConfig": "config", "BallConfig": "config"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"soccerbt.world.{module}"), name)
+
 
 __all__ = [
     "BALL", "ROBOT", "BallConfig", "BallKicked", "BallOut", "BallState", "BallTouched", "BodyConfig",

@@ -56,6 +56,11 @@ class Team(enum.Enum):
     def other(self) -> Team:
         return Team.RED if self is Team.BLUE else Team.BLUE
 
+    def __lt__(self, other: object) -> bool:  # RobotId(order=True) sorts by team first
+        if not isinstance(other, Team):
+            return NotImplemented
+        return self.value < other.value
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class RobotId:
