@@ -1,0 +1,399 @@
+"""Team planning: roles from team messages, supporter positions, set-piece positions, team link.
+
+- ``TeamMessage``: what a robot broadcasts (pose, ball estimate and its age, its cost to reach
+  the ball, its role, the time). ``cost_to_ball`` estimates that cost in seconds.
+- ``RoleAssigner``: every robot runs the same deterministic rule on the same messages, so they
+  agree: the designated goalkeeper keeps the goal (when it is missing and the team has two
+  robots or more, the field player nearest the own goal covers it); of the others the lowest
+  cost becomes striker, with hysteresis so roles do not flip on noise; the rest support.
+- ``assign_positions``: ``scipy.optimize.linear_sum_assignment`` over walking distances, with
+  a bonus for keeping the previous assignment; ``supporter_targets`` proposes the spots.
+- Set pieces that obey the HL laws: ``kickoff_positions`` (own half; outside the centre
+  circle unless kicking off), ``free_kick_position`` (defenders keep
+  ``field.free_kick_distance_m``), ``goalkeeper_blocking_position``.
+- ``TeamLink``: a simulated message link with delay, jitter and loss, driven by simulated time
+  and a seeded ``numpy.random.Generator``.
+
+Everything is in the team frame (own goal at negative x).
+"""
+from __future__ import annotations
+
+import enum
+import heapq
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from soccerbt.world.field import Field
+from soccerbt.world.types import Pose2D, RobotId, wrap_angle_rad
+
+__all__ = [
+    "Role",
+    "RoleAssigner",
+    "RoleConfig",
+    "RolePolicy",
+    "TeamLink",
+    "TeamMessage",
+    "assign_positions",
+    "cost_to_ball",
+    "free_kick_position",
+    "goalkeeper_blocking_position",
+    "is_legal_kickoff_position",
+    "kickoff_positions",
+    "supporter_targets",
+]
+
+
+class Role(str, enum.Enum):
+    """Player roles; the values are Booster's ``player_role`` strings."""
+
+    STRIKER = "striker"
+    GOALKEEPER = "goal_keeper"
+    SUPPORTER = "supporter"
+
+
+@dataclass(frozen=True, slots=True)
+class TeamMessage:
+    """One broadcast of a robot to its team (team frame, simulated seconds).
+
+    ``active`` is false while the sender is penalised, fallen or not localized: it then takes
+    no role. ``ball_age_s`` is the age of its ball sighting at ``timestamp_s``.
+    """
+
+    sender: RobotId
+    pose: Pose2D | None
+    ball_xy: tuple[float, float] | None
+    ball_age_s: float
+    cost_to_ball_s: float
+    role: Role
+    timestamp_s: float
+    active: bool = True
+
+    @property
+    def number(self) -> int:
+        return self.sender.number
+
+
+def cost_to_ball(pose: Pose2D, ball_xy: tuple[float, float] | None, kick_dir_rad: float = 0.0,
+                 speed_mps: float = 0.6, turn_radps: float = 1.0, wrong_side_s: float = 2.0,
+                 ball_age_s: float = 0.0, max_ball_age_s: float = 5.0) -> float:
+    """Seconds to reach the ball ready to kick along ``kick_dir_rad``; inf without a ball.
+
+    Walking distance at ``speed_mps``, the turn to face the ball, a penalty when the robot
+    stands on the wrong side of the ball (it must walk around), and the ball's age.
+    """
+    if ball_xy is None or ball_age_s > max_ball_age_s:
+        return math.inf
+    dx, dy = ball_xy[0] - pose.x_m, ball_xy[1] - pose.y_m
+    dist = math.hypot(dx, dy)
+    turn = abs(wrap_angle_rad(math.atan2(dy, dx) - pose.theta_rad)) if dist > 0.3 else 0.0
+    along = -(dx * math.cos(kick_dir_rad) + dy * math.sin(kick_dir_rad))
+    wrong = wrong_side_s if along > -0.1 and dist > 0.3 else 0.0
+    return dist / speed_mps + turn / turn_radps + wrong + ball_age_s
+
+
+@dataclass(frozen=True)
+class RoleConfig:
+    goalkeeper_number: int = 1  # the designated goalkeeper
+    message_timeout_s: float = 2.0  # older messages mean the sender is gone
+    striker_hysteresis_s: float = 1.0  # a challenger must be this much cheaper
+    striker_hysteresis_ratio: float = 0.8  # ... and cost at most this fraction of the striker's
+    keeper_substitute_hysteresis_m: float = 1.0
+
+
+@runtime_checkable
+class RolePolicy(Protocol):
+    """Anything that maps the team's messages to roles."""
+
+    def assign(self, messages: Iterable[TeamMessage], now_s: float) -> dict[int, Role]:
+        """Role by player number for every active robot."""
+
+
+class RoleAssigner:
+    """Deterministic role assignment with hysteresis (implements ``RolePolicy``).
+
+    Feed it every fresh message, the robot's own included (``assign``), or the own message and
+    the teammates' (``update``). It remembers the previous striker and goalkeeper substitute.
+    """
+
+    def __init__(self, field: Field, config: RoleConfig | None = None) -> None:
+        self.field = field
+        self.config = config or RoleConfig()
+        self.striker: int | None = None
+        self.keeper_substitute: int | None = None
+        self.roles: dict[int, Role] = {}
+
+    def assign(self, messages: Iterable[TeamMessage], now_s: float) -> dict[int, Role]:
+        """Roles by player number; inactive or silent robots get none."""
+        c = self.config
+        latest: dict[int, TeamMessage] = {}
+        for m in messages:
+            if now_s - m.timestamp_s > c.message_timeout_s or m.timestamp_s > now_s + 1e-9:
+                continue
+            old = latest.get(m.number)
+            if old is None or m.timestamp_s > old.timestamp_s:
+                latest[m.number] = m
+        active = {n: m for n, m in sorted(latest.items()) if m.active}
+        roles: dict[int, Role] = {}
+        if not active:
+            self.roles = roles
+            return roles
+        field_players = dict(active)
+        keeper = c.goalkeeper_number if c.goalkeeper_number in active else None
+        if keeper is None and len(active) >= 2:
+            keeper = self._substitute_keeper(active)
+        else:
+            self.keeper_substitute = None
+        if keeper is not None:
+            roles[keeper] = Role.GOALKEEPER
+            field_players.pop(keeper)
+        if field_players:
+            striker = self._striker(field_players)
+            roles[striker] = Role.STRIKER
+            for n in field_players:
+                roles.setdefault(n, Role.SUPPORTER)
+        elif keeper is not None and len(active) == 1:
+            pass  # the goalkeeper alone keeps the goal
+        self.striker = next((n for n, r in roles.items() if r is Role.STRIKER), None)
+        self.roles = roles
+        return roles
+
+    def update(self, own: TeamMessage, teammates: Iterable[TeamMessage], now_s: float) -> Role:
+        """The own role given the own message and the teammates' (SUPPORTER when inactive)."""
+        roles = self.assign([own, *teammates], now_s)
+        return roles.get(own.number, Role.SUPPORTER)
+
+    def _striker(self, players: Mapping[int, TeamMessage]) -> int:
+        c = self.config
+        best = min(players, key=lambda n: (players[n].cost_to_ball_s, n))
+        current = self.striker
+        if current is None or current not in players:
+            # nobody remembered: trust a claim in the messages before the raw minimum
+            claims = [n for n, m in players.items() if m.role is Role.STRIKER]
+            if len(claims) == 1:
+                current = claims[0]
+        if current is None or current not in players or current == best:
+            return best
+        cur_cost = players[current].cost_to_ball_s
+        new_cost = players[best].cost_to_ball_s
+        if math.isinf(cur_cost) and not math.isinf(new_cost):
+            return best
+        if new_cost < cur_cost - c.striker_hysteresis_s and new_cost < cur_cost * c.striker_hysteresis_ratio:
+            return best
+        return current
+
+    def _substitute_keeper(self, players: Mapping[int, TeamMessage]) -> int:
+        goal_x = -self.field.half_length_m
+
+        def dist(n: int) -> float:
+            p = players[n].pose
+            return math.inf if p is None else math.hypot(p.x_m - goal_x, p.y_m)
+
+        best = min(players, key=lambda n: (dist(n), n))
+        cur = self.keeper_substitute
+        if cur is not None and cur in players and dist(best) > dist(cur) - self.config.keeper_substitute_hysteresis_m:
+            best = cur
+        self.keeper_substitute = best
+        return best
+
+
+# --- positions ------------------------------------------------------------------------------
+
+
+def assign_positions(poses: Sequence[Pose2D], targets: Sequence[Pose2D],
+                     previous: Sequence[int] | None = None, keep_bonus_m: float = 0.5) -> list[int]:
+    """For each robot the index of its target (-1 when there are fewer targets than robots).
+
+    Minimises the total walking distance (``scipy.optimize.linear_sum_assignment``); keeping
+    the previous target (``previous[i]``) is worth ``keep_bonus_m`` so that nearly equal
+    assignments do not swap from one call to the next.
+    """
+    n, m = len(poses), len(targets)
+    if n == 0 or m == 0:
+        return [-1] * n
+    cost = np.empty((n, m))
+    for i, p in enumerate(poses):
+        for j, t in enumerate(targets):
+            cost[i, j] = math.hypot(t.x_m - p.x_m, t.y_m - p.y_m)
+    if previous is not None:
+        for i, j in enumerate(previous[:n]):
+            if 0 <= j < m:
+                cost[i, j] -= keep_bonus_m
+    rows, cols = linear_sum_assignment(cost)
+    out = [-1] * n
+    for i, j in zip(rows.tolist(), cols.tolist()):
+        out[i] = j
+    return out
+
+
+def _face(x_m: float, y_m: float, look_xy: tuple[float, float]) -> Pose2D:
+    return Pose2D(x_m, y_m, math.atan2(look_xy[1] - y_m, look_xy[0] - x_m))
+
+
+def supporter_targets(ball_xy: tuple[float, float], field: Field, n: int,
+                      behind_m: float = 2.5, wing_m: float = 2.0) -> list[Pose2D]:
+    """``n`` supporting spots facing the ball: behind it toward the own goal, then the wings."""
+    bx, by = ball_xy
+    hx, hy = field.half_length_m - 0.5, field.half_width_m - 0.5
+    gx = -field.half_length_m
+    dx, dy = gx - bx, -by
+    d = math.hypot(dx, dy) or 1.0
+    spots = [(bx + behind_m * dx / d, by + behind_m * dy / d)]
+    side = -1.0 if by > 0 else 1.0
+    spots.append((bx + 1.0, by + side * wing_m * 1.5))  # the far wing, slightly ahead
+    spots.append((bx - 1.0, by - side * wing_m))  # the near wing, slightly behind
+    spots.append((bx - 2 * behind_m, 0.0))
+    out = []
+    for k in range(n):
+        x, y = spots[k % len(spots)]
+        if k >= len(spots):
+            y += (k // len(spots)) * 0.8
+        x, y = min(hx, max(-hx, x)), min(hy, max(-hy, y))
+        out.append(_face(x, y, ball_xy))
+    return out
+
+
+def kickoff_positions(field: Field, roles: Sequence[Role], we_kick_off: bool,
+                      robot_radius_m: float = 0.25) -> list[Pose2D]:
+    """Legal kick-off poses, one per role in order, all facing the opponent goal.
+
+    Goalkeeper on the own goal line's front; striker at the ball when kicking off, otherwise
+    just outside the centre circle; supporters spread in the own half.
+    """
+    hx, hy, r_cc = field.half_length_m, field.half_width_m, field.centre_circle_radius_m
+    out: list[Pose2D] = []
+    supporter_spots = [(-hx / 2.0, hy / 2.0), (-hx / 2.0, -hy / 2.0), (-hx / 3.0, 0.0),
+                       (-2.0 * hx / 3.0, hy / 3.0), (-2.0 * hx / 3.0, -hy / 3.0)]
+    strikers = 0
+    supporters = 0
+    for role in roles:
+        if role is Role.GOALKEEPER:
+            out.append(Pose2D(-hx + 0.5, 0.0, 0.0))
+        elif role is Role.STRIKER and strikers == 0:
+            strikers += 1
+            if we_kick_off:
+                out.append(Pose2D(-(field.ball_radius_m + robot_radius_m + 0.1), 0.0, 0.0))
+            else:
+                out.append(Pose2D(-(r_cc + robot_radius_m + 0.3), 0.0, 0.0))
+        else:
+            x, y = supporter_spots[supporters % len(supporter_spots)]
+            supporters += 1
+            out.append(Pose2D(x, y, 0.0))
+    return out
+
+
+def is_legal_kickoff_position(pose: Pose2D, field: Field, kicking_off: bool,
+                              robot_radius_m: float = 0.25) -> bool:
+    """Own half, inside the field, and outside the centre circle unless kicking off."""
+    if not field.is_inside_own_half(pose.x_m, pose.y_m):
+        return False
+    if pose.x_m > -robot_radius_m and not kicking_off:
+        return False
+    if not kicking_off and math.hypot(pose.x_m, pose.y_m) < field.centre_circle_radius_m + robot_radius_m:
+        return False
+    return True
+
+
+def free_kick_position(ball_xy: tuple[float, float], field: Field, attacking: bool,
+                       kick_dir_rad: float = 0.0, attack_dist_m: float = 0.7,
+                       defense_dist_m: float = 1.9, robot_radius_m: float = 0.25,
+                       margin_m: float = 0.2) -> Pose2D:
+    """Where to stand for a free kick.
+
+    Attacking: ``attack_dist_m`` behind the ball along the kick direction, facing it.
+    Defending: between the ball and the own goal, at least ``field.free_kick_distance_m`` plus
+    the robot radius and a margin from the ball (and ``defense_dist_m``), inside the field,
+    facing the ball.
+    """
+    bx, by = ball_xy
+    if attacking:
+        c, s = math.cos(kick_dir_rad), math.sin(kick_dir_rad)
+        return Pose2D(bx - attack_dist_m * c, by - attack_dist_m * s, wrap_angle_rad(kick_dir_rad))
+    dist = max(defense_dist_m, field.free_kick_distance_m + robot_radius_m + margin_m)
+    base = math.atan2(-by, -field.half_length_m - bx)
+    lim_x, lim_y = field.half_length_m - robot_radius_m, field.half_width_m - robot_radius_m
+    for k in range(0, 19):
+        for sign in ((1.0,) if k == 0 else (1.0, -1.0)):
+            a = base + sign * k * math.radians(10.0)
+            x, y = bx + dist * math.cos(a), by + dist * math.sin(a)
+            if abs(x) <= lim_x and abs(y) <= lim_y:
+                return _face(x, y, ball_xy)
+    x, y = field.clamp_to_field(bx - dist, by, robot_radius_m)
+    return _face(x, y, ball_xy)
+
+
+def goalkeeper_blocking_position(ball_xy: tuple[float, float], field: Field,
+                                 dist_to_goalline_m: float = 1.0) -> Pose2D:
+    """On the line from the ball to the own goal centre, ``dist_to_goalline_m`` in front of the
+    goal line, clamped to the own penalty area and never beyond the ball; facing the ball."""
+    gx = -field.half_length_m
+    bx, by = ball_xy
+    dx, dy = bx - gx, by
+    d = math.hypot(dx, dy)
+    if d < 1e-6:
+        return Pose2D(gx + dist_to_goalline_m, 0.0, 0.0)
+    ux, uy = dx / d, dy / d
+    t = dist_to_goalline_m / ux if ux > 1e-3 else field.penalty_area_width_m / 2.0
+    t = min(t, max(0.0, d - 0.5))
+    x, y = gx + t * ux, t * uy
+    x = min(max(x, gx + 0.2), gx + field.penalty_area_length_m)
+    half = field.penalty_area_width_m / 2.0
+    y = min(half, max(-half, y))
+    return _face(x, y, ball_xy)
+
+
+# --- team link --------------------------------------------------------------------------------
+
+
+class TeamLink:
+    """A simulated team-message link: every message reaches each teammate after a delay, or is
+    lost. Driven by simulated time; deterministic given the Generator."""
+
+    def __init__(self, rng: np.random.Generator, delay_s: float = 0.05, jitter_s: float = 0.03,
+                 loss_probability: float = 0.1) -> None:
+        if not 0.0 <= loss_probability <= 1.0:
+            raise ValueError(f"loss_probability must be within 0..1, got {loss_probability}")
+        if delay_s < 0.0 or jitter_s < 0.0:
+            raise ValueError(f"delay_s and jitter_s must not be negative, got {delay_s}, {jitter_s}")
+        self.rng = rng
+        self.delay_s = delay_s
+        self.jitter_s = jitter_s
+        self.loss_probability = loss_probability
+        self._members: set[RobotId] = set()
+        self._queues: dict[RobotId, list[tuple[float, int, TeamMessage]]] = {}
+        self._seq = 0
+        self.sent = 0
+        self.lost = 0
+        self.delivered = 0
+
+    def register(self, robot: RobotId) -> None:
+        """Let ``robot`` receive its team's messages from now on."""
+        self._members.add(robot)
+        self._queues.setdefault(robot, [])
+
+    def send(self, message: TeamMessage, now_s: float) -> None:
+        """Broadcast to the sender's registered teammates (each copy may be lost)."""
+        self.sent += 1
+        for robot in sorted(self._members):
+            if robot == message.sender or robot.team is not message.sender.team:
+                continue
+            if self.rng.random() < self.loss_probability:
+                self.lost += 1
+                continue
+            arrive = now_s + self.delay_s + (self.rng.uniform(0.0, self.jitter_s) if self.jitter_s else 0.0)
+            self._seq += 1
+            heapq.heappush(self._queues[robot], (arrive, self._seq, message))
+
+    def receive(self, robot: RobotId, now_s: float) -> list[TeamMessage]:
+        """The messages that arrived at ``robot`` by ``now_s``, in arrival order."""
+        q = self._queues.get(robot)
+        if q is None:
+            raise KeyError(f"{robot} is not registered on this team link")
+        out = []
+        while q and q[0][0] <= now_s:
+            out.append(heapq.heappop(q)[2])
+        self.delivered += len(out)
+        return out
