@@ -1,0 +1,185 @@
+"""The UDP GameController receiver of one robot, with the alive return sender.
+
+``GameControllerReceiver.poll(now_s)`` drains a non-blocking socket (it never blocks the brain),
+decodes every datagram, keeps the newest packet naming our team and counts the rest; it sends
+the HL v2 alive return packet to the sender's address, port 3939, about once a second while
+packets arrive. Several robots on one host can listen on the same port (SO_REUSEADDR and
+SO_REUSEPORT; the GameController broadcasts, so each socket gets every packet).
+"""
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from soccerbt.gamecontroller.protocol import (DATA_PORT, MAX_NUM_PLAYERS, RETURN_PORT, GameControlData,
+                                              PacketError, ReturnData, ReturnMessage, decode,
+                                              encode_return)
+
+log = logging.getLogger(__name__)
+
+_RECV_BUFFER = 4096  # larger than any packet, so an oversized datagram shows as wrong size
+_MAX_DRAIN = 256  # datagrams per poll: a flood cannot starve the brain
+
+
+@dataclass(slots=True)
+class ReceiverCounters:
+    """What the receiver saw. ``received`` counts every datagram read."""
+
+    received: int = 0
+    accepted: int = 0  # decoded and naming our team
+    dropped_malformed: int = 0
+    foreign: int = 0  # well-formed, but not naming our team
+    not_allowed: int = 0  # from an address outside the allow-list
+    returns_sent: int = 0
+    send_errors: int = 0
+    socket_errors: int = 0
+
+
+def _open_socket(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if hasattr(socket, "SO_REUSEPORT"):
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            except OSError:  # some kernels refuse it: SO_REUSEADDR still lets broadcast through
+                pass
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+        sock.bind((host, port))
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+class GameControllerReceiver:
+    """Listens for GameController packets for one robot (team number, 1-based player number).
+
+    ``clock`` gives the time used when ``poll``/``connected`` are called without ``now_s``
+    (``time.monotonic`` by default; the brain passes its simulated time explicitly).
+    ``allow``: GameController addresses accepted (None: any). ``return_port`` is where the alive
+    packet goes (3939; tests use another); ``send_alive=False`` switches it off.
+    """
+
+    def __init__(self, team: int, player: int, host: str = "0.0.0.0", port: int = DATA_PORT,
+                 timeout_s: float = 2.0, allow: Iterable[str] | None = None,
+                 clock: Callable[[], float] = time.monotonic, return_port: int = RETURN_PORT,
+                 send_alive: bool = True, alive_period_s: float = 1.0) -> None:
+        if not 0 <= team <= 255:
+            raise ValueError(f"team number {team} out of range 0..255")
+        if not 1 <= player <= MAX_NUM_PLAYERS:
+            raise ValueError(f"player number {player} out of range 1..{MAX_NUM_PLAYERS}")
+        self.team = team
+        self.player = player
+        self.timeout_s = timeout_s
+        self.allow = None if allow is None else frozenset(allow)
+        self.clock = clock
+        self.return_port = return_port
+        self.send_alive = send_alive
+        self.alive_period_s = alive_period_s
+        self.counters = ReceiverCounters()
+        self.latest: GameControlData | None = None  # newest packet for our team
+        self.latest_address: tuple[str, int] | None = None
+        self.last_rx_s = float("-inf")
+        self._next_alive_s = float("-inf")
+        self._logged_kinds: set[str] = set()
+        self._alive_bytes = encode_return(ReturnData(team, player, ReturnMessage.ALIVE))
+        self._sock: socket.socket | None = _open_socket(host, port)
+        self.host, self.port = self._sock.getsockname()[:2]  # the bound port (0 picks one)
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def __enter__(self) -> GameControllerReceiver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def fileno(self) -> int:
+        """The socket's descriptor, for select() in a monitor loop."""
+        if self._sock is None:
+            raise ValueError("receiver is closed")
+        return self._sock.fileno()
+
+    # --- receiving ------------------------------------------------------------------------
+
+    def poll(self, now_s: float | None = None) -> GameControlData | None:
+        """Drain the socket without blocking. The newest packet for our team that arrived in
+        this call, or None when none did (``latest`` keeps the newest ever)."""
+        if now_s is None:
+            now_s = self.clock()
+        sock = self._sock
+        if sock is None:
+            return None
+        c = self.counters
+        newest: GameControlData | None = None
+        for _ in range(_MAX_DRAIN):
+            try:
+                data, address = sock.recvfrom(_RECV_BUFFER)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError as exc:
+                # e.g. ECONNREFUSED left by an ICMP reply to our return packet: not fatal
+                c.socket_errors += 1
+                self._log_once("socket", f"receive error: {exc}")
+                continue
+            c.received += 1
+            if self.allow is not None and address[0] not in self.allow:
+                c.not_allowed += 1
+                self._log_once("not_allowed", f"packet from {address[0]} ignored: not in the allow-list")
+                continue
+            try:
+                packet = decode(data)
+            except PacketError as exc:
+                c.dropped_malformed += 1
+                self._log_once(exc.kind, f"dropped packet from {address[0]}: {exc}")
+                continue
+            if not packet.names_team(self.team):
+                c.foreign += 1
+                continue
+            c.accepted += 1
+            newest = packet
+            self.latest_address = address
+        if newest is not None:
+            self.latest = newest
+            self.last_rx_s = now_s
+        if self.send_alive and self.latest_address is not None and self.connected(now_s) \
+                and now_s >= self._next_alive_s:
+            self._next_alive_s = now_s + self.alive_period_s
+            self.send_return(ReturnMessage.ALIVE)
+        return newest
+
+    def connected(self, now_s: float | None = None) -> bool:
+        """A packet for our team arrived within ``timeout_s``."""
+        if now_s is None:
+            now_s = self.clock()
+        return now_s - self.last_rx_s <= self.timeout_s
+
+    def send_return(self, message: int = ReturnMessage.ALIVE) -> bool:
+        """Send a return packet (team, player, message) to the last GameController seen."""
+        if self._sock is None or self.latest_address is None:
+            return False
+        data = self._alive_bytes if message == ReturnMessage.ALIVE else encode_return(
+            ReturnData(self.team, self.player, message))
+        try:
+            self._sock.sendto(data, (self.latest_address[0], self.return_port))
+        except OSError as exc:
+            self.counters.send_errors += 1
+            self._log_once("send", f"cannot send return packet: {exc}")
+            return False
+        self.counters.returns_sent += 1
+        return True
+
+    def _log_once(self, kind: str, message: str) -> None:
+        if kind not in self._logged_kinds:
+            self._logged_kinds.add(kind)
+            log.warning("%s (further ones are counted, not logged)", message)
