@@ -23,6 +23,7 @@ Nothing here reads the wall clock: ``t_s`` is the simulated time handed in by th
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 from collections.abc import Callable, MutableMapping
@@ -34,7 +35,7 @@ from soccerbt.blackboard.schema import default_blackboard_values
 from soccerbt.gamecontroller.adapter import PenaltyEnded, PenaltyStarted
 from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, wrap_angle_rad
 
-__all__ = ["Agent", "AgentEvent", "ReloadResult", "TreeLike", "tree_files", "node_path_of"]
+__all__ = ["Agent", "AgentEvent", "ReloadResult", "TeamAdapter", "TreeLike", "tree_files", "node_path_of"]
 
 _log = logging.getLogger("soccerbt.agent")
 
@@ -329,3 +330,78 @@ class Agent:
     def __repr__(self) -> str:
         return f"Agent({self.name}, tree={self.tree_path.name}, t={self.now_s:.2f}s)"
 
+
+
+class TeamAdapter:
+    """Team communication of one robot: messages out at ``period_s``, teammates in, roles.
+
+    ``receive`` takes the messages that arrived on the ``TeamLink``, hands the teammates to the
+    world model and negotiates roles with ``RoleAssigner`` (every robot runs the same rule on
+    the same messages), writing ``player_role`` and ``is_lead``. ``send`` broadcasts the
+    robot's pose, ball, cost to the ball and role. With ``supporter_role`` set (e.g.
+    "striker" for Booster's trees, which know no supporter) supporters get that role name and
+    ``is_lead`` false, which makes them assist.
+    """
+
+    def __init__(self, robot: RobotId, link: Any, assigner: Any, *, period_s: float = 0.1,
+                 supporter_role: str = "supporter", message_timeout_s: float = 2.0) -> None:
+        self.robot = robot
+        self.link = link
+        self.assigner = assigner
+        self.period_s = period_s
+        self.supporter_role = supporter_role
+        self.message_timeout_s = message_timeout_s
+        self.latest: dict[int, Any] = {}  # player number -> newest TeamMessage
+        self.role: Any = None
+        self._next_send_s = 0.0
+        link.register(robot)
+
+    def receive(self, now_s: float, agent: Agent) -> None:
+        from soccerbt.services.planning import Role
+        from soccerbt.services.world_model import TeammateInfo
+
+        for msg in self.link.receive(self.robot, now_s):
+            old = self.latest.get(msg.number)
+            if old is None or msg.timestamp_s >= old.timestamp_s:
+                self.latest[msg.number] = msg
+        limit = now_s - self.message_timeout_s
+        fresh = [m for m in self.latest.values() if m.timestamp_s >= limit]
+        wm = agent.context.world_model
+        if fresh:
+            wm.update_teammates([TeammateInfo(
+                number=m.number, t_s=m.timestamp_s, pose_field=m.pose, ball_field=m.ball_xy,
+                ball_age_s=m.ball_age_s, localized=m.active, penalised=not m.active, role=m.role.value,
+                is_lead=m.role is Role.STRIKER, cost_s=m.cost_to_ball_s) for m in fresh], now_s)
+        own = self._message(now_s, agent)
+        bb = agent.blackboard
+        if not own.active:
+            return  # keep the last role while penalised or fallen
+        role = self.assigner.update(own, fresh, now_s)
+        self.role = role
+        name = self.supporter_role if role is Role.SUPPORTER else role.value
+        if bb.get("player_role") != name:
+            bb["player_role"] = name
+        lead = role is Role.STRIKER or (role is not Role.GOALKEEPER and not fresh)
+        if bb.get("is_lead") != lead:
+            bb["is_lead"] = lead
+
+    def send(self, now_s: float, agent: Agent) -> None:
+        if now_s + 1e-9 < self._next_send_s:
+            return
+        self._next_send_s = now_s + self.period_s
+        self.link.send(self._message(now_s, agent), now_s)
+
+    def _message(self, now_s: float, agent: Agent) -> Any:
+        from soccerbt.services.planning import Role, TeamMessage, cost_to_ball
+
+        wm = agent.context.world_model
+        bb = agent.blackboard
+        pose = wm.robot_pose_field
+        ball = wm.ball_field if wm.ball_location_known else None
+        age = wm.ball_age_s if ball is not None else math.inf
+        state = getattr(agent.context, "state", None)
+        kick_dir = getattr(state, "kick_dir_rad", 0.0) if state is not None else 0.0
+        active = not bool(bb.get("gc_is_under_penalty", False)) and not wm.fallen
+        role = self.role if self.role is not None else Role(agent.context.start_role)
+        return TeamMessage(self.robot, pose, ball, age, cost_to_ball(pose, ball, kick_dir, ball_age_s=age)
+                           if ball is not None else math.inf, role, now_s, active)

@@ -26,10 +26,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from soccerbt.agent import Agent, AgentEvent
+from soccerbt.agent import Agent, AgentEvent, TeamAdapter, tree_files
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
 from soccerbt.gamecontroller.protocol import decode
 from soccerbt.gamecontroller.referee import Referee, RefereeConfig
+from soccerbt.services.planning import RoleAssigner, TeamLink
 from soccerbt.world.config import NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sim import World
@@ -183,7 +184,7 @@ class Match:
 
     def __init__(self, config: MatchConfig | None = None, *,
                  observers: Iterable[MatchObserver] = (),
-                 pads: Any = None, estop: Any = None,
+                 pads: Any = None, pad_robots: Iterable[RobotId] | None = None, estop: Any = None,
                  driver_factory: Callable[[World, RobotId], Any] | None = None) -> None:
         self.config = config = config or MatchConfig()
         self.field = config.field_geometry()
@@ -205,10 +206,13 @@ class Match:
                 attack = ref_cfg.blue_attacks_positive_x_first_half == (team is Team.BLUE)
                 self.world.add_robot(rid, from_team_frame(entry_pose(self.field, number, self.team_size), attack))
         self.referee = Referee(self.world, ref_cfg)
-        self.pads = pads
+        self.pads = pads  # a PadManager (or anything with update(robot, now_s, bb))
+        self.pad_robots = set(pad_robots) if pad_robots is not None else None
         self.estop = estop
         make_driver = driver_factory or _sim_driver
         self.factory = _build_factory()
+        self.team_links = {team: TeamLink(np.random.default_rng([config.seed, 7, team.value]))
+                           for team in (Team.BLUE, Team.RED)}
         self.agents: dict[RobotId, Agent] = {}
         for rid in sorted(self.world.robots):
             self.agents[rid] = self._build_agent(rid, make_driver(self.world, rid))
@@ -232,7 +236,7 @@ class Match:
         context = RobotContext(
             robot=rid, field=self.field, clock=lambda: self.world.t_s,
             world_model=WorldModel(self.field, rid.team), limits=getattr(driver, "limits", None),
-            localizer=localizer, navigator=Navigator(self.field),
+            localizer=localizer, navigator=Navigator(self.field), team_link=self.team_links[rid.team],
             kick=_optional_service("soccerbt.services.kick", self.field),
             team_number=self.referee.team_number(rid.team), team_size=self.team_size,
             start_role=start_role(rid.number))
@@ -241,10 +245,14 @@ class Match:
         def load_tree(path: Path) -> Any:
             return factory.create_tree_from_file(str(path), context=context)
 
-        pad = _RobotPad(self.pads, rid) if self.pads is not None else None
-        agent = Agent(rid, driver, context, self.config.tree_of(rid.team), load_tree,
+        wants_pad = self.pads is not None and (self.pad_robots is None or rid in self.pad_robots)
+        pad = _RobotPad(self.pads, rid) if wants_pad else None
+        tree_path = self.config.tree_of(rid.team)
+        team = TeamAdapter(rid, self.team_links[rid.team], RoleAssigner(self.field),
+                           supporter_role="supporter" if _knows_role(tree_path, "supporter") else "striker")
+        agent = Agent(rid, driver, context, tree_path, load_tree,
                       gc_adapter=GameControllerAdapter(self.referee.team_number(rid.team), rid.number),
-                      pad=pad, estop=self.estop, on_event=self._on_agent_event)
+                      team=team, pad=pad, estop=self.estop, on_event=self._on_agent_event)
         agent.blackboard["player_role"] = context.start_role
         return agent
 
@@ -355,6 +363,17 @@ class Match:
             goals=goals, robots=tuple(robots), errors=tuple(self.errors),
             trees={"blue": str(self.config.tree_of(Team.BLUE)), "red": str(self.config.tree_of(Team.RED))},
             finished=ref.finished)
+
+
+def _knows_role(tree_path: Path, role: str) -> bool:
+    """Whether a tree (or an include) mentions a role name: Booster's trees know no supporter."""
+    for f in tree_files(tree_path):
+        try:
+            if f"'{role}'" in f.read_text(encoding="utf-8", errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 class _RobotPad:

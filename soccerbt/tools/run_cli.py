@@ -1,0 +1,198 @@
+"""``soccerbt run``: play a simulated match with our trees (or any others), headless or viewed.
+
+Without ``--headless`` the pygame viewer opens when a display exists (DISPLAY or
+WAYLAND_DISPLAY, or an explicit SDL_VIDEODRIVER) and the viewer module is installed; otherwise
+the match runs headless. Headless runs print a progress line to stderr and a final summary
+(score, goals with times, per robot: distance walked, falls, kicks, penalties, localization
+error, node exceptions); ``--json`` prints one summary object on stdout instead. The match
+itself never reads the wall clock; only this tool measures ``wall_s`` and paces ``--realtime``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from soccerbt.match import Match, MatchConfig, MatchResult
+
+PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``soccerbt run``."""
+    parser.add_argument("--headless", action="store_true", help="no viewer, as fast as possible")
+    parser.add_argument("--seconds", type=_positive_float, default=None,
+                        help="simulated seconds to play (default: the whole match, two halves)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    parser.add_argument("--team-size", type=_team_size, default=None,
+                        help="robots per team (default: 3 AdultSize, 4 KidSize)")
+    parser.add_argument("--field", choices=("adult", "kid"), default="adult", help="field size (default adult)")
+    parser.add_argument("--tree", default=None, help="XML tree for both teams (default: our game.xml)")
+    parser.add_argument("--blue-tree", default=None, help="XML tree for the blue team")
+    parser.add_argument("--red-tree", default=None, help="XML tree for the red team")
+    parser.add_argument("--half", type=_positive_float, default=600.0, help="half length in seconds (default 600)")
+    parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
+    parser.add_argument("--record", metavar="FILE", default=None, help="write the replay log (.gz: compressed)")
+    parser.add_argument("--pad", metavar="ROBOT", default=None, help="drive ROBOT (e.g. blue2) with a gamepad")
+    parser.add_argument("--realtime", action="store_true", help="pace a headless run to simulated time")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(func=run)
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0.0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _team_size(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 11:
+        raise argparse.ArgumentTypeError(f"team size must be 1..11, got {text!r}")
+    return value
+
+
+def config_from_args(args: argparse.Namespace) -> MatchConfig:
+    """The match configuration the arguments ask for."""
+    blue = args.blue_tree or args.tree
+    red = args.red_tree or args.tree
+    for name, path in (("--blue-tree", blue), ("--red-tree", red)):
+        if path is not None and not Path(path).is_file():
+            raise FileNotFoundError(f"{path}: no such tree file ({name})")
+    return MatchConfig(team_size=args.team_size, field=args.field, seed=args.seed, duration_s=args.seconds,
+                       half_s=args.half, blue_tree=blue, red_tree=red, realtime=args.realtime)
+
+
+def display_available(env: dict[str, str] | None = None) -> bool:
+    """A window can open: an X or Wayland display, or an SDL video driver chosen explicitly."""
+    env = os.environ if env is None else env
+    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("SDL_VIDEODRIVER"))
+
+
+def _viewer_entry() -> Any:
+    """The viewer's match entry point (``view_match(match, ...)``), or None when absent."""
+    try:
+        module = importlib.import_module("soccerbt.tools.viewer")
+    except ImportError:
+        return None
+    return getattr(module, "view_match", None)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``run`` command; exit code 0, or 1 when the match could not start."""
+    err = sys.stderr
+    try:
+        config = config_from_args(args)
+        pads, pad_robots = _pads(args.pad)
+        match = Match(config, pads=pads, pad_robots=pad_robots)
+    except Exception as exc:  # a broken tree prints path:line: message
+        print(f"soccerbt run: {exc}", file=err)
+        return 1
+    recorder = None
+    if args.record:
+        from soccerbt.tools.recorder import Recorder
+
+        recorder = Recorder(args.record)
+        match.observers.append(recorder)
+    wall_start = time.perf_counter()
+    view = None if args.headless or not display_available() else _viewer_entry()
+    try:
+        if view is not None:
+            view(match, pads=pads)
+        else:
+            if not args.headless and not args.json and not args.quiet:
+                print("soccerbt run: no display or viewer: running headless", file=err)
+            _run_headless(match, pads, realtime=args.realtime, progress=None if args.quiet else err)
+    except KeyboardInterrupt:
+        print(f"soccerbt run: interrupted at t={match.t_s:.1f}s", file=err)
+    wall_s = time.perf_counter() - wall_start
+    result = match.result()
+    if recorder is not None:
+        recorder.finish(result)
+    if args.json:
+        summary = result_json(result, wall_s)
+        json.dump(summary, sys.stdout, indent=None, separators=(",", ":"))
+        sys.stdout.write("\n")
+    else:
+        print_summary(result, wall_s, sys.stdout)
+    return 0
+
+
+def _pads(robot_text: str | None) -> tuple[Any, Any]:
+    if robot_text is None:
+        return None, None
+    from soccerbt.drivers.gamepad import PadManager, parse_robot_key
+
+    robot = parse_robot_key(robot_text)
+    manager = PadManager()
+    manager.assign(robot)
+    return manager, {robot}
+
+
+def _run_headless(match: Match, pads: Any, realtime: bool, progress: TextIO | None) -> None:
+    start = time.perf_counter()
+    next_report = PROGRESS_PERIOD_S
+    while not match.finished():
+        match.step()
+        if pads is not None and match.steps % 2 == 0:
+            pads.pump()  # no viewer owns pygame's queue: read the pad events here
+        t = match.t_s
+        if realtime:
+            ahead = t - (time.perf_counter() - start)
+            if ahead > 0.0:
+                time.sleep(ahead)
+        if progress is not None and t >= next_report - 1e-9:
+            next_report += PROGRESS_PERIOD_S
+            print(progress_line(match, time.perf_counter() - start), file=progress, flush=True)
+
+
+def progress_line(match: Match, wall_s: float) -> str:
+    """One line: simulated time, game state, score, speed against real time."""
+    from soccerbt.gamecontroller.protocol import GameState
+
+    ref = match.referee
+    blue, red = (ref.scores[t] for t in sorted(ref.scores, key=lambda t: t.value))
+    speed = match.t_s / wall_s if wall_s > 0 else float("inf")
+    state = GameState(ref.state).name
+    half = "1st" if ref.first_half else "2nd"
+    return (f"t={match.t_s:7.1f}s  {half} half  {state:<8} blue {blue} : {red} red  "
+            f"{speed:5.1f}x real time  errors {len(match.errors)}")
+
+
+def result_json(result: MatchResult, wall_s: float) -> dict[str, Any]:
+    """The ``--json`` summary object."""
+    out = result.to_dict()
+    out["wall_s"] = round(wall_s, 3)
+    out["speed_x"] = round(result.sim_s / wall_s, 2) if wall_s > 0 else None
+    return out
+
+
+def print_summary(result: MatchResult, wall_s: float, out: TextIO) -> None:
+    """The human summary of a run."""
+    speed = result.sim_s / wall_s if wall_s > 0 else float("inf")
+    print(f"final score: blue {result.score['blue']} : {result.score['red']} red  "
+          f"({result.sim_s:.1f} s simulated in {wall_s:.1f} s, {speed:.1f}x real time, seed {result.seed})",
+          file=out)
+    for g in result.goals:
+        who = g.scorer or "nobody"
+        own = " (own goal)" if g.own_goal else ""
+        print(f"  goal {g.team:<4} t={g.t_s:7.1f}s  by {who}{own}", file=out)
+    print(f"  {'robot':<7} {'walked_m':>9} {'falls':>5} {'kicks':>5} {'pen':>4} {'loc_med_m':>9} "
+          f"{'loc_mean_m':>10} {'exc':>4}", file=out)
+    for r in result.robots:
+        med = "-" if r.loc_error_median_m is None else f"{r.loc_error_median_m:.2f}"
+        mean = "-" if r.loc_error_mean_m is None else f"{r.loc_error_mean_m:.2f}"
+        print(f"  {r.robot:<7} {r.distance_walked_m:9.1f} {r.falls:5d} {r.kicks:5d} {r.penalties:4d} {med:>9} "
+              f"{mean:>10} {r.node_exceptions:4d}", file=out)
+    if result.errors:
+        print(f"  errors ({len(result.errors)}):", file=out)
+        for e in result.errors[:20]:
+            print(f"    {e}", file=out)
+        if len(result.errors) > 20:
+            print(f"    ... {len(result.errors) - 20} more", file=out)
