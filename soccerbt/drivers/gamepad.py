@@ -763,6 +763,10 @@ class PadManager:
             self._adapters[key] = PadAdapter(**self._adapter_args, robot=key)
         return self._adapters[key]
 
+    def set_limits(self, robot: Hashable, max_vx_mps: float, max_vy_mps: float, max_vtheta_radps: float) -> None:
+        """The speeds a full stick commands on this robot (its walking limits)."""
+        self.adapter(robot).limits = VelocityLimits(max_vx_mps, max_vy_mps, max_vtheta_radps)
+
     @property
     def waiting(self) -> dict[str, int | None]:
         """Robots assigned a pad that is not connected yet: robot -> pad index (None: next pad)."""
