@@ -161,6 +161,21 @@ def _parse_bool(text: str) -> bool:
     raise BlackboardTypeError(f"Can't convert string [{text}] to bool")
 
 
+_PLAIN_TYPES = frozenset([int, float, str, bool, tuple, list, dict, type(None)])
+
+
+def _plain_scalar(value: object) -> object:
+    """A numpy scalar (np.float64, np.int64, np.bool_) as the Python number it stands for.
+
+    The world model computes with numpy; BT.CPP's Any would hold a double/int64/bool.
+    """
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
+        item = getattr(value, "item", None)
+        if item is not None:
+            return item()
+    return value
+
+
 def _is_private_key(key: str) -> bool:
     return key[:1] == "_"
 
@@ -313,11 +328,13 @@ class Blackboard(MutableMapping):
         has a declared type, or already holds a value, only takes a value of a compatible
         type: safe number conversions, a string parsed by the entry's converter; otherwise
         BlackboardTypeError("Blackboard::set(key): once declared, ..."). `None` empties the
-        entry.
+        entry. A numpy scalar is stored as the Python number it holds.
         """
         if key[:1] == "@":
             self._root.set(key[1:], value)
             return
+        if type(value) not in _PLAIN_TYPES:
+            value = _plain_scalar(value)
         entry = self._storage.get(key)
         if entry is None:
             entry = self.create_entry(key)

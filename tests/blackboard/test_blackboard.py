@@ -301,3 +301,18 @@ def test_remapping_without_parent_is_an_error():
     with pytest.raises(BlackboardError, match="Missing parent blackboard"):
         orphan.create_entry("a")
     assert orphan.get_entry("a") is None
+
+
+def test_numpy_scalars_are_stored_as_python_numbers():
+    np = pytest.importorskip("numpy")
+    bb = Blackboard()
+    bb["flag"] = False
+    bb["flag"] = np.bool_(True)
+    assert bb["flag"] is True
+    bb["d"] = np.float64(0.5)
+    assert type(bb["d"]) is float
+    bb["n"] = np.int64(3)
+    assert type(bb["n"]) is int and bb["n"] == 3
+    arr = np.zeros(2)
+    bb["arr"] = arr
+    assert bb["arr"] is arr  # arrays are objects, kept as they are
