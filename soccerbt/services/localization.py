@@ -137,6 +137,7 @@ class ParticleFilterConfig:
     alpha_slow: float = 0.05
     alpha_fast: float = 0.5
     fit_floor: float = 0.25  # mean per-detection fit below this injects particles
+    inject_ratio: float = 0.7  # short-term fit below this fraction of the long-term injects
     max_inject_fraction: float = 0.25
     inject_min_detections: int = 2
     inject_keep_heading_side: bool = True  # injected mirror twins follow the believed heading
@@ -399,25 +400,27 @@ class ParticleFilter:
             return
         c = self.config
         loglik, count = self._log_likelihood(self.particles_xyt, groups)
-        # per-detection fit in (0, 1]: the geometric-mean likelihood under the prior weights
-        w_prior = np.exp(self.log_weights - self.log_weights.max())
-        w_prior /= w_prior.sum()
-        fit = float(w_prior @ np.exp(loglik / count))
+        self.log_weights = self.log_weights + loglik
+        self._normalise()
+        self.updates += 1
+        # per-detection fit in (0, 1] of the hypotheses that survive this frame: the
+        # geometric-mean likelihood under the posterior weights (stray injected particles do
+        # not drag it down; a kidnap does, since then no particle fits)
+        fit = float(np.exp(self.log_weights) @ np.exp(loglik / count))
         if self._w_slow is None or self._w_fast is None:
             self._w_slow = self._w_fast = fit
         else:
             self._w_slow += c.alpha_slow * (fit - self._w_slow)
             self._w_fast += c.alpha_fast * (fit - self._w_fast)
         self._fit = self._w_fast
-        self.log_weights = self.log_weights + loglik
-        self._normalise()
-        self.updates += 1
         inject = 0.0
         if count >= c.inject_min_detections:
-            inject = max(0.0, 1.0 - self._w_fast / max(self._w_slow, 1e-12))
+            # augmented MCL with a dead band: only a clear drop of the short-term fit injects
+            ratio = self._w_fast / max(self._w_slow, 1e-12)
+            inject = (c.inject_ratio - ratio) / c.inject_ratio
             if fit < c.fit_floor:
                 inject = max(inject, c.max_inject_fraction * (1.0 - fit / c.fit_floor))
-            inject = min(inject, c.max_inject_fraction)
+            inject = min(max(inject, 0.0), c.max_inject_fraction)
         n_inject = int(round(inject * self.n))
         w = np.exp(self.log_weights)
         ess = 1.0 / float((w * w).sum())
@@ -455,7 +458,7 @@ class ParticleFilter:
         lv = lb[None, :, :] - la[:, None, :]  # (P, Q, 2)
         d_len = np.hypot(dv[..., 0], dv[..., 1])
         l_len = np.hypot(lv[..., 0], lv[..., 1])
-        tol = 0.25 + 0.08 * np.maximum(np.hypot(det_a[:, None, 0], det_a[:, None, 1]),
+        tol = 0.15 + 0.08 * np.maximum(np.hypot(det_a[:, None, 0], det_a[:, None, 1]),
                                        np.hypot(det_b[None, :, 0], det_b[None, :, 1]))
         ok = (np.abs(d_len[:, :, None, None] - l_len[None, None, :, :]) < tol[:, :, None, None])
         ok &= (d_len[:, :, None, None] > 0.3) & (l_len[None, None, :, :] > 0.3)
@@ -541,24 +544,29 @@ class ParticleFilter:
         if all_c.shape[0] == 0:
             return None
         drift = np.hypot(all_c[:, 0] - current.x_m, all_c[:, 1] - current.y_m)
-        score = drift + 0.5 * np.abs(_wrap(all_c[:, 2] - current.theta_rad))
         if max_drift_m is not None:
             keep = drift <= max_drift_m
-            all_c, score = all_c[keep], score[keep]
+            all_c, drift = all_c[keep], drift[keep]
             if all_c.shape[0] == 0:
                 return None
-        best = all_c[int(np.argmin(score))]
-        if validate:
-            full = self._group(detections)
-            full.pop(LINE_POINT, None)
-            errs = []
-            cos, sin = np.array([math.cos(best[2])]), np.array([math.sin(best[2])])
-            for kind, det in full.items():
-                d2 = self._squared_errors(best[None, :], kind, det, cos, sin)[0]
-                r = np.hypot(det[:, 0], det[:, 1])
-                errs.append(np.sqrt(d2) / (0.3 + 0.1 * r))
-            if errs and float(np.concatenate(errs).max()) > 1.0:
-                return None
+        # score = how well each candidate explains every landmark of the frame (normalised
+        # residuals) plus a prior pulling toward the current estimate
+        full = self._group(detections)
+        full.pop(LINE_POINT, None)
+        cos, sin = np.cos(all_c[:, 2]), np.sin(all_c[:, 2])
+        norm_err = []
+        for kind, det in full.items():
+            d2 = self._squared_errors(all_c, kind, det, cos, sin)  # (K, M)
+            r = np.hypot(det[:, 0], det[:, 1])
+            norm_err.append(np.sqrt(d2) / (0.05 + 0.05 * r))
+        err = np.concatenate(norm_err, axis=1)
+        sigma_drift = 0.5 * max_drift_m if max_drift_m is not None else 5.0
+        dth = np.abs(_wrap(all_c[:, 2] - current.theta_rad))
+        score = (err ** 2).mean(axis=1) + (drift / max(sigma_drift, 1e-3)) ** 2 + (dth / 1.0) ** 2
+        k = int(np.argmin(score))
+        if validate and float(err[k].max()) > 3.0:
+            return None
+        best = all_c[k]
         pose = Pose2D(float(best[0]), float(best[1]), wrap_angle_rad(float(best[2])))
         self.reset_to(pose, std)
         self._fit = 1.0  # the features just fitted: count as a good frame
@@ -596,9 +604,13 @@ class ParticleFilter:
         my = float(wn @ xyt[near, 1]) / wsum
         mt = math.atan2(float(wn @ np.sin(xyt[near, 2])), float(wn @ np.cos(xyt[near, 2])))
         est = Pose2D(mx, my, wrap_angle_rad(mt))
-        # covariance over all particles around the estimate: honest about other modes
-        dev = np.stack([xyt[:, 0] - mx, xyt[:, 1] - my, _wrap(xyt[:, 2] - mt)], axis=1)
-        cov = (dev * w[:, None]).T @ dev
+        # covariance of the estimate's cluster (within 1 m and 45 degrees of it); the weight
+        # elsewhere (a mirror twin, stray injected particles) lowers the confidence instead
+        near = (np.hypot(xyt[:, 0] - mx, xyt[:, 1] - my) < 1.0) & (np.abs(_wrap(xyt[:, 2] - mt)) < 0.8)
+        wn = w[near]
+        mass = float(wn.sum())
+        dev = np.stack([xyt[near, 0] - mx, xyt[near, 1] - my, _wrap(xyt[near, 2] - mt)], axis=1)
+        cov = (dev * (wn / mass)[:, None]).T @ dev
         cov = 0.5 * (cov + cov.T)
         c = self.config
         xy_std = math.sqrt(max(0.0, cov[0, 0] + cov[1, 1]))
@@ -606,7 +618,7 @@ class ParticleFilter:
         spread = math.exp(-math.log(2.0) * ((xy_std / c.confidence_xy_std_m) ** 2
                                             + (th_std / c.confidence_theta_std_rad) ** 2))
         fit = min(1.0, max(0.0, self._fit / 0.6))
-        conf = max(0.0, min(1.0, spread * fit))
+        conf = max(0.0, min(1.0, spread * fit * min(1.0, mass / 0.8)))
         self._cache = (est, cov, conf)
         return self._cache
 
@@ -615,11 +627,11 @@ class ParticleFilter:
         return self._summary()[0]
 
     def covariance(self) -> np.ndarray:
-        """3x3 weighted covariance of (x, y, theta) of all particles around the estimate."""
+        """3x3 weighted covariance of (x, y, theta) of the estimate's particle cluster."""
         return self._summary()[1].copy()
 
     def confidence(self) -> float:
-        """0..1 from the cloud's spread and how well recent detections fitted."""
+        """0..1 from the cluster's spread and weight and how well recent detections fitted."""
         return self._summary()[2]
 
     def particles(self) -> np.ndarray:

@@ -1,0 +1,301 @@
+"""The particle filter on synthetic scenes: detections built from the field's features, a truth
+pose and range/bearing noise like the simulator's camera."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from soccerbt.services.localization import (
+    LINE_POINT,
+    Localizer,
+    ParticleFilter,
+    RelocalizeMode,
+    mirror_pose,
+)
+from soccerbt.world.field import FeatureKind, Field
+from soccerbt.world.types import Detection, Pose2D, wrap_angle_rad
+
+FIELD = Field.adult_size()
+FOV_RAD = math.radians(90.0)
+
+
+def see(pose: Pose2D, rng: np.random.Generator, head_pan_rad: float = 0.0, range_m: float = 6.0,
+        noisy: bool = True, false_rate: float = 0.0) -> list[Detection]:
+    """Features in the camera's view, in the robot frame, with range and bearing noise."""
+    out = []
+    for f in FIELD.features:
+        lx, ly = pose.inverse_transform_point(f.x_m, f.y_m)
+        r = math.hypot(lx, ly)
+        bearing = math.atan2(ly, lx)
+        max_r = 9.0 if f.kind is FeatureKind.GOAL_POST else range_m
+        if r > max_r or r < 0.2 or abs(wrap_angle_rad(bearing - head_pan_rad)) > FOV_RAD / 2:
+            continue
+        if noisy:
+            r += rng.normal(0.0, 0.02 + 0.06 * r)
+            bearing += rng.normal(0.0, 0.02)
+        out.append(Detection(f.kind.value, r * math.cos(bearing), r * math.sin(bearing)))
+    if false_rate and rng.random() < false_rate:
+        out.append(Detection("T", float(rng.uniform(0.5, 4)), float(rng.uniform(-2, 2))))
+    return out
+
+
+def pose_error(a: Pose2D, b: Pose2D) -> tuple[float, float]:
+    return math.hypot(a.x_m - b.x_m, a.y_m - b.y_m), abs(wrap_angle_rad(a.theta_rad - b.theta_rad))
+
+
+def scan(pf: ParticleFilter, truth: Pose2D, rng: np.random.Generator, frames: int = 40) -> None:
+    """Stand still and sweep the head left and right, updating every frame."""
+    for k in range(frames):
+        pf.predict(Pose2D())
+        pf.update(see(truth, rng, head_pan_rad=1.2 * math.sin(0.4 * k)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_converges_from_own_half_prior(seed):
+    rng = np.random.default_rng(seed)
+    truth = Pose2D(float(rng.uniform(-6, -1)), float(rng.uniform(-4, 4)), float(rng.uniform(-math.pi, math.pi)))
+    pf = ParticleFilter(FIELD, 500, rng=np.random.default_rng(100 + seed))
+    pf.reset_own_half()
+    assert pf.confidence() < 0.2
+    scan(pf, truth, rng)
+    d, a = pose_error(pf.estimate(), truth)
+    assert d < 0.2 and a < math.radians(5), (truth, pf.estimate())
+    assert pf.confidence() > 0.5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_uniform_start_converges_to_truth_or_its_mirror_and_the_heading_resolves_it(seed):
+    rng = np.random.default_rng(seed)
+    truth = Pose2D(float(rng.uniform(-6, 6)), float(rng.uniform(-4, 4)), float(rng.uniform(-math.pi, math.pi)))
+    pf = ParticleFilter(FIELD, 500, rng=np.random.default_rng(200 + seed))
+    pf.reset_uniform()
+    scan(pf, truth, rng)
+    to_truth = pose_error(pf.estimate(), truth)
+    to_mirror = pose_error(pf.estimate(), mirror_pose(truth))
+    assert min(to_truth[0], to_mirror[0]) < 0.2
+    assert (to_truth if to_truth[0] < to_mirror[0] else to_mirror)[1] < math.radians(5)
+    # the heading the robot believes (e.g. gyro since entering the field) picks the right twin
+    pf.trust_direction(truth.theta_rad + math.radians(30))
+    scan(pf, truth, rng, frames=5)
+    d, a = pose_error(pf.estimate(), truth)
+    assert d < 0.2 and a < math.radians(5)
+
+
+def test_the_mirror_twin_fits_the_observations_exactly_as_well():
+    rng = np.random.default_rng(7)
+    truth = Pose2D(-3.0, 1.5, 0.4)
+    pf = ParticleFilter(FIELD, 500, rng=np.random.default_rng(8))
+    pf.reset_to(mirror_pose(truth), (0.05, 0.05, 0.02))
+    scan(pf, truth, rng, frames=20)
+    # observations alone cannot tell: the filter stays on the wrong twin, confident
+    assert pose_error(pf.estimate(), mirror_pose(truth))[0] < 0.2
+    assert pf.confidence() > 0.5
+    flipped = pf.resolve_mirror(heading_rad=truth.theta_rad)
+    assert flipped == pf.n
+    assert pose_error(pf.estimate(), truth)[0] < 0.2
+    # the own-half prior resolves it the same way
+    pf.reset_to(mirror_pose(truth), (0.05, 0.05, 0.02))
+    pf.resolve_mirror(own_half=True)
+    assert pose_error(pf.estimate(), truth)[0] < 0.2
+
+
+def test_touch_line_entry_prior_and_convergence():
+    rng = np.random.default_rng(3)
+    pf = ParticleFilter(FIELD, 500, rng=np.random.default_rng(4))
+    pf.reset_touch_line_entry()
+    p = pf.particles()
+    assert (p[:, 0] <= 0.0).all()
+    near_line = np.abs(np.abs(p[:, 1]) - FIELD.half_width_m) < 1.0
+    assert near_line.mean() > 0.99
+    # facing into the field: heading -90 deg on the left touch line, +90 deg on the right
+    inward = np.where(p[:, 1] > 0, wrap_angle_rad_np(p[:, 2] + math.pi / 2), wrap_angle_rad_np(p[:, 2] - math.pi / 2))
+    assert np.abs(inward).max() < 1.0
+    truth = Pose2D(-2.5, -FIELD.half_width_m, math.pi / 2)
+    scan(pf, truth, rng, frames=30)
+    d, a = pose_error(pf.estimate(), truth)
+    assert d < 0.2 and a < math.radians(5)
+
+
+def wrap_angle_rad_np(a):
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def walk(pf: ParticleFilter, truth: Pose2D, rng: np.random.Generator, steps: int, v=(0.5, 0.0, 0.3),
+         dt=1 / 30, scale_err=1.05, see_every=1):
+    """Walk with a biased, noisy odometry; returns the true poses and the position errors."""
+    errs, poses = [], []
+    for k in range(steps):
+        move = Pose2D(v[0] * dt, v[1] * dt, v[2] * dt)
+        truth = truth.compose(move)
+        odo = Pose2D(move.x_m * scale_err + rng.normal(0, 0.002), move.y_m + rng.normal(0, 0.002),
+                     move.theta_rad * scale_err + rng.normal(0, 0.002))
+        pf.predict(odo)
+        if k % see_every == 0:
+            pf.update(see(truth, rng, head_pan_rad=0.9 * math.sin(0.25 * k), false_rate=0.05))
+        poses.append(truth)
+        errs.append(pose_error(pf.estimate(), truth))
+    return truth, poses, np.array(errs)
+
+
+def test_tracks_a_walking_robot():
+    rng = np.random.default_rng(11)
+    truth = Pose2D(-4.0, -1.0, 0.0)
+    pf = ParticleFilter(FIELD, 500, rng=np.random.default_rng(12))
+    pf.reset_to(truth, (0.1, 0.1, 0.05))
+    # a circle of radius 0.5/0.3 = 1.7 m, walked with 5 % odometry scale error, 20 s at 30 Hz
+    _, _, errs = walk(pf, truth, rng, 600)
+    assert np.median(errs[:, 0]) < 0.1
+    assert np.median(errs[:, 1]) < math.radians(3)
+    assert errs[:, 0].max() < 0.35
+
+
+def test_without_observations_the_cloud_spreads_and_confidence_falls():
+    rng = np.random.default_rng(5)
+    truth = Pose2D(-2.0, 1.0, 0.5)
+    pf = ParticleFilter(FIELD, 500, rng=np.random.default_rng(6))
+    pf.reset_to(truth, (0.05, 0.05, 0.02))
+    scan(pf, truth, rng, frames=10)
+    c0 = pf.confidence()
+    spread0 = np.trace(pf.covariance()[:2, :2])
+    for _ in range(300):  # 10 s walking blind
+        pf.predict(Pose2D(0.02, 0.0, 0.01))
+    assert np.trace(pf.covariance()[:2, :2]) > 4 * spread0
+    assert pf.confidence() < c0 - 0.2
+
+
+def test_recovers_from_a_kidnap():
+    rng = np.random.default_rng(21)
+    start = Pose2D(-4.0, 2.0, 0.2)
+    pf = ParticleFilter(FIELD, 500, rng=np.random.default_rng(22))
+    pf.reset_to(start, (0.05, 0.05, 0.02))
+    scan(pf, start, rng, frames=15)
+    assert pose_error(pf.estimate(), start)[0] < 0.15
+    # picked up and put down elsewhere, turned by 60 degrees; nobody tells the filter
+    kidnapped = Pose2D(-1.5, -2.5, 0.2 + math.radians(60))
+    recovered_at = None
+    for k in range(90):  # 3 s of frames
+        pf.predict(Pose2D())
+        pf.update(see(kidnapped, rng, head_pan_rad=1.2 * math.sin(0.4 * k)))
+        d, a = pose_error(pf.estimate(), kidnapped)
+        if d < 0.2 and a < math.radians(5):
+            recovered_at = k
+            break
+    assert recovered_at is not None, pf.estimate()
+    assert pf.injected_total > 0
+    scan(pf, kidnapped, rng, frames=10)
+    d, a = pose_error(pf.estimate(), kidnapped)
+    assert d < 0.2 and a < math.radians(5)
+
+
+def test_line_points_refine_the_pose():
+    rng = np.random.default_rng(31)
+    truth = Pose2D(-5.5, -3.0, math.radians(200))  # near the corner: goal line and touch line
+    pf = ParticleFilter(FIELD, 500, rng=np.random.default_rng(32))
+    pf.reset_to(Pose2D(truth.x_m + 0.3, truth.y_m - 0.25, truth.theta_rad + 0.05), (0.15, 0.15, 0.05))
+    for _ in range(30):
+        pts = []
+        for t in np.linspace(0.5, 3.0, 6):  # points on the goal line and on the touch line
+            for wx, wy in ((-FIELD.half_length_m, truth.y_m + t - 1.0), (truth.x_m - t + 1.5, -FIELD.half_width_m)):
+                lx, ly = truth.inverse_transform_point(wx, wy)
+                pts.append(Detection(LINE_POINT, lx + rng.normal(0, 0.03), ly + rng.normal(0, 0.03)))
+        pf.predict(Pose2D())
+        pf.update(pts)
+    d, a = pose_error(pf.estimate(), truth)
+    assert d < 0.1 and a < math.radians(3), pf.estimate()
+
+
+def test_ball_and_robot_detections_are_ignored():
+    pf = ParticleFilter(FIELD, 100, rng=np.random.default_rng(1))
+    pf.reset_to(Pose2D(1.0, 1.0, 0.0), (0.1, 0.1, 0.1))
+    before = pf.particles()
+    pf.update([Detection("ball", 1.0, 0.0), Detection("robot", 2.0, 1.0)])
+    assert np.array_equal(before, pf.particles())
+
+
+def _frame(pose: Pose2D, kinds_at: list[tuple[str, float, float]]) -> list[Detection]:
+    out = []
+    for kind, x, y in kinds_at:
+        lx, ly = pose.inverse_transform_point(x, y)
+        out.append(Detection(kind, lx, ly))
+    return out
+
+
+@pytest.mark.parametrize("mode, feats", [
+    ("2T", [("T", 0.0, 4.5), ("T", 0.0, -4.5)]),
+    ("2X", [("X", 0.0, 1.5), ("X", 0.0, -1.5)]),
+    ("PT", [("penalty_mark", -4.9, 0.0), ("T", -7.0, 3.0)]),
+    ("LT", [("L", -4.0, 3.0), ("T", -7.0, 3.0)]),
+    ("1M", [("centre_circle", 0.0, 0.0), ("X", 0.0, 1.5)]),
+    ("border", [("L", -7.0, 4.5), ("T", -7.0, 3.0)]),
+])
+def test_relocalize_from_feature_pairs(mode, feats):
+    truth = {"2T": Pose2D(-1.0, 0.5, 0.3), "2X": Pose2D(-1.5, 0.2, 0.1), "PT": Pose2D(-5.0, 1.5, 2.8),
+             "LT": Pose2D(-5.5, 2.0, 1.0), "1M": Pose2D(-1.2, 0.4, 0.2), "border": Pose2D(-5.5, 3.5, 2.6)}[mode]
+    pf = ParticleFilter(FIELD, 300, rng=np.random.default_rng(2))
+    # the belief has drifted by 0.36 m and 0.1 rad
+    pf.reset_to(Pose2D(truth.x_m + 0.3, truth.y_m - 0.2, truth.theta_rad + 0.1), (0.02, 0.02, 0.01))
+    pose = pf.relocalize_from(mode, _frame(truth, feats), max_dist_m=6.0, max_drift_m=2.0)
+    assert pose is not None
+    assert pose_error(pose, truth)[0] < 1e-6 and pose_error(pose, truth)[1] < 1e-6
+    assert pose_error(pf.estimate(), truth)[0] < 0.05
+    assert pf.confidence() > 0.5
+
+
+def test_relocalize_from_centre_mark_alone_keeps_the_heading():
+    truth = Pose2D(-1.0, 0.5, 0.3)
+    pf = ParticleFilter(FIELD, 300, rng=np.random.default_rng(2))
+    pf.reset_to(Pose2D(-0.5, 0.0, 0.3), (0.01, 0.01, 0.001))
+    pose = pf.relocalize_from(RelocalizeMode.CENTRE, _frame(truth, [("centre_circle", 0.0, 0.0)]),
+                              max_dist_m=3.0)
+    assert pose is not None and pose_error(pose, truth)[0] < 0.01
+
+
+def test_relocalize_refuses_too_far_a_jump_features_beyond_range_and_a_misfit():
+    truth = Pose2D(-5.5, 2.5, math.pi)  # facing the own goal line's two T crossings, 1 m apart
+    frame = _frame(truth, [("T", -7.0, 2.0), ("T", -7.0, 3.0)])
+    pf = ParticleFilter(FIELD, 300, rng=np.random.default_rng(2))
+    pf.reset_to(Pose2D(-4.0, 2.5, math.pi), (0.01, 0.01, 0.01))
+    before = pf.particles()
+    assert pf.relocalize_from("2T", frame, max_dist_m=3.0, max_drift_m=1.0) is None
+    assert np.array_equal(before, pf.particles())  # a refusal leaves the belief as it was
+    assert pf.relocalize_from("2T", frame, max_dist_m=1.0, max_drift_m=None) is None
+    bad = frame + [Detection("penalty_mark", 0.5, 0.0)]  # fits no penalty mark from that pose
+    assert pf.relocalize_from("2T", bad, max_dist_m=3.0, max_drift_m=2.0, validate=True) is None
+    pose = pf.relocalize_from("2T", bad, max_dist_m=3.0, max_drift_m=2.0, validate=False)
+    assert pose is not None and pose_error(pose, truth)[0] < 1e-6
+    assert pose_error(pf.estimate(), truth)[0] < 0.05
+
+
+def test_relocalize_picks_the_twin_nearest_the_current_belief():
+    truth = Pose2D(-1.0, 0.5, 0.3)
+    frame = _frame(truth, [("T", 0.0, 4.5), ("T", 0.0, -4.5)])
+    pf = ParticleFilter(FIELD, 300, rng=np.random.default_rng(2))
+    pf.reset_to(mirror_pose(truth), (0.2, 0.2, 0.05))
+    pose = pf.relocalize_from("2T", frame, max_dist_m=6.0, max_drift_m=None)
+    assert pose is not None and pose_error(pose, mirror_pose(truth))[0] < 1e-6
+
+
+def test_relocalize_mode_names():
+    assert RelocalizeMode.parse("1M") is RelocalizeMode.CENTRE
+    assert RelocalizeMode.parse("pt") is RelocalizeMode.PENALTY_T
+    assert RelocalizeMode.parse(FeatureKind.X_CROSS) is RelocalizeMode.TWO_X
+    assert RelocalizeMode.parse("Border") is RelocalizeMode.BORDER
+    with pytest.raises(ValueError, match="unknown relocalization mode 'Q'"):
+        RelocalizeMode.parse("Q")
+
+
+def test_same_seed_same_particles_and_protocol():
+    runs = []
+    for _ in range(2):
+        rng = np.random.default_rng(9)
+        pf = ParticleFilter(FIELD, 200, rng=np.random.default_rng(10))
+        scan(pf, Pose2D(-2.0, 1.0, 0.3), rng, frames=10)
+        runs.append(pf.particles())
+    assert np.array_equal(runs[0], runs[1])
+    assert isinstance(pf, Localizer)
+    assert pf.covariance().shape == (3, 3)
+    assert pf.particles().shape == (200, 3)
+    with pytest.raises(ValueError, match="n_particles"):
+        ParticleFilter(FIELD, 0)
