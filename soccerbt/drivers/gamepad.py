@@ -840,6 +840,8 @@ class PadManager:
             release_all = getattr(self.keyboard, "release_all", None)
             if release_all is not None:
                 release_all()
+            if hasattr(self.keyboard, "robot"):
+                self.keyboard.robot = key  # its events name the robot it drives
         self._keyboard_robot = key
 
     # -- events --------------------------------------------------------------------------------
@@ -918,7 +920,11 @@ class PadManager:
 
     def start(self) -> None:
         """Initialise pygame's joystick and game-controller subsystems (pads already plugged in
-        then arrive as DEVICEADDED events) and, if needed, a display-less event queue."""
+        then arrive as DEVICEADDED events) and, if needed, a display-less event queue.
+
+        Call it before ``pygame.init()`` when a viewer runs too: it sets SDL's hint that pads
+        keep sending while the window is not focused, which SDL reads when the joystick
+        subsystem starts."""
         # pads keep working when the viewer's window is not focused
         os.environ.setdefault("SDL_JOYSTICK_ALLOW_BACKGROUND_EVENTS", "1")
         import pygame
@@ -933,13 +939,35 @@ class PadManager:
         self._started = True
 
     def pump(self) -> int:
-        """Handle the pad events waiting in pygame's queue (others stay queued); how many were
-        consumed. For runs without a viewer; a viewer gives its events to ``handle_event``."""
+        """Handle the pad events waiting in pygame's queue, in queue order; how many were
+        consumed. For runs without a viewer; a viewer gives its events to ``handle_event``.
+
+        Other events stay queued, in their order: they are taken out and posted back, because
+        ``pygame.event.get(types)`` groups events by type, which would lose the order of an
+        ADDED and the first input, or of a button's UP and DOWN."""
         import pygame
 
         if not self._started:
             self.start()
-        return sum(1 for event in pygame.event.get(pad_event_types()) if self.handle_event(event))
+        pad_types = set(pad_event_types())
+        consumed = 0
+        others = []
+        for event in pygame.event.get():
+            if event.type in pad_types:
+                consumed += bool(self.handle_event(event))
+            else:
+                others.append(event)
+        for event in others:
+            try:
+                pygame.event.post(event)
+            except pygame.error:  # a type that cannot be posted back is dropped, not fatal
+                _log.debug("pump: could not re-queue %s", event)
+        return consumed
+
+    def on_step(self, match: Any) -> None:
+        """A match observer that pumps pad events after every step (runs without a viewer:
+        ``Match(observers=[manager], pads=manager)``)."""
+        self.pump()
 
     # -- update ----------------------------------------------------------------------------------
 

@@ -245,11 +245,29 @@ def test_default_sdl_backend_accepts_event_only_pads(pg):
     assert manager.update("red3", 0.0, {}).vx_mps == pytest.approx(-1.2)
 
 
-def test_pump_leaves_other_events_queued(rig):
+def test_pump_leaves_other_events_queued_in_order(rig):
     _, manager = rig
-    post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_a, mod=0))
-    assert manager.pump() == 0
-    assert [e.type for e in pygame.event.get()] == [pygame.KEYDOWN]
+    post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_a, mod=0), axis(99, LX, FULL),
+         pygame.event.Event(pygame.USEREVENT, code=5), pygame.event.Event(pygame.KEYUP, key=pygame.K_a, mod=0))
+    assert manager.pump() == 0  # pad 99 is unknown: its event is taken but not consumed
+    assert [(e.type, getattr(e, "key", None)) for e in pygame.event.get()] == [
+        (pygame.KEYDOWN, pygame.K_a), (pygame.USEREVENT, None), (pygame.KEYUP, pygame.K_a)]
+
+
+def test_pump_keeps_the_queue_order_of_pad_events(rig):
+    backend, manager = rig
+    backend.plug(0, 40)
+    manager.assign("blue1")
+    bb: dict[str, object] = {}
+    # added and the first input in one batch; LB released and pressed again in the same batch
+    post(added(0), button(40, LB), button(40, LB, False), button(40, LB), axis(40, LY, -FULL))
+    assert manager.pump() == 5
+    assert manager.update("blue1", 0.0, bb) is not None
+    assert bb["assist_chase"] is True
+    post(button(40, LB, False), button(40, LB), button(40, LB, False))
+    manager.pump()
+    manager.update("blue1", 0.02, bb)
+    assert bb["assist_chase"] is False
 
 
 def test_keyboard_and_pad_on_one_robot_are_merged(rig):
@@ -283,3 +301,24 @@ def test_robot_keys():
         robot_key("")
     with pytest.raises(ValueError, match="pad index"):
         PadManager(backend=FakeBackend()).assign("blue1", -1)
+
+
+def test_on_step_pumps_pad_events_like_a_match_observer(rig):
+    backend, manager = rig
+    backend.plug(0, 40)
+    manager.assign("blue1")
+    post(added(0), axis(40, LY, -FULL))
+    manager.on_step(object())  # what Match does with its observers after each step
+    assert manager.update("blue1", 0.0, {}).vx_mps == pytest.approx(1.2)
+
+
+def test_keyboard_events_name_the_robot_it_drives(rig):
+    _, manager = rig
+    manager.keyboard = KeyboardPad()
+    manager.set_keyboard_robot(RobotId(Team.RED, 1))
+    manager.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_3, mod=0))
+    bb: dict[str, object] = {}
+    manager.update("red1", 0.0, bb)
+    assert bb["control_state"] == 3
+    events = [(e.kind, e.robot_key, e.detail) for e in manager.drain_events()]
+    assert events == [("control_state", "red1", "3")]
