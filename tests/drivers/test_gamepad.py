@@ -509,3 +509,30 @@ def test_pad_back_engages_and_start_releases_the_stop(pg):
     feed(adapter, down(START))
     assert not estop.engaged
     assert [e.kind for e in adapter.drain_events()] == ["estop_engaged", "estop_released"]
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_raw = st.integers(min_value=-32768, max_value=32767)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lx=_raw, ly=_raw, rx=_raw, ry=_raw, dz=st.floats(min_value=0.0, max_value=0.5))
+def test_any_stick_position_stays_within_the_limits(lx, ly, rx, ry, dz):
+    pygame.display.init()
+    adapter = bound_adapter(dead_zone=dz)
+    for a, v in ((LX, lx), (LY, ly), (RX, rx), (RY, ry)):
+        adapter.handle_event(axis(a, v))
+    bb: dict[str, object] = {}
+    cmd = adapter.update(0.0, bb)
+    left_out = math.hypot(max(-1.0, lx / FULL), ly / FULL) > dz
+    right_out = math.hypot(max(-1.0, rx / FULL), ry / FULL) > dz
+    assert bb["go_manual"] is (left_out or right_out) is (cmd is not None)
+    if cmd is not None:
+        assert abs(cmd.vx_mps) <= 1.2 + 1e-9 and abs(cmd.vy_mps) <= 0.4 + 1e-9
+        assert abs(cmd.vtheta_radps) <= 1.5 + 1e-9
+        # stick up (negative Y) never walks backwards, stick right never walks left, and so on
+        assert cmd.vx_mps * ly <= 0 and cmd.vy_mps * lx <= 0 and cmd.vtheta_radps * rx <= 0
