@@ -30,6 +30,8 @@ from soccerbt.world.types import (BallKicked, BallOut, BallTouched, GoalScored, 
 
 log = logging.getLogger(__name__)
 
+_EPS = 1e-9  # simulated times are sums of float steps: never lose a step to rounding
+
 # --- what the referee needs of the world ---------------------------------------------------
 
 
@@ -391,7 +393,7 @@ class Referee:
             if not active:
                 continue
             if cfg.penalize_fallen and track.fallen_since_s is not None \
-                    and t - track.fallen_since_s >= cfg.incapable_fallen_s:
+                    and t - track.fallen_since_s >= cfg.incapable_fallen_s - _EPS:
                 self.penalize(rid, Penalty.PICKUP_OR_INCAPABLE)
             elif cfg.penalize_leaving_field and self.state == GameState.PLAYING \
                     and not self.field.is_inside_field(pose.x_m, pose.y_m, -cfg.leave_field_margin_m):
@@ -402,7 +404,7 @@ class Referee:
             for p in self._penalties.values():  # the penalty clock stands still in INITIAL, FINISHED
                 p.until_s += dt
             return
-        for rid in [rid for rid, p in self._penalties.items() if self.t_s >= p.until_s]:
+        for rid in [rid for rid, p in self._penalties.items() if self.t_s >= p.until_s - _EPS]:
             self.unpenalize(rid)
 
     def _active_robots(self) -> list[tuple[RobotId, RobotTruth]]:
@@ -419,7 +421,7 @@ class Referee:
         t = self.t_s
         for rid, robot in self._active_robots():
             track = self._tracks.get(rid)
-            if robot.fallen or track is None or t - track.still_since_s < self.config.placed_still_s:
+            if robot.fallen or track is None or t - track.still_since_s < self.config.placed_still_s - _EPS:
                 return False
             if not self._legal_kickoff_position(rid, robot.pose):
                 return False
@@ -431,7 +433,7 @@ class Referee:
         sx, sy = self._spot
         for rid, robot in self._active_robots():
             track = self._tracks.get(rid)
-            if robot.fallen or track is None or t - track.still_since_s < self.config.placed_still_s:
+            if robot.fallen or track is None or t - track.still_since_s < self.config.placed_still_s - _EPS:
                 return False
             if rid.team is not self.set_play_team and \
                     math.hypot(robot.pose.x_m - sx, robot.pose.y_m - sy) < self.field.free_kick_distance_m:
@@ -495,34 +497,34 @@ class Referee:
         elapsed = t - self._phase_start_s
         state = self.state
         if state == GameState.INITIAL:
-            if not self.finished and elapsed >= cfg.initial_s:
+            if not self.finished and elapsed >= cfg.initial_s - _EPS:
                 self._enter_ready(self.kick_off_team)
                 return True
         elif state == GameState.READY:
-            if elapsed >= cfg.ready_s or (elapsed >= cfg.placed_still_s and self._all_placed()):
+            if elapsed >= cfg.ready_s - _EPS or (elapsed >= cfg.placed_still_s - _EPS and self._all_placed()):
                 self._enter_set()
                 return True
         elif state == GameState.SET:
-            if elapsed >= cfg.set_s:
+            if elapsed >= cfg.set_s - _EPS:
                 self._set_state(GameState.PLAYING)
                 self._start_restart_wait(self.kick_off_team)
                 return True
         elif state == GameState.PLAYING:
-            if self.half_remaining_s <= 0.0:
+            if self.half_remaining_s <= 1e-9:  # float sums of dt must not add a step
                 self._end_half()
                 return True
             if self.secondary_state != SecondaryState.NORMAL:
                 return self._advance_set_play(elapsed)
             if self._restart_start_s is not None:
                 ball = self.world.ball
-                if t - self._restart_start_s >= cfg.kickoff_wait_s:
+                if t - self._restart_start_s >= cfg.kickoff_wait_s - _EPS:
                     self._end_restart_wait("time")
                     return True
-                if math.hypot(ball.x_m - self._spot[0], ball.y_m - self._spot[1]) >= cfg.ball_moved_m:
+                if math.hypot(ball.x_m - self._spot[0], ball.y_m - self._spot[1]) >= cfg.ball_moved_m - _EPS:
                     self._end_restart_wait("ball moved")
                     return True
         elif state == GameState.FINISHED:
-            if not self.finished and elapsed >= cfg.half_time_break_s:
+            if not self.finished and elapsed >= cfg.half_time_break_s - _EPS:
                 self._start_second_half()
                 return True
         return False
@@ -530,12 +532,12 @@ class Referee:
     def _advance_set_play(self, elapsed: float) -> bool:
         cfg = self.config
         if self.sub_state == SubState.STOP:
-            if elapsed >= cfg.free_kick_stop_s:
+            if elapsed >= cfg.free_kick_stop_s - _EPS:
                 self._set_sub_state(SubState.GET_READY)
                 return True
         elif self.sub_state == SubState.GET_READY:
-            if elapsed >= cfg.free_kick_get_ready_s or (
-                    elapsed >= cfg.placed_still_s and self._free_kick_ready()):
+            if elapsed >= cfg.free_kick_get_ready_s - _EPS or (
+                    elapsed >= cfg.placed_still_s - _EPS and self._free_kick_ready()):
                 self._replace_ball()
                 if cfg.illegal_set_play_position == "penalize":
                     sx, sy = self._spot
@@ -546,7 +548,7 @@ class Referee:
                 self._set_sub_state(SubState.SET)
                 return True
         else:
-            if elapsed >= cfg.free_kick_set_s:
+            if elapsed >= cfg.free_kick_set_s - _EPS:
                 team = self.set_play_team
                 name = _FREE_KICK_NAMES.get(self.secondary_state, str(self.secondary_state))
                 self.secondary_state = SecondaryState.NORMAL
