@@ -124,6 +124,16 @@ def node_path_of(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+@dataclass(frozen=True, slots=True)
+class _Belief:
+    """The pose the world model reads (``pose_field``, ``confidence``), and the odometry it
+    belongs to."""
+
+    pose_field: Pose2D
+    confidence: float
+    odometry: Pose2D
+
+
 def _odometry_delta(prev: Pose2D, now: Pose2D) -> Pose2D:
     """The motion from ``prev`` to ``now`` expressed in ``prev``'s frame (what odometry moved)."""
     dx, dy = prev.inverse_transform_point(now.x_m, now.y_m)
@@ -167,7 +177,8 @@ class Agent:
         self.node_exceptions: dict[str, int] = {}  # node path -> how many ticks it raised
         self.tree_failed = False  # the last tick raised
         self._packet: Any = None
-        self._prev_odometry: Pose2D | None = None
+        self._odom_at_predict: Pose2D | None = None  # odometry when the localizer last moved
+        self._belief: _Belief | None = None  # the localizer's output at the last camera frame
         self._files = tree_files(self.tree_path)
         self._loaded_stamp = _stamp(self._files)
         self._failed_stamp: tuple | None = None
@@ -198,8 +209,8 @@ class Agent:
         observations = self.driver.sense()
         bb = self.blackboard
         self.gc_events = self.gc_adapter.apply(self._packet, t_s, bb) if self.gc_adapter else []
-        self._localize(observations, self.gc_events)
-        self.context.world_model.update(observations, self.context.localizer, t_s)
+        belief = self._localize(observations, self.gc_events)
+        self.context.world_model.update(observations, belief, t_s)
         if self.team is not None:
             self.team.receive(t_s, self)
         self.context.world_model.write_blackboard(bb)
@@ -217,21 +228,34 @@ class Agent:
 
     # --- the parts of a cycle ----------------------------------------------------------------
 
-    def _localize(self, obs: Observations, gc_events: list[Any]) -> None:
-        """Odometry prediction every step, the camera's features on camera frames; a penalty
-        (picked up, put back at the touch line) resets the belief to the touch-line entry."""
+    def _localize(self, obs: Observations, gc_events: list[Any]) -> Any:
+        """The localizer runs at the camera's rate: on a camera frame the odometry since the
+        previous frame moves the belief, then the frame's features weigh it. Between frames the
+        last estimate is carried forward by the odometry (the filter's output is only worth
+        computing when new features arrived). A penalty (picked up, put back at the touch line)
+        resets the belief to the touch-line entry. Returns what the world model reads."""
         localizer = self.context.localizer
-        prev, self._prev_odometry = self._prev_odometry, obs.odometry
         if localizer is None:
-            return
+            return None
+        if self._odom_at_predict is None:
+            self._odom_at_predict = obs.odometry
         if any(isinstance(e, (PenaltyStarted, PenaltyEnded)) for e in gc_events):
             reset = getattr(localizer, "reset_touch_line_entry", None)
             if reset is not None:
                 reset()
-        elif prev is not None and prev != obs.odometry:
-            localizer.predict(_odometry_delta(prev, obs.odometry))
-        if obs.camera_frame and obs.detections and not obs.fallen:
-            localizer.update(obs.detections)
+            self._odom_at_predict = obs.odometry
+            self._belief = None
+        if obs.camera_frame or self._belief is None:
+            if obs.odometry != self._odom_at_predict:
+                localizer.predict(_odometry_delta(self._odom_at_predict, obs.odometry))
+                self._odom_at_predict = obs.odometry
+            if obs.camera_frame and obs.detections and not obs.fallen:
+                localizer.update(obs.detections)
+            self._belief = _Belief(localizer.estimate(), float(localizer.confidence()), obs.odometry)
+            return self._belief
+        b = self._belief
+        moved = _odometry_delta(b.odometry, obs.odometry)
+        return _Belief(b.pose_field.compose(moved), b.confidence, b.odometry)
 
     def _tick(self) -> RobotCommand:
         """One ``tick_exactly_once()``; the command the nodes built, or a stop when a node raised."""
@@ -354,6 +378,7 @@ class TeamAdapter:
         self.latest: dict[int, Any] = {}  # player number -> newest TeamMessage
         self.role: Any = None
         self._next_send_s = 0.0
+        self._next_roles_s = 0.0
         link.register(robot)
 
     def receive(self, now_s: float, agent: Agent) -> None:
@@ -364,6 +389,9 @@ class TeamAdapter:
             old = self.latest.get(msg.number)
             if old is None or msg.timestamp_s >= old.timestamp_s:
                 self.latest[msg.number] = msg
+        if now_s + 1e-9 < self._next_roles_s:
+            return  # roles and teammates change at the message rate, not at every tick
+        self._next_roles_s = now_s + self.period_s
         limit = now_s - self.message_timeout_s
         fresh = [m for m in self.latest.values() if m.timestamp_s >= limit]
         wm = agent.context.world_model

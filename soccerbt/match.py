@@ -74,6 +74,7 @@ class MatchConfig:
     noise: NoiseConfig | None = None
     realtime: bool = False
     referee: RefereeConfig | None = None  # None: HL defaults with half_s
+    idle_teams: tuple[str, ...] = ()  # "blue"/"red": a team of statues (no brain) at kick-off spots
     particles: int = 300  # per robot
 
     def field_geometry(self) -> Field:
@@ -81,6 +82,9 @@ class MatchConfig:
 
     def players_per_team(self) -> int:
         return self.team_size if self.team_size is not None else self.field_geometry().players_per_team
+
+    def is_idle(self, team: Team) -> bool:
+        return team.name.lower() in self.idle_teams
 
     def tree_of(self, team: Team) -> Path:
         path = self.blue_tree if team is Team.BLUE else self.red_tree
@@ -170,6 +174,17 @@ def entry_pose(field: Field, number: int, team_size: int) -> Pose2D:
     return Pose2D(x, side * field.half_width_m, -side * math.pi / 2.0)
 
 
+def statue_pose(field: Field, number: int, team_size: int) -> Pose2D:
+    """Where a robot of an idle team stands all match, team frame: player 1 on its goal line's
+    centre, the others spread across the own half facing the opponent goal (legal at kick-off)."""
+    if number == 1:
+        return Pose2D(-field.half_length_m + 0.4, 0.0, 0.0)
+    k = number - 2
+    n = max(1, team_size - 1)
+    y = field.half_width_m * ((k + 0.5) / n - 0.5) * 1.2
+    return Pose2D(-field.half_length_m / 2.0, y, 0.0)
+
+
 # --- the match -------------------------------------------------------------------------------------
 
 
@@ -185,7 +200,8 @@ class Match:
     def __init__(self, config: MatchConfig | None = None, *,
                  observers: Iterable[MatchObserver] = (),
                  pads: Any = None, pad_robots: Iterable[RobotId] | None = None, estop: Any = None,
-                 driver_factory: Callable[[World, RobotId], Any] | None = None) -> None:
+                 driver_factory: Callable[[World, RobotId], Any] | None = None,
+                 tree_factory: Any = None) -> None:
         self.config = config = config or MatchConfig()
         self.field = config.field_geometry()
         self.team_size = config.players_per_team()
@@ -204,18 +220,20 @@ class Match:
             for number in range(1, self.team_size + 1):
                 rid = RobotId(team, number)
                 attack = ref_cfg.blue_attacks_positive_x_first_half == (team is Team.BLUE)
-                self.world.add_robot(rid, from_team_frame(entry_pose(self.field, number, self.team_size), attack))
+                pose = (statue_pose if config.is_idle(team) else entry_pose)(self.field, number, self.team_size)
+                self.world.add_robot(rid, from_team_frame(pose, attack))
         self.referee = Referee(self.world, ref_cfg)
         self.pads = pads  # a PadManager (or anything with update(robot, now_s, bb))
         self.pad_robots = set(pad_robots) if pad_robots is not None else None
         self.estop = estop
         make_driver = driver_factory or _sim_driver
-        self.factory = _build_factory()
+        self.factory = tree_factory if tree_factory is not None else _build_factory()
         self.team_links = {team: TeamLink(np.random.default_rng([config.seed, 7, team.value]))
                            for team in (Team.BLUE, Team.RED)}
         self.agents: dict[RobotId, Agent] = {}
         for rid in sorted(self.world.robots):
-            self.agents[rid] = self._build_agent(rid, make_driver(self.world, rid))
+            if not config.is_idle(rid.team):
+                self.agents[rid] = self._build_agent(rid, make_driver(self.world, rid))
         self._loc_errors: dict[RobotId, list[float]] = {rid: [] for rid in self.agents}
         self._packet_key: tuple | None = None
         self._packet: Any = None
@@ -343,17 +361,19 @@ class Match:
             if rec.kind == "penalty" and rec.robot is not None:
                 penalties[rec.robot] = penalties.get(rec.robot, 0) + 1
         robots = []
-        for rid, agent in self.agents.items():
+        for rid in sorted(self.world.robots):
             truth = self.world.robots[rid]
-            errs = self._loc_errors[rid]
+            agent = self.agents.get(rid)
+            errs = self._loc_errors.get(rid, [])
             robots.append(RobotSummary(
-                robot=str(rid), team=rid.team.name.lower(), number=rid.number, tree=str(agent.tree_path),
+                robot=str(rid), team=rid.team.name.lower(), number=rid.number,
+                tree=str(agent.tree_path) if agent is not None else "idle",
                 distance_walked_m=round(truth.distance_walked_m, 3), falls=truth.falls, kicks=truth.kicks,
                 penalties=penalties.get(rid, 0),
                 loc_error_median_m=round(statistics.median(errs), 3) if errs else None,
                 loc_error_mean_m=round(statistics.fmean(errs), 3) if errs else None,
-                node_exceptions=agent.node_exception_count,
-                node_exception_paths=tuple(sorted(agent.node_exceptions))))
+                node_exceptions=agent.node_exception_count if agent is not None else 0,
+                node_exception_paths=tuple(sorted(agent.node_exceptions)) if agent is not None else ()))
         goals = tuple(GoalSummary(round(g.t_s, 2), g.team.name.lower(),
                                   str(g.last_touch) if g.last_touch is not None else None,
                                   g.own_goal, g.first_half) for g in ref.goals)
@@ -361,7 +381,8 @@ class Match:
             seed=self.config.seed, sim_s=round(self.world.t_s, 2),
             score={"blue": ref.scores[Team.BLUE], "red": ref.scores[Team.RED]},
             goals=goals, robots=tuple(robots), errors=tuple(self.errors),
-            trees={"blue": str(self.config.tree_of(Team.BLUE)), "red": str(self.config.tree_of(Team.RED))},
+            trees={t.name.lower(): "idle" if self.config.is_idle(t) else str(self.config.tree_of(t))
+                   for t in (Team.BLUE, Team.RED)},
             finished=ref.finished)
 
 

@@ -30,10 +30,13 @@ class FakeDriver:
         self.odometry = Pose2D()
         self.commands: list[RobotCommand] = []
         self.sensed = 0
+        self.camera_frame = False
+        self.detections: tuple = ()
 
     def sense(self) -> Observations:
         self.sensed += 1
-        return Observations(self.t_s, False, (), self.odometry, self.odometry.theta_rad, False, 0.0, 0.0)
+        return Observations(self.t_s, self.camera_frame, self.detections, self.odometry, self.odometry.theta_rad,
+                            False, 0.0, 0.0)
 
     def act(self, command: RobotCommand) -> None:
         self.commands.append(command)
@@ -250,24 +253,40 @@ class FakeLocalizer:
         return 0.9
 
 
-def test_odometry_moves_the_localizer_and_a_penalty_resets_it() -> None:
+def test_the_localizer_runs_at_camera_frames_and_odometry_carries_the_pose_between() -> None:
+    from soccerbt.world.types import Detection
+
+    agent, driver, _ = make_agent(lambda t: "SUCCESS", gc_adapter=GameControllerAdapter(1, ROBOT.number))
+    loc = FakeLocalizer()
+    agent.context.localizer = loc
+    driver.odometry = Pose2D(0.0, 1.0, math.pi / 2)
+    agent.step(0.01)  # the first step reads the belief once
+    assert loc.predicted == [] and loc.updates == 0
+    driver.odometry = Pose2D(0.0, 1.1, math.pi / 2)  # 0.1 m forward in the robot's own frame
+    agent.step(0.02)
+    pose = agent.blackboard["robot_pose_field"]  # estimate (1, 2, 0.5) moved 0.1 m along 0.5 rad
+    assert pose.x_m == pytest.approx(1.0 + 0.1 * math.cos(0.5))
+    assert pose.y_m == pytest.approx(2.0 + 0.1 * math.sin(0.5))
+    assert loc.predicted == []  # no camera frame: the filter is not touched
+    driver.odometry = Pose2D(-0.1, 1.1, math.pi)  # then 0.1 m to the left and a quarter turn
+    driver.camera_frame, driver.detections = True, (Detection("T", 2.0, 0.0),)
+    agent.step(0.03)
+    assert len(loc.predicted) == 1 and loc.updates == 1
+    d = loc.predicted[0]  # the whole motion since the last prediction, in that frame
+    assert (d.x_m, d.y_m, d.theta_rad) == (pytest.approx(0.1), pytest.approx(0.1), pytest.approx(math.pi / 2))
+    assert agent.blackboard["robot_pose_field"] == Pose2D(1.0, 2.0, 0.5)  # the filter's own estimate
+
+
+def test_a_penalty_resets_the_localizer_to_the_touch_line_entry() -> None:
     agent, driver, _ = make_agent(lambda t: "SUCCESS", gc_adapter=GameControllerAdapter(1, ROBOT.number))
     loc = FakeLocalizer()
     agent.context.localizer = loc
     agent.step(0.01)
-    driver.odometry = Pose2D(0.0, 1.0, math.pi / 2)
-    agent.step(0.02)
-    driver.odometry = Pose2D(0.0, 1.1, math.pi / 2)  # 0.1 m forward in the robot's own frame
-    agent.step(0.03)
-    assert len(loc.predicted) == 2
-    d = loc.predicted[1]
-    assert d.x_m == pytest.approx(0.1) and d.y_m == pytest.approx(0.0) and d.theta_rad == pytest.approx(0.0)
-    assert agent.blackboard["robot_pose_field"] == Pose2D(1.0, 2.0, 0.5)  # the world model uses it
     agent.receive_packet(_packet(3, penalty=34))
-    agent.step(0.04)
+    agent.step(0.02)
     assert loc.resets == 1
     agent.receive_packet(_packet(3, penalty=0))
-    agent.step(0.05)
+    agent.step(0.03)
     assert loc.resets == 2  # put back at the touch line: the pose is lost again
 
 
