@@ -77,7 +77,7 @@ class PlannerConfig:
     clearance_m: float = 0.05  # kept on top of the robot radius
     polygon_sides: int = 8
     vertex_offset_m: float = 0.05  # graph nodes this far outside the polygons
-    side_switch_penalty_m: float = 0.75
+    side_switch_penalty_m: float = 0.3  # metres of path; jitter of a few cm costs far less
     same_obstacle_m: float = 0.5  # an obstacle that moved less is the same one
     same_goal_m: float = 1.0  # side memory only holds while the goal stays about the same
     include_goal_frames: bool = True
@@ -570,6 +570,19 @@ class PathFollower:
         self._path_id = -1
         self._progress = 0
 
+    def brake(self, dt_s: float) -> tuple[float, float, float]:
+        """Slow the previous command toward standing, within the acceleration limits."""
+        c = self.config
+        dt = max(dt_s, 1e-3)
+        lx, ly, lth = self._last
+
+        def toward_zero(v: float, a: float) -> float:
+            return math.copysign(max(0.0, abs(v) - a * dt), v)
+
+        self._last = (toward_zero(lx, c.ax_max_mps2), toward_zero(ly, c.ay_max_mps2),
+                      toward_zero(lth, c.atheta_max_radps2))
+        return self._last
+
     def _closest(self, pts: np.ndarray, xy: np.ndarray) -> tuple[int, float, float]:
         """(segment index, parameter t, arc length) of the nearest point at or after progress."""
         a = pts[:-1]
@@ -695,7 +708,11 @@ class Navigator:
     def velocity_to(self, pose: Pose2D, goal_pose: Pose2D, obstacles: Iterable[Obstacle], now_s: float,
                     vx_limit_mps: float | None = None, vy_limit_mps: float | None = None,
                     vtheta_limit_radps: float | None = None) -> tuple[float, float, float]:
-        """(vx, vy, vtheta) in the robot frame to walk to ``goal_pose``; zeros once arrived."""
+        """(vx, vy, vtheta) in the robot frame to walk to ``goal_pose``.
+
+        Once arrived (within ``arrive_distance_m`` and ``arrive_theta_rad``; it stays arrived
+        until the error doubles) the command brakes to zero within the acceleration limits.
+        """
         c = self.config
         dt = 0.01 if self._last_now_s is None else max(0.0, now_s - self._last_now_s)
         self._last_now_s = now_s
@@ -706,10 +723,9 @@ class Navigator:
         else:
             self.arrived = dist <= c.arrive_distance_m and dth <= c.arrive_theta_rad
         if self.arrived:
-            self.follower.reset()
-            return 0.0, 0.0, 0.0
+            return self.follower.brake(dt)
         goal_moved = self._goal is None or self._goal.distance_to(goal_pose.x_m, goal_pose.y_m) > c.goal_moved_m
-        if self.path is None or goal_moved or now_s - self._last_plan_s >= c.replan_period_s:
+        if self.path is None or goal_moved or now_s - self._last_plan_s >= c.replan_period_s - 1e-9:
             self.path = self.planner.plan(pose, goal_pose, obstacles)
             self._last_plan_s = now_s
             self._goal = goal_pose
