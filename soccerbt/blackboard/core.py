@@ -18,6 +18,7 @@ __all__ = [
     "BlackboardError",
     "BlackboardTypeError",
     "Entry",
+    "btcpp_format",
     "btcpp_type_name",
     "is_number",
     "number_cast",
@@ -74,6 +75,22 @@ def btcpp_type_name(t: type | None) -> str:
     if t is str:
         return "std::string"
     return getattr(t, "__qualname__", repr(t))
+
+
+def btcpp_format(value: object) -> str | None:
+    """A value as BT.CPP prints it: integers plainly, doubles with six decimals ("%f"),
+    strings verbatim, bools as 1/0, None (empty) as None, other objects with repr()."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return "%f" % value
+    return repr(value)
 
 
 def is_number(v: object) -> bool:

@@ -412,9 +412,19 @@ def _dbl(v: object) -> float | None:
         if -_TWO_53 <= v <= _TWO_53:  # type: ignore[operator]
             return float(v)  # type: ignore[arg-type]
         return _int_to_double(v)  # type: ignore[arg-type]
-    if v is None:
+    if v is None or t is str:
         return None
     return _slow_double(v)
+
+
+def _is_num(v: object) -> bool:
+    """Any::isNumber(): a type test only (no conversion)."""
+    t = type(v)
+    if t is int or t is float or t is bool:
+        return True
+    if t is str or v is None:
+        return False
+    return isinstance(v, numbers.Real)
 
 
 def _is_str(v: object) -> bool:
@@ -423,7 +433,12 @@ def _is_str(v: object) -> bool:
 
 def _is_int_kind(v: object) -> bool:
     """castedType int64: Python ints and bools (BT.CPP stores every integral as int64)."""
-    return isinstance(v, numbers.Integral) and not isinstance(v, str)
+    t = type(v)
+    if t is int or t is bool:
+        return True
+    if t is float or t is str or v is None:
+        return False
+    return isinstance(v, numbers.Integral)
 
 
 def _cast_int64(v: object) -> int:
@@ -648,8 +663,9 @@ def _c_binary(op: str, lf: Fn, rf: Fn) -> Fn:
                     raise _Fail(left_ni)
                 if rv is None:
                     raise _Fail(right_ni)
-                if _dbl(lv) is None or _dbl(rv) is None:
+                if not (_is_num(lv) and _is_num(rv)):
                     raise _Fail("Operation not permitted")
+                _dbl(lv), _dbl(rv)  # BT.CPP casts both to double first
                 try:
                     lb, rb = _cast_bool(lv), _cast_bool(rv)
                 except _Fail:
@@ -669,8 +685,9 @@ def _c_binary(op: str, lf: Fn, rf: Fn) -> Fn:
                 raise _Fail(left_ni)
             if rv is None:
                 raise _Fail(right_ni)
-            if _dbl(lv) is None or _dbl(rv) is None:
+            if not (_is_num(lv) and _is_num(rv)):
                 raise _Fail("Operation not permitted")
+            _dbl(lv), _dbl(rv)  # BT.CPP casts both to double first
             try:
                 li, ri = _cast_int64(lv), _cast_int64(rv)
             except _Fail:
@@ -693,10 +710,11 @@ def _c_binary(op: str, lf: Fn, rf: Fn) -> Fn:
             if rv is None:
                 raise _Fail(right_ni)
             ls, rs = _is_str(lv), _is_str(rv)
-            ln = not ls and _dbl(lv) is not None
-            rn = not rs and _dbl(rv) is not None
+            ln = not ls and _is_num(lv)
+            rn = not rs and _is_num(rv)
             if ln and rn:
-                return None  # BT.CPP falls through to an empty Any for number .. number
+                _dbl(lv), _dbl(rv)  # the number branch casts both to double first
+                return None  # then BT.CPP falls through to an empty Any for number .. number
             if (ls or ln) and (rs or rn):
                 return _to_string(lv) + _to_string(rv)
             raise _Fail("Operation not permitted")
@@ -712,9 +730,8 @@ def _c_binary(op: str, lf: Fn, rf: Fn) -> Fn:
             raise _Fail(left_ni)
         if rv is None:
             raise _Fail(right_ni)
-        ld, rd = _dbl(lv), _dbl(rv)
-        if ld is not None and rd is not None:
-            return arith(ld, rd)
+        if _is_num(lv) and _is_num(rv):
+            return arith(_dbl(lv), _dbl(rv))
         if is_plus and _is_str(lv) and _is_str(rv):
             return str(lv) + str(rv)
         raise _Fail("Operation not permitted")
@@ -758,14 +775,14 @@ def _compare_pair(lv: object, rv: object, op: str, num_test: Callable, str_test:
     ls, rs = _is_str(lv), _is_str(rv)
     if ls and rs:
         return str_test(str(lv), str(rv))
-    ld = None if ls else _dbl(lv)
-    rd = None if rs else _dbl(rv)
-    if ld is not None and rd is not None:
-        return num_test(ld, rd)
-    if ls and rd is not None:
-        return num_test(_string_to_double_env(str(lv), enums), rd)
-    if ld is not None and rs:
-        return num_test(ld, _string_to_double_env(str(rv), enums))
+    ln = not ls and _is_num(lv)
+    rn = not rs and _is_num(rv)
+    if ln and rn:
+        return num_test(_dbl(lv), _dbl(rv))
+    if ls and rn:
+        return num_test(_string_to_double_env(str(lv), enums), _dbl(rv))
+    if ln and rs:
+        return num_test(_dbl(lv), _string_to_double_env(str(rv), enums))
     raise _Fail(f"Can't mix different types in Comparison. Left operand [{_type_name(lv)}] "
                 f"right operand [{_type_name(rv)}]")
 
@@ -793,6 +810,12 @@ def _c_compare(ops: list[str], fns: list[Fn], enums: Mapping[str, int] | None) -
 
         def single(bb: Blackboard) -> object:
             lv, rv = lf(bb), rf(bb)
+            tl, tr = type(lv), type(rv)
+            # numbers a double holds exactly compare the same as their doubles
+            if (tl is float or (tl is int and -_TWO_53 <= lv <= _TWO_53)) and (  # type: ignore[operator]
+                tr is float or (tr is int and -_TWO_53 <= rv <= _TWO_53)  # type: ignore[operator]
+            ):
+                return 1.0 if num_test(lv, rv) else 0.0
             return 1.0 if _compare_pair(lv, rv, op, num_test, str_test, enums) else 0.0
 
         return single
@@ -844,7 +867,7 @@ def _c_bad_assign(rhs: Fn) -> Fn:
 
 def _copy_into(value: object, dst: object) -> object:
     """safe_any's Any::copyInto(dst): the value dst takes, keeping dst's type; or _Fail."""
-    if dst is None:
+    if dst is None or type(value) is type(dst):
         return value
     if _is_str(value) and _is_str(dst):
         return value

@@ -316,3 +316,15 @@ def test_numpy_scalars_are_stored_as_python_numbers():
     arr = np.zeros(2)
     bb["arr"] = arr
     assert bb["arr"] is arr  # arrays are objects, kept as they are
+
+
+def test_btcpp_format():
+    from soccerbt.blackboard import btcpp_format
+
+    assert btcpp_format(3) == "3"
+    assert btcpp_format(2.5) == "2.500000"
+    assert btcpp_format(1.0) == "1.000000"
+    assert btcpp_format("PLAY") == "PLAY"
+    assert btcpp_format(True) == "1"
+    assert btcpp_format(None) is None
+    assert btcpp_format((1, 2)) == "(1, 2)"

@@ -522,3 +522,18 @@ def test_errors_are_the_documented_kinds():
     orphan.add_remapping("a", "b")
     with pytest.raises(BlackboardError, match="Missing parent"):
         run("a := 1", orphan)
+
+
+def test_nan_and_large_numbers_follow_btcpp_tests():
+    bb = Blackboard()
+    bb["f"] = math.nan
+    bb["big"] = 2**53 + 1
+    assert run("f == f", bb) == 0.0
+    assert run("f < 1", bb) == 1.0  # BT.CPP fails "<" only when lhs >= rhs: NaN passes
+    assert run("f >= 1", bb) == 1.0
+    assert run("f != 1", bb) == 1.0
+    with pytest.raises(ScriptRuntimeError, match="Loss of precision"):
+        run("big < 1", bb)
+    with pytest.raises(ScriptRuntimeError, match="Loss of precision"):
+        run("big + 1", bb)
+    assert run("big .. ''", bb) == str(2**53 + 1)
