@@ -1,0 +1,207 @@
+"""BT.CPP 4.10 built-in leaves: AlwaysSuccess, AlwaysFailure, Script, ScriptCondition,
+SetBlackboard, UnsetBlackboard, Sleep and WasEntryUpdated.
+
+Scripts are compiled once (at load) by the blackboard's script language; Sleep reads the
+tree's injectable clock through TreeEnv timers.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from soccerbt.nodes.base import ConditionNode, LogicError, NodeConfig, StatefulActionNode, SyncActionNode
+from soccerbt.nodes.ports import BidirectionalPort, InputPort, Unsigned, parse_blackboard_pointer
+from soccerbt.nodes.scripting import compile_script
+from soccerbt.nodes.status import FAILURE, RUNNING, SUCCESS, NodeStatus
+
+__all__ = ["AlwaysSuccessNode", "AlwaysFailureNode", "ScriptNode", "ScriptConditionNode",
+           "SetBlackboardNode", "UnsetBlackboardNode", "SleepNode", "WasEntryUpdatedNode"]
+
+
+class AlwaysSuccessNode(SyncActionNode):
+    def bt_tick(self) -> NodeStatus:
+        return SUCCESS
+
+
+class AlwaysFailureNode(SyncActionNode):
+    def bt_tick(self) -> NodeStatus:
+        return FAILURE
+
+
+class _ScriptHolder:
+    """Shared by Script and ScriptCondition: (re)compile `code` when it changes."""
+
+    _script: str | None
+    _executor: Any
+    MISSING = "Missing port [code] in Script"
+
+    def _load_executor(self) -> None:
+        try:
+            script = self.get_input("code")  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001
+            raise RuntimeError(self.MISSING) from None
+        if script == self._script:
+            return
+        self._executor = compile_script(script, self.env.enums)  # type: ignore[attr-defined]
+        self._script = script
+
+
+class ScriptNode(_ScriptHolder, SyncActionNode):
+    SCRIPT_PORTS = ("code",)
+
+    @classmethod
+    def provided_ports(cls) -> list:
+        return [InputPort("code", str, description="Piece of code that can be parsed")]
+
+    def __init__(self, name: str, config: NodeConfig | None = None) -> None:
+        super().__init__(name, config)
+        self._script = None
+        self._executor = None
+        self._load_executor()
+
+    def bt_tick(self) -> NodeStatus:
+        self._load_executor()
+        if self._executor is not None:
+            self._executor(self.bb)
+        return SUCCESS
+
+
+class ScriptConditionNode(_ScriptHolder, ConditionNode):
+    SCRIPT_PORTS = ("code",)
+    MISSING = "Missing port [code] in ScriptCondition"
+
+    @classmethod
+    def provided_ports(cls) -> list:
+        return [InputPort("code", None,
+                          description="Piece of code that can be parsed. Must return false or true")]
+
+    def __init__(self, name: str, config: NodeConfig | None = None) -> None:
+        super().__init__(name, config)
+        self._script = None
+        self._executor = None
+        self._load_executor()
+
+    def bt_tick(self) -> NodeStatus:
+        self._load_executor()
+        return SUCCESS if self._executor.evaluate_bool(self.bb) else FAILURE
+
+
+class SetBlackboardNode(SyncActionNode):
+    @classmethod
+    def provided_ports(cls) -> list:
+        return [InputPort("value", None, description="Value to be written into the output_key"),
+                BidirectionalPort("output_key", None, description="Name of the blackboard "
+                                  "entry where the value should be written")]
+
+    def bt_tick(self) -> NodeStatus:
+        try:
+            output_key = self.get_input("output_key")
+        except Exception:  # noqa: BLE001
+            raise RuntimeError("missing port [output_key]") from None
+        output_key = str(output_key)
+        value_str = self.config.input_ports.get("value")
+        if value_str is None:
+            raise LogicError("[value] not found")
+        bb = self.bb
+        dst = bb.get_entry(output_key)
+        src_key = parse_blackboard_pointer(value_str)
+        if src_key is not None:
+            src = bb.get_entry(src_key)
+            if src is None:
+                raise RuntimeError("Can't find the port referred by [value]")
+            if dst is None:
+                dst = bb.create_entry(output_key, src.type_, src.converter)
+            out_value = src.value
+        else:
+            out_value = value_str
+        if out_value is None:
+            return FAILURE
+        if dst is not None and dst.type_ is not None and dst.type_ is not str \
+                and isinstance(out_value, str):
+            conv = dst.converter
+            try:
+                if conv is not None:
+                    out_value = conv(out_value)
+            except Exception as exc:  # noqa: BLE001
+                raise LogicError(f"Can't convert string [{out_value}] to type "
+                                 f"[{getattr(dst.type_, '__name__', dst.type_)}]: {exc}") from None
+        if dst is None and isinstance(out_value, str):
+            # BT.CPP's set() on a new key declares it with the value's type (std::string)
+            bb.create_entry(output_key, str, None)
+        bb.set(output_key, out_value)
+        return SUCCESS
+
+
+class UnsetBlackboardNode(SyncActionNode):
+    @classmethod
+    def provided_ports(cls) -> list:
+        return [InputPort("key", str, description="Key of the entry to remove")]
+
+    def bt_tick(self) -> NodeStatus:
+        try:
+            key = self.get_input("key")
+        except Exception:  # noqa: BLE001
+            raise RuntimeError("missing input port [key]") from None
+        self.bb.unset(key)
+        return SUCCESS
+
+
+class SleepNode(StatefulActionNode):
+    """Sleep msec milliseconds of the tree clock (RUNNING meanwhile)."""
+
+    @classmethod
+    def provided_ports(cls) -> list:
+        return [InputPort("msec", Unsigned)]
+
+    def __init__(self, name: str, config: NodeConfig | None = None) -> None:
+        super().__init__(name, config)
+        self._waiting = False
+        self._timer = 0
+
+    def _on_timer(self, aborted: bool) -> None:
+        if not aborted:
+            self.env.wake_up = True
+        self._waiting = False
+
+    def on_start(self) -> NodeStatus:
+        try:
+            msec = self.get_input("msec")
+        except Exception:  # noqa: BLE001
+            raise RuntimeError("Missing parameter [msec] in SleepNode") from None
+        if msec <= 0:
+            return SUCCESS
+        self._bt_status = RUNNING
+        self._waiting = True
+        self._timer = self.env.add_timer(msec / 1000.0, self._on_timer)
+        return RUNNING
+
+    def on_running(self) -> NodeStatus:
+        return RUNNING if self._waiting else SUCCESS
+
+    def on_halted(self) -> None:
+        self._waiting = False
+        self.env.cancel_timer(self._timer)
+
+
+class WasEntryUpdatedNode(SyncActionNode):
+    """SUCCESS if `entry` was written since the last tick of this node."""
+
+    @classmethod
+    def provided_ports(cls) -> list:
+        return [InputPort("entry", None, description="Entry to check")]
+
+    def __init__(self, name: str, config: NodeConfig | None = None) -> None:
+        super().__init__(name, config)
+        raw = self.config.input_ports.get("entry", "")
+        if not raw:
+            raise LogicError(f"Missing port 'entry' in {name}")
+        key = parse_blackboard_pointer(raw)
+        self._entry_key = key if key is not None else raw
+        self._sequence_id = 0
+
+    def bt_tick(self) -> NodeStatus:
+        entry = self.bb.get_entry(self._entry_key)
+        if entry is None:
+            return FAILURE
+        current, previous = entry.sequence_id, self._sequence_id
+        self._sequence_id = current
+        return SUCCESS if previous != current else FAILURE

@@ -1,0 +1,634 @@
+"""Node base classes with BehaviorTree.CPP 4.10 semantics, as py_trees Behaviours.
+
+`TreeNode` reproduces BT.CPP's TreeNode: `execute_tick()` runs the pre-conditions (`_failureIf`,
+`_successIf`, `_skipIf`, `_while`), then `tick()`, then the post-conditions, and stores the
+status unless it is SKIPPED (a skipped node stays IDLE, as in BT.CPP). `halt_node()` is BT.CPP's
+haltNode (halt() then `_onHalted`). The py_trees view (`status`, `children`, `parent`, `name`,
+`iterate()`) stays consistent so py_trees' display and visitors work; py_trees' own tick()
+generator is never used on the hot path.
+
+Leaf classes: `ActionNode` and `ConditionNode` (user `update()`, `on_halted()`),
+`SyncActionNode` (never RUNNING), `StatefulActionNode` (`on_start`/`on_running`/`on_halted`).
+Composite classes: `ControlNode`, `DecoratorNode`.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from py_trees.behaviour import Behaviour
+from py_trees.common import Status as PTStatus
+
+from soccerbt.nodes.ports import (
+    NO_DEFAULT,
+    PortDirection,
+    PortInfo,
+    remapped_key,
+    to_btcpp_string,
+)
+from soccerbt.nodes.status import (
+    FAILURE,
+    IDLE,
+    RUNNING,
+    SKIPPED,
+    SUCCESS,
+    NodeStatus,
+    to_py_trees,
+)
+
+__all__ = [
+    "TreeNode", "LeafNode", "ActionNode", "ConditionNode", "SyncActionNode",
+    "StatefulActionNode", "ControlNode", "DecoratorNode", "NodeConfig", "TreeEnv",
+    "LogicError", "PortError", "NodeTickError",
+]
+
+_PT_TO_NS = {
+    PTStatus.SUCCESS: SUCCESS, PTStatus.FAILURE: FAILURE, PTStatus.RUNNING: RUNNING,
+    PTStatus.INVALID: IDLE, SUCCESS: SUCCESS, FAILURE: FAILURE, RUNNING: RUNNING, IDLE: IDLE,
+    SKIPPED: SKIPPED,
+}
+_NS_TO_PT = {s: to_py_trees(s) for s in NodeStatus}
+
+
+class LogicError(RuntimeError):
+    """BT.CPP LogicError / RuntimeError raised by a node while ticking."""
+
+
+class PortError(RuntimeError):
+    """get_input()/set_output() could not read or write a port."""
+
+
+class NodeTickError(RuntimeError):
+    """An exception raised inside a node during a tick, carrying that node's path.
+
+    `node_path` is the node's stable path, `node` the node, `original` the exception.
+    """
+
+    def __init__(self, node: TreeNode, original: BaseException) -> None:
+        self.node = node
+        self.node_path = getattr(node, "path", node.name)
+        self.original = original
+        super().__init__(
+            f"Exception in node '{node.bt_path}' [{node.registration_id}] at {self.node_path}: "
+            f"{original}"
+        )
+
+
+# --------------------------------------------------------------------------- environment
+
+
+class TreeEnv:
+    """What every node of one tree shares: clock, timers, wake-up signal, enums, context."""
+
+    __slots__ = ("clock", "enums", "context", "wake_up", "_timers", "_next_timer")
+
+    def __init__(self, clock: Callable[[], float] | None = None,
+                 enums: Mapping[str, int] | None = None, context: Any = None) -> None:
+        self.clock: Callable[[], float] = clock or time.monotonic
+        self.enums: Mapping[str, int] = enums if enums is not None else {}
+        self.context = context
+        self.wake_up = False
+        self._timers: dict[int, tuple[float, Callable[[bool], None]]] = {}
+        self._next_timer = 1
+
+    def now(self) -> float:
+        return self.clock()
+
+    def emit_wake_up(self) -> None:
+        self.wake_up = True
+
+    def add_timer(self, delay_s: float, callback: Callable[[bool], None]) -> int:
+        """A timer firing `callback(False)` once the clock passes now + delay_s."""
+        tid = self._next_timer
+        self._next_timer += 1
+        self._timers[tid] = (self.clock() + delay_s, callback)
+        return tid
+
+    def cancel_timer(self, tid: int) -> None:
+        item = self._timers.pop(tid, None)
+        if item is not None:
+            item[1](True)
+
+    def fire_due_timers(self) -> None:
+        """Run the callbacks of expired timers (BT.CPP's TimerQueue thread, between ticks)."""
+        if not self._timers:
+            return
+        now = self.clock()
+        due = sorted((d, tid) for tid, (d, _cb) in self._timers.items() if d <= now)
+        for _d, tid in due:
+            item = self._timers.pop(tid, None)
+            if item is not None:
+                item[1](False)
+
+    def next_deadline(self) -> float | None:
+        return min((d for d, _cb in self._timers.values()), default=None)
+
+    def wait_for(self) -> bool:
+        """WakeUpSignal::waitFor(0): true (and reset) if a wake-up was emitted."""
+        self.fire_due_timers()
+        if self.wake_up:
+            self.wake_up = False
+            return True
+        return False
+
+
+class NodeConfig:
+    """BT.CPP NodeConfig: blackboard, port remapping, manifest ports, conditions, path."""
+
+    __slots__ = ("blackboard", "input_ports", "output_ports", "ports", "env", "uid", "bt_path",
+                 "path", "registration_id", "other_attributes", "pre", "post", "xml_path",
+                 "xml_line", "tree_id")
+
+    def __init__(self) -> None:
+        self.blackboard: Any = None
+        self.input_ports: dict[str, str] = {}
+        self.output_ports: dict[str, str] = {}
+        self.ports: dict[str, PortInfo] = {}
+        self.env: TreeEnv = TreeEnv()
+        self.uid = 0
+        self.bt_path = ""
+        self.path = ""
+        self.registration_id = ""
+        self.other_attributes: dict[str, str] = {}
+        self.pre: list[tuple[int, Any]] = []   # (index in PRE_CONDITIONS, compiled script)
+        self.post: list[Any] = [None, None, None, None]  # _onHalted, _onFailure, _onSuccess, _post
+        self.xml_path = ""
+        self.xml_line = 0
+        self.tree_id = ""
+
+
+_MISSING = object()
+
+
+# --------------------------------------------------------------------------- TreeNode
+
+
+class TreeNode(Behaviour):
+    """A BT.CPP TreeNode as a py_trees Behaviour (see the module docstring)."""
+
+    NODE_KIND = "Action"     # BT.CPP NodeType: Action, Condition, Control, Decorator, SubTree
+    SCRIPT_PORTS: tuple[str, ...] = ()   # input ports that hold scripts (key-schema check)
+
+    @classmethod
+    def provided_ports(cls) -> list[PortInfo]:
+        """The ports of this node type (override in subclasses)."""
+        return []
+
+    def __init__(self, name: str, config: NodeConfig | None = None) -> None:
+        self._bt_status = IDLE
+        super().__init__(name)
+        cfg = config if config is not None else _standalone_config(type(self))
+        self.config = cfg
+        self.bb = cfg.blackboard
+        self.env = cfg.env
+        self.context = cfg.env.context
+        self.uid = cfg.uid
+        self.bt_path = cfg.bt_path or name
+        self.path = cfg.path or name
+        self.registration_id = cfg.registration_id or type(self).__name__
+        self.last_status = IDLE
+        self._pre = tuple(cfg.pre) if cfg.pre else None
+        post = cfg.post
+        self._post = tuple(post) if any(p is not None for p in post) else None
+        self._inputs: dict[str, tuple[bool, Any]] = {}
+
+    # -- py_trees view ------------------------------------------------------------------------
+
+    @property
+    def status(self) -> PTStatus:  # type: ignore[override]
+        return _NS_TO_PT[self._bt_status]
+
+    @status.setter
+    def status(self, value: PTStatus) -> None:
+        st = _PT_TO_NS.get(value, IDLE)
+        self._bt_status = IDLE if st is SKIPPED else st
+
+    @property
+    def node_status(self) -> NodeStatus:
+        """The BT.CPP status (IDLE, RUNNING, SUCCESS, FAILURE; never SKIPPED)."""
+        return self._bt_status
+
+    def tip(self) -> Behaviour | None:
+        for child in self.children:
+            if child._bt_status is RUNNING:  # type: ignore[attr-defined]
+                return child.tip()
+        return self if self._bt_status is not IDLE else None
+
+    # -- BT.CPP core -------------------------------------------------------------------------
+
+    def bt_tick(self) -> NodeStatus:  # type: ignore[override]
+        """The node's own logic (BT.CPP tick()); called by execute_tick()."""
+        raise NotImplementedError
+
+    def update(self) -> PTStatus:
+        """py_trees' update(): one BT.CPP tick of this node (for py_trees-driven use)."""
+        return _NS_TO_PT[self.execute_tick()]
+
+    def halt(self) -> None:
+        """BT.CPP halt(): interrupt the node (reset its status)."""
+        self._bt_status = IDLE
+
+    def execute_tick(self) -> NodeStatus:
+        """BT.CPP executeTick: pre-conditions, tick(), post-conditions, store the status."""
+        try:
+            pre = self._pre
+            if pre is None:
+                st = self.bt_tick()
+            else:
+                st = self._check_pre(pre)
+                if st is None:
+                    st = self.bt_tick()
+            if st.__class__ is not NodeStatus:
+                st = self._bad_status(st)
+            post = self._post
+            if post is not None and (st is SUCCESS or st is FAILURE):
+                self._run_post(post, st)
+            if st is not SKIPPED:
+                if st is IDLE:
+                    self._bad_status(st)
+                self._bt_status = st
+        except NodeTickError:
+            raise
+        except Exception as exc:
+            raise NodeTickError(self, exc) from exc
+        self.last_status = st
+        return st
+
+    def _bad_status(self, st: Any) -> NodeStatus:
+        if st is IDLE:
+            raise LogicError(
+                f"Node [{self.name}]: you are not allowed to set manually the status to IDLE. "
+                "If you know what you are doing (?) use resetStatus() instead."
+            )
+        mapped = _PT_TO_NS.get(st)
+        if mapped is IDLE:
+            return self._bad_status(IDLE)
+        if mapped is None:
+            raise LogicError(f"Node [{self.name}]: tick() returned {st!r}, not a status")
+        return mapped
+
+    def _check_pre(self, pre: tuple) -> NodeStatus | None:
+        status = self._bt_status
+        bb = self.bb
+        for cid, script in pre:
+            if status is IDLE:
+                if script.evaluate_bool(bb):
+                    if cid == 0:
+                        return FAILURE
+                    if cid == 1:
+                        return SUCCESS
+                    if cid == 2:
+                        return SKIPPED
+                elif cid == 3:
+                    return SKIPPED
+            elif status is RUNNING and cid == 3:
+                if not script.evaluate_bool(bb):
+                    self.halt_node()
+                    return SKIPPED
+        return None
+
+    def _run_post(self, post: tuple, st: NodeStatus) -> None:
+        bb = self.bb
+        if st is SUCCESS:
+            if post[2] is not None:
+                post[2](bb)
+        elif post[1] is not None:
+            post[1](bb)
+        if post[3] is not None:
+            post[3](bb)
+
+    def halt_node(self) -> None:
+        """BT.CPP haltNode: halt(), then the `_onHalted` script."""
+        self.halt()
+        post = self._post
+        if post is not None and post[0] is not None:
+            post[0](self.bb)
+
+    def reset_status(self) -> None:
+        self._bt_status = IDLE
+
+    def set_status(self, status: NodeStatus) -> None:
+        if status is IDLE:
+            self._bad_status(IDLE)
+        self._bt_status = status
+
+    def emit_wake_up(self) -> None:
+        self.env.wake_up = True
+
+    # -- ports -------------------------------------------------------------------------------
+
+    def get_input(self, key: str, default: Any = _MISSING) -> Any:
+        """The typed value of input port `key`: literal, "{key}" entry or the port default.
+
+        Raises PortError when there is no value (unless `default` is given).
+        """
+        cached = self._inputs.get(key)
+        if cached is None:
+            cached = self._resolve_input(key)
+            if cached[0] is not None:
+                self._inputs[key] = cached
+        kind, payload = cached
+        if kind is True:  # blackboard key
+            entry = self.bb.get_entry(payload)
+            if entry is not None:
+                value = entry.value
+                if value is not None:
+                    port = self.config.ports.get(key)
+                    if port is None or port.type_ is None:
+                        return value
+                    try:
+                        return _cast(value, port, self.env.enums)
+                    except (ValueError, TypeError, ArithmeticError) as exc:
+                        if default is not _MISSING:
+                            return default
+                        raise PortError(f"getInput(): {exc}") from None
+            if default is not _MISSING:
+                return default
+            raise PortError(f"getInput() failed because it was unable to find the key [{key}] "
+                            f"remapped to [{payload}]")
+        if kind is False:  # literal (already converted)
+            return payload
+        if default is not _MISSING:
+            return default
+        raise PortError(payload)
+
+    def _resolve_input(self, key: str) -> tuple[Any, Any]:
+        cfg = self.config
+        raw = cfg.input_ports.get(key, _MISSING)
+        port = cfg.ports.get(key)
+        if raw is _MISSING:
+            if port is None:
+                return (None, f"getInput() of node '{self.bt_path}' failed because the manifest "
+                              f"doesn't contain the key: [{key}]")
+            if port.default is NO_DEFAULT:
+                return (None, f"getInput() of node '{self.bt_path}' failed because nor the "
+                              f"manifest or the XML contain the key: [{key}]")
+            if not isinstance(port.default, str):
+                return (False, port.default)
+            raw = port.default
+        bb_key = remapped_key(key, raw)
+        if bb_key is not None:
+            return (True, bb_key)
+        if port is None or port.type_ is None:
+            return (False, raw)
+        try:
+            return (False, port.convert(raw, self.env.enums))
+        except (ValueError, TypeError) as exc:
+            return (None, f"getInput(): {exc}")
+
+    def set_output(self, key: str, value: Any) -> None:
+        """Write output port `key` (its XML value must be "{key}" or "{=}")."""
+        raw = self.config.output_ports.get(key)
+        if raw is None:
+            raise PortError(f"setOutput() failed: NodeConfig::output_ports does not contain the "
+                            f"key: [{key}]")
+        if raw == "{=}" or raw == "=":
+            self.bb.set(key, value)
+            return
+        bb_key = remapped_key(key, raw)
+        if bb_key is None:
+            raise PortError("setOutput requires a blackboard pointer. Use {}")
+        self.bb.set(bb_key, value)
+
+    def get_raw_port_value(self, key: str) -> str:
+        """BT.CPP getRawPortValue: the XML text of a port."""
+        cfg = self.config
+        if key in cfg.input_ports:
+            return cfg.input_ports[key]
+        if key in cfg.output_ports:
+            return cfg.output_ports[key]
+        raise LogicError(f"[{key}] not found")
+
+    def __repr__(self) -> str:
+        return f"<{self.registration_id} {self.path!r} {self._bt_status.value}>"
+
+
+def _cast(value: Any, port: PortInfo, enums: Mapping[str, int]) -> Any:
+    """Any::cast<T> for a blackboard value read through a typed port."""
+    t = port.type_
+    vt = type(value)
+    if vt is t:
+        return value
+    if isinstance(value, str):
+        if t is str:
+            return value
+        return port.convert(value, enums)
+    if t is float:
+        if vt is int or vt is bool:
+            return float(value)
+        return float(value)
+    if t is int or getattr(t, "__name__", "") == "Unsigned":
+        if vt is bool:
+            return int(value)
+        if vt is float:
+            if value != int(value):
+                raise ValueError("Invalid floating point to integer conversion")
+            return int(value)
+        return int(value)
+    if t is bool:
+        if vt is int:
+            if value not in (0, 1):
+                raise ValueError("Implicit casting to bool is not allowed")
+            return bool(value)
+        if vt is float:
+            return bool(value)
+        return bool(value)
+    if t is str:
+        return to_btcpp_string(value)
+    if isinstance(t, type) and not isinstance(value, t):
+        try:
+            return t(value)
+        except Exception as exc:  # noqa: BLE001 - report as a cast failure
+            raise ValueError(f"Any::cast failed: {exc}") from None
+    return value
+
+
+def _standalone_config(cls: type) -> NodeConfig:
+    """A config for a node built outside a factory (tests, py_trees-only use)."""
+    from soccerbt.blackboard import Blackboard
+
+    cfg = NodeConfig()
+    cfg.blackboard = Blackboard()
+    try:
+        cfg.ports = {p.name: p for p in cls.provided_ports()}  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001
+        cfg.ports = {}
+    return cfg
+
+
+# --------------------------------------------------------------------------- leaves
+
+
+class LeafNode(TreeNode):
+    """A node without children."""
+
+
+class ActionNode(LeafNode):
+    """A user action: implement `update()` (-> Status) and optionally `on_halted()`.
+
+    `update()` may return a py_trees Status or a NodeStatus. py_trees' `initialise()` runs
+    when the node starts from IDLE and `terminate(status)` when it completes or is halted,
+    if the subclass overrides them.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._has_initialise = cls.initialise is not Behaviour.initialise
+        cls._has_terminate = cls.terminate is not Behaviour.terminate
+
+    _has_initialise = False
+    _has_terminate = False
+
+    def update(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}.update() is not implemented")
+
+    def on_halted(self) -> None:
+        """Called when the node is halted while RUNNING."""
+
+    def bt_tick(self) -> NodeStatus:
+        if self._has_initialise and self._bt_status is IDLE:
+            self.initialise()
+        st = _PT_TO_NS.get(self.update())
+        if st is None or st is IDLE:
+            raise LogicError(f"Node [{self.name}]: update() must return SUCCESS, FAILURE or "
+                             "RUNNING")
+        if self._has_terminate and (st is SUCCESS or st is FAILURE):
+            self.terminate(_NS_TO_PT[st])
+        return st
+
+    def halt(self) -> None:
+        if self._bt_status is RUNNING:
+            self.on_halted()
+            if self._has_terminate:
+                self.terminate(PTStatus.INVALID)
+        self._bt_status = IDLE
+
+
+class ConditionNode(ActionNode):
+    """A condition: `update()` returns SUCCESS or FAILURE."""
+
+    NODE_KIND = "Condition"
+
+
+class SyncActionNode(ActionNode):
+    """An action that never returns RUNNING (BT.CPP SyncActionNode)."""
+
+    def execute_tick(self) -> NodeStatus:
+        st = TreeNode.execute_tick(self)
+        if st is RUNNING:
+            raise NodeTickError(self, LogicError("SyncActionNode MUST never return RUNNING"))
+        return st
+
+    def halt(self) -> None:
+        self._bt_status = IDLE
+
+
+class StatefulActionNode(ActionNode):
+    """BT.CPP StatefulActionNode: `on_start()`, `on_running()`, `on_halted()`."""
+
+    def on_start(self) -> Any:
+        raise NotImplementedError
+
+    def on_running(self) -> Any:
+        raise NotImplementedError
+
+    def bt_tick(self) -> NodeStatus:
+        prev = self._bt_status
+        if prev is IDLE:
+            st = _PT_TO_NS.get(self.on_start())
+            if st is None or st is IDLE:
+                raise LogicError("StatefulActionNode::onStart() must not return IDLE")
+            return st
+        if prev is RUNNING:
+            st = _PT_TO_NS.get(self.on_running())
+            if st is None or st is IDLE:
+                raise LogicError("StatefulActionNode::onRunning() must not return IDLE")
+            return st
+        return prev
+
+    def halt(self) -> None:
+        if self._bt_status is RUNNING:
+            self.on_halted()
+        self._bt_status = IDLE
+
+
+# --------------------------------------------------------------------------- composites
+
+
+class ControlNode(TreeNode):
+    """A node with one or more children (BT.CPP ControlNode)."""
+
+    NODE_KIND = "Control"
+
+    def add_child(self, child: TreeNode) -> None:
+        child.parent = self
+        self.children.append(child)
+
+    def halt(self) -> None:
+        self.reset_children()
+        self._bt_status = IDLE
+
+    def reset_children(self) -> None:
+        for child in self.children:
+            if child._bt_status is RUNNING:
+                child.halt_node()
+            child._bt_status = IDLE
+
+    def halt_child(self, index: int) -> None:
+        child = self.children[index]
+        if child._bt_status is RUNNING:
+            child.halt_node()
+        child._bt_status = IDLE
+
+    def halt_children(self, first: int = 0) -> None:
+        children = self.children
+        for i in range(first, len(children)):
+            child = children[i]
+            if child._bt_status is RUNNING:
+                child.halt_node()
+            child._bt_status = IDLE
+
+
+class DecoratorNode(TreeNode):
+    """A node with exactly one child (BT.CPP DecoratorNode)."""
+
+    NODE_KIND = "Decorator"
+
+    def __init__(self, name: str, config: NodeConfig | None = None) -> None:
+        super().__init__(name, config)
+        self.child: TreeNode | None = None
+
+    def set_child(self, child: TreeNode) -> None:
+        if self.child is not None:
+            raise LogicError(f"Decorator [{self.name}] has already a child assigned")
+        child.parent = self
+        self.child = child
+        self.children.append(child)
+
+    add_child = set_child
+
+    def halt(self) -> None:
+        self.reset_child()
+        self._bt_status = IDLE
+
+    def reset_child(self) -> None:
+        child = self.child
+        if child is None:
+            return
+        if child._bt_status is RUNNING:
+            child.halt_node()
+        child._bt_status = IDLE
+
+    halt_child = reset_child
+
+    def execute_tick(self) -> NodeStatus:
+        st = TreeNode.execute_tick(self)
+        child = self.child
+        cs = child._bt_status  # type: ignore[union-attr]
+        if cs is SUCCESS or cs is FAILURE:
+            child._bt_status = IDLE  # type: ignore[union-attr]
+        return st
+
+
+__all__ += ["PortDirection"]

@@ -1,0 +1,141 @@
+"""A loaded behaviour tree: BT.CPP's Tree with tickExactlyOnce / tickOnce / tickWhileRunning.
+
+`Tree.root` is the root node (a py_trees Behaviour); `Tree.subtrees` lists every instantiated
+(sub)tree with its blackboard; `Tree.nodes()` walks all nodes depth-first. Each node has
+`.path` (stable, e.g. "MainTree/root/ReactiveSequence[2]"), `.bt_path` (BT.CPP's fullPath),
+`.last_status` (SKIPPED included) and `.node_status` (BT.CPP's stored status).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from soccerbt.nodes.base import TreeEnv, TreeNode
+from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SUCCESS, NodeStatus
+
+__all__ = ["Tree", "SubtreeInfo"]
+
+
+@dataclass
+class SubtreeInfo:
+    """One instantiated tree: BT.CPP's Tree::Subtree (instance name, tree ID, blackboard)."""
+
+    instance_name: str
+    tree_id: str
+    blackboard: Any
+    nodes: list[TreeNode]
+
+
+class Tree:
+    """An instantiated tree, ticked with BT.CPP's tick methods."""
+
+    def __init__(self, subtrees: list[SubtreeInfo], env: TreeEnv,
+                 sleep: Callable[[float], None] | None = None) -> None:
+        if not subtrees or not subtrees[0].nodes:
+            raise ValueError("Empty Tree")
+        self.subtrees = subtrees
+        self.env = env
+        self.root: TreeNode = subtrees[0].nodes[0]
+        self._sleep = sleep or time.sleep
+        self.tick_count = 0
+
+    # -- BT.CPP API ----------------------------------------------------------------------------
+
+    def tick_exactly_once(self) -> NodeStatus:
+        """One tick of the root (BT.CPP tickExactlyOnce)."""
+        env = self.env
+        if env._timers:
+            env.fire_due_timers()
+        root = self.root
+        status = root.execute_tick()
+        self.tick_count += 1
+        if status is SUCCESS or status is FAILURE:
+            root._bt_status = IDLE
+        return status
+
+    def tick_once(self) -> NodeStatus:
+        """Tick, and tick again at once while RUNNING and a wake-up was emitted (tickOnce)."""
+        return self._tick_root(False, 0.0)
+
+    def tick_while_running(self, sleep_s: float = 0.01) -> NodeStatus:
+        """Tick until the root is not RUNNING, sleeping `sleep_s` between ticks
+        (interrupted by wake-ups), as BT.CPP's tickWhileRunning."""
+        return self._tick_root(True, sleep_s)
+
+    def _tick_root(self, while_running: bool, sleep_s: float) -> NodeStatus:
+        env = self.env
+        status = IDLE
+        root = self.root
+        while status is IDLE or (while_running and status is RUNNING):
+            env.fire_due_timers()
+            status = root.execute_tick()
+            self.tick_count += 1
+            while status is RUNNING and env.wait_for():
+                status = root.execute_tick()
+                self.tick_count += 1
+            if status is SUCCESS or status is FAILURE:
+                root._bt_status = IDLE
+            if status is RUNNING and sleep_s > 0:
+                self._sleep_interruptible(sleep_s)
+        return status
+
+    def _sleep_interruptible(self, sleep_s: float) -> None:
+        env = self.env
+        if env.wake_up:
+            return
+        deadline = env.next_deadline()
+        if deadline is not None:
+            sleep_s = max(0.0, min(sleep_s, deadline - env.now()))
+        if sleep_s > 0:
+            self._sleep(sleep_s)
+
+    def halt_tree(self) -> None:
+        """Halt every node (BT.CPP haltTree: root haltNode, then every node, then reset)."""
+        root = self.root
+        root.halt_node()
+        for node in self.nodes():
+            node.halt_node()
+        root._bt_status = IDLE
+
+    def root_blackboard(self) -> Any:
+        """The root Blackboard (a MutableMapping)."""
+        return self.subtrees[0].blackboard
+
+    # -- inspection ----------------------------------------------------------------------------
+
+    def nodes(self) -> Iterator[TreeNode]:
+        """Every node, depth-first from the root (subtree contents included)."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def find(self, path: str) -> TreeNode | None:
+        """The node whose `.path` or `.bt_path` equals `path`."""
+        for node in self.nodes():
+            if node.path == path or node.bt_path == path:
+                return node
+        return None
+
+    def blackboards(self) -> dict[str, Any]:
+        """Instance name ("" for the main tree) -> blackboard of every instantiated tree."""
+        return {s.instance_name: s.blackboard for s in self.subtrees}
+
+    def set_clock(self, clock: Callable[[], float],
+                  sleep: Callable[[float], None] | None = None) -> None:
+        """Drive Delay/Timeout/Sleep (and tick_while_running's sleeps) by another clock."""
+        self.env.clock = clock
+        if sleep is not None:
+            self._sleep = sleep
+
+    def render(self, show_status: bool = False) -> str:
+        """py_trees' unicode rendering of the tree."""
+        import py_trees
+
+        return py_trees.display.unicode_tree(self.root, show_status=show_status)
+
+    def __repr__(self) -> str:
+        return f"<Tree {self.subtrees[0].tree_id!r} nodes={sum(1 for _ in self.nodes())}>"
