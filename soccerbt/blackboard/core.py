@@ -207,7 +207,7 @@ class Blackboard(MutableMapping):
     a key (`bb[key]`, `get`) resolves "@key", explicit remapping and autoremap like BT.CPP.
     """
 
-    __slots__ = ("parent", "_storage", "_remap", "_autoremap", "_root")
+    __slots__ = ("parent", "_storage", "_remap", "_autoremap", "_root", "__weakref__")
 
     def __init__(self, parent: Blackboard | None = None, *, autoremap: bool = False) -> None:
         self.parent: Blackboard | None = parent
