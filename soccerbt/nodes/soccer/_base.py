@@ -1,0 +1,42 @@
+"""Base classes of the soccer nodes: the engine's Sync/Stateful action nodes plus two helpers.
+
+``port_float(name)`` reads a numeric input port as a float; ``setup_state()`` is called once
+at construction for per-instance state (so a node never shares state with another robot's).
+``self.context`` is the robot's ``RobotContext``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from soccerbt.nodes.base import StatefulActionNode, SyncActionNode
+from soccerbt.nodes.ports import InputPort, OutputPort
+from soccerbt.nodes.status import FAILURE, RUNNING, SUCCESS
+
+__all__ = ["SoccerSyncNode", "SoccerStatefulNode", "InputPort", "OutputPort", "SUCCESS", "FAILURE",
+           "RUNNING"]
+
+
+class _SoccerMixin:
+    context: Any
+
+    def setup_state(self) -> None:
+        """Initialise per-instance state (override)."""
+
+    def port_float(self, name: str) -> float:
+        return float(self.get_input(name))  # type: ignore[attr-defined]
+
+
+class SoccerSyncNode(_SoccerMixin, SyncActionNode):
+    """A soccer node that never returns RUNNING."""
+
+    def __init__(self, name: str, config: Any = None) -> None:
+        super().__init__(name, config)
+        self.setup_state()
+
+
+class SoccerStatefulNode(_SoccerMixin, StatefulActionNode):
+    """A soccer node with on_start / on_running / on_halted (may return RUNNING)."""
+
+    def __init__(self, name: str, config: Any = None) -> None:
+        super().__init__(name, config)
+        self.setup_state()

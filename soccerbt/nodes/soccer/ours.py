@@ -1,0 +1,563 @@
+"""Our own soccer nodes, used by the shipped trees (``soccerbt/trees/xml``).
+
+Where Booster's nodes walk through the ball, ours plan a kick (``PlanKick``: the open part of
+the goal through the kick planner), approach the ball along it through the navigator
+(``ApproachBall``) and take an explicit kick when the ball lies in front of the feet
+(``KickBall``). Decisions are their own nodes with hysteresis (``StrikerDecision``,
+``GoalkeeperDecision``) so that the trees read as "decide, then act". Positioning nodes obey
+the laws: ``GoToKickoffPosition`` (own half, outside the centre circle unless kicking off),
+``FreeKickPosition`` (opponents of the set play keep the free-kick distance, also while
+walking), ``SupportPosition`` and ``GoalkeeperPosition``. ``HeadControl`` tracks the ball and
+glances at landmarks; ``SearchBall`` scans and turns. ``GoTo`` is a generic walk with obstacle
+avoidance (RUNNING until arrived).
+
+All sync nodes return SUCCESS; ``GoTo`` returns RUNNING and stops the robot when halted.
+"""
+from __future__ import annotations
+
+import math
+
+from soccerbt.nodes.soccer._base import (RUNNING, SUCCESS, InputPort, OutputPort, SoccerStatefulNode,
+                                         SoccerSyncNode)
+from soccerbt.nodes.soccer.booster import CalcKickDir
+from soccerbt.nodes.soccer.skills import BallView, ball_view, clamp, head_angles_to, nav_obstacles, walk_to_pose
+from soccerbt.world.types import Pose2D, wrap_angle_rad
+
+__all__ = ["OUR_NODE_TYPES", "kick_geometry", "kick_strength"]
+
+KICK_STAND_OFF_M = 0.36  # robot centre behind the ball centre when kicking
+KICK_REACH_X_M = (0.27, 0.45)  # ball x in the robot frame where the foot reaches it
+KICK_REACH_Y_M = 0.13
+KICK_MAX_REL_RAD = 0.55  # kick this far off the robot's heading (speed factor >= 0.93)
+FIELD_KEEP_IN_M = 0.2  # approach poses stay this far inside the outer lines (+ the border)
+
+
+def _our_obstacles(ctx) -> list:
+    return nav_obstacles(ctx)
+
+
+def kick_geometry(ctx, ball: BallView, kick_dir_rad: float) -> tuple[bool, float]:
+    """Whether a kick now sends the ball near ``kick_dir_rad``, and the kick direction relative
+    to the robot's heading."""
+    pose = ctx.world_model.robot_pose_field
+    rel = wrap_angle_rad(kick_dir_rad - pose.theta_rad)
+    ok = (ball.own and ctx.world_model.ball_age_s < 0.25
+          and KICK_REACH_X_M[0] < ball.robot_x_m < KICK_REACH_X_M[1]
+          and abs(ball.robot_y_m) < KICK_REACH_Y_M and abs(rel) < KICK_MAX_REL_RAD)
+    return ok, rel
+
+
+def kick_strength(kind: str, ball_xy: tuple[float, float], target_xy: tuple[float, float], field,
+                  max_speed_mps: float = 4.5, deceleration_mps2: float = 0.8) -> float:
+    """0..1: full for shots near the goal and clearances; a far shot or a cross only as hard as
+    needed for the ball to stop ``2 m`` short of the target (keeps it in play)."""
+    if kind == "block":
+        return 1.0
+    d = math.hypot(target_xy[0] - ball_xy[0], target_xy[1] - ball_xy[1])
+    if kind == "shoot" and d < 6.5:
+        return 1.0
+    travel = max(1.0, d - (2.0 if kind == "shoot" else 0.5))
+    return clamp(math.sqrt(2.0 * deceleration_mps2 * travel) / max_speed_mps, 0.35, 1.0)
+
+
+# --- head ---------------------------------------------------------------------------------------
+
+
+class HeadControl(SoccerSyncNode):
+    """Track the ball; every ``glance_period`` look up at the field for ``glance_duration`` (for
+    landmarks) unless the ball is close; scan when the ball is unknown."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("glance_period", float, 5.0, "seconds between landmark glances"),
+                InputPort("glance_duration", float, 0.5, "seconds of one glance"),
+                InputPort("close_ball", float, 1.5, "no glances while the ball is nearer (m)")]
+
+    def setup_state(self) -> None:
+        self._next_glance_s = 0.0
+        self._scan_start_s: float | None = None
+
+    def update(self):
+        ctx = self.context
+        now = ctx.now_s()
+        ball = ball_view(ctx)
+        if not ball.known:
+            if self._scan_start_s is None:
+                self._scan_start_s = now
+            _scan_head(ctx, now - self._scan_start_s)
+            return SUCCESS
+        self._scan_start_s = None
+        period, duration = self.port_float("glance_period"), self.port_float("glance_duration")
+        if ball.range_m > self.port_float("close_ball") and now >= self._next_glance_s:
+            if now < self._next_glance_s + duration:
+                ctx.set_head(0.0, 0.25)
+                return SUCCESS
+            self._next_glance_s = now + period
+        pan, tilt = head_angles_to(ctx, ball.robot_x_m, ball.robot_y_m)
+        ctx.set_head(pan, tilt)
+        return SUCCESS
+
+
+_SCAN = ((0.9, 1.0), (0.9, 0.0), (0.9, -1.0), (0.35, -1.0), (0.35, 0.0), (0.35, 1.0))  # (tilt, pan)
+
+
+def _scan_head(ctx, elapsed_s: float, step_s: float = 0.6) -> None:
+    tilt, pan = _SCAN[int(elapsed_s / step_s) % len(_SCAN)]
+    ctx.set_head(pan, tilt)
+
+
+class SearchBall(SoccerSyncNode):
+    """Find the ball: scan with the head; after ``turn_after`` seconds turn on the spot toward
+    where it was last seen; after a full turn walk toward the field centre and look again."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("turn_after", float, 2.0, "seconds of head scanning before turning"),
+                InputPort("vtheta", float, 0.7, "turning speed (rad/s)")]
+
+    def setup_state(self) -> None:
+        self._start_s: float | None = None
+        self._last_tick_s = -1e9
+
+    def update(self):
+        ctx = self.context
+        now = ctx.now_s()
+        if self._start_s is None or now - self._last_tick_s > 0.5:  # a new search
+            self._start_s = now
+            self._dir = 1.0 if ctx.world_model.ball_bearing_rad >= 0.0 else -1.0
+        self._last_tick_s = now
+        elapsed = now - self._start_s
+        _scan_head(ctx, elapsed)
+        turn_after = self.port_float("turn_after")
+        vtheta = self.port_float("vtheta")
+        full_turn_s = turn_after + 2.0 * math.pi / max(0.1, vtheta)
+        if elapsed < turn_after:
+            ctx.stop()
+        elif elapsed < full_turn_s:
+            ctx.set_velocity(0.0, 0.0, self._dir * vtheta)
+        else:
+            pose = ctx.world_model.robot_pose_field
+            tx = -ctx.field.half_length_m / 3.0 if str(ctx.bb_get("player_role", "")) != "striker" else 0.0
+            if pose.distance_to(tx, 0.0) > 1.0:
+                walk_to_pose(ctx, tx, 0.0, math.atan2(-pose.y_m, tx - pose.x_m), vx_limit=0.6, vy_limit=0.3,
+                             obstacles=_our_obstacles(ctx))
+            else:
+                self._start_s = now  # start over
+        return SUCCESS
+
+
+# --- kicking ------------------------------------------------------------------------------------
+
+
+class PlanKick(SoccerSyncNode):
+    """Choose the kick: shoot into the widest open part of the goal, cross when it is narrow,
+    clear away in the own third (the kick planner; Booster's CalcKickDir without one). Keeps
+    the previous choice unless the new one differs by more than ``hysteresis`` rad."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("cross_threshold", float, 0.12, "goal opening (rad) below which to cross"),
+                InputPort("hysteresis", float, 0.12, "rad a new direction must differ by")]
+
+    def update(self):
+        ctx = self.context
+        planner = ctx.kick
+        ball = ball_view(ctx)
+        state = ctx.state
+        if planner is None or not hasattr(planner, "choose"):
+            CalcKickDir._plan(ctx, 0.2)
+            state_target = (ctx.field.half_length_m, 0.0)
+        else:
+            choice = planner.choose((ball.field_x_m, ball.field_y_m), _opponent_obstacles(ctx),
+                                    self.port_float("cross_threshold"))
+            if (choice.kind != state.kick_type
+                    or abs(wrap_angle_rad(choice.direction_rad - state.kick_dir_rad)) > self.port_float("hysteresis")):
+                state.kick_dir_rad = choice.direction_rad
+                state.kick_type = choice.kind
+            state_target = choice.target_xy
+        ctx.memory["kick_target_xy"] = state_target
+        ctx.bb_set("kick_dir_rad", state.kick_dir_rad)
+        ctx.bb_set("kick_type", state.kick_type)
+        return SUCCESS
+
+
+def _opponent_obstacles(ctx) -> list:
+    """Robots seen that are not known teammates (unknown colour counts as an opponent)."""
+    from soccerbt.services.navigation import Obstacle
+
+    team = ctx.robot.team
+    return [Obstacle(o.x_m, o.y_m, 0.25, "robot") for o in ctx.world_model.obstacles if o.team is not team]
+
+
+class StrikerDecision(SoccerSyncNode):
+    """Write the striker's decision: "find" (no ball), "kick" (the ball lies in front of the
+    feet toward the planned direction), else "approach". ``kick`` sticks for ``kick_hold``
+    seconds against noise."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("kick_hold", float, 0.2, "seconds a kick decision is kept"),
+                OutputPort("decision_out", str, "find, approach or kick")]
+
+    def setup_state(self) -> None:
+        self._kick_until_s = -1.0
+
+    def update(self):
+        ctx = self.context
+        now = ctx.now_s()
+        ball = ball_view(ctx)
+        if not ball.known:
+            decision = "find"
+        else:
+            ok, _rel = kick_geometry(ctx, ball, ctx.state.kick_dir_rad)
+            if ok:
+                self._kick_until_s = now + self.port_float("kick_hold")
+            decision = "kick" if ok or (now < self._kick_until_s and ball.range_m < 0.6) else "approach"
+        self.set_output("decision_out", decision)
+        return SUCCESS
+
+
+class ApproachBall(SoccerSyncNode):
+    """Walk to the ball and line up the planned kick: far away or on the wrong side, plan a path
+    to a point behind the ball (around the ball and the robots); near and behind it, close in
+    with the ball centred in front of the feet, facing within the kick's reach of the direction."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("vx_limit", float, 1.0), InputPort("vy_limit", float, 0.4),
+                InputPort("vtheta_limit", float, 1.2),
+                InputPort("near", float, 1.2, "m: the final approach starts this close")]
+
+    def update(self):
+        ctx = self.context
+        ball = ball_view(ctx)
+        if not ball.known:
+            ctx.stop()
+            return SUCCESS
+        approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
+                      vy_limit=self.port_float("vy_limit"), vtheta_limit=self.port_float("vtheta_limit"),
+                      near_m=self.port_float("near"))
+        return SUCCESS
+
+
+def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, vy_limit: float,
+                  vtheta_limit: float, near_m: float = 1.2) -> None:
+    """The approach of ``ApproachBall`` (also used by the goalkeeper's clearance)."""
+    pose = ctx.world_model.robot_pose_field
+    f = ctx.field
+    # facing the ball is fine as long as the kick can still go along kick_dir (relative kick)
+    off_rad = wrap_angle_rad(ball.dir_rb_rad - kick_dir_rad)
+    behind = abs(off_rad) < 0.9 and ball.range_m > 0.2
+    heading = kick_dir_rad + clamp(off_rad, -0.4, 0.4)
+    if behind and ball.range_m < near_m:
+        # final approach in the robot frame: ball to (stand-off, 0), heading to `heading`
+        ex = ball.robot_x_m - KICK_STAND_OFF_M
+        ey = ball.robot_y_m
+        eth = wrap_angle_rad(heading - pose.theta_rad)
+        vx = clamp(1.2 * ex, -0.25, min(vx_limit, 0.45))
+        vy = clamp(1.5 * ey, -min(vy_limit, 0.3), min(vy_limit, 0.3))
+        if abs(ey) > 0.15 and ex < 0.15:
+            vx = min(vx, 0.0)  # sidestep first rather than push the ball off
+        ctx.set_velocity(vx, vy, clamp(2.0 * eth, -vtheta_limit, vtheta_limit))
+        return
+    stand_off = KICK_STAND_OFF_M + (0.25 if behind else 0.55)
+    tx = ball.field_x_m - stand_off * math.cos(heading)
+    ty = ball.field_y_m - stand_off * math.sin(heading)
+    lim_x = f.half_length_m + f.border_strip_m - 0.4
+    lim_y = f.half_width_m + f.border_strip_m - 0.4
+    tx, ty = clamp(tx, -lim_x, lim_x), clamp(ty, -lim_y, lim_y)
+    obstacles = nav_obstacles(ctx, include_ball=not behind, ball_radius_m=0.35)
+    walk_to_pose(ctx, tx, ty, heading, vx_limit=vx_limit, vy_limit=vy_limit, vtheta_limit=vtheta_limit,
+                 obstacles=obstacles)
+
+
+class KickBall(SoccerSyncNode):
+    """Kick now when the ball lies in front of the feet (toward the planned direction, with the
+    strength the distance asks for); otherwise stand. The robot stands while it kicks."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("strength", float, -1.0, "0..1; negative: from the kick's distance")]
+
+    def update(self):
+        ctx = self.context
+        ball = ball_view(ctx)
+        state = ctx.state
+        ok, rel = kick_geometry(ctx, ball, state.kick_dir_rad)
+        ctx.stop()
+        if ok:
+            strength = self.port_float("strength")
+            if strength < 0.0:
+                target = ctx.memory.get("kick_target_xy", (ctx.field.half_length_m, 0.0))
+                strength = kick_strength(state.kick_type, (ball.field_x_m, ball.field_y_m), target, ctx.field)
+            # aim at where the ball is relative to the foot as well (a ball off-centre flies off-line)
+            ctx.request_kick(rel, strength)
+        return SUCCESS
+
+
+# --- goalkeeper ----------------------------------------------------------------------------------
+
+
+class GoalkeeperDecision(SoccerSyncNode):
+    """Write the goalkeeper's decision: "find" (no ball), "clear" (the ball is in or near the
+    own penalty area and near the keeper: go and kick it away), else "block"."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("clear_distance", float, 2.5, "m: clear balls this close to the keeper"),
+                InputPort("decision_in", str, ""), OutputPort("decision_out", str)]
+
+    def update(self):
+        ctx = self.context
+        f = ctx.field
+        ball = ball_view(ctx)
+        last = str(self.get_input("decision_in") or "")
+        if not ball.known:
+            decision = "find"
+        else:
+            margin = 1.0 if last == "clear" else 0.3
+            in_area = (ball.field_x_m < -f.half_length_m + f.penalty_area_length_m + margin
+                       and abs(ball.field_y_m) < f.penalty_area_width_m / 2.0 + margin)
+            near = ball.range_m < self.port_float("clear_distance") * (1.4 if last == "clear" else 1.0)
+            decision = "clear" if in_area and near else "block"
+        self.set_output("decision_out", decision)
+        return SUCCESS
+
+
+class GoalkeeperPosition(SoccerSyncNode):
+    """Stand on the line from the ball to the own goal centre, ``dist_to_goalline`` in front of
+    it (inside the penalty area), facing the ball; in front of the goal when the ball is unknown."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("dist_to_goalline", float, 0.8), InputPort("vx_limit", float, 0.6),
+                InputPort("vy_limit", float, 0.4), InputPort("tolerance", float, 0.15)]
+
+    def update(self):
+        from soccerbt.services.planning import goalkeeper_blocking_position
+
+        ctx = self.context
+        f = ctx.field
+        ball = ball_view(ctx)
+        d = self.port_float("dist_to_goalline")
+        if ball.known:
+            target = goalkeeper_blocking_position((ball.field_x_m, ball.field_y_m), f, d)
+        else:
+            target = Pose2D(-f.half_length_m + d, 0.0, 0.0)
+        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
+                       self.port_float("vy_limit"))
+        return SUCCESS
+
+
+def _walk_and_hold(ctx, target: Pose2D, tolerance_m: float, vx_limit: float, vy_limit: float,
+                   obstacles: list | None = None) -> bool:
+    """Walk to ``target``; stand once within ``tolerance_m`` and 0.2 rad (True)."""
+    pose = ctx.world_model.robot_pose_field
+    if pose.distance_to(target.x_m, target.y_m) < tolerance_m and \
+            abs(wrap_angle_rad(target.theta_rad - pose.theta_rad)) < 0.2:
+        ctx.stop()
+        return True
+    walk_to_pose(ctx, target.x_m, target.y_m, target.theta_rad, vx_limit=vx_limit, vy_limit=vy_limit,
+                 vtheta_limit=1.0, obstacles=_our_obstacles(ctx) if obstacles is None else obstacles)
+    return False
+
+
+class ClearBall(SoccerSyncNode):
+    """Goalkeeper: approach the ball and kick it away (the planned kick)."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("vx_limit", float, 0.8), InputPort("vy_limit", float, 0.4)]
+
+    def update(self):
+        ctx = self.context
+        ball = ball_view(ctx)
+        ok, rel = kick_geometry(ctx, ball, ctx.state.kick_dir_rad)
+        if ok:
+            ctx.stop()
+            ctx.request_kick(rel, 1.0)
+        elif ball.known:
+            approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
+                          vy_limit=self.port_float("vy_limit"), vtheta_limit=1.2)
+        else:
+            ctx.stop()
+        return SUCCESS
+
+
+# --- positioning -----------------------------------------------------------------------------------
+
+
+def _team_roles(ctx) -> list[tuple[int, str]]:
+    """(number, role) of the active team, this robot included, by number."""
+    me = ctx.player_number
+    out = [(me, str(ctx.bb_get("player_role", ctx.start_role)))]
+    for t in ctx.world_model.teammates.values():
+        if t.number != me and not t.penalised:
+            out.append((t.number, t.role or "supporter"))
+    return sorted(out)
+
+
+def _rank_in_role(ctx, role: str) -> tuple[int, int]:
+    """(index among the active robots of ``role`` by number, how many there are)."""
+    same = [n for n, r in _team_roles(ctx) if r == role]
+    me = ctx.player_number
+    return (same.index(me) if me in same else 0), max(1, len(same))
+
+
+class GoToKickoffPosition(SoccerSyncNode):
+    """READY: walk to this role's legal kick-off pose (own half; outside the centre circle unless
+    kicking off; the kicking-off striker right behind the ball), then stand."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("vx_limit", float, 0.9), InputPort("vy_limit", float, 0.4),
+                InputPort("tolerance", float, 0.25)]
+
+    def update(self):
+        from soccerbt.services.planning import Role, kickoff_positions
+
+        ctx = self.context
+        f = ctx.field
+        role = str(ctx.bb_get("player_role", ctx.start_role))
+        kicking_off = bool(ctx.bb_get("gc_is_kickoff_side", False))
+        if role == "goal_keeper":
+            target = kickoff_positions(f, [Role.GOALKEEPER], kicking_off)[0]
+        elif role == "striker":
+            target = kickoff_positions(f, [Role.STRIKER], kicking_off)[0]
+        else:
+            idx, _n = _rank_in_role(ctx, role)
+            target = kickoff_positions(f, [Role.STRIKER] + [Role.SUPPORTER] * (idx + 1), kicking_off)[-1]
+        if role == "striker" and not kicking_off:
+            target = Pose2D(target.x_m - 0.3, target.y_m, target.theta_rad)  # margin to the circle
+        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
+                       self.port_float("vy_limit"))
+        return SUCCESS
+
+
+class SupportPosition(SoccerSyncNode):
+    """Supporter: take a supporting spot facing the ball (behind it toward the own goal, then the
+    wings), spots shared out among the supporters by walking distance."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("vx_limit", float, 0.8), InputPort("vy_limit", float, 0.4),
+                InputPort("behind", float, 2.5, "m behind the ball toward the own goal"),
+                InputPort("tolerance", float, 0.3)]
+
+    def update(self):
+        from soccerbt.services.planning import supporter_targets
+
+        ctx = self.context
+        f = ctx.field
+        ball = ball_view(ctx)
+        if not ball.known:
+            bx, by = -f.half_length_m / 3.0, 0.0
+        else:
+            bx, by = ball.field_x_m, ball.field_y_m
+        idx, n = _rank_in_role(ctx, str(ctx.bb_get("player_role", "supporter")))
+        spots = supporter_targets((bx, by), f, n, behind_m=self.port_float("behind"))
+        target = spots[min(idx, len(spots) - 1)]
+        # never stand in the own penalty area's goal mouth in the keeper's way
+        x = max(target.x_m, -f.half_length_m + f.goal_area_length_m + 0.5)
+        target = Pose2D(x, target.y_m, math.atan2(by - target.y_m, bx - x))
+        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
+                       self.port_float("vy_limit"))
+        return SUCCESS
+
+
+class FreeKickPosition(SoccerSyncNode):
+    """GET_READY of a free kick. Our set play: the striker goes behind the ball along the planned
+    kick, the others support. Theirs: everybody keeps ``keep_margin`` beyond the free-kick
+    distance from the ball, walking around it, the goalkeeper included."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("vx_limit", float, 0.8), InputPort("vy_limit", float, 0.4),
+                InputPort("keep_margin", float, 0.6, "m beyond the free-kick distance")]
+
+    def update(self):
+        from soccerbt.services.planning import free_kick_position, goalkeeper_blocking_position, supporter_targets
+
+        ctx = self.context
+        f = ctx.field
+        ball = ball_view(ctx)
+        role = str(ctx.bb_get("player_role", ctx.start_role))
+        ours = bool(ctx.bb_get("gc_is_sub_state_kickoff_side", False))
+        keep = f.free_kick_distance_m + self.port_float("keep_margin")
+        if not ball.known:
+            ctx.stop()
+            return SUCCESS
+        bxy = (ball.field_x_m, ball.field_y_m)
+        if role == "goal_keeper":
+            target = goalkeeper_blocking_position(bxy, f, 0.8)
+        elif ours and role == "striker":
+            target = free_kick_position(bxy, f, True, ctx.state.kick_dir_rad, attack_dist_m=0.6)
+        elif ours:
+            idx, n = _rank_in_role(ctx, role)
+            target = supporter_targets(bxy, f, n)[idx]
+        else:
+            idx, _n = _rank_in_role(ctx, role)
+            base = free_kick_position(bxy, f, False, defense_dist_m=keep)
+            if role != "striker":  # supporters spread beside the striker's spot
+                a = math.atan2(base.y_m - bxy[1], base.x_m - bxy[0]) + (0.7 if idx % 2 == 0 else -0.7)
+                base = Pose2D(bxy[0] + keep * math.cos(a), bxy[1] + keep * math.sin(a), 0.0)
+            target = base
+        if not ours:
+            target = _keep_away(target, bxy, keep, f)
+        obstacles = nav_obstacles(ctx, include_ball=True, ball_radius_m=(keep - 0.25) if not ours else 0.45)
+        target = Pose2D(target.x_m, target.y_m, math.atan2(bxy[1] - target.y_m, bxy[0] - target.x_m)
+                        if not (ours and role == "striker") else target.theta_rad)
+        _walk_and_hold(ctx, target, 0.15, self.port_float("vx_limit"), self.port_float("vy_limit"), obstacles)
+        return SUCCESS
+
+
+def _keep_away(target: Pose2D, ball_xy: tuple[float, float], keep_m: float, field) -> Pose2D:
+    """``target`` pushed radially out of the circle of ``keep_m`` around the ball, inside the field."""
+    dx, dy = target.x_m - ball_xy[0], target.y_m - ball_xy[1]
+    d = math.hypot(dx, dy)
+    if d >= keep_m:
+        return target
+    if d < 1e-6:
+        dx, dy, d = -1.0, 0.0, 1.0
+    x, y = ball_xy[0] + dx / d * keep_m, ball_xy[1] + dy / d * keep_m
+    x, y = field.clamp_to_field(x, y, 0.3)
+    if math.hypot(x - ball_xy[0], y - ball_xy[1]) < keep_m:  # clamped back in: go the other way round
+        x = ball_xy[0] - math.copysign(keep_m, ball_xy[0])
+        x, y = field.clamp_to_field(x, ball_xy[1], 0.3)
+    return Pose2D(x, y, target.theta_rad)
+
+
+class GoTo(SoccerStatefulNode):
+    """Walk to a field pose (x, y, theta) around obstacles; RUNNING until within ``tolerance``
+    and ``theta_tolerance``, then SUCCESS. Halting it stops the robot."""
+
+    @classmethod
+    def provided_ports(cls):
+        return [InputPort("x", float, 0.0), InputPort("y", float, 0.0), InputPort("theta", float, 0.0),
+                InputPort("vx_limit", float, 0.8), InputPort("vy_limit", float, 0.4),
+                InputPort("vtheta_limit", float, 1.0), InputPort("tolerance", float, 0.2),
+                InputPort("theta_tolerance", float, 0.2), InputPort("avoid_obstacles", bool, True)]
+
+    def on_start(self):
+        return self.on_running()
+
+    def on_running(self):
+        ctx = self.context
+        f = self.port_float
+        pose = ctx.world_model.robot_pose_field
+        if pose.distance_to(f("x"), f("y")) < f("tolerance") and \
+                abs(wrap_angle_rad(f("theta") - pose.theta_rad)) < f("theta_tolerance"):
+            ctx.stop()
+            return SUCCESS
+        walk_to_pose(ctx, f("x"), f("y"), f("theta"), vx_limit=f("vx_limit"), vy_limit=f("vy_limit"),
+                     vtheta_limit=f("vtheta_limit"), avoid_obstacles=bool(self.get_input("avoid_obstacles")))
+        return RUNNING
+
+    def on_halted(self):
+        self.context.stop()
+
+
+OUR_NODE_TYPES: dict[str, type] = {cls.__name__: cls for cls in (
+    HeadControl, SearchBall, PlanKick, StrikerDecision, ApproachBall, KickBall, GoalkeeperDecision,
+    GoalkeeperPosition, ClearBall, GoToKickoffPosition, SupportPosition, FreeKickPosition, GoTo,
+)}
