@@ -5,7 +5,8 @@
 - ``RoleAssigner``: every robot runs the same deterministic rule on the same messages, so they
   agree: the designated goalkeeper keeps the goal (when it is missing and the team has two
   robots or more, the field player nearest the own goal covers it); of the others the lowest
-  cost becomes striker, with hysteresis so roles do not flip on noise; the rest support.
+  cost becomes striker, with hysteresis (a challenger must be clearly cheaper, for a while) so
+  roles do not flip on noise; the rest support.
 - ``assign_positions``: ``scipy.optimize.linear_sum_assignment`` over walking distances, with
   a bonus for keeping the previous assignment; ``supporter_targets`` proposes the spots.
 - Set pieces that obey the HL laws: ``kickoff_positions`` (own half; outside the centre
@@ -101,6 +102,7 @@ class RoleConfig:
     message_timeout_s: float = 2.0  # older messages mean the sender is gone
     striker_hysteresis_s: float = 1.0  # a challenger must be this much cheaper
     striker_hysteresis_ratio: float = 0.8  # ... and cost at most this fraction of the striker's
+    striker_switch_hold_s: float = 0.5  # ... for this long without a break
     keeper_substitute_hysteresis_m: float = 1.0
 
 
@@ -125,10 +127,13 @@ class RoleAssigner:
         self.striker: int | None = None
         self.keeper_substitute: int | None = None
         self.roles: dict[int, Role] = {}
+        self._challenger: tuple[int, float] | None = None  # (number, since when)
+        self._now_s = 0.0
 
     def assign(self, messages: Iterable[TeamMessage], now_s: float) -> dict[int, Role]:
         """Roles by player number; inactive or silent robots get none."""
         c = self.config
+        self._now_s = now_s
         latest: dict[int, TeamMessage] = {}
         for m in messages:
             if now_s - m.timestamp_s > c.message_timeout_s or m.timestamp_s > now_s + 1e-9:
@@ -176,13 +181,22 @@ class RoleAssigner:
             if len(claims) == 1:
                 current = claims[0]
         if current is None or current not in players or current == best:
+            self._challenger = None
             return best
         cur_cost = players[current].cost_to_ball_s
         new_cost = players[best].cost_to_ball_s
         if math.isinf(cur_cost) and not math.isinf(new_cost):
+            self._challenger = None
             return best
         if new_cost < cur_cost - c.striker_hysteresis_s and new_cost < cur_cost * c.striker_hysteresis_ratio:
-            return best
+            # a challenger must stay clearly cheaper for a while: one noisy message is not enough
+            if self._challenger is None or self._challenger[0] != best:
+                self._challenger = (best, self._now_s)
+            if self._now_s - self._challenger[1] >= c.striker_switch_hold_s - 1e-9:
+                self._challenger = None
+                return best
+        else:
+            self._challenger = None
         return current
 
     def _substitute_keeper(self, players: Mapping[int, TeamMessage]) -> int:
