@@ -14,7 +14,7 @@ class SimDriver:
     match loop's job, never the driver's.
     """
 
-    __slots__ = ("world", "_robot_id")
+    __slots__ = ("world", "_robot_id", "_state")
 
     def __init__(self, world: World, robot_id: RobotId) -> None:
         if robot_id not in world.robots:
@@ -22,6 +22,7 @@ class SimDriver:
             raise KeyError(f"SimDriver: unknown robot {robot_id} (robots in the world: {known})")
         self.world = world
         self._robot_id = robot_id
+        self._state = world.robots[robot_id]  # kept: spares hashing the id at every step
 
     @property
     def robot_id(self) -> RobotId:
@@ -32,10 +33,10 @@ class SimDriver:
         return self.world.limits_of(self._robot_id)
 
     def sense(self) -> Observations:
-        return self.world.observe(self._robot_id)
+        return self.world.observe_state(self._state)
 
     def act(self, command: RobotCommand) -> None:
-        self.world.set_command(self._robot_id, command)
+        self.world.command_state(self._state, command)
 
     def __repr__(self) -> str:
         return f"SimDriver({self._robot_id})"

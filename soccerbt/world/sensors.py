@@ -8,8 +8,8 @@ only their base not to be beyond the far edge), within the kind's range, and not
 behind another robot. Noise then grows with distance: range and bearing errors, misses, the
 confidence, the team colour recognised or not, and now and then a false detection.
 
-Rows come out in the robot frame as ``(kind, x_m, y_m, confidence, team)``; the World turns
-them into ``Detection`` objects only when a robot asks.
+Detections come out in the robot frame, listed per robot; the World hands them over in
+``Observations``.
 """
 from __future__ import annotations
 
@@ -20,12 +20,10 @@ import numpy as np
 
 from soccerbt.world.config import CameraConfig, NoiseConfig
 from soccerbt.world.field import FeatureKind, Field
-from soccerbt.world.types import BALL, ROBOT, Team
+from soccerbt.world.types import BALL, ROBOT, Detection, Team
 
 if TYPE_CHECKING:  # the simulator imports this module; avoid the cycle at run time
     from soccerbt.world.sim import BallState, RobotState
-
-Row = tuple[str, float, float, float, "Team | None"]
 
 _OCCLUSION_MARGIN_M = 1e-6  # an occluder must be strictly nearer than the target
 
@@ -51,7 +49,12 @@ def ground_band_m(camera: CameraConfig, tilt_rad: float) -> tuple[float, float]:
 
 
 class CameraModel:
-    """Computes the detections of one camera frame for every robot of a world."""
+    """Computes the detections of one camera frame for every robot of a world.
+
+    Positions are complex numbers (x + iy): one numpy call then moves or rotates both
+    coordinates, which halves the number of calls (their overhead, not arithmetic, is the cost
+    on arrays this small).
+    """
 
     def __init__(self, field: Field, camera: CameraConfig, noise: NoiseConfig) -> None:
         self.field = field
@@ -60,8 +63,7 @@ class CameraModel:
         self.perfect = noise.is_perfect
         feats = field.features
         self._feature_kinds = sorted({f.kind.value for f in feats})
-        self._static_x = np.array([f.x_m for f in feats])
-        self._static_y = np.array([f.y_m for f in feats])
+        self._static_pos = np.array([complex(f.x_m, f.y_m) for f in feats] + [0j])  # the ball last
         self._static_kinds: list[str] = [f.kind.value for f in feats] + [BALL]
         max_r = [camera.goal_post_max_range_m if f.kind is FeatureKind.GOAL_POST else camera.feature_max_range_m
                  for f in feats] + [camera.ball_max_range_m]
@@ -71,98 +73,123 @@ class CameraModel:
         self._static_miss = np.array(miss)
         self._static_tall = np.array(tall)
         self._n_static = len(self._static_kinds)  # features and the ball; robots follow
-        self._per_m: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]] = {}
+        self._per_m: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str], np.ndarray]] = {}
         self._tan_half_h = math.tan(camera.horizontal_fov_rad / 2.0)
+        self._min_range_m = max(camera.min_range_m, 1e-6)
+        self._bands: dict[float, tuple[float, float]] = {}  # head tilt -> (lowest ground fwd, far fwd)
 
-    def _target_tables(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
-        """Per-target max range squared, miss base, max range, tall flag and kind for m robots."""
+    def _target_tables(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str], np.ndarray]:
+        """Per target (features, ball, m robots): max range, miss base, miss per metre, tall flag,
+        kind, and a position buffer whose static part is filled in."""
         tables = self._per_m.get(m)
         if tables is None:
             max_r = np.concatenate((self._static_max_r, np.full(m, self.camera.robot_max_range_m)))
             miss = np.concatenate((self._static_miss, np.full(m, self.noise.robot_miss_base)))
             tall = np.concatenate((self._static_tall, np.ones(m, dtype=bool)))
             kinds = self._static_kinds + [ROBOT] * m
-            tables = (max_r * max_r, miss, max_r, tall, kinds)
+            buffer = np.concatenate((self._static_pos, np.zeros(m, dtype=complex)))
+            tables = (max_r, miss, self.noise.miss_at_max_range / max_r, tall, kinds, buffer)
             self._per_m[m] = tables
         return tables
 
-    def frame(self, rng: np.random.Generator, robots: list[RobotState], ball: BallState) -> dict[int, list[Row]]:
+    def _band(self, tilt_rad: float) -> tuple[float, float]:
+        band = self._bands.get(tilt_rad)
+        if band is None:
+            near, far = ground_band_m(self.camera, tilt_rad)
+            band = (max(near, self._min_range_m), far)
+            if len(self._bands) > 4096:  # a sweeping head makes many tilts: keep the cache small
+                self._bands.clear()
+            self._bands[tilt_rad] = band
+        return band
+
+    def frame(self, rng: np.random.Generator, robots: list[RobotState],
+              ball: BallState) -> dict[int, list[Detection]]:
         """The detections of every standing robot on the field, keyed by robot index."""
         active = [r for r in robots if not r.removed]
         observers = [(k, r) for k, r in enumerate(active) if not r.fallen]
         if not observers:
             return {}
         cam = self.camera
-        n_obs, m = len(observers), len(active)
+        m = len(active)
         n_static = self._n_static
-        max_r2, miss_base, max_r, tall, kinds = self._target_tables(m)
-        rx = np.array([r.x_m for r in active])
-        ry = np.array([r.y_m for r in active])
-        tx = np.concatenate((self._static_x, (ball.x_m,), rx))
-        ty = np.concatenate((self._static_y, (ball.y_m,), ry))
-        ox = np.array([r.x_m for _, r in observers])
-        oy = np.array([r.y_m for _, r in observers])
-        oth = np.array([r.theta_rad for _, r in observers])
-        head = oth + np.array([r.head_pan_rad for _, r in observers])
-        bands = [ground_band_m(cam, r.head_tilt_rad) for _, r in observers]
-        near = np.array([b[0] for b in bands])[:, None]
-        far = np.array([b[1] for b in bands])[:, None]
-        ch, sh = np.cos(head)[:, None], np.sin(head)[:, None]
-        rel_x = tx[None, :] - ox[:, None]
-        rel_y = ty[None, :] - oy[:, None]
-        fwd = ch * rel_x + sh * rel_y
-        lat = sh * rel_x - ch * rel_y  # right of the optical axis; the sign does not matter here
-        d2 = rel_x * rel_x + rel_y * rel_y
-        mask = ((fwd > 0.0) & (np.abs(lat) <= self._tan_half_h * fwd) & (d2 <= max_r2) & (fwd <= far)
-                & ((fwd >= near) | tall) & (d2 >= cam.min_range_m * cam.min_range_m))
-        own = [n_static + k for k, _ in observers]
-        mask[np.arange(n_obs), own] = False  # nobody sees itself
+        max_r, miss_base, miss_per_m, tall, kinds, targets = self._target_tables(m)
+        pos = np.array([complex(r.x_m, r.y_m) for r in active])
+        targets[n_static - 1] = complex(ball.x_m, ball.y_m)
+        targets[n_static:] = pos
+        cos, sin = math.cos, math.sin
+        per_obs = []
+        for _, r in observers:
+            low, far = self._band(r.head_tilt_rad)
+            head = r.theta_rad + r.head_pan_rad
+            per_obs.append((complex(cos(head), -sin(head)), complex(cos(r.theta_rad), -sin(r.theta_rad)),
+                            complex(r.x_m, r.y_m), complex(low, far)))
+        geo = np.array(per_obs)  # (observers, 4) complex: head and body rotations, position, band
+        opos = geo[:, 2:3]
+        band = geo[:, 3:4]
+        rel = targets - opos  # (observers, targets)
+        relh = rel * geo[:, 0:1]  # in the head frame: real forward, imaginary left
+        fwd = relh.real
+        dist = np.abs(rel)
+        if self._tan_half_h == 1.0:
+            mask = np.abs(relh.imag) <= fwd
+        else:
+            mask = np.abs(relh.imag) <= fwd * self._tan_half_h
+        mask &= dist <= max_r
+        mask &= fwd <= band.imag
+        # the minimum range (positive) also keeps every robot from seeing itself
+        mask &= fwd >= np.where(tall, self._min_range_m, band.real)
         oi, ti = np.nonzero(mask)
         if oi.size == 0:
             return self._false_detections(rng, observers, {})
-        cx, cy = rel_x[oi, ti], rel_y[oi, ti]
-        cd = np.sqrt(d2[oi, ti])
-        # occlusion: an active robot strictly between the camera and the target, near the ray
-        orx = rx[None, :] - ox[oi][:, None]
-        ory = ry[None, :] - oy[oi][:, None]
-        inv_d = (1.0 / cd)[:, None]
-        proj = (orx * cx[:, None] + ory * cy[:, None]) * inv_d
-        perp = (orx * cy[:, None] - ory * cx[:, None]) * inv_d
-        hidden = ((proj > 0.0) & (proj < cd[:, None] - _OCCLUSION_MARGIN_M)
-                  & (np.abs(perp) < cam.occluder_radius_m)).any(axis=1)
-        keep = ~hidden
-        c_th, s_th = np.cos(oth)[oi], np.sin(oth)[oi]
-        x_r = c_th * cx + s_th * cy
-        y_r = c_th * cy - s_th * cx
-        noise = self.noise
-        if self.perfect:
-            conf = np.ones_like(cd)
-            team_ok = np.ones(cd.shape, dtype=bool)
+        crel = rel[oi, ti]
+        cd = dist[oi, ti]
+        if m > 1:
+            # occlusion: every robot in the frame of the ray to the target, scaled by the ray's
+            # length d: real part = along the ray * d, imaginary part = off the ray * d
+            w = (pos - opos[oi]) * crel.conj()[:, None]
+            half = (0.5 * cd * cd - _OCCLUSION_MARGIN_M)[:, None]
+            hidden = np.abs(w.real - half) < half  # strictly between camera and target
+            hidden &= np.abs(w.imag) < (cam.occluder_radius_m * cd)[:, None]
+            keep = ~hidden.any(axis=1)
         else:
-            k_count = cd.size
-            u = rng.random((2, k_count))
-            n = rng.standard_normal((3, k_count))
-            frac = cd / max_r[ti]
-            keep &= u[0] >= miss_base[ti] + noise.miss_at_max_range * frac
-            k = 1.0 + (noise.range_sigma_base_m + noise.range_sigma_rel * cd) * n[0] / cd
-            delta = noise.bearing_sigma_rad * n[1]
-            x_r, y_r = k * (x_r - y_r * delta), k * (y_r + x_r * delta)
-            conf = np.clip(1.0 - 0.5 * frac + noise.confidence_sigma * n[2], 0.05, 1.0)
-            team_ok = u[1] < noise.team_recognition_probability * (1.0 - 0.5 * frac)
-        sel = np.nonzero(keep)[0]
-        out: dict[int, list[Row]] = {}
+            keep = np.ones(oi.size, dtype=bool)
+        z = crel * geo[oi, 1]  # robot frame
+        noise = self.noise
         obs_index = [r._index for _, r in observers]
         teams: list[Team | None] = [None] * n_static + [r.team for r in active]
-        for o, t, x, y, c, tm in zip(oi[sel].tolist(), ti[sel].tolist(), x_r[sel].tolist(), y_r[sel].tolist(),
-                                     conf[sel].tolist(), team_ok[sel].tolist()):
+        out: dict[int, list[Detection]] = {}
+        if self.perfect:
+            sel = np.flatnonzero(keep)
+            zs = z[sel]
+            for o, t, x, y in zip(oi[sel].tolist(), ti[sel].tolist(), zs.real.tolist(), zs.imag.tolist()):
+                rows = out.get(obs_index[o])
+                if rows is None:
+                    rows = out[obs_index[o]] = []
+                rows.append(Detection(kinds[t], x, y, 1.0, teams[t]))
+            return out
+        k_count = cd.size
+        u = rng.random((2, k_count))
+        n = rng.standard_normal((3, k_count))
+        keep &= u[0] >= miss_base[ti] + miss_per_m[ti] * cd
+        sel = np.flatnonzero(keep)
+        cd, ti_s, n, u1 = cd[sel], ti[sel], n[:, sel], u[1, sel]
+        zs = z[sel]
+        # range error (base + relative) and bearing error, to first order
+        zs += zs * ((noise.range_sigma_base_m / cd + noise.range_sigma_rel) * n[0]
+                    + (1j * noise.bearing_sigma_rad) * n[1])
+        closeness = 1.0 - 0.5 * cd / max_r[ti_s]
+        conf = np.maximum(np.minimum(closeness + noise.confidence_sigma * n[2], 1.0), 0.05)
+        team_ok = u1 < noise.team_recognition_probability * closeness
+        for o, t, x, y, c, tm in zip(oi[sel].tolist(), ti_s.tolist(), zs.real.tolist(), zs.imag.tolist(),
+                                     conf.tolist(), team_ok.tolist()):
             rows = out.get(obs_index[o])
             if rows is None:
                 rows = out[obs_index[o]] = []
-            rows.append((kinds[t], x, y, c, teams[t] if tm else None))
+            rows.append(Detection(kinds[t], x, y, c, teams[t] if tm else None))
         return self._false_detections(rng, observers, out)
 
     def _false_detections(self, rng: np.random.Generator, observers: list[tuple[int, Any]],
-                          out: dict[int, list[Row]]) -> dict[int, list[Row]]:
+                          out: dict[int, list[Detection]]) -> dict[int, list[Detection]]:
         """Now and then a ball or a field feature where there is none, somewhere in view."""
         noise = self.noise
         if self.perfect or (noise.false_ball_per_frame <= 0.0 and noise.false_feature_per_frame <= 0.0):
@@ -174,8 +201,8 @@ class CameraModel:
                                          (u_feat < noise.false_feature_per_frame, None, cam.feature_max_range_m)):
                 if not hit:
                     continue
-                near, far = ground_band_m(cam, r.head_tilt_rad)
-                lo, hi = max(near, cam.min_range_m), min(far, max_range)
+                lo, far = self._band(r.head_tilt_rad)
+                hi = min(far, max_range)
                 if not lo < hi:
                     continue
                 if kind is None:
@@ -183,5 +210,5 @@ class CameraModel:
                 dist = lo + (hi - lo) * u_dist
                 bearing = r.head_pan_rad + (u_bearing - 0.5) * cam.horizontal_fov_rad * 0.9
                 out.setdefault(r._index, []).append(
-                    (kind, dist * math.cos(bearing), dist * math.sin(bearing), 0.2 + 0.3 * u_kind, None))
+                    Detection(kind, dist * math.cos(bearing), dist * math.sin(bearing), 0.2 + 0.3 * u_kind, None))
         return out

@@ -192,7 +192,7 @@ class World:
         self._camera = CameraModel(self.field, self.config.camera, self.config.noise) if self.config.sensors else None
         self._frame_index = 0  # camera frames delivered so far
         self._frame_now = False  # the current step carries a camera frame
-        self._detections: dict[int, list[tuple]] = {}  # robot index -> rows of the current frame
+        self._detections: dict[int, list[Detection]] = {}  # robot index -> the current frame's
 
     # --- robots in and out ----------------------------------------------------------------
 
@@ -284,7 +284,11 @@ class World:
         speeds, head angles, kick strength and direction beyond the limits are clamped and
         counted in ``RobotState.commands_clamped``. A picked-up robot ignores commands.
         """
-        robot = self._robot(robot_id)
+        self.command_state(self._robot(robot_id), command)
+
+    def command_state(self, robot: RobotState, command: RobotCommand) -> None:
+        """``set_command`` for a RobotState already looked up (see ``observe_state``)."""
+        robot_id = robot.robot_id
         if not isinstance(command, RobotCommand):
             raise TypeError(f"{robot_id}: set_command expects a RobotCommand, got {type(command).__name__}")
         try:
@@ -330,14 +334,17 @@ class World:
 
     def observe(self, robot_id: RobotId) -> Observations:
         """What this robot senses at the current step (the same object when asked twice)."""
-        robot = self._robot(robot_id)
+        return self.observe_state(self._robot(robot_id))
+
+    def observe_state(self, robot: RobotState) -> Observations:
+        """``observe`` for a RobotState already looked up (drivers keep theirs: no id hashing)."""
         if robot._obs_step == self.step_count and robot._obs is not None:
             return robot._obs
         detections: tuple[Detection, ...] = ()
         if self._frame_now:
             rows = self._detections.get(robot._index)
             if rows:
-                detections = tuple([Detection(kind, x, y, conf, team) for kind, x, y, conf, team in rows])
+                detections = tuple(rows)
         obs = Observations(self.t_s, self._frame_now, detections,
                            Pose2D(robot._odo_x, robot._odo_y, robot._odo_th), robot._imu_yaw,
                            robot.fallen and not robot.removed, robot.head_pan_rad, robot.head_tilt_rad)
@@ -550,29 +557,32 @@ class World:
         contacts: set[int] = set()
         fall_k = self.config.noise.collision_fall_probability_per_mps
         n = len(active)
-        for i in range(n):
-            a = active[i]
-            ax, ay = a.x_m, a.y_m
+        xs = [r.x_m for r in active]
+        ys = [r.y_m for r in active]
+        for i in range(n - 1):
+            ax, ay = xs[i], ys[i]
             for j in range(i + 1, n):
-                b = active[j]
-                dx = b.x_m - ax
+                dx = xs[j] - ax
                 if dx >= min_d or dx <= -min_d:
                     continue
-                dy = b.y_m - ay
+                dy = ys[j] - ay
                 d2 = dx * dx + dy * dy
                 if d2 >= min_d2:
                     continue
+                a, b = active[i], active[j]
                 d = math.sqrt(d2)
                 if d > 1e-9:
                     nx, ny = dx / d, dy / d
                 else:
                     nx, ny = 1.0, 0.0
                 half = 0.5 * (min_d - d)
-                a.x_m -= nx * half
-                a.y_m -= ny * half
-                b.x_m += nx * half
-                b.y_m += ny * half
-                ax, ay = a.x_m, a.y_m
+                ax -= nx * half
+                ay -= ny * half
+                xs[i], ys[i] = ax, ay
+                xs[j] += nx * half
+                ys[j] += ny * half
+                a.x_m, a.y_m = ax, ay
+                b.x_m, b.y_m = xs[j], ys[j]
                 key = a._index * 256 + b._index if a._index < b._index else b._index * 256 + a._index
                 contacts.add(key)
                 if key not in self._contacts and fall_k > 0.0:

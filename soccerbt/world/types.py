@@ -61,6 +61,9 @@ class Team(enum.Enum):
             return NotImplemented
         return self.value < other.value
 
+    def __hash__(self) -> int:  # the same in every process (Enum hashes its name: randomised)
+        return self.value
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class RobotId:
