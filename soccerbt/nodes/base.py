@@ -188,7 +188,7 @@ class TreeNode(Behaviour):
         self.path = cfg.path or name
         self.registration_id = cfg.registration_id or type(self).__name__
         self.last_status = IDLE
-        self._pre = tuple(cfg.pre) if cfg.pre else None
+        self._pre = tuple((c, s.evaluate_bool) for c, s in cfg.pre) if cfg.pre else None
         post = cfg.post
         self._post = tuple(post) if any(p is not None for p in post) else None
         self._inputs: dict[str, tuple[bool, Any]] = {}
@@ -270,10 +270,10 @@ class TreeNode(Behaviour):
 
     def _check_pre(self, pre: tuple) -> NodeStatus | None:
         status = self._bt_status
-        bb = self.bb
-        for cid, script in pre:
-            if status is IDLE:
-                if script.evaluate_bool(bb):
+        if status is IDLE:
+            bb = self.bb
+            for cid, evaluate in pre:
+                if evaluate(bb):
                     if cid == 0:
                         return FAILURE
                     if cid == 1:
@@ -282,8 +282,9 @@ class TreeNode(Behaviour):
                         return SKIPPED
                 elif cid == 3:
                     return SKIPPED
-            elif status is RUNNING and cid == 3:
-                if not script.evaluate_bool(bb):
+        elif status is RUNNING:
+            for cid, evaluate in pre:
+                if cid == 3 and not evaluate(self.bb):
                     self.halt_node()
                     return SKIPPED
         return None

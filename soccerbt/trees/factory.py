@@ -790,7 +790,7 @@ class _Builder:
                 post[idx] = self._compile(src, attr, doc, element, enums)
         node.config.pre = pre
         node.config.post = post
-        node._pre = tuple(pre) if pre else None
+        node._pre = tuple((cid, sc.evaluate_bool) for cid, sc in pre) if pre else None
         node._post = tuple(post) if any(p is not None for p in post) else None
 
     def _compile(self, src: str, attr: str, doc: XmlDocument, element: XNode,

@@ -1,0 +1,35 @@
+"""What the tree commands share: building the default factory from command-line options."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from soccerbt.trees.factory import TreeFactory
+
+__all__ = ["add_factory_options", "factory_from_args"]
+
+
+def add_factory_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--nodes-json", metavar="FILE", action="append", default=[],
+                        help="also register stub nodes from a Booster-style nodes.json")
+    parser.add_argument("--no-soccer", action="store_true",
+                        help="do not register the soccer nodes (only BT.CPP built-ins)")
+    parser.add_argument("--no-schema", action="store_true",
+                        help="do not check script keys against the blackboard key schema")
+
+
+def factory_from_args(args: argparse.Namespace) -> TreeFactory:
+    """Built-ins, the soccer nodes (with the key schema) and any --nodes-json stubs."""
+    factory = TreeFactory()
+    if not getattr(args, "no_soccer", False):
+        try:
+            from soccerbt.nodes.soccer import register_soccer_nodes
+
+            register_soccer_nodes(factory, declare_keys=not getattr(args, "no_schema", False))
+        except ImportError as exc:  # the soccer library is optional for the engine
+            print(f"warning: soccer nodes not available: {exc}", file=sys.stderr)
+    from soccerbt.nodes.stubs import register_stub_nodes
+
+    for path in getattr(args, "nodes_json", []) or []:
+        register_stub_nodes(factory, path, replace=True)
+    return factory
