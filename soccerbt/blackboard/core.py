@@ -101,10 +101,6 @@ def is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, str)
 
 
-def _is_int_kind(v: object) -> bool:
-    return isinstance(v, int)  # bool is an int, as BT.CPP stores bool in an int64
-
-
 def number_cast(v: object, target: type) -> object:
     """safe_any's convertNumber: int/float/bool conversions that lose nothing, else raise.
 

@@ -17,11 +17,7 @@ import numbers
 import re
 from collections.abc import Callable, Mapping
 
-from soccerbt.blackboard.core import (
-    Blackboard,
-    BlackboardError,
-    btcpp_type_name,
-)
+from soccerbt.blackboard.core import Blackboard, _default_converter, btcpp_type_name
 
 __all__ = [
     "CompiledScript",
@@ -983,8 +979,6 @@ def _c_assign(op: str, key: str, rhs: Fn, enums: Mapping[str, int] | None) -> Fn
 def _type_converter(t: type) -> Callable[[str], object] | None:
     if t is str:
         return str
-    from soccerbt.blackboard.core import _default_converter
-
     return _default_converter(t)
 
 
@@ -1097,7 +1091,3 @@ def parse_literal(text: str) -> object:
         raise ScriptSyntaxError(f"Expected a literal at position {pos} (got '{tok_text}')",
                                 text, pos)
     return -value if negative else value  # type: ignore[operator]
-
-
-# keep BlackboardError importable from here for callers catching script + blackboard errors
-ScriptErrors = (ScriptRuntimeError, BlackboardError)
