@@ -81,7 +81,7 @@ class NodeTickError(RuntimeError):
 class TreeEnv:
     """What every node of one tree shares: clock, timers, wake-up signal, enums, context."""
 
-    __slots__ = ("clock", "enums", "context", "wake_up", "_timers", "_next_timer")
+    __slots__ = ("clock", "enums", "context", "wake_up", "_timers", "_next_timer", "tick_id")
 
     def __init__(self, clock: Callable[[], float] | None = None,
                  enums: Mapping[str, int] | None = None, context: Any = None) -> None:
@@ -89,6 +89,7 @@ class TreeEnv:
         self.enums: Mapping[str, int] = enums if enums is not None else {}
         self.context = context
         self.wake_up = False
+        self.tick_id = 0  # incremented by the Tree before every root tick
         self._timers: dict[int, tuple[float, Callable[[bool], None]]] = {}
         self._next_timer = 1
 
@@ -187,7 +188,8 @@ class TreeNode(Behaviour):
         self.bt_path = cfg.bt_path or name
         self.path = cfg.path or name
         self.registration_id = cfg.registration_id or type(self).__name__
-        self.last_status = IDLE
+        self.last_status = IDLE  # the last status execute_tick returned (SKIPPED included)
+        self.last_tick = -1      # env.tick_id of that tick
         self._pre = tuple((c, s.evaluate_bool) for c, s in cfg.pre) if cfg.pre else None
         post = cfg.post
         self._post = tuple(post) if any(p is not None for p in post) else None
@@ -253,6 +255,7 @@ class TreeNode(Behaviour):
         except Exception as exc:
             raise NodeTickError(self, exc) from exc
         self.last_status = st
+        self.last_tick = self.env.tick_id
         return st
 
     def _bad_status(self, st: Any) -> NodeStatus:

@@ -49,6 +49,7 @@ class Tree:
         if env._timers:
             env.fire_due_timers()
         root = self.root
+        env.tick_id += 1
         status = root.execute_tick()
         self.tick_count += 1
         if status is SUCCESS or status is FAILURE:
@@ -70,9 +71,11 @@ class Tree:
         root = self.root
         while status is IDLE or (while_running and status is RUNNING):
             env.fire_due_timers()
+            env.tick_id += 1
             status = root.execute_tick()
             self.tick_count += 1
             while status is RUNNING and env.wait_for():
+                env.tick_id += 1
                 status = root.execute_tick()
                 self.tick_count += 1
             if status is SUCCESS or status is FAILURE:
@@ -112,6 +115,11 @@ class Tree:
             node = stack.pop()
             yield node
             stack.extend(reversed(node.children))
+
+    def active_nodes(self) -> list[TreeNode]:
+        """The nodes ticked during the last tick (whatever they returned, SKIPPED included)."""
+        tick = self.env.tick_id
+        return [n for n in self.nodes() if n.last_tick == tick]
 
     def find(self, path: str) -> TreeNode | None:
         """The node whose `.path` or `.bt_path` equals `path`."""
