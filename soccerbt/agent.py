@@ -183,7 +183,7 @@ class Agent:
         self._loaded_stamp = _stamp(self._files)
         self._failed_stamp: tuple | None = None
         self._next_reload_check_s = reload_period_s
-        self.tree: TreeLike = load_tree(self.tree_path)  # a bad tree at start-up is the caller's error
+        self.tree: TreeLike = self._load()  # a bad tree at start-up is the caller's error
         bb = self.tree.root_blackboard()
         for key, value in default_blackboard_values().items():
             if key not in bb:
@@ -302,7 +302,7 @@ class Agent:
         if not force and (stamp == self._loaded_stamp or stamp == self._failed_stamp):
             return None
         try:
-            new_tree = self._load_tree(self.tree_path)
+            new_tree = self._load()
         except Exception as exc:  # TreeLoadError mostly; any failure keeps the running tree
             self._failed_stamp = stamp
             message = str(exc) or type(exc).__name__
@@ -312,6 +312,17 @@ class Agent:
         self._files, self._loaded_stamp, self._failed_stamp = files, stamp, None
         self._emit("tree_reloaded", f"{self.tree_path} ({len(files)} file(s))")
         return ReloadResult(True)
+
+    def _load(self) -> TreeLike:
+        """Load the tree file; its timers (Sleep, Delay, Timeout) run on simulated time."""
+        tree = self._load_tree(self.tree_path)
+        set_clock = getattr(tree, "set_clock", None)
+        if set_clock is not None:
+            set_clock(self._sim_clock)
+        return tree
+
+    def _sim_clock(self) -> float:
+        return self.now_s
 
     def _swap(self, new_tree: TreeLike) -> None:
         """Halt the old tree, carry the root entries over, run the new one from the next tick."""
