@@ -25,7 +25,8 @@ from soccerbt.world.types import BALL, ROBOT, Detection, Team
 if TYPE_CHECKING:  # the simulator imports this module; avoid the cycle at run time
     from soccerbt.world.sim import BallState, RobotState
 
-_OCCLUSION_MARGIN_M = 1e-6  # an occluder must be strictly nearer than the target
+_DRAW_BLOCK = 2048  # candidates' random numbers drawn per generator call
+_OCCLUSION_MARGIN = 1e-9  # an occluder must be strictly nearer than the target (fraction of d)
 
 
 def ground_band_m(camera: CameraConfig, tilt_rad: float) -> tuple[float, float]:
@@ -77,6 +78,11 @@ class CameraModel:
         self._tan_half_h = math.tan(camera.horizontal_fov_rad / 2.0)
         self._min_range_m = max(camera.min_range_m, 1e-6)
         self._bands: dict[float, tuple[float, float]] = {}  # head tilt -> (lowest ground fwd, far fwd)
+        self._uniforms: list[float] = []
+        self._normals: list[float] = []
+        self._draw_size = 0
+        self._draw_next = 0
+        self._lists_per_m: dict[int, tuple[list[float], list[float], list[float]]] = {}
 
     def _target_tables(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str], np.ndarray]:
         """Per target (features, ball, m robots): max range, miss base, miss per metre, tall flag,
@@ -91,6 +97,29 @@ class CameraModel:
             tables = (max_r, miss, self.noise.miss_at_max_range / max_r, tall, kinds, buffer)
             self._per_m[m] = tables
         return tables
+
+    def _draws(self, rng: np.random.Generator, k: int) -> tuple[list[float], list[float], int]:
+        """Room for k candidates: the uniform list (2 per candidate), the normal list (3 per
+        candidate) and the first candidate's index. The lists are cut from blocks drawn in
+        advance (one generator call per many frames; used in a fixed order: reproducible)."""
+        start = self._draw_next
+        if start + k > self._draw_size:  # a new block (the rest of the old one is not used)
+            size = max(_DRAW_BLOCK, k)
+            self._uniforms = rng.random(2 * size).tolist()
+            self._normals = rng.standard_normal(3 * size).tolist()
+            self._draw_size = size
+            start = 0
+        self._draw_next = start + k
+        return self._uniforms, self._normals, start
+
+    def _target_lists(self, m: int) -> tuple[list[float], list[float], list[float]]:
+        lists = self._lists_per_m.get(m)
+        if lists is None:
+            _, miss, miss_per_m, _, _, _ = self._target_tables(m)
+            max_r = self._target_tables(m)[0]
+            lists = (miss.tolist(), miss_per_m.tolist(), max_r.tolist())
+            self._lists_per_m[m] = lists
+        return lists
 
     def _band(self, tilt_rad: float) -> tuple[float, float]:
         band = self._bands.get(tilt_rad)
@@ -144,12 +173,12 @@ class CameraModel:
         crel = rel[oi, ti]
         cd = dist[oi, ti]
         if m > 1:
-            # occlusion: every robot in the frame of the ray to the target, scaled by the ray's
-            # length d: real part = along the ray * d, imaginary part = off the ray * d
-            w = (pos - opos[oi]) * crel.conj()[:, None]
-            half = (0.5 * cd * cd - _OCCLUSION_MARGIN_M)[:, None]
-            hidden = np.abs(w.real - half) < half  # strictly between camera and target
-            hidden &= np.abs(w.imag) < (cam.occluder_radius_m * cd)[:, None]
+            # occlusion: every robot in the frame of the ray to the target, divided by the ray,
+            # so that the target sits at 1: real part = fraction along the ray, imaginary part
+            # = distance off the ray / d. Hidden behind a robot strictly between 0 and 1.
+            q = (pos - opos[oi]) / crel[:, None]
+            hidden = np.abs(q.real - 0.5) < 0.5 - _OCCLUSION_MARGIN
+            hidden &= np.abs(q.imag) < (cam.occluder_radius_m / cd)[:, None]
             keep = ~hidden.any(axis=1)
         else:
             keep = np.ones(oi.size, dtype=bool)
@@ -167,25 +196,35 @@ class CameraModel:
                     rows = out[obs_index[o]] = []
                 rows.append(Detection(kinds[t], x, y, 1.0, teams[t]))
             return out
-        k_count = cd.size
-        u = rng.random((2, k_count))
-        n = rng.standard_normal((3, k_count))
-        keep &= u[0] >= miss_base[ti] + miss_per_m[ti] * cd
+        # Noise per candidate in plain Python: there are only a few dozen, and numpy calls on
+        # arrays that small cost more than the arithmetic. Every candidate uses five numbers
+        # (miss, team, range, bearing, confidence) whether seen or not: a fixed order of use.
         sel = np.flatnonzero(keep)
-        cd, ti_s, n, u1 = cd[sel], ti[sel], n[:, sel], u[1, sel]
         zs = z[sel]
-        # range error (base + relative) and bearing error, to first order
-        zs += zs * ((noise.range_sigma_base_m / cd + noise.range_sigma_rel) * n[0]
-                    + (1j * noise.bearing_sigma_rad) * n[1])
-        closeness = 1.0 - 0.5 * cd / max_r[ti_s]
-        conf = np.maximum(np.minimum(closeness + noise.confidence_sigma * n[2], 1.0), 0.05)
-        team_ok = u1 < noise.team_recognition_probability * closeness
-        for o, t, x, y, c, tm in zip(oi[sel].tolist(), ti_s.tolist(), zs.real.tolist(), zs.imag.tolist(),
-                                     conf.tolist(), team_ok.tolist()):
+        k_count = sel.size
+        uni, nor, j = self._draws(rng, k_count)
+        miss_base_l, miss_per_m_l, max_r_l = self._target_lists(m)
+        sb, sr, sbear, sc = (noise.range_sigma_base_m, noise.range_sigma_rel, noise.bearing_sigma_rad,
+                             noise.confidence_sigma)
+        p_team = noise.team_recognition_probability
+        for o, t, x, y, d in zip(oi[sel].tolist(), ti[sel].tolist(), zs.real.tolist(), zs.imag.tolist(),
+                                 cd[sel].tolist()):
+            j2 = j + j
+            if uni[j2] < miss_base_l[t] + miss_per_m_l[t] * d:
+                j += 1
+                continue
+            j3 = j2 + j
+            a = (sb / d + sr) * nor[j3]  # relative range error
+            bb = sbear * nor[j3 + 1]  # bearing error
+            x, y = x + x * a - y * bb, y + y * a + x * bb
+            closeness = 1.0 - 0.5 * d / max_r_l[t]
+            c = closeness + sc * nor[j3 + 2]
+            c = 1.0 if c > 1.0 else (0.05 if c < 0.05 else c)
             rows = out.get(obs_index[o])
             if rows is None:
                 rows = out[obs_index[o]] = []
-            rows.append(Detection(kinds[t], x, y, c, teams[t] if tm else None))
+            rows.append(Detection(kinds[t], x, y, c, teams[t] if uni[j2 + 1] < p_team * closeness else None))
+            j += 1
         return self._false_detections(rng, observers, out)
 
     def _false_detections(self, rng: np.random.Generator, observers: list[tuple[int, Any]],
