@@ -29,7 +29,7 @@ KICK_STAND_OFF_M = 0.36  # robot centre behind the ball centre when kicking
 KICK_REACH_X_M = (0.27, 0.45)  # ball x in the robot frame where the foot reaches it
 KICK_REACH_Y_M = 0.13
 KICK_MAX_REL_RAD = 0.55  # kick this far off the robot's heading (speed factor >= 0.93)
-FIELD_KEEP_IN_M = 0.2  # approach poses stay this far inside the outer lines (+ the border)
+FIELD_KEEP_OUT_M = 0.2  # approach poses at most this far beyond the outer lines
 
 
 def _our_obstacles(ctx) -> list:
@@ -263,8 +263,9 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
     stand_off = KICK_STAND_OFF_M + (0.25 if behind else 0.55)
     tx = ball.field_x_m - stand_off * math.cos(heading)
     ty = ball.field_y_m - stand_off * math.sin(heading)
-    lim_x = f.half_length_m + f.border_strip_m - 0.4
-    lim_y = f.half_width_m + f.border_strip_m - 0.4
+    # the referee removes a robot 0.5 m beyond the lines: stay well inside that
+    lim_x = f.half_length_m + FIELD_KEEP_OUT_M
+    lim_y = f.half_width_m + FIELD_KEEP_OUT_M
     tx, ty = clamp(tx, -lim_x, lim_x), clamp(ty, -lim_y, lim_y)
     obstacles = nav_obstacles(ctx, include_ball=not behind, ball_radius_m=0.35)
     walk_to_pose(ctx, tx, ty, heading, vx_limit=vx_limit, vy_limit=vy_limit, vtheta_limit=vtheta_limit,
