@@ -1,5 +1,30 @@
 """The RoboCup GameController: packet codec, UDP receiver and return sender, blackboard
 adapter, and the referee that plays the GameController's part in simulated matches.
 
-May import soccerbt.world and soccerbt.blackboard.
+- ``protocol``: HL v12 data packets and HL v2 / HSL v4 return packets (``decode``, ``encode``,
+  ``PacketError``), with the snake_case field names of the C structs.
+- ``receiver``: ``GameControllerReceiver``, the non-blocking UDP listener of one robot.
+- ``adapter``: ``GameControllerAdapter``, packets to gc_* blackboard entries and edge events.
+- ``referee``: ``Referee`` and ``RefereeConfig`` for simulated matches, ``RefereeBroadcaster``.
+- ``script``: the scripted-game language of ``soccerbt gc send``; ``cli``: ``soccerbt gc``.
+
+May import soccerbt.world and soccerbt.blackboard. Importing it opens no socket.
 """
+from soccerbt.gamecontroller.adapter import (ConnectionChanged, GameControllerAdapter, GcEvent, GoalScored,
+                                             HalfChanged, KickOffChanged, PenaltyEnded, PenaltyStarted,
+                                             StateChanged, SubStateChanged)
+from soccerbt.gamecontroller.protocol import (GameControlData, GameState, HslReturnData, PacketError, Penalty,
+                                              ReturnData, ReturnMessage, RobotInfo, SecondaryState, SubState,
+                                              TeamInfo, decode, decode_return, encode, encode_return)
+from soccerbt.gamecontroller.receiver import GameControllerReceiver, ReceiverCounters
+from soccerbt.gamecontroller.referee import (Referee, RefereeBroadcaster, RefereeConfig, RefereeRecord,
+                                             RefereeWorld)
+
+__all__ = [
+    "ConnectionChanged", "GameControlData", "GameControllerAdapter", "GameControllerReceiver", "GameState",
+    "GcEvent", "GoalScored", "HalfChanged", "HslReturnData", "KickOffChanged", "PacketError", "Penalty",
+    "PenaltyEnded", "PenaltyStarted", "ReceiverCounters", "Referee", "RefereeBroadcaster", "RefereeConfig",
+    "RefereeRecord", "RefereeWorld", "ReturnData", "ReturnMessage", "RobotInfo", "SecondaryState",
+    "StateChanged", "SubState", "SubStateChanged", "TeamInfo", "decode", "decode_return", "encode",
+    "encode_return",
+]

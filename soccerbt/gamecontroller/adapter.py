@@ -142,7 +142,7 @@ class GameControllerAdapter:
     """
 
     __slots__ = ("team", "player", "timeout_s", "_last_packet", "_last_rx_s", "_written", "_bb_id",
-                 "_values", "_connected", "_seen_packet", "_dirty")
+                 "_values", "_connected", "_seen_packet", "_dirty", "_signature")
 
     def __init__(self, team: int, player: int, timeout_s: float = 2.0) -> None:
         if not 0 <= team <= 255:
@@ -160,6 +160,7 @@ class GameControllerAdapter:
         self._connected = False
         self._seen_packet = False  # a packet for our team arrived at least once
         self._dirty = True
+        self._signature: tuple | None = None  # everything but the clocks of the last packet
 
     @property
     def entries(self) -> dict[str, object]:
@@ -189,7 +190,20 @@ class GameControllerAdapter:
             i = packet.team_index(self.team)
             if i is not None:
                 self._last_rx_s = now_s
-                self._update(packet, i, now_s, events)
+                me = packet.teams[i].players[self.player - 1]
+                signature = (i, packet.state, packet.secondary_state, packet.secondary_state_info,
+                             packet.kick_off_team, packet.first_half, packet.teams[0].score,
+                             packet.teams[1].score, me.penalty, me.secs_till_unpenalised, me.red_card_count)
+                if signature == self._signature:  # the usual case: only the clocks moved
+                    v = self._values
+                    if v["gc_secs_remaining"] != packet.secs_remaining \
+                            or v["gc_secondary_time"] != packet.secondary_time:
+                        v["gc_secs_remaining"] = packet.secs_remaining
+                        v["gc_secondary_time"] = packet.secondary_time
+                        self._dirty = True
+                else:
+                    self._signature = signature
+                    self._update(packet, i, now_s, events)
         connected = now_s - self._last_rx_s <= self.timeout_s
         if connected != self._connected:
             self._connected = connected

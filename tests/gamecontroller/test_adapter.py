@@ -6,6 +6,8 @@ import dataclasses
 from collections.abc import MutableMapping
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from soccerbt.gamecontroller.adapter import (ConnectionChanged, GameControllerAdapter, GoalScored, HalfChanged,
                                              KickOffChanged, PenaltyEnded, PenaltyStarted, StateChanged,
@@ -214,3 +216,36 @@ def test_bad_numbers_are_rejected() -> None:
         GameControllerAdapter(1, 12)
     with pytest.raises(ValueError, match="team"):
         GameControllerAdapter(256, 1)
+
+
+def test_keys_and_defaults_agree_with_the_blackboard_schema() -> None:
+    schema = pytest.importorskip("soccerbt.blackboard.schema")
+    from soccerbt.gamecontroller.adapter import DEFAULTS, GC_KEYS
+
+    written = sorted(k if isinstance(k, str) else k.name for k in schema.keys_written_by("gamecontroller"))
+    assert written == sorted(DEFAULTS) == sorted(GC_KEYS)
+    for key, value in DEFAULTS.items():
+        assert schema.SCHEMA[key].default == value, key
+        assert schema.SCHEMA[key].type is GC_KEYS[key][0], key
+
+
+_small_packets = st.builds(
+    lambda state, sec, info0, info1, ko, fh, s_us, s_them, pen, secs, red, clock, swapped: packet(
+        state, ours=team(US, s_us, {2: RobotInfo(pen, secs, 0, 0, red, 0)}), theirs=team(THEM, s_them),
+        swapped=swapped, secondary_state=sec, secondary_state_info=(info0, info1, 0, 0), kick_off_team=ko,
+        first_half=fh, secs_remaining=clock, secondary_time=-clock),
+    st.integers(0, 4), st.integers(0, 9), st.sampled_from([US, THEM, 0]), st.integers(0, 2),
+    st.sampled_from([US, THEM, DROPBALL_JAVA]), st.integers(0, 1), st.integers(0, 3), st.integers(0, 3),
+    st.sampled_from([0, 14, 34]), st.integers(0, 10), st.integers(0, 1), st.integers(-5, 600), st.booleans())
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.lists(_small_packets, min_size=1, max_size=12))
+def test_entries_after_a_sequence_equal_a_fresh_adapter_on_the_last_packet(seq: list[GameControlData]) -> None:
+    adapter = GameControllerAdapter(US, 2)
+    bb: dict = {}
+    for k, p in enumerate(seq):
+        adapter.apply(p, 0.1 * k, bb)
+    fresh: dict = {}
+    GameControllerAdapter(US, 2).apply(seq[-1], 0.0, fresh)
+    assert bb == fresh
