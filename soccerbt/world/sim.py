@@ -384,11 +384,13 @@ class World:
 
     def _step_robots(self, t_prev: float, t: float) -> None:
         dt = self.dt_s
+        half_dt = 0.5 * dt
         body = self.config.body
         noise = self.config.noise
-        walk_noise = (noise.walk_speed_rel_sigma or noise.walk_lateral_slip_sigma or noise.walk_turn_slip_sigma)
-        fall_rate = noise.spontaneous_fall_rate_per_s
-        cos, sin = math.cos, math.sin
+        walk_noise = bool(noise.walk_speed_rel_sigma or noise.walk_lateral_slip_sigma or noise.walk_turn_slip_sigma)
+        fall_rate_dt = noise.spontaneous_fall_rate_per_s * dt
+        cos, sin, sqrt = math.cos, math.sin, math.sqrt
+        pi = math.pi
         for r in self._robot_list:
             if r.removed:
                 continue
@@ -407,22 +409,27 @@ class World:
                 tvx, tvy, tvt = r._cvx, r._cvy, r._cvt
             # acceleration limits of the walking controller
             fvx, fvy, fvt = r._fvx, r._fvy, r._fvt
-            d = tvx - fvx
-            a = lim.max_ax_mps2 * dt
-            fvx = tvx if -a <= d <= a else fvx + (a if d > 0.0 else -a)
-            d = tvy - fvy
-            a = lim.max_ay_mps2 * dt
-            fvy = tvy if -a <= d <= a else fvy + (a if d > 0.0 else -a)
-            d = tvt - fvt
-            a = lim.max_atheta_radps2 * dt
-            fvt = tvt if -a <= d <= a else fvt + (a if d > 0.0 else -a)
-            r._fvx, r._fvy, r._fvt = fvx, fvy, fvt
+            if fvx != tvx:
+                a = lim.max_ax_mps2 * dt
+                d = tvx - fvx
+                fvx = tvx if -a <= d <= a else (fvx + a if d > 0.0 else fvx - a)
+                r._fvx = fvx
+            if fvy != tvy:
+                a = lim.max_ay_mps2 * dt
+                d = tvy - fvy
+                fvy = tvy if -a <= d <= a else (fvy + a if d > 0.0 else fvy - a)
+                r._fvy = fvy
+            if fvt != tvt:
+                a = lim.max_atheta_radps2 * dt
+                d = tvt - fvt
+                fvt = tvt if -a <= d <= a else (fvt + a if d > 0.0 else fvt - a)
+                r._fvt = fvt
+            speed = 0.0
             if fvx == 0.0 and fvy == 0.0 and fvt == 0.0:
-                r.vx_mps = r.vy_mps = r.vtheta_radps = 0.0
-                r._wvx = r._wvy = 0.0
-                moving = False
+                if r._wvx != 0.0 or r._wvy != 0.0 or r.vtheta_radps != 0.0:
+                    r.vx_mps = r.vy_mps = r.vtheta_radps = 0.0
+                    r._wvx = r._wvy = 0.0
             else:
-                moving = True
                 if walk_noise:
                     r._gait_left_s -= dt
                     if r._gait_left_s <= 0.0:
@@ -433,53 +440,56 @@ class World:
                         r._n_st = n[2] * noise.walk_speed_rel_sigma
                         r._n_slip_y = n[3] * noise.walk_lateral_slip_sigma
                         r._n_slip_t = n[4] * noise.walk_turn_slip_sigma
-                    fwd = abs(fvx)
+                    fwd = fvx if fvx >= 0.0 else -fvx
                     avx = fvx * (1.0 + r._n_sx)
                     avy = fvy * (1.0 + r._n_sy) + r._n_slip_y * fwd
                     avt = fvt * (1.0 + r._n_st) + r._n_slip_t * fwd
                 else:
                     avx, avy, avt = fvx, fvy, fvt
                 r.vx_mps, r.vy_mps, r.vtheta_radps = avx, avy, avt
-                th_mid = r.theta_rad + 0.5 * avt * dt
+                th = r.theta_rad
+                th_mid = th + avt * half_dt
                 c, s = cos(th_mid), sin(th_mid)
                 wvx = c * avx - s * avy
                 wvy = s * avx + c * avy
                 r._wvx, r._wvy = wvx, wvy
                 r.x_m += wvx * dt
                 r.y_m += wvy * dt
-                th = r.theta_rad + avt * dt
-                r.theta_rad = th if -math.pi <= th < math.pi else wrap_angle_rad(th)
-                r.distance_walked_m += math.sqrt(avx * avx + avy * avy) * dt
+                th += avt * dt
+                r.theta_rad = th if -pi <= th < pi else wrap_angle_rad(th)
+                speed = sqrt(avx * avx + avy * avy)
+                r.distance_walked_m += speed * dt
                 # odometry: the controller's belief, scaled by the calibration error
                 ovt = fvt * (1.0 + r._odo_turn_scale)
-                oth_mid = r._odo_th + 0.5 * ovt * dt
-                k = 1.0 + r._odo_scale
-                c, s = cos(oth_mid), sin(oth_mid)
-                r._odo_x += (c * fvx - s * fvy) * k * dt
-                r._odo_y += (s * fvx + c * fvy) * k * dt
-                oth = r._odo_th + ovt * dt
-                r._odo_th = oth if -math.pi <= oth < math.pi else wrap_angle_rad(oth)
+                oth = r._odo_th
+                c, s = cos(oth + ovt * half_dt), sin(oth + ovt * half_dt)
+                k = (1.0 + r._odo_scale) * dt
+                r._odo_x += (c * fvx - s * fvy) * k
+                r._odo_y += (s * fvx + c * fvy) * k
+                oth += ovt * dt
+                r._odo_th = oth if -pi <= oth < pi else wrap_angle_rad(oth)
                 # the gyro sees the true turn
-                yaw = r._imu_yaw + avt * dt
-                r._imu_yaw = yaw if -math.pi <= yaw < math.pi else wrap_angle_rad(yaw)
+                if avt != 0.0:
+                    yaw = r._imu_yaw + avt * dt
+                    r._imu_yaw = yaw if -pi <= yaw < pi else wrap_angle_rad(yaw)
             if r._imu_bias:
                 yaw = r._imu_yaw + r._imu_bias * dt
-                r._imu_yaw = yaw if -math.pi <= yaw < math.pi else wrap_angle_rad(yaw)
+                r._imu_yaw = yaw if -pi <= yaw < pi else wrap_angle_rad(yaw)
             # head joints move toward their targets at limited speed
-            d = r._pan_target - r.head_pan_rad
-            if d:
+            pan = r.head_pan_rad
+            if pan != r._pan_target:
                 a = lim.head_pan_speed_radps * dt
-                r.head_pan_rad = r._pan_target if -a <= d <= a else r.head_pan_rad + (a if d > 0.0 else -a)
-            d = r._tilt_target - r.head_tilt_rad
-            if d:
+                d = r._pan_target - pan
+                r.head_pan_rad = r._pan_target if -a <= d <= a else (pan + a if d > 0.0 else pan - a)
+            tilt = r.head_tilt_rad
+            if tilt != r._tilt_target:
                 a = lim.head_tilt_speed_radps * dt
-                r.head_tilt_rad = r._tilt_target if -a <= d <= a else r.head_tilt_rad + (a if d > 0.0 else -a)
+                d = r._tilt_target - tilt
+                r.head_tilt_rad = r._tilt_target if -a <= d <= a else (tilt + a if d > 0.0 else tilt - a)
             # falling on its own: a hazard budget drawn once, spent faster when walking fast
-            if fall_rate > 0.0:
-                effort = 0.2
-                if moving:
-                    effort += 0.8 * min(1.0, (abs(fvx) + abs(fvy)) / lim.max_vx_forward_mps)
-                r._fall_budget -= fall_rate * effort * dt
+            if fall_rate_dt > 0.0:
+                effort = speed / lim.max_vx_forward_mps
+                r._fall_budget -= fall_rate_dt * (0.2 + (0.8 if effort >= 1.0 else 0.8 * effort))
                 if r._fall_budget <= 0.0:
                     r._fall_budget = float(self.rng.exponential())
                     self._fall(r)

@@ -539,3 +539,52 @@ def test_time_is_whole_steps_of_dt():
     assert w.t_s == 10.0 and w.step_count == 1000
     with pytest.raises(ValueError, match="dt_s"):
         WorldConfig(dt_s=0.0)
+
+
+# --- referee hooks, edges -----------------------------------------------------------------------
+
+
+def test_place_ball_rejects_bad_positions_and_keeps_the_ball():
+    w = perfect_world()
+    w.place_ball(1.0, 2.0)
+    with pytest.raises(ValueError, match="place_ball: position must be finite"):
+        w.place_ball(math.nan, 0.0)
+    with pytest.raises(ValueError, match="off the carpet"):
+        w.place_ball(9.0, 0.0)
+    assert (w.ball.x_m, w.ball.y_m) == (1.0, 2.0)
+    with pytest.raises(ValueError, match="finite"):
+        w.set_ball_velocity(math.inf, 0.0)
+
+
+def test_robots_do_not_walk_through_goal_posts_or_off_the_carpet():
+    w = perfect_world()
+    w.add_robot(B1, Pose2D(6.0, 1.3, 0.0))  # straight at the left post of the +x goal
+    w.add_robot(B2, Pose2D(0.0, 4.0, math.pi / 2.0))  # toward the edge of the carpet (y = 5.5)
+    w.place_ball(-3.0, 0.0)
+    w.set_command(B1, RobotCommand(vx_mps=0.5))
+    w.set_command(B2, RobotCommand(vx_mps=0.8))
+    w.run(5.0)
+    post_gap = math.hypot(w.robots[B1].x_m - 7.0, w.robots[B1].y_m - 1.3)
+    assert post_gap >= 0.22 + 0.05 - 1e-9
+    assert w.robots[B2].y_m == pytest.approx(4.5 + 1.0 - 0.22)
+
+
+def test_ball_stops_at_the_edge_of_the_carpet():
+    w = perfect_world()
+    w.place_ball(0.0, 4.0)
+    w.set_ball_velocity(0.0, 4.0)
+    w.run(3.0)
+    assert w.ball.y_m == 5.5 and w.ball.speed_mps == 0.0
+    outs = [e for e in w.events.drain() if isinstance(e, BallOut)]
+    assert [o.line for o in outs] == ["touch"]
+
+
+def test_events_name_the_robot_that_touched_last_before_the_ball_went_out():
+    w = perfect_world()
+    w.add_robot(R1, Pose2D(2.0, 3.9, math.pi / 2.0))
+    w.place_ball(2.0, 4.25)
+    w.set_command(R1, RobotCommand(kick=KickRequest(0.0, 0.3)))
+    w.run(2.0)
+    events = w.events.drain()
+    assert [type(e) for e in events] == [BallTouched, BallKicked, BallOut]
+    assert events[-1].last_touch == R1 and events[-1].line == "touch"
