@@ -18,7 +18,7 @@ import logging
 import math
 import socket
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from soccerbt.gamecontroller.protocol import (DATA_PORT, DROPBALL, MAX_NUM_PLAYERS, GameControlData,
