@@ -14,13 +14,13 @@ class SimDriver:
     match loop's job, never the driver's.
     """
 
-    __slots__ = ("world", "_robot_id", "_state")
+    __slots__ = ("_world", "_robot_id", "_state")
 
     def __init__(self, world: World, robot_id: RobotId) -> None:
         if robot_id not in world.robots:
             known = ", ".join(str(r) for r in world.robots) or "none"
             raise KeyError(f"SimDriver: unknown robot {robot_id} (robots in the world: {known})")
-        self.world = world
+        self._world = world  # private: a brain sees its observations, never the truth
         self._robot_id = robot_id
         self._state = world.robots[robot_id]  # kept: spares hashing the id at every step
 
@@ -30,13 +30,13 @@ class SimDriver:
 
     @property
     def limits(self) -> RobotLimits:
-        return self.world.limits_of(self._robot_id)
+        return self._world.limits_of(self._robot_id)
 
     def sense(self) -> Observations:
-        return self.world.observe_state(self._state)
+        return self._world.observe_state(self._state)
 
     def act(self, command: RobotCommand) -> None:
-        self.world.command_state(self._state, command)
+        self._world.command_state(self._state, command)
 
     def __repr__(self) -> str:
         return f"SimDriver({self._robot_id})"

@@ -6,8 +6,21 @@ pan/tilt head, collide, fall and stand up, kick and push the ball; the ball roll
 constant deceleration and bounces off robots, posts and nets; goals and ball-out are reported
 as events. Same seed and same commands give the same world, bit for bit (``snapshot()``).
 
-Hot loops are plain Python over a few robots (numpy calls on arrays this small cost more than
-they save); the camera, which sees dozens of targets per robot, is vectorised in sensors.py.
+    world = World(WorldConfig(), seed=1)        # WorldConfig.perfect() for tests
+    world.add_robot(rid, Pose2D(-3.0, 0.0, 0.0))  # world frame: blue's first-half goal at -x
+    world.set_command(rid, RobotCommand(vx_mps=0.5, head_tilt_rad=0.4))
+    world.step()                                 # dt_s of simulated time
+    obs = world.observe(rid)                     # what the robot senses now
+    events = world.events.drain()                # GoalScored, BallOut, BallTouched, ...
+
+Semantics worth knowing: a command holds until replaced, except its kick (used by the next
+step) and its stand_up (a request, kept until the robot is down long enough to get up).
+A fallen robot ignores walking until it stood up (``BodyConfig.stand_up_duration_s`` after the
+request, or by itself after ``auto_stand_up_delay_s`` when ``BodyConfig.auto_stand_up``).
+The ball stays on the ground: kicks do not lift it, so every ball between the posts is under
+the crossbar. Hot loops are plain Python over a few robots (numpy calls on arrays this small
+cost more than they save); the camera, which sees dozens of targets per robot, is vectorised
+in sensors.py.
 """
 from __future__ import annotations
 
