@@ -22,6 +22,7 @@ from soccerbt.world.field import Field
 
 SPEED_STEPS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 20.0, math.inf)
 MIN_SPEED, MAX_SPEED = 0.1, 20.0
+_MOUSE_EVENTS = frozenset({pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION, pygame.MOUSEWHEEL})
 
 
 class SceneSource(Protocol):
@@ -125,6 +126,7 @@ class Viewer:
         self.screenshot_dir = screenshot_dir
         self.event_handlers = list(event_handlers or [])
         self.frames = 0
+        self.on_select: Callable[[str | None], None] | None = None  # told of every new selection
         self._last_scene: Scene | None = None
         self._screen: pygame.Surface | None = None
 
@@ -180,7 +182,15 @@ class Viewer:
         """React to one pygame event; False when the viewer should close."""
         if event.type == pygame.QUIT:
             return False
-        if event.type in (pygame.KEYDOWN, pygame.KEYUP) or event.type >= pygame.CONTROLLERAXISMOTION:
+        selected_before = self.state.selected
+        try:
+            return self._dispatch(event)
+        finally:
+            if self.state.selected != selected_before and self.on_select is not None:
+                self.on_select(self.state.selected)
+
+    def _dispatch(self, event: pygame.event.Event) -> bool:
+        if event.type not in _MOUSE_EVENTS:
             for handler in self.event_handlers:
                 if handler(event):
                     return True
@@ -287,3 +297,50 @@ class Viewer:
             if self.source.finished() and not self.pacer.paused:
                 self.pacer.toggle_pause()  # keep the final picture up until the window closes
         pygame.display.quit()
+
+
+# --- entry points for the command line -----------------------------------------------------------
+
+
+def _match_source(match: object) -> SceneSource:
+    from soccerbt.tools.match_source import MatchSceneSource
+
+    return MatchSceneSource(match)  # type: ignore[arg-type]
+
+
+def view_match(match: object, pads: object = None, *, speed: float = 1.0, size_px: tuple[int, int] = (1300, 760),
+               selected: str | None = None) -> Viewer:
+    """Open the window on a ``soccerbt.match.Match`` and run until it is closed.
+
+    With a ``PadManager`` (the match's, or ``pads``), pad events reach it and the keyboard
+    drives the selected robot; the match's emergency stop is engaged by SPACE (through the
+    keyboard pad when one is set up).
+    """
+    manager = pads if pads is not None else getattr(match, "pads", None)
+    handlers: list[Callable[[pygame.event.Event], bool]] = []
+    if manager is not None and hasattr(manager, "handle_event"):
+        if hasattr(manager, "start"):
+            manager.start()  # before the window: SDL reads the background-events hint here
+        handlers.append(manager.handle_event)
+    viewer = Viewer(_match_source(match), size_px=size_px, speed=speed, event_handlers=handlers)
+    viewer.state.selected = selected
+    if manager is not None and hasattr(manager, "set_keyboard_robot"):
+        viewer.on_select = manager.set_keyboard_robot
+        if selected is not None:
+            manager.set_keyboard_robot(selected)
+    viewer.run()
+    return viewer
+
+
+def save_match_screenshot(match: object, path: str | Path, *, selected: str | None = None,
+                          layers: set[str] | None = None, size_px: tuple[int, int] = (1300, 760)) -> Path:
+    """Render the match as it is now into a PNG (works with SDL_VIDEODRIVER=dummy)."""
+    if not pygame.display.get_init():
+        pygame.display.init()
+    if not pygame.font.get_init():
+        pygame.font.init()
+    viewer = Viewer(_match_source(match), size_px=size_px)
+    viewer.state.selected = selected
+    if layers is not None:
+        viewer.state.layers = set(layers)
+    return viewer.screenshot(Path(path))
