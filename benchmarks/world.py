@@ -6,7 +6,8 @@ back when it goes out). Three ways, medians of a few repeats:
 
 - baseline: truth only (``WorldConfig.sensors=False``), ``step()`` only
 - sensors: camera on, ``step()`` only (every frame computed, nobody reads it)
-- sensors + observe: as a match runs it, ``observe()`` for every robot at every step
+- sensors + drivers: as a match runs it, every robot's ``SimDriver.sense()`` and ``act()``
+  (the same command again) at every step
 
 Run: ``.venv/bin/python benchmarks/world.py [--seconds 30] [--repeats 3]``.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from soccerbt.drivers.sim import SimDriver  # noqa: E402
 from soccerbt.world import (  # noqa: E402
     Field,
     KickRequest,
@@ -56,27 +58,42 @@ def scripted_command(k: int, second: int) -> RobotCommand:
                         kick=KickRequest(0.0, 0.8) if (k + second) % 3 == 0 else None, stand_up=True)
 
 
-def run(field: Field, per_team: int, seconds: float, sensors: bool, observe: bool) -> tuple[float, dict]:
+def run(field: Field, per_team: int, seconds: float, sensors: bool, drive: bool) -> tuple[float, float, dict]:
+    """One run: (simulated s per wall s, simulated s per CPU s of this process, tallies)."""
     world, ids = make_world(field, per_team, sensors)
+    drivers = [SimDriver(world, rid) for rid in ids]
     steps_per_second = int(round(1.0 / world.dt_s))
     n_seconds = int(seconds)
     start = time.perf_counter()
+    cpu_start = time.process_time()
     for second in range(n_seconds):
-        for k, rid in enumerate(ids):
-            world.set_command(rid, scripted_command(k, second))
+        commands = [scripted_command(k, second) for k in range(len(ids))]
+        for driver, command in zip(drivers, commands):
+            driver.act(command)
+        walk_only = [RobotCommand(c.vx_mps, c.vy_mps, c.vtheta_radps, c.head_pan_rad, c.head_tilt_rad)
+                     for c in commands]  # a brain repeats its walk, not its kick
         for _ in range(steps_per_second):
             world.step()
-            if observe:
-                for rid in ids:
-                    world.observe(rid)
+            if drive:
+                for driver, command in zip(drivers, walk_only):
+                    driver.sense()
+                    driver.act(command)
         if not world.ball.in_play:
             world.place_ball(0.0, 0.0)
         world.events.drain()
     wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     stats = {"falls": sum(r.falls for r in world.robots.values()),
              "kicks": sum(r.kicks for r in world.robots.values()),
              "walked_m": sum(r.distance_walked_m for r in world.robots.values())}
-    return n_seconds / wall, stats
+    return n_seconds / wall, n_seconds / cpu, stats
+
+
+def _load() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "unknown"
 
 
 def main() -> int:
@@ -84,21 +101,25 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="simulated seconds per run")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    print(f"world benchmark: {args.seconds:.0f} simulated s per run, median of {args.repeats}, one core")
+    print(f"world benchmark: {args.seconds:.0f} simulated s per run, median of {args.repeats}, one core"
+          f" (load average {_load()}: other processes slow the wall figures)")
     for label, field, per_team in (("3v3 AdultSize", Field.adult_size(), 3), ("4v4 KidSize", Field.kid_size(), 4)):
-        results = {}
-        for mode, sensors, observe in (("baseline (truth only, step)", False, False),
-                                       ("sensors on, step", True, False),
-                                       ("sensors on, step + observe all", True, True)):
-            rates, stats = [], {}
+        results: dict[str, float] = {}
+        cpu_results: dict[str, float] = {}
+        for mode, sensors, drive in (("baseline (truth only, step)", False, False),
+                                     ("sensors on, step", True, False),
+                                     ("sensors on, step + drivers", True, True)):
+            rates, cpu_rates, stats = [], [], {}
             for _ in range(args.repeats):
-                rate, stats = run(field, per_team, args.seconds, sensors, observe)
+                rate, cpu_rate, stats = run(field, per_team, args.seconds, sensors, drive)
                 rates.append(rate)
+                cpu_rates.append(cpu_rate)
             results[mode] = statistics.median(rates)
+            cpu_results[mode] = statistics.median(cpu_rates)
             base = results["baseline (truth only, step)"]
-            print(f"  {label:14s} {mode:32s} {results[mode]:7.0f} x real time"
-                  f"  ({results[mode] / base:4.2f} of baseline; {stats['walked_m']:.0f} m walked, "
-                  f"{stats['kicks']} kicks, {stats['falls']} falls)")
+            print(f"  {label:14s} {mode:32s} {results[mode]:6.0f} x real time (wall), "
+                  f"{cpu_results[mode]:6.0f} x per CPU second; {results[mode] / base:4.2f} of baseline"
+                  f"  [{stats['walked_m']:.0f} m walked, {stats['kicks']} kicks, {stats['falls']} falls]")
     return 0
 
 
