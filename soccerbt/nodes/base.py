@@ -169,6 +169,7 @@ class TreeNode(Behaviour):
     """A BT.CPP TreeNode as a py_trees Behaviour (see the module docstring)."""
 
     NODE_KIND = "Action"     # BT.CPP NodeType: Action, Condition, Control, Decorator, SubTree
+    EXEC_MODE = 0            # 0 plain, 1 SyncActionNode (never RUNNING), 2 decorator
     SCRIPT_PORTS: tuple[str, ...] = ()   # input ports that hold scripts (key-schema check)
 
     @classmethod
@@ -194,6 +195,7 @@ class TreeNode(Behaviour):
         post = cfg.post
         self._post = tuple(post) if any(p is not None for p in post) else None
         self._inputs: dict[str, tuple[bool, Any]] = {}
+        self._mode = self.EXEC_MODE
 
     # -- py_trees view ------------------------------------------------------------------------
 
@@ -232,15 +234,15 @@ class TreeNode(Behaviour):
         self._bt_status = IDLE
 
     def execute_tick(self) -> NodeStatus:
-        """BT.CPP executeTick: pre-conditions, tick(), post-conditions, store the status."""
+        """BT.CPP executeTick: pre-conditions, tick(), post-conditions, store the status.
+
+        Also SyncActionNode's "never RUNNING" check and DecoratorNode's child reset, folded
+        in here (mode 1 and 2) so that a tick costs one Python frame per node.
+        """
         try:
             pre = self._pre
-            if pre is None:
+            if pre is None or (st := self._check_pre(pre)) is None:
                 st = self.bt_tick()
-            else:
-                st = self._check_pre(pre)
-                if st is None:
-                    st = self.bt_tick()
             if st.__class__ is not NodeStatus:
                 st = self._bad_status(st)
             post = self._post
@@ -250,6 +252,15 @@ class TreeNode(Behaviour):
                 if st is IDLE:
                     self._bad_status(st)
                 self._bt_status = st
+            mode = self._mode
+            if mode:
+                if mode == 2:
+                    child = self.child
+                    cs = child._bt_status
+                    if cs is SUCCESS or cs is FAILURE:
+                        child._bt_status = IDLE
+                elif st is RUNNING:
+                    raise LogicError("SyncActionNode MUST never return RUNNING")
         except NodeTickError:
             raise
         except Exception as exc:
@@ -518,11 +529,7 @@ class ConditionNode(ActionNode):
 class SyncActionNode(ActionNode):
     """An action that never returns RUNNING (BT.CPP SyncActionNode)."""
 
-    def execute_tick(self) -> NodeStatus:
-        st = TreeNode.execute_tick(self)
-        if st is RUNNING:
-            raise NodeTickError(self, LogicError("SyncActionNode MUST never return RUNNING"))
-        return st
+    EXEC_MODE = 1
 
     def halt(self) -> None:
         self._bt_status = IDLE
@@ -598,6 +605,7 @@ class DecoratorNode(TreeNode):
     """A node with exactly one child (BT.CPP DecoratorNode)."""
 
     NODE_KIND = "Decorator"
+    EXEC_MODE = 2
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
         super().__init__(name, config)
@@ -626,13 +634,6 @@ class DecoratorNode(TreeNode):
 
     halt_child = reset_child
 
-    def execute_tick(self) -> NodeStatus:
-        st = TreeNode.execute_tick(self)
-        child = self.child
-        cs = child._bt_status  # type: ignore[union-attr]
-        if cs is SUCCESS or cs is FAILURE:
-            child._bt_status = IDLE  # type: ignore[union-attr]
-        return st
 
 
 __all__ += ["PortDirection"]

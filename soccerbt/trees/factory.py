@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -913,19 +914,19 @@ class _Builder:
                              (doc, element))
 
 
+_LIT_INT = re.compile(r"-?[0-9]+")
+_LIT_REAL = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _subtree_literal(text: str) -> Any:
-    """A SubTree literal as 4.10 stores it: an integer, else a double, else the string."""
-    if text and text.lstrip("-").isdigit() and not text.startswith("+"):
-        try:
-            return parse_int(text, (-(2**63), 2**63 - 1))
-        except ValueError:
-            return text
-    try:
-        value = parse_double(text)
-        if str(value) == text or text.replace(".", "", 1).lstrip("-").isdigit():
+    """A SubTree literal as 4.10 stores it: an integer, else a double (whole text parsed, as
+    std::from_chars checked to the end), else the string itself."""
+    if _LIT_INT.fullmatch(text):
+        value = int(text)
+        if -(2**63) <= value < 2**63:
             return value
-    except ValueError:
-        pass
+    if _LIT_REAL.fullmatch(text):
+        return float(text)
     return text
 
 
