@@ -97,6 +97,7 @@ class Context:
         self.world_model = NullWorldModel()
         self.localizer = None
         self.blackboard = None
+        self.log: list[str] = []  # the stub nodes' ticks
 
     def begin_tick(self) -> None:
         self.command.kick = None
@@ -206,7 +207,9 @@ def _stub_factory(tree_dir: Path):
 
         def update(self, _id=node_id):
             self.context.log.append(_id)
-            # the assisted chase and kick take a while, as Booster's do (a kick lasts >= 1 s)
+            # auto nodes walk slowly, the assisted chase fast; the assisted chase and kick take
+            # a while, as Booster's do (a kick lasts >= 1 s)
+            self.context.command.vx_mps = 1.0 if _id == "SimpleChase" else 0.3
             return Status.RUNNING if _id in _MANUAL_NODES else Status.SUCCESS
 
         cls = type(node_id, (ActionNode,), {"provided_ports": classmethod(provided_ports), "update": update})
@@ -214,15 +217,10 @@ def _stub_factory(tree_dir: Path):
     return factory
 
 
-class LogContext:
-    def __init__(self) -> None:
-        self.log: list[str] = []
-
-
 def test_game_tree_gives_the_pad_control_and_takes_it_back(pg, shared_dir):
     tree_dir = shared_dir / "booster" / "trees"
     factory = _stub_factory(tree_dir)
-    context = LogContext()
+    context = Context()
     tree = factory.create_tree_from_file(str(tree_dir / "game.xml"), context=context)
     from soccerbt.blackboard.schema import default_blackboard_values
 
@@ -270,3 +268,38 @@ def test_game_tree_gives_the_pad_control_and_takes_it_back(pg, shared_dir):
     command, ticked = tick(0.09)
     assert bb["player_role"] == "goal_keeper"
     assert "GoalieDecide" in ticked and "StrikerDecide" not in ticked
+
+
+def test_agent_with_game_tree_hands_over_in_the_next_tick(pg, shared_dir, tmp_path):
+    tree_dir = shared_dir / "booster" / "trees"
+    factory = _stub_factory(tree_dir)
+    context = Context()
+    manager = pad_rig()
+    robot_pad = type("RobotPad", (), {"update": lambda self, now_s, bb: manager.update(ROBOT, now_s, bb)})()
+    agent = Agent(ROBOT, StillDriver(), context, tree_dir / "game.xml",
+                  lambda path: factory.create_tree_from_file(str(path), context=context), pad=robot_pad,
+                  estop=EmergencyStop(), reload_period_s=1e9)
+    agent.blackboard.update({"gc_game_state": "PLAY", "gc_game_sub_state_type": "NONE",
+                             "gc_is_under_penalty": False, "player_role": "striker", "odom_calibrated": True})
+
+    def step(t_s: float) -> tuple[RobotCommand, list[str]]:
+        context.log.clear()
+        return agent.step(t_s), list(context.log)
+
+    cmd, ticked = step(0.01)
+    assert cmd.vx_mps == pytest.approx(0.3) and "StrikerDecide" in ticked   # the tree walks
+    send(manager, axis(LX, -FULL), axis(RX, FULL))
+    cmd, ticked = step(0.02)                                                # the next tick: manual
+    assert ticked == [] and agent.blackboard["go_manual"] is True
+    assert (cmd.vx_mps, cmd.vy_mps, cmd.vtheta_radps) == (0.0, pytest.approx(0.4), pytest.approx(-1.5))
+    send(manager, axis(LX, 0), axis(RX, 0))
+    cmd, ticked = step(0.03)                                                # released: auto again
+    assert agent.blackboard["go_manual"] is False and "StrikerDecide" in ticked
+    assert (cmd.vx_mps, cmd.vy_mps, cmd.vtheta_radps) == (pytest.approx(0.3), 0.0, 0.0)
+    send(manager, button(LB))
+    cmd, ticked = step(0.04)                                                # LB: the assisted chase
+    assert ticked == ["SimpleChase"] and cmd.vx_mps == pytest.approx(1.0)
+    send(manager, button(LB, False))
+    cmd, ticked = step(0.05)
+    assert "SimpleChase" not in ticked and cmd.vx_mps == pytest.approx(0.3)
+    assert agent.node_exception_count == 0
