@@ -34,7 +34,7 @@ from soccerbt.services.planning import RoleAssigner, TeamLink
 from soccerbt.world.config import NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sim import World
-from soccerbt.world.types import Pose2D, RobotId, Team, from_team_frame, to_team_frame
+from soccerbt.world.types import Pose2D, RobotCommand, RobotId, Team, from_team_frame, to_team_frame
 
 __all__ = ["MatchConfig", "MatchResult", "GoalSummary", "RobotSummary", "Match", "MatchObserver",
            "run_match", "default_tree_path", "start_role"]
@@ -42,6 +42,7 @@ __all__ = ["MatchConfig", "MatchResult", "GoalSummary", "RobotSummary", "Match",
 BLUE_TEAM_NUMBER = 1
 RED_TEAM_NUMBER = 2
 LOC_ERROR_PERIOD_STEPS = 10  # sample the localization error at 10 Hz
+_STAND_UP = RobotCommand(stand_up=True)
 
 
 def default_tree_path() -> Path:
@@ -235,6 +236,7 @@ class Match:
             if not config.is_idle(rid.team):
                 self.agents[rid] = self._build_agent(rid, make_driver(self.world, rid))
         self._loc_errors: dict[RobotId, list[float]] = {rid: [] for rid in self.agents}
+        self.statues = [rid for rid in sorted(self.world.robots) if rid not in self.agents]
         self._packet_key: tuple | None = None
         self._packet: Any = None
         self.packets_sent = 0
@@ -296,6 +298,9 @@ class Match:
             if packet is not None:
                 agent.receive_packet(packet)
             agent.step(t)
+        for rid in self.statues:  # a statue only stands back up after a fall
+            if self.world.robots[rid].fallen:
+                self.world.set_command(rid, _STAND_UP)
         self.steps += 1
         if self.steps % LOC_ERROR_PERIOD_STEPS == 0:
             self._sample_localization()
