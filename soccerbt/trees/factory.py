@@ -910,6 +910,9 @@ class _Builder:
         subtree_path = parent_instance + "/" if parent_instance else ""
         subtree_path += element.attrs.get("name") or f"{subtree_id}::{node.uid}"
         node.subtree_blackboard = new_bb
+        if any(s.instance_name == subtree_path for s in self.subtrees):
+            raise self._err(doc, element.line,
+                            f"Duplicate SubTree path detected: '{subtree_path}'")
         self._create_subtree(subtree_id, subtree_path, subtree_path + "/", new_bb, node,
                              (doc, element))
 

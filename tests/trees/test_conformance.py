@@ -125,3 +125,17 @@ def test_a_wrong_engine_would_fail_the_runner(monkeypatch):
     # the runner is not vacuous: flip one leaf status and the trace no longer matches
     monkeypatch.setitem(LETTERS, "S", Status.FAILURE)
     assert run_case(HERE, "sequence_failure_restart") is not None
+
+
+INDEX = {c["case"]: c for c in json.loads((HERE / "index.json").read_text())}
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if INDEX[n].get("roots_tickOnce")
+                                  and INDEX[n].get("error_tickOnce_at") is None])
+def test_tick_once_roots_match_btcpp(name):
+    # index.json also records the root statuses of BT.CPP's tickOnce() (wake-ups followed)
+    factory = TreeFactory()
+    factory.register_node_type("Scripted", Scripted)
+    tree = factory.create_tree_from_file(str(HERE / "cases" / f"{name}.xml"))
+    expected = INDEX[name]["roots_tickOnce"]
+    assert [tree.tick_once().name for _ in expected] == expected
