@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from soccerbt.world._fast import make_observations, make_pose
 from soccerbt.world.config import BallConfig, BodyConfig, CameraConfig, NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sensors import CameraModel
@@ -304,11 +305,14 @@ class World:
         robot_id = robot.robot_id
         if not isinstance(command, RobotCommand):
             raise TypeError(f"{robot_id}: set_command expects a RobotCommand, got {type(command).__name__}")
+        vx, vy, vt = command.vx_mps, command.vy_mps, command.vtheta_radps
+        pan, tilt = command.head_pan_rad, command.head_tilt_rad
+        isfinite = math.isfinite
         try:
-            vx, vy, vt = float(command.vx_mps), float(command.vy_mps), float(command.vtheta_radps)
-            pan, tilt = float(command.head_pan_rad), float(command.head_tilt_rad)
-            ok = (math.isfinite(vx) and math.isfinite(vy) and math.isfinite(vt)
-                  and math.isfinite(pan) and math.isfinite(tilt))
+            ok = isfinite(vx) and isfinite(vy) and isfinite(vt) and isfinite(pan) and isfinite(tilt)
+            if ok and not (type(vx) is float and type(vy) is float and type(vt) is float
+                           and type(pan) is float and type(tilt) is float):
+                vx, vy, vt, pan, tilt = float(vx), float(vy), float(vt), float(pan), float(tilt)
         except (TypeError, ValueError):
             ok = False
         if not ok:  # slow path: find the culprit for the message
@@ -334,8 +338,17 @@ class World:
         if robot.removed:
             return
         lim = robot.limits
-        cvx, cvy, cvt = lim.clamp_velocity(vx, vy, vt)
-        cpan, ctilt = lim.clamp_head(pan, tilt)
+        # clamp inline (this runs for every robot at every tick)
+        hi, lo = lim.max_vx_forward_mps, -lim.max_vx_backward_mps
+        cvx = hi if vx > hi else (lo if vx < lo else vx)
+        hi = lim.max_vy_mps
+        cvy = hi if vy > hi else (-hi if vy < -hi else vy)
+        hi = lim.max_vtheta_radps
+        cvt = hi if vt > hi else (-hi if vt < -hi else vt)
+        hi, lo = lim.head_pan_max_rad, lim.head_pan_min_rad
+        cpan = hi if pan > hi else (lo if pan < lo else pan)
+        hi, lo = lim.head_tilt_max_rad, lim.head_tilt_min_rad
+        ctilt = hi if tilt > hi else (lo if tilt < lo else tilt)
         if clamped or cvx != vx or cvy != vy or cvt != vt or cpan != pan or ctilt != tilt:
             robot.commands_clamped += 1
         robot._cvx, robot._cvy, robot._cvt = cvx, cvy, cvt
@@ -358,9 +371,9 @@ class World:
             rows = self._detections.get(robot._index)
             if rows:
                 detections = tuple(rows)
-        obs = Observations(self.t_s, self._frame_now, detections,
-                           Pose2D(robot._odo_x, robot._odo_y, robot._odo_th), robot._imu_yaw,
-                           robot.fallen and not robot.removed, robot.head_pan_rad, robot.head_tilt_rad)
+        obs = make_observations(self.t_s, self._frame_now, detections,
+                                make_pose(robot._odo_x, robot._odo_y, robot._odo_th), robot._imu_yaw,
+                                robot.fallen and not robot.removed, robot.head_pan_rad, robot.head_tilt_rad)
         robot._obs = obs
         robot._obs_step = self.step_count
         return obs
@@ -811,6 +824,7 @@ class World:
             "pending_events": tuple(repr(e) for e in self.events.events),
             "detections": tuple((k, tuple(v)) for k, v in sorted(self._detections.items())),
             "rng": repr(self.rng.bit_generator.state),
+            "camera_draws": self._camera.draw_index if self._camera is not None else None,
         }
 
     def digest(self) -> str:
