@@ -76,7 +76,7 @@ class PlannerConfig:
     robot_radius_m: float = 0.25
     clearance_m: float = 0.05  # kept on top of the robot radius
     polygon_sides: int = 8
-    vertex_offset_m: float = 0.05  # graph nodes this far outside the polygons
+    vertex_offset_m: float = 0.03  # graph nodes this far outside the polygons (room to smooth)
     side_switch_penalty_m: float = 0.3  # metres of path; jitter of a few cm costs far less
     same_obstacle_m: float = 0.5  # an obstacle that moved less is the same one
     same_goal_m: float = 1.0  # side memory only holds while the goal stays about the same
@@ -126,12 +126,23 @@ class _Scene:
     centres: np.ndarray  # (P, 2)
     r_in: np.ndarray  # (P,) radius of a circle inside the polygon (0 when unknown)
     r_out: np.ndarray  # (P,) radius of a circle around the polygon
+    r_ring: np.ndarray  # (P,) radius of a circle around the polygon's graph nodes
     nodes: np.ndarray  # (V, 2) graph nodes (pushed-out corners)
     node_poly: np.ndarray  # (V,) polygon index of each node
     node_prev: np.ndarray  # (V, 2) the neighbouring node on the polygon, either side
     node_next: np.ndarray
     kinds: list[str]
-    neighbours: dict[int, tuple[np.ndarray, np.ndarray]] = dc_field(default_factory=dict)
+    neighbours: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = dc_field(default_factory=dict)
+    # the same geometry split for the segment test: centres (P,), squared radii (P,),
+    # corners and edges per axis (P, K)
+    cx: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
+    cy: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
+    r_in2: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
+    r_out2: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
+    ax: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0)))
+    ay: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0)))
+    ex: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0)))
+    ey: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def _cross(ax, ay, bx, by):
@@ -197,6 +208,7 @@ class VisibilityGraphPlanner:
             nxt.append(np.roll(vis, -1, axis=0))
         centres = np.array([p[0].mean(axis=0) for p in polys]).reshape(-1, 2)
         r_out = np.array([float(np.hypot(*(p[0] - ctr).T).max()) for p, ctr in zip(polys, centres)])
+        r_ring = np.array([float(np.hypot(*(p[1] - ctr).T).max()) for p, ctr in zip(polys, centres)])
         r_in = np.zeros(n_p)
         for i, (block, _vis, _kind) in enumerate(polys):
             e = np.roll(block, -1, axis=0) - block
@@ -205,7 +217,7 @@ class VisibilityGraphPlanner:
                              / np.hypot(e[:, 0], e[:, 1])).min())
         empty = np.zeros((0, 2))
         return {
-            "corners": corners, "centres": centres, "r_in": r_in, "r_out": r_out,
+            "corners": corners, "centres": centres, "r_in": r_in, "r_out": r_out, "r_ring": r_ring,
             "nodes": np.concatenate(nodes) if nodes else empty,
             "node_poly": np.concatenate(node_poly) if node_poly else np.zeros(0, dtype=int),
             "prev": np.concatenate(prev) if prev else empty,
@@ -232,16 +244,23 @@ class VisibilityGraphPlanner:
             centres = np.concatenate([st["centres"], ob[:, 0:2]])
             r_in_a = np.concatenate([st["r_in"], r])
             r_out_a = np.concatenate([st["r_out"], r_out])
+            r_ring_a = np.concatenate([st["r_ring"], r_vis])
             nodes = np.concatenate([st["nodes"], vis.reshape(-1, 2)])
             node_poly = np.concatenate([st["node_poly"], np.repeat(np.arange(n_s, n_s + n_d), k)])
             prev = np.concatenate([st["prev"], np.roll(vis, 1, axis=1).reshape(-1, 2)])
             nxt = np.concatenate([st["next"], np.roll(vis, -1, axis=1).reshape(-1, 2)])
         else:
             all_corners, centres, r_in_a, r_out_a = st["corners"], st["centres"], st["r_in"], st["r_out"]
+            r_ring_a = st["r_ring"]
             nodes, node_poly, prev, nxt = st["nodes"], st["node_poly"], st["prev"], st["next"]
         edges = np.roll(all_corners, -1, axis=1) - all_corners
-        scene = _Scene(key, all_corners, edges, centres, r_in_a, r_out_a, nodes, node_poly, prev, nxt,
+        scene = _Scene(key, all_corners, edges, centres, r_in_a, r_out_a, r_ring_a, nodes, node_poly, prev, nxt,
                        [p[2] for p in self._static] + [o.kind for o in obstacles])
+        scene.cx, scene.cy = centres[:, 0].copy(), centres[:, 1].copy()
+        scene.r_in2 = r_in_a * r_in_a - 1e-9
+        scene.r_out2 = r_out_a * r_out_a
+        scene.ax, scene.ay = all_corners[..., 0].copy(), all_corners[..., 1].copy()
+        scene.ex, scene.ey = edges[..., 0].copy(), edges[..., 1].copy()
         self._scene = scene
         # nodes inside another polygon or out of bounds can never be visited
         keep = (np.abs(nodes[:, 0]) <= self.bound_x_m) & (np.abs(nodes[:, 1]) <= self.bound_y_m)
@@ -285,25 +304,27 @@ class VisibilityGraphPlanner:
         if s.corners.shape[0] == 0 or n_seg == 0:
             return np.zeros(n_seg, dtype=bool)
         # cheap circle tests first: distance from each polygon centre to each segment
-        d = q - p
-        dd = np.maximum((d * d).sum(axis=1), 1e-18)
-        rel = s.centres[None, :, :] - p[:, None, :]  # (S, P, 2)
-        t = np.clip((rel[..., 0] * d[:, None, 0] + rel[..., 1] * d[:, None, 1]) / dd[:, None], 0.0, 1.0)
-        ex = rel[..., 0] - t * d[:, None, 0]
-        ey = rel[..., 1] - t * d[:, None, 1]
-        dist2 = ex * ex + ey * ey
-        blocked = (dist2 < (s.r_in * s.r_in)[None, :] - 1e-9).any(axis=1)
-        maybe = (dist2 < (s.r_out * s.r_out)[None, :]) & ~blocked[:, None]
-        si, pi = np.nonzero(maybe)
+        px, py = p[:, 0:1], p[:, 1:2]
+        dx, dy = q[:, 0:1] - px, q[:, 1:2] - py
+        inv_dd = 1.0 / np.maximum(dx * dx + dy * dy, 1e-18)
+        rx, ry = s.cx - px, s.cy - py  # (S, P)
+        t = (rx * dx + ry * dy) * inv_dd
+        np.clip(t, 0.0, 1.0, out=t)
+        rx -= t * dx
+        ry -= t * dy
+        dist2 = rx * rx + ry * ry
+        blocked = (dist2 < s.r_in2).any(axis=1)
+        si, pi = np.nonzero((dist2 < s.r_out2) & ~blocked[:, None])
         if si.size:
-            a, e = s.corners[pi], s.edges[pi]  # (A, K, 2)
-            pp = p[si][:, None, :]
-            dq = d[si][:, None, :]
-            ax, ay = a[..., 0] - pp[..., 0], a[..., 1] - pp[..., 1]
-            o1 = _cross(dq[..., 0], dq[..., 1], ax, ay)
-            o2 = o1 + _cross(dq[..., 0], dq[..., 1], e[..., 0], e[..., 1])  # the cross at b = a + e
-            o3 = _cross(e[..., 0], e[..., 1], -ax, -ay)
-            o4 = o3 + _cross(e[..., 0], e[..., 1], dq[..., 0], dq[..., 1])  # at q = p + d
+            # exact test against the polygon's edges: proper crossings only
+            ax, ay, ex, ey = s.ax[pi], s.ay[pi], s.ex[pi], s.ey[pi]  # (A, K)
+            qx, qy = dx[si], dy[si]  # (A, 1)
+            ax = ax - px[si]
+            ay = ay - py[si]
+            o1 = qx * ay - qy * ax  # side of corner a from the segment
+            o2 = o1 + (qx * ey - qy * ex)  # side of corner b = a + e
+            o3 = ey * ax - ex * ay  # side of p from the edge
+            o4 = o3 + (ex * qy - ey * qx)  # side of q = p + d
             hit = ((o1 * o2 < 0.0) & (o3 * o4 < 0.0)).any(axis=1)
             blocked[si[hit]] = True
         return blocked
@@ -330,30 +351,36 @@ class VisibilityGraphPlanner:
                        np.clip(xy[1], -self.bound_y_m, self.bound_y_m)])
         return xy, moved
 
-    def _neighbours(self, s: _Scene, u_xy: np.ndarray, u_node: int) -> tuple[np.ndarray, np.ndarray]:
-        """Graph nodes visible from u along tangent lines: (indices, distances)."""
+    def _neighbours(self, s: _Scene, u_xy: np.ndarray, u_node: int,
+                    goal_xy: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """Graph nodes visible from u along tangent lines (indices, distances), and the
+        distance to the goal when it is visible from u (inf otherwise)."""
         nodes = s.nodes
-        if nodes.shape[0] == 0:
-            return np.zeros(0, dtype=int), np.zeros(0)
         dx = nodes[:, 0] - u_xy[0]
         dy = nodes[:, 1] - u_xy[1]
         # tangent at the target: both polygon neighbours of w on the same side of u->w
-        c1 = _cross(dx, dy, s.node_prev[:, 0] - u_xy[0], s.node_prev[:, 1] - u_xy[1])
-        c2 = _cross(dx, dy, s.node_next[:, 0] - u_xy[0], s.node_next[:, 1] - u_xy[1])
+        c1 = dx * (s.node_prev[:, 1] - u_xy[1]) - dy * (s.node_prev[:, 0] - u_xy[0])
+        c2 = dx * (s.node_next[:, 1] - u_xy[1]) - dy * (s.node_next[:, 0] - u_xy[0])
         ok = c1 * c2 >= -1e-12
+        # from inside a polygon's ring of nodes (close to it, or to an overlapping neighbour)
+        # no node of that ring is tangent: keep them all, the segment test decides
+        ring = (s.cx - u_xy[0]) ** 2 + (s.cy - u_xy[1]) ** 2 < s.r_ring * s.r_ring
+        if ring.any():
+            ok |= ring[s.node_poly]
         if u_node >= 0:
             # leaving a polygon corner: the line must also be tangent there
             pu, nu = s.node_prev[u_node], s.node_next[u_node]
-            c3 = _cross(dx, dy, pu[0] - u_xy[0], pu[1] - u_xy[1])
-            c4 = _cross(dx, dy, nu[0] - u_xy[0], nu[1] - u_xy[1])
+            c3 = dx * (pu[1] - u_xy[1]) - dy * (pu[0] - u_xy[0])
+            c4 = dx * (nu[1] - u_xy[1]) - dy * (nu[0] - u_xy[0])
             ok &= c3 * c4 >= -1e-12
             ok[u_node] = False
         idx = np.nonzero(ok)[0]
-        if idx.size == 0:
-            return idx, np.zeros(0)
-        free = ~self._blocked(np.broadcast_to(u_xy, (idx.size, 2)), nodes[idx])
-        idx = idx[free]
-        return idx, np.hypot(dx[idx], dy[idx])
+        # one segment test for the candidates and the goal together
+        targets = np.concatenate([nodes[idx], goal_xy[None, :]])
+        free = ~self._blocked(np.broadcast_to(u_xy, targets.shape), targets)
+        goal_dist = float(np.hypot(*(goal_xy - u_xy))) if free[-1] else math.inf
+        idx = idx[free[:-1]]
+        return idx, np.hypot(dx[idx], dy[idx]), goal_dist
 
     def plan(self, start: Pose2D, goal: Pose2D, obstacles: Iterable[Obstacle]) -> Path:
         """The shortest path (with the side-switch penalty) from start to goal, smoothed."""
@@ -378,6 +405,9 @@ class VisibilityGraphPlanner:
 
         n_nodes = s.nodes.shape[0]
         goal_id = n_nodes  # index of the goal; -1 is the start
+        goal_key = (float(goal_xy[0]), float(goal_xy[1]))  # cached visibility depends on it
+        if len(s.neighbours) > 4096:
+            s.neighbours.clear()
         g = {-1: 0.0}
         parent: dict[int, int] = {}
         closed: set[int] = set()
@@ -396,19 +426,19 @@ class VisibilityGraphPlanner:
             closed.add(u)
             expansions += 1
             u_xy = start_xy if u < 0 else s.nodes[u]
-            # direct line to the goal
-            if not self._blocked(u_xy[None, :], goal_xy[None, :])[0]:
-                g_new = g_u + float(np.hypot(*(goal_xy - u_xy)))
+            key = (u, goal_key)
+            cached = s.neighbours.get(key) if u >= 0 else None
+            if cached is None:
+                cached = self._neighbours(s, u_xy, u, goal_xy)
+                if u >= 0:
+                    s.neighbours[key] = cached
+            idx, dist, goal_dist = cached
+            if goal_dist < math.inf:  # the direct line to the goal is free
+                g_new = g_u + goal_dist
                 if g_new < g.get(goal_id, math.inf):
                     g[goal_id] = g_new
                     parent[goal_id] = u
                     heapq.heappush(heap, (g_new, g_new, goal_id))
-            cached = s.neighbours.get(u) if u >= 0 else None
-            if cached is None:
-                cached = self._neighbours(s, u_xy, u)
-                if u >= 0:
-                    s.neighbours[u] = cached
-            idx, dist = cached
             if idx.size == 0:
                 continue
             cost = g_u + dist
