@@ -25,7 +25,6 @@ from soccerbt.nodes.ports import (
     PortDirection,
     PortInfo,
     remapped_key,
-    to_btcpp_string,
 )
 from soccerbt.nodes.status import (
     FAILURE,
@@ -437,10 +436,14 @@ def _cast(value: Any, port: PortInfo, enums: Mapping[str, int]) -> Any:
         if vt is bool:
             return int(value)
         if vt is float:
-            if value != int(value):
+            if value != value or value in (float("inf"), float("-inf")) or value != int(value):
                 raise ValueError("Invalid floating point to integer conversion")
-            return int(value)
-        return int(value)
+            value = int(value)
+        value = int(value)
+        low, high = (0, 2**32 - 1) if t is not int else (-(2**31), 2**31 - 1)
+        if value < low or value > high:
+            raise ValueError("Value outside the max numerical limit.")
+        return value
     if t is bool:
         if vt is int:
             if value not in (0, 1):
@@ -450,7 +453,14 @@ def _cast(value: Any, port: PortInfo, enums: Mapping[str, int]) -> Any:
             return bool(value)
         return bool(value)
     if t is str:
-        return to_btcpp_string(value)
+        # safe_any convert<std::string>: std::to_string of the stored number (bool is int64)
+        if vt is bool:
+            return "1" if value else "0"
+        if vt is int:
+            return str(value)
+        if vt is float:
+            return f"{value:.6f}"
+        raise ValueError("Any::cast failed: not convertible to std::string")
     if isinstance(t, type) and not isinstance(value, t):
         try:
             return t(value)
