@@ -549,10 +549,25 @@ class StatefulActionNode(ActionNode):
     """BT.CPP StatefulActionNode: `on_start()`, `on_running()`, `on_halted()`."""
 
     def on_start(self) -> Any:
-        raise NotImplementedError
+        """Called when ticked from IDLE (BT.CPP onStart; overriding `onStart` works too)."""
+        return self.onStart()
 
     def on_running(self) -> Any:
-        raise NotImplementedError
+        """Called when ticked while RUNNING (BT.CPP onRunning)."""
+        return self.onRunning()
+
+    def on_halted(self) -> None:
+        """Called when halted while RUNNING (BT.CPP onHalted)."""
+        self.onHalted()
+
+    def onStart(self) -> Any:  # noqa: N802 - BT.CPP's name
+        raise NotImplementedError(f"{type(self).__name__} must implement on_start()")
+
+    def onRunning(self) -> Any:  # noqa: N802
+        raise NotImplementedError(f"{type(self).__name__} must implement on_running()")
+
+    def onHalted(self) -> None:  # noqa: N802
+        pass
 
     def bt_tick(self) -> NodeStatus:
         prev = self._bt_status
