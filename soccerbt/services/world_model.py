@@ -156,6 +156,7 @@ class WorldModel:
         self._wait_start_s = 0.0
         self._wait_ref_ball: tuple[float, float] | None = None
         self._wait_moved_count = 0
+        self._wait_last_sighting_s = _NEVER_S
         self._prev_game_state = ""
         self._prev_sub_type = "NONE"
         self._prev_opponent_set_play = False
@@ -425,11 +426,14 @@ class WorldModel:
             self._check_wait_over(now)
 
     def _start_wait(self, now: float, default_ref: tuple[float, float] | None) -> None:
+        """Wait from now; the ball's reference spot is the kick-off spot when given (the laws
+        put the ball there), else the current estimate (the set-piece spot)."""
         self.wait_for_opponent_kickoff = True
         self._wait_start_s = now
         ball = self.best_ball_field()
-        self._wait_ref_ball = ball if ball is not None else default_ref
+        self._wait_ref_ball = default_ref if default_ref is not None else ball
         self._wait_moved_count = 0
+        self._wait_last_sighting_s = self.ball_last_seen_s
 
     def _check_wait_over(self, now: float) -> None:
         if now - self._wait_start_s >= self.kickoff_wait_s:
@@ -441,10 +445,14 @@ class WorldModel:
         if self._wait_ref_ball is None:
             self._wait_ref_ball = ball
             return
+        if self.ball_last_seen_s == self._wait_last_sighting_s:
+            return  # judge each camera sighting once
+        self._wait_last_sighting_s = self.ball_last_seen_s
         moved_m = math.hypot(ball[0] - self._wait_ref_ball[0], ball[1] - self._wait_ref_ball[1])
-        # a few consecutive updates beyond the threshold, so that one noisy sighting does not
-        # release us early
-        if moved_m > self.kickoff_ball_move_m:
+        # far balls are seen with more noise: the threshold grows with the distance, and a few
+        # consecutive sightings must agree, so that noise does not release us early
+        threshold_m = max(self.kickoff_ball_move_m, 0.08 * self.ball_distance_m + 0.05)
+        if moved_m > threshold_m:
             self._wait_moved_count += 1
             if self._wait_moved_count >= 3:
                 self.wait_for_opponent_kickoff = False

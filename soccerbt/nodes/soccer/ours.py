@@ -25,9 +25,9 @@ from soccerbt.world.types import Pose2D, wrap_angle_rad
 
 __all__ = ["OUR_NODE_TYPES", "kick_geometry", "kick_strength"]
 
-KICK_STAND_OFF_M = 0.36  # robot centre behind the ball centre when kicking
-KICK_REACH_X_M = (0.27, 0.45)  # ball x in the robot frame where the foot reaches it
-KICK_REACH_Y_M = 0.13
+KICK_STAND_OFF_M = 0.35  # robot centre behind the ball centre when kicking (contact: 0.33)
+KICK_REACH_X_M = (0.29, 0.41)  # ball x in the robot frame where the foot surely reaches it
+KICK_REACH_Y_M = 0.10
 KICK_MAX_REL_RAD = 0.55  # kick this far off the robot's heading (speed factor >= 0.93)
 FIELD_KEEP_OUT_M = 0.2  # approach poses at most this far beyond the outer lines
 
@@ -168,8 +168,10 @@ class PlanKick(SoccerSyncNode):
             CalcKickDir._plan(ctx, 0.2)
             state_target = (ctx.field.half_length_m, 0.0)
         else:
-            choice = planner.choose((ball.field_x_m, ball.field_y_m), _opponent_obstacles(ctx),
-                                    self.port_float("cross_threshold"))
+            obstacles = _opponent_obstacles(ctx)
+            choice = planner.choose((ball.field_x_m, ball.field_y_m), obstacles, self.port_float("cross_threshold"))
+            if choice.kind == "cross" and math.cos(choice.direction_rad) < 0.3:
+                choice = _shoot_past_keeper(ctx, ball, obstacles)  # never pass back from the goal mouth
             if (choice.kind != state.kick_type
                     or abs(wrap_angle_rad(choice.direction_rad - state.kick_dir_rad)) > self.port_float("hysteresis")):
                 state.kick_dir_rad = choice.direction_rad
@@ -179,6 +181,23 @@ class PlanKick(SoccerSyncNode):
         ctx.bb_set("kick_dir_rad", state.kick_dir_rad)
         ctx.bb_set("kick_type", state.kick_type)
         return SUCCESS
+
+
+def _shoot_past_keeper(ctx, ball: BallView, obstacles: list):
+    """A shot at the inside of the post with the most room from the robots near the goal."""
+    from soccerbt.services.kick import KickChoice
+
+    f = ctx.field
+    hx = f.half_length_m
+    best = None
+    for sign in (1.0, -1.0):
+        ty = sign * (f.goal_width_m / 2.0 - 0.35)
+        room = min((math.hypot(o.x_m - hx, o.y_m - ty) for o in obstacles if o.x_m > hx - 3.0), default=9.0)
+        if best is None or room > best[0]:
+            best = (room, ty)
+    ty = best[1]
+    direction = math.atan2(ty - ball.field_y_m, hx - ball.field_x_m)
+    return KickChoice(direction, (hx, ty), "shoot", 0.0)
 
 
 def _opponent_obstacles(ctx) -> list:
@@ -346,18 +365,26 @@ class GoalkeeperPosition(SoccerSyncNode):
         else:
             target = Pose2D(-f.half_length_m + d, 0.0, 0.0)
         _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"))
+                       self.port_float("vy_limit"), holder=self)
         return SUCCESS
 
 
 def _walk_and_hold(ctx, target: Pose2D, tolerance_m: float, vx_limit: float, vy_limit: float,
-                   obstacles: list | None = None) -> bool:
-    """Walk to ``target``; stand once within ``tolerance_m`` and 0.2 rad (True)."""
+                   obstacles: list | None = None, holder: object = None) -> bool:
+    """Walk to ``target``; stand once within ``tolerance_m`` and 0.2 rad (True). With a
+    ``holder`` (the node) an arrived robot stays put until the error doubles, so that
+    localization noise does not make it shuffle (the referee wants placed robots still)."""
     pose = ctx.world_model.robot_pose_field
-    if pose.distance_to(target.x_m, target.y_m) < tolerance_m and \
-            abs(wrap_angle_rad(target.theta_rad - pose.theta_rad)) < 0.2:
+    arrived = bool(getattr(holder, "_arrived", False))
+    scale = 2.0 if arrived else 1.0
+    if pose.distance_to(target.x_m, target.y_m) < tolerance_m * scale and \
+            abs(wrap_angle_rad(target.theta_rad - pose.theta_rad)) < 0.2 * scale:
         ctx.stop()
+        if holder is not None:
+            holder._arrived = True
         return True
+    if holder is not None:
+        holder._arrived = False
     walk_to_pose(ctx, target.x_m, target.y_m, target.theta_rad, vx_limit=vx_limit, vy_limit=vy_limit,
                  vtheta_limit=1.0, obstacles=_our_obstacles(ctx) if obstacles is None else obstacles)
     return False
@@ -423,16 +450,23 @@ class GoToKickoffPosition(SoccerSyncNode):
         kicking_off = bool(ctx.bb_get("gc_is_kickoff_side", False))
         if role == "goal_keeper":
             target = kickoff_positions(f, [Role.GOALKEEPER], kicking_off)[0]
-        elif role == "striker":
-            target = kickoff_positions(f, [Role.STRIKER], kicking_off)[0]
         else:
-            idx, _n = _rank_in_role(ctx, role)
-            target = kickoff_positions(f, [Role.STRIKER] + [Role.SUPPORTER] * (idx + 1), kicking_off)[-1]
-        if role == "striker" and not kicking_off:
-            target = Pose2D(target.x_m - 0.3, target.y_m, target.theta_rad)  # margin to the circle
+            # by number among the active field players, not by the negotiated role: two robots
+            # that briefly both believe they strike must not walk to the same spot
+            rank = _field_player_rank(ctx)
+            target = kickoff_positions(f, [Role.STRIKER] + [Role.SUPPORTER] * rank, kicking_off)[-1]
+            if rank == 0 and not kicking_off:
+                target = Pose2D(target.x_m - 0.3, target.y_m, target.theta_rad)  # margin to the circle
         _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"))
+                       self.port_float("vy_limit"), holder=self)
         return SUCCESS
+
+
+def _field_player_rank(ctx) -> int:
+    """Index of this robot among the team's active non-goalkeepers, by player number."""
+    me = ctx.player_number
+    others = [n for n, r in _team_roles(ctx) if r != "goal_keeper" and n != me]
+    return sum(1 for n in others if n < me)
 
 
 class SupportPosition(SoccerSyncNode):
@@ -443,6 +477,7 @@ class SupportPosition(SoccerSyncNode):
     def provided_ports(cls):
         return [InputPort("vx_limit", float, 0.8), InputPort("vy_limit", float, 0.4),
                 InputPort("behind", float, 2.5, "m behind the ball toward the own goal"),
+                InputPort("lateral", float, 1.5, "m beside the ball-to-goal line"),
                 InputPort("tolerance", float, 0.3)]
 
     def update(self):
@@ -458,11 +493,17 @@ class SupportPosition(SoccerSyncNode):
         idx, n = _rank_in_role(ctx, str(ctx.bb_get("player_role", "supporter")))
         spots = supporter_targets((bx, by), f, n, behind_m=self.port_float("behind"))
         target = spots[min(idx, len(spots) - 1)]
-        # never stand in the own penalty area's goal mouth in the keeper's way
-        x = max(target.x_m, -f.half_length_m + f.goal_area_length_m + 0.5)
-        target = Pose2D(x, target.y_m, math.atan2(by - target.y_m, bx - x))
+        if idx == 0:
+            # behind the ball but beside the striker's approach line (it comes from behind the
+            # ball too), on the field-centre side
+            side = -1.0 if by > 0.0 else 1.0
+            target = Pose2D(target.x_m, target.y_m + side * self.port_float("lateral"), 0.0)
+        # stay inside, and out of the own goal area (the keeper's)
+        x, y = f.clamp_to_field(target.x_m, target.y_m, 0.4)
+        x = max(x, -f.half_length_m + f.goal_area_length_m + 0.5)
+        target = Pose2D(x, y, math.atan2(by - y, bx - x))
         _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"))
+                       self.port_float("vy_limit"), holder=self)
         return SUCCESS
 
 
@@ -508,7 +549,8 @@ class FreeKickPosition(SoccerSyncNode):
         obstacles = nav_obstacles(ctx, include_ball=True, ball_radius_m=(keep - 0.25) if not ours else 0.45)
         target = Pose2D(target.x_m, target.y_m, math.atan2(bxy[1] - target.y_m, bxy[0] - target.x_m)
                         if not (ours and role == "striker") else target.theta_rad)
-        _walk_and_hold(ctx, target, 0.15, self.port_float("vx_limit"), self.port_float("vy_limit"), obstacles)
+        _walk_and_hold(ctx, target, 0.15, self.port_float("vx_limit"), self.port_float("vy_limit"), obstacles,
+                       holder=self)
         return SUCCESS
 
 
