@@ -1,8 +1,9 @@
 """How fast the simulated world runs: simulated seconds per wall second, no brains attached.
 
 3 v 3 on the AdultSize field and 4 v 4 on the KidSize field, robots walking scripted
-commands (changed every second, kicks now and then, standing up after falls, the ball put
-back when it goes out). Three ways, medians of a few repeats:
+commands (toward points spread over the field and now and then the ball, re-aimed every
+second from the truth, heads sweeping, kicks now and then, standing up after falls, the ball
+put back when it goes out). Three ways, medians of a few repeats:
 
 - baseline: truth only (``WorldConfig.sensors=False``), ``step()`` only
 - sensors: camera on, ``step()`` only (every frame computed, nobody reads it)
@@ -49,12 +50,29 @@ def make_world(field: Field, per_team: int, sensors: bool, seed: int = 1) -> tup
     return world, ids
 
 
-def scripted_command(k: int, second: int) -> RobotCommand:
-    """A deterministic walk for robot k in this second: forward, sideways, turning, head sweep."""
-    phase = 0.7 * k + 1.3 * second
-    return RobotCommand(vx_mps=0.3 + 0.4 * (1 + math.sin(phase)) / 2, vy_mps=0.15 * math.cos(2 * phase),
-                        vtheta_radps=0.8 * math.sin(1.7 * phase), head_pan_rad=0.8 * math.sin(phase),
-                        head_tilt_rad=0.4 + 0.2 * math.cos(phase),
+def scripted_command(world: World, rid: RobotId, k: int, second: int) -> RobotCommand:
+    """A deterministic walk for robot k in this second: toward a target point that changes every
+    few seconds (from the truth: no brain), turning toward it, the head sweeping; kicks now and
+    then. Keeps the robots spread over the field as in a match."""
+    f = world.field
+    per_team = len(world.robots) // 2
+    slot = k % per_team
+    sign = -1.0 if k < per_team else 1.0
+    phase = 0.7 * k + 1.3 * (second // 4)
+    # a home spot per robot in its own half, wandering about it
+    home_x = sign * f.half_length_m * (0.25 + 0.5 * slot / max(1, per_team - 1))
+    home_y = f.half_width_m * (0.6 * math.cos(1.7 * slot + sign))
+    tx = home_x + 1.5 * math.sin(1.9 * phase)
+    ty = home_y + 1.0 * math.cos(2.3 * phase)
+    if slot == 0 and second % 8 >= 4:  # each team's first robot goes for the ball half the time
+        tx, ty = world.ball.x_m, world.ball.y_m
+    pose = world.robots[rid].pose
+    lx, ly = pose.inverse_transform_point(tx, ty)
+    bearing = math.atan2(ly, lx)
+    dist = math.hypot(lx, ly)
+    vx = min(0.8, 0.8 * dist) * max(0.0, math.cos(bearing))
+    return RobotCommand(vx_mps=vx, vy_mps=0.2 * math.sin(bearing), vtheta_radps=1.2 * bearing,
+                        head_pan_rad=0.8 * math.sin(phase + second), head_tilt_rad=0.45 + 0.15 * math.cos(second),
                         kick=KickRequest(0.0, 0.8) if (k + second) % 3 == 0 else None, stand_up=True)
 
 
@@ -67,7 +85,7 @@ def run(field: Field, per_team: int, seconds: float, sensors: bool, drive: bool)
     start = time.perf_counter()
     cpu_start = time.process_time()
     for second in range(n_seconds):
-        commands = [scripted_command(k, second) for k in range(len(ids))]
+        commands = [scripted_command(world, rid, k, second) for k, rid in enumerate(ids)]
         for driver, command in zip(drivers, commands):
             driver.act(command)
         walk_only = [RobotCommand(c.vx_mps, c.vy_mps, c.vtheta_radps, c.head_pan_rad, c.head_tilt_rad)
@@ -117,8 +135,9 @@ def main() -> int:
             results[mode] = statistics.median(rates)
             cpu_results[mode] = statistics.median(cpu_rates)
             base = results["baseline (truth only, step)"]
-            print(f"  {label:14s} {mode:32s} {results[mode]:6.0f} x real time (wall), "
-                  f"{cpu_results[mode]:6.0f} x per CPU second; {results[mode] / base:4.2f} of baseline"
+            print(f"  {label:14s} {mode:28s} {results[mode]:5.0f} x real time (wall), "
+                  f"{cpu_results[mode]:5.0f} x per CPU second (best {max(cpu_rates):4.0f}); "
+                  f"{results[mode] / base:4.2f} of baseline"
                   f"  [{stats['walked_m']:.0f} m walked, {stats['kicks']} kicks, {stats['falls']} falls]")
     return 0
 

@@ -28,7 +28,10 @@ if TYPE_CHECKING:  # the simulator imports this module; avoid the cycle at run t
 
 _DRAW_BLOCK = 4096  # candidates' random numbers drawn per generator call
 _CELL_M = 0.5  # landmark candidate grid: cell size
+_INV_CELL = 1.0 / _CELL_M
 _HEADING_BINS = 32  # and heading bins
+_TWO_PI = 2.0 * math.pi
+_BINS_PER_RAD = _HEADING_BINS / _TWO_PI
 
 
 def ground_band_m(camera: CameraConfig, tilt_rad: float) -> tuple[float, float]:
@@ -76,7 +79,7 @@ class CameraModel:
         self._feature_kinds = sorted({f.kind.value for f in field.features})
         self._x0 = field.half_length_m + field.border_strip_m + 1.0
         self._y0 = field.half_width_m + field.border_strip_m + 1.0
-        self._grid: dict[tuple[int, int, int], tuple] = {}  # (cell x, cell y, heading bin) -> rows
+        self._grid: dict[int, list[tuple]] = {}  # cell -> per heading bin, the landmark rows
         self._bands: dict[float, tuple[float, float]] = {}
         self._u: list[float] = []
         self._n: list[float] = []
@@ -104,33 +107,34 @@ class CameraModel:
 
     def _candidates(self, x: float, y: float, heading: float) -> tuple:
         """Landmarks that may be in view from anywhere in this cell with any head heading in
-        this bin (conservative: the exact test follows), computed once per cell and bin."""
-        ix = int((x + self._x0) / _CELL_M)
-        iy = int((y + self._y0) / _CELL_M)
-        ib = int((heading % (2 * math.pi)) / (2 * math.pi) * _HEADING_BINS) % _HEADING_BINS
-        key = (ix, iy, ib)
-        cands = self._grid.get(key)
-        if cands is None:
-            cx = (ix + 0.5) * _CELL_M - self._x0
-            cy = (iy + 0.5) * _CELL_M - self._y0
-            bin_w = 2 * math.pi / _HEADING_BINS
-            h_mid = (ib + 0.5) * bin_w
-            half_diag = _CELL_M * math.sqrt(0.5)
-            half_fov = math.atan(self._tan)
-            out = []
-            for row in self._static:
-                dx, dy = row[0] - cx, row[1] - cy
-                dist = math.hypot(dx, dy)
-                if dist > row[4] + half_diag:
-                    continue
-                if dist > half_diag:
-                    margin = math.asin(min(1.0, half_diag / dist))
-                    diff = abs((math.atan2(dy, dx) - h_mid + math.pi) % (2 * math.pi) - math.pi)
-                    if diff > half_fov + bin_w / 2 + margin + 1e-9:
-                        continue
-                out.append(row)
-            cands = self._grid[key] = tuple(out)
-        return cands
+        this bin (conservative: the exact test follows). Computed for all bins of a cell at
+        once, the first time a robot stands in it."""
+        ix = int((x + self._x0) * _INV_CELL)
+        iy = int((y + self._y0) * _INV_CELL)
+        bins = self._grid.get(ix * 4096 + iy)
+        if bins is None:
+            bins = self._grid[ix * 4096 + iy] = self._cell_candidates(ix, iy)
+        return bins[int((heading % _TWO_PI) * _BINS_PER_RAD) % _HEADING_BINS]
+
+    def _cell_candidates(self, ix: int, iy: int) -> list[tuple]:
+        cx = (ix + 0.5) * _CELL_M - self._x0
+        cy = (iy + 0.5) * _CELL_M - self._y0
+        bin_w = _TWO_PI / _HEADING_BINS
+        half_diag = _CELL_M * math.sqrt(0.5)
+        fx = np.array([row[0] for row in self._static]) - cx
+        fy = np.array([row[1] for row in self._static]) - cy
+        max_r = np.array([row[4] for row in self._static])
+        dist = np.hypot(fx, fy)
+        # the bearing to a landmark varies by up to asin(half diagonal / distance) over the cell
+        margin = np.arcsin(np.minimum(1.0, half_diag / np.maximum(dist, 1e-9)))
+        bearing = np.arctan2(fy, fx)
+        mids = (np.arange(_HEADING_BINS) + 0.5) * bin_w
+        diff = np.abs((bearing[None, :] - mids[:, None] + math.pi) % _TWO_PI - math.pi)
+        limit = math.atan(self._tan) + bin_w / 2.0 + margin + 1e-9
+        ok = (diff <= limit[None, :]) | (dist <= half_diag)[None, :]
+        ok &= (dist <= max_r + half_diag)[None, :]
+        rows = self._static
+        return [tuple(row for row, keep in zip(rows, flags) if keep) for flags in ok.tolist()]
 
     def _refill(self, rng: np.random.Generator) -> None:
         """A new block of random numbers (one generator call per many frames)."""
@@ -152,6 +156,8 @@ class CameraModel:
         tan = self._tan
         min_r = self._min_r
         r_occ = cam.occluder_radius_m
+        r_occ2 = r_occ * r_occ
+        r_occ_cone = r_occ * math.sqrt(1.0 + tan * tan)  # footprint reaching into the view cone
         perfect = self.perfect
         noise = self.noise
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
@@ -160,6 +166,7 @@ class CameraModel:
         robot_row = self._robot_row
         sb, sr, sbear, sc = noise.range_sigma_base_m, noise.range_sigma_rel, noise.bearing_sigma_rad, noise.confidence_sigma
         p_team = noise.team_recognition_probability
+        j, u, nn = self._j, self._u, self._n  # the random-number blocks and the next candidate
         for obs in active:
             if obs.fallen:
                 continue
@@ -170,19 +177,19 @@ class CameraModel:
             # targets that pass the view test: (kind, dx, dy, d2, max_r, miss0, miss_per_m, team, robot)
             # (dx, dy: world-frame offset from the camera; d2: its squared length)
             seen = []
-            for row in self._candidates(ox, oy, heading):
-                dx = row[0] - ox
-                dy = row[1] - oy
+            for fx, fy, kind, max_r2, max_r, tall, miss0, miss_m in self._candidates(ox, oy, heading):
+                dx = fx - ox
+                dy = fy - oy
                 fwd = dx * ch + dy * sh
-                if fwd < (min_r if row[5] else low) or fwd > far:
+                if fwd < (min_r if tall else low) or fwd > far:
                     continue
                 lat = dy * ch - dx * sh
                 if lat > fwd * tan or -lat > fwd * tan:
                     continue
                 d2 = dx * dx + dy * dy
-                if d2 > row[3]:
+                if d2 > max_r2:
                     continue
-                seen.append((row[2], dx, dy, d2, row[4], row[6], row[7], None, None))
+                seen.append((kind, dx, dy, d2, max_r, miss0, miss_m, None, None))
             dx = bx - ox
             dy = by - oy
             fwd = dx * ch + dy * sh
@@ -191,18 +198,22 @@ class CameraModel:
                 d2 = dx * dx + dy * dy
                 if -fwd * tan <= lat <= fwd * tan and d2 <= ball_row[0]:
                     seen.append((BALL, dx, dy, d2, ball_row[1], ball_row[2], ball_row[3], None, None))
-            occluders = []
+            occluders = []  # robots whose footprint reaches into the field of view
+            nearest2 = math.inf  # squared distance of the nearest of them
             for other in active:
                 if other is obs:
                     continue
                 dx = other.x_m - ox
                 dy = other.y_m - oy
-                occluders.append((dx, dy, other))
                 fwd = dx * ch + dy * sh
-                if fwd < min_r or fwd > far:
-                    continue
                 lat = dy * ch - dx * sh
-                if lat > fwd * tan or -lat > fwd * tan:
+                abs_lat = lat if lat >= 0.0 else -lat
+                if fwd > -r_occ and abs_lat - fwd * tan <= r_occ_cone:
+                    occluders.append((dx, dy, other))
+                    d2 = dx * dx + dy * dy
+                    if d2 < nearest2:
+                        nearest2 = d2
+                if fwd < min_r or fwd > far or abs_lat > fwd * tan:
                     continue
                 d2 = dx * dx + dy * dy
                 if d2 > robot_row[0]:
@@ -210,11 +221,13 @@ class CameraModel:
                 seen.append((ROBOT, dx, dy, d2, robot_row[1], robot_row[2], robot_row[3], other.team, other))
             if not seen:
                 continue
+            # a target nearer than sqrt(nearest^2 - r^2) cannot be behind anyone
+            clear2 = nearest2 - r_occ2
             ct, st = cos(obs.theta_rad), sin(obs.theta_rad)
             rows = []
             for kind, dx, dy, d2, max_r, miss0, miss_m, team, target in seen:
                 hidden = False
-                for qx, qy, other in occluders:
+                for qx, qy, other in (occluders if d2 > clear2 else ()):
                     if other is target:
                         continue
                     # hidden: the robot's centre projects strictly between camera and target and
@@ -223,7 +236,7 @@ class CameraModel:
                     if along <= 0.0 or along >= d2 * (1.0 - 1e-9):
                         continue
                     perp = qx * dy - qy * dx  # distance off the ray, times d
-                    if perp * perp < r_occ * r_occ * d2:
+                    if perp * perp < r_occ2 * d2:
                         hidden = True
                         break
                 if hidden:
@@ -233,18 +246,16 @@ class CameraModel:
                 if perfect:
                     rows.append(make_detection(kind, x, y, 1.0, team))
                     continue
-                j = self._j
                 if j >= _DRAW_BLOCK:
                     self._refill(rng)
                     j = 0
-                self._j = j + 1
+                    u, nn = self._u, self._n
                 d = sqrt(d2)
                 j2 = j + j
-                u = self._u
+                j3 = j2 + j
+                j += 1
                 if u[j2] < miss0 + miss_m * d:
                     continue
-                nn = self._n
-                j3 = j2 + j
                 a = (sb / d + sr) * nn[j3]
                 b = sbear * nn[j3 + 1]
                 x, y = x + x * a - y * b, y + y * a + x * b
@@ -254,6 +265,7 @@ class CameraModel:
                 rows.append(make_detection(kind, x, y, c, team if u[j2 + 1] < p_team * closeness else None))
             if rows:
                 out[obs._index] = rows
+        self._j = j
         if not perfect:
             self._false_detections(rng, active, out)
         return out
