@@ -231,3 +231,40 @@ def test_sensors_off_gives_frames_without_detections():
     w.add_robot(B1, Pose2D())
     w.place_ball(2.0, 0.0)
     assert seen(w, B1) == []
+
+
+def test_imu_yaw_drifts_with_its_bias_and_reports_falls():
+    w = World(WorldConfig(noise=_noise(imu_yaw_bias_sigma_radps=0.01)), seed=3)
+    w.add_robot(B1, Pose2D())
+    w.run(100.0)
+    yaw = w.observe(B1).imu_yaw_rad
+    assert w.robots[B1].theta_rad == 0.0  # it stood still
+    assert 1e-4 < abs(yaw) < 0.05 * 100.0  # bias times time, a few sigma at most
+    assert not w.observe(B1).fallen
+    w.knock_over(B1)
+    w.step()
+    assert w.observe(B1).fallen
+
+
+def test_false_features_are_of_known_kinds():
+    w = World(WorldConfig(noise=_noise(false_feature_per_frame=1.0)), seed=1)
+    w.add_robot(B1, Pose2D(0.0, 4.0, math.pi / 2.0))  # looking off the field: no landmark in view
+    w.place_ball(0.0, -3.0)
+    assert seen(perfect_world_at(Pose2D(0.0, 4.0, math.pi / 2.0)), B1) == []
+    w.set_command(B1, RobotCommand(head_tilt_rad=0.3))
+    kinds, frames, count = set(), 0, 0
+    for _ in range(300):
+        w.step()
+        obs = w.observe(B1)
+        frames += obs.camera_frame
+        count += len(obs.detections)
+        kinds |= {d.kind for d in obs.detections}
+    assert count == frames  # one false landmark per frame, nothing else
+    assert len(kinds) >= 3 and kinds <= {k.value for k in FeatureKind}
+
+
+def perfect_world_at(pose: Pose2D) -> World:
+    w = perfect_world()
+    w.add_robot(B1, pose)
+    w.place_ball(0.0, -3.0)
+    return w
