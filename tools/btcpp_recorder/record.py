@@ -76,6 +76,7 @@ _node_name = _fn("_ZNK2BT8TreeNode4nameEv", _VP, _VP)                    # const
 _node_path = _fn("_ZNK2BT8TreeNode8fullPathEv", _VP, _VP)
 _node_reg = _fn("_ZNK2BT8TreeNode16registrationNameEv", _VP, _VP)
 _node_uid = _fn("_ZNK2BT8TreeNode3UIDEv", ctypes.c_uint16, _VP)
+_node_status = _fn("_ZNK2BT8TreeNode6statusEv", ctypes.c_int, _VP)
 
 
 def _word(addr: int) -> int:
@@ -191,17 +192,20 @@ def _vector(addr: int, stride: int) -> list[int]:
 
 
 def tree_subtrees(tree) -> list[dict]:
-    """Tree::subtrees: [{"bb", "instance", "tree_id", "nodes": [(uid, name, path, registration)]}]."""
+    """Tree::subtrees: [{"bb", "instance", "tree_id", "nodes": [(uid, name, path, registration)],
+    "ptrs": {uid: TreeNode*}}]."""
     result = []
     for slot in _vector(_cpp_ptr(tree), 16):          # std::vector<std::shared_ptr<Subtree>>
         sub = _word(slot)
-        nodes = []
+        nodes, ptrs = [], {}
         for nslot in _vector(sub, 16):                 # Subtree::nodes (shared_ptr<TreeNode>)
             node = _word(nslot)
-            nodes.append((int(_node_uid(node)), _read_cow(_node_name(node)),
+            uid = int(_node_uid(node))
+            ptrs[uid] = node
+            nodes.append((uid, _read_cow(_node_name(node)),
                           _read_cow(_node_path(node)), _read_cow(_node_reg(node))))
         result.append({"bb": _word(sub + 24), "instance": _read_cow(sub + 40),
-                       "tree_id": _read_cow(sub + 48), "nodes": nodes})
+                       "tree_id": _read_cow(sub + 48), "nodes": nodes, "ptrs": ptrs})
     return result
 
 
@@ -219,24 +223,82 @@ def _bb_keys(bb_ptr: int) -> list[str]:
 _bb_get_keys = _fn("_ZNK2BT10Blackboard7getKeysEv", _VP, _VP, _VP)  # sret, this
 
 
+def reset_leaves(ptrs: dict[int, int], uids) -> dict[int, str]:
+    """Set the given Scripted leaves to IDLE, silently, if they are SUCCESS or FAILURE.
+
+    Used for leaves that a parent left SUCCESS/FAILURE and then ticks again: the 4.10 recorder's
+    Scripted consumes a status on every tick whatever its own status, a StatefulActionNode would
+    return the old status without calling onStart. Writing IDLE into TreeNode::PImpl::status
+    (right after the name, a COW std::string) without notifying the loggers makes the next tick
+    call onStart. Returns {uid: the status it had}.
+    """
+    done = {}
+    for uid in uids:
+        node = ptrs[uid]
+        status = _node_status(node)
+        if status in (2, 3):
+            field = ctypes.c_int.from_address(_word(node + 8) + 8)
+            if field.value != status:
+                raise RecorderError("TreeNode status field not where expected")
+            field.value = 0
+            if _node_status(node) != 0:
+                raise RecorderError("could not reset a stale leaf")
+            done[uid] = STATUS_NAMES[status]
+    return done
+
+
+def stale_leaves(ptrs: dict[int, int]) -> dict[int, str]:
+    return {uid: STATUS_NAMES[_node_status(p)] for uid, p in ptrs.items() if _node_status(p) in (2, 3)}
+
+
 # --------------------------------------------------------------------------- XML preparation
 _START_TAG = re.compile(r"<([A-Za-z_][\w.:-]*)((?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
 _STATUSES_ATTR = re.compile(r"\s+statuses\s*=\s*(\"[^\"]*\"|'[^']*')")
 _ID_ATTR = re.compile(r"\sID\s*=\s*(\"([^\"]*)\"|'([^']*)')")
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+PROBE_KEY = "__rec_h{}"      # root blackboard keys written by the probes, left out of the dumps
+TICK_KEY = "__rec_tick"
+PROBE_PREFIX = "__rec_"
 
 
-def strip_statuses(text: str) -> str:
-    """Remove `statuses` from Scripted tags, keeping every line where it is."""
+def _attr_value_span(attrs: str, name: str) -> tuple[int, int] | None:
+    m = re.search(r"\s" + re.escape(name) + r"\s*=\s*(\"[^\"]*\"|'[^']*')", attrs)
+    return (m.start(1) + 1, m.end(1) - 1) if m else None
+
+
+def prepare_xml(text: str) -> str:
+    """The XML given to BT.CPP: for every Scripted tag (document order i), `statuses` removed and
+    a probe `@__rec_h<i> := @__rec_tick` added as a post condition, all on the same lines.
+
+    The probe tells whether BT.CPP ticked the leaf when the Scripted callback did not run (a
+    StatefulActionNode left SUCCESS/FAILURE by its parent); it writes only its own root key.
+    It goes into `_post`, or into `_onSuccess` and `_onFailure` when the case uses `_post`
+    itself (then appended to `_post` only if those two are used too).
+    """
+    comments = [m.span() for m in _COMMENT.finditer(text)]
+    counter = [0]
+
     def fix(m: re.Match) -> str:
-        tag, attrs = m.group(1), m.group(2)
+        if any(a <= m.start() < b for a, b in comments):
+            return m.group(0)
+        tag, attrs, close = m.group(1), m.group(2), m.group(3)
         is_scripted = tag == "Scripted"
         if tag in GENERIC_TAGS:
             idm = _ID_ATTR.search(attrs)
             is_scripted = bool(idm) and (idm.group(2) or idm.group(3)) == "Scripted"
         if not is_scripted:
             return m.group(0)
-        new_attrs = _STATUSES_ATTR.sub(lambda a: "\n" * a.group(0).count("\n") or " ", attrs)
-        return m.group(0).replace(attrs, new_attrs, 1)
+        probe = f"@{PROBE_KEY.format(counter[0])} := @{TICK_KEY}"
+        counter[0] += 1
+        new = _STATUSES_ATTR.sub(lambda a: "\n" * a.group(0).count("\n") or "", attrs)
+        if _attr_value_span(new, "_post") is None:
+            new += f' _post="{probe}"'
+        elif _attr_value_span(new, "_onSuccess") is None and _attr_value_span(new, "_onFailure") is None:
+            new += f' _onSuccess="{probe}" _onFailure="{probe}"'
+        else:
+            a, b = _attr_value_span(new, "_post")
+            new = new[:b] + "; " + probe + new[b:]
+        return f"<{tag}{new}{m.group(0)[len(tag) + 1 + len(attrs):]}"
     return _START_TAG.sub(fix, text)
 
 
@@ -262,11 +324,19 @@ def parse_statuses(text: str) -> list[bt.NodeStatus]:
     return seq
 
 
-def map_scripted(xml_text: str, subtrees: list[dict]) -> dict[int, list]:
-    """UID -> statuses for every Scripted instance, matching the XML with the created nodes."""
+PRECONDITIONS = ("_skipIf", "_successIf", "_failureIf", "_while")
+
+
+def map_scripted(xml_text: str, subtrees: list[dict]) -> dict[int, dict]:
+    """For every Scripted instance, by UID: its statuses, its probe index (document order of its
+    element) and whether it has pre conditions; the XML is matched with the created nodes."""
     root = ET.fromstring(xml_text)
+    doc_index = {}
+    for el in root.iter():
+        if isinstance(el.tag, str) and _effective_id(el) == "Scripted":
+            doc_index[id(el)] = len(doc_index)
     trees = {bt_el.get("ID"): bt_el for bt_el in root.findall("BehaviorTree")}
-    table: dict[int, list] = {}
+    table: dict[int, dict] = {}
     for sub in subtrees:
         el_tree = trees.get(sub["tree_id"])
         if el_tree is None:
@@ -281,7 +351,9 @@ def map_scripted(xml_text: str, subtrees: list[dict]) -> dict[int, list]:
                 raise RecorderError(f"XML <{el.tag} name={el.get('name')}> does not match node "
                                     f"{name!r} [{reg}] uid {uid}")
             if reg == "Scripted":
-                table[uid] = parse_statuses(el.get("statuses", "S"))
+                table[uid] = {"statuses": parse_statuses(el.get("statuses", "S")),
+                              "probe": doc_index[id(el)],
+                              "pre": any(a in el.attrib for a in PRECONDITIONS)}
     return table
 
 
@@ -293,12 +365,14 @@ class _Scripted:
         self.table: dict[int, list] = {}
         self.cursor: dict[int, int] = {}
         self.events: list[list[str]] = []
+        self.ticked: set[int] = set()
         self.failure: str | None = None
 
     def tick(self, node):
         try:
             uid = node.uid()
-            seq = self.table[uid]
+            seq = self.table[uid]["statuses"]
+            self.ticked.add(uid)
             i = self.cursor.get(uid, 0)
             self.cursor[uid] = i + 1
             status = seq[min(i, len(seq) - 1)]
@@ -376,32 +450,58 @@ def _read_file_logger(path: str) -> list[tuple[int, str]]:
     return out
 
 
-def record_case(xml_path: Path, ticks: int | None) -> dict:
-    """Record one case with tickExactlyOnce; returns the trace (without case/description)."""
-    text = strip_statuses(xml_path.read_text())
-    trace: dict = {"tick_method": "tickExactlyOnce"}
-    try:
-        factory, tree, state = _make_tree(text)
-    except RuntimeError as exc:
-        trace.update({"error": str(exc), "error_at": "load", "ticks": []})
-        return trace
+def _open_case(xml_path: Path):
+    """Load a case in BT.CPP. Returns (factory, tree, state, subtrees, scripted pointers)."""
+    factory, tree, state = _make_tree(prepare_xml(xml_path.read_text()))
     subtrees = tree_subtrees(tree)
     state.table = map_scripted(xml_path.read_text(), subtrees)
+    ptrs = {uid: p for sub in subtrees for uid, p in sub["ptrs"].items() if uid in state.table}
+    return factory, tree, state, subtrees, ptrs
+
+
+def _probe_hits(bb, n: int, table: dict[int, dict], stale: dict[int, str], ticked: set[int]) -> set[int]:
+    """Stale leaves (not reset) that BT.CPP ticked during tick n without calling the callback."""
+    hits = set()
+    for uid in stale:
+        if uid in ticked:
+            continue
+        try:
+            if bb.get_int(PROBE_KEY.format(table[uid]["probe"])) == n:
+                hits.add(uid)
+        except RuntimeError:
+            pass
+    return hits
+
+
+def record_case(xml_path: Path, ticks: int | None, resets: dict[int, set[int]]) -> tuple[dict, dict]:
+    """Record one case with tickExactlyOnce, silently resetting the leaves `resets[n]` before
+    tick n. Returns the trace (without case/description) and the stale ticks found:
+    {tick: {uid, ...}} of leaves BT.CPP ticked while they still were SUCCESS/FAILURE."""
+    trace: dict = {"tick_method": "tickExactlyOnce"}
+    try:
+        factory, tree, state, subtrees, ptrs = _open_case(xml_path)
+    except RuntimeError as exc:
+        trace.update({"error": str(exc), "error_at": "load", "ticks": []})
+        return trace, {}
     root_bb = tree.root_blackboard()
     if subtrees[0]["bb"] != _cpp_ptr(root_bb):
         raise RecorderError("first subtree is not the root blackboard's")
     paths = {uid: (name, path) for sub in subtrees for uid, name, path, _reg in sub["nodes"]}
 
+    def keys(bb_ptr):
+        return [k for k in _bb_keys(bb_ptr) if not k.startswith(PROBE_PREFIX)]
+
     def snapshot() -> tuple[dict, dict | None]:
-        main = dump_blackboard(subtrees[0]["bb"], _bb_keys(subtrees[0]["bb"]), root_bb.get_string)
+        main = dump_blackboard(subtrees[0]["bb"], keys(subtrees[0]["bb"]), root_bb.get_string)
         if len(subtrees) == 1:
             return main, None
-        subs = {s["instance"]: dump_blackboard(s["bb"], _bb_keys(s["bb"])) for s in subtrees[1:]}
+        subs = {s["instance"]: dump_blackboard(s["bb"], keys(s["bb"])) for s in subtrees[1:]}
         return main, subs
 
     trace["blackboard_initial"] = snapshot()[0]
-    steps = []
-    counts = []
+    steps, counts, reset_by_tick = [], [], []
+    stale_ticks: dict[int, set[int]] = {}
+    notes: list[str] = []
     cout_lines: list[tuple[str, str, str]] = []
     log_path = tempfile.mktemp(suffix=".btlog")
     with _CoutCapture() as cout:
@@ -409,7 +509,17 @@ def record_case(xml_path: Path, ticks: int | None) -> dict:
         cout_logger = bt.StdCoutLogger(tree)
         limit = ticks if ticks is not None else MAX_TICKS_UNTIL_DONE
         for n in range(1, limit + 1):
-            state.events = []
+            state.events, state.ticked = [], set()
+            done = reset_leaves(ptrs, resets.get(n, ()))
+            reset_by_tick.append(done)
+            for uid, was in done.items():
+                notes.append(f"tick {n}: BT.CPP would not tick leaf {paths[uid][1]}, left {was} by its "
+                             "parent; it was reset to IDLE to tick like the 4.10 leaf")
+                if state.table[uid]["pre"]:
+                    notes.append(f"tick {n}: UNSURE: that leaf has pre conditions, which BT.CPP only "
+                                 "checks on an IDLE node")
+            stale = stale_leaves(ptrs)
+            root_bb.set_int(TICK_KEY, n)
             step: dict = {"tick": n}
             error = None
             try:
@@ -421,6 +531,9 @@ def record_case(xml_path: Path, ticks: int | None) -> dict:
                 step["error"] = error
             if state.failure:
                 raise RecorderError(state.failure)
+            hits = _probe_hits(root_bb, n, state.table, stale, state.ticked)
+            if hits:
+                stale_ticks[n] = hits
             step["events"] = state.events
             state.events = []      # halts when the tree is destroyed belong to no tick
             main, subs = snapshot()
@@ -456,30 +569,53 @@ def record_case(xml_path: Path, ticks: int | None) -> dict:
     if len(records) != len(cout_lines):
         raise RecorderError(f"FileLogger2 saw {len(records)} transitions, StdCoutLogger {len(cout_lines)}")
     pos = 0
-    for step, count in zip(steps, counts):
+    for step, count, done in zip(steps, counts, reset_by_tick):
         transitions = []
         for (uid, new), (cname, prev, cnew) in zip(records[pos:pos + count], cout_lines[pos:pos + count]):
             name, path = paths[uid]
             if (name, new) != (cname, cnew):
                 raise RecorderError(f"loggers disagree: {name} {new} vs {cname} {cnew}")
+            if uid in done and prev == "IDLE":
+                prev = done.pop(uid)       # the 4.10 leaf was still in that status
+                if prev == new:
+                    continue               # no change for the 4.10 leaf
             transitions.append([name, path, prev, new])
         step["transitions"] = transitions
         pos += count
     trace["ticks"] = steps
+    if notes:
+        trace["recorder_notes"] = notes
     del tree, factory
-    return trace
+    return trace, stale_ticks
 
 
-def record_tick_once(xml_path: Path, n_ticks: int) -> tuple[list, object, str | None]:
-    """Roots with tickOnce (which loops on wake-up signals) for the same number of ticks."""
-    text = strip_statuses(xml_path.read_text())
+MAX_REPLAYS = 10
+
+
+def record_emulating_410_leaf(xml_path: Path, ticks: int | None) -> dict:
+    """Record, replaying from scratch with one more silent reset each time a stale tick is found
+    (earliest first), until BT.CPP never ticks a leaf that the 4.10 leaf would have ticked."""
+    resets: dict[int, set[int]] = {}
+    for _ in range(MAX_REPLAYS):
+        trace, stale = record_case(xml_path, ticks, resets)
+        if not stale:
+            return trace
+        first = min(stale)
+        resets.setdefault(first, set()).update(stale[first])
+    raise RecorderError("too many stale leaves to emulate the 4.10 leaf")
+
+
+def record_tick_once(xml_path: Path, n_ticks: int, resets_at: dict[int, set[str]]) -> tuple[list, object, str | None]:
+    """Roots with tickOnce (which loops on wake-up signals) for the same number of ticks; the
+    leaves reset in the tickExactlyOnce run (by path) are reset before the same tick."""
     try:
-        factory, tree, state = _make_tree(text)
+        factory, tree, state, subtrees, ptrs = _open_case(xml_path)
     except RuntimeError as exc:
         return [], "load", str(exc)
-    state.table = map_scripted(xml_path.read_text(), tree_subtrees(tree))
+    by_path = {path: uid for sub in subtrees for uid, _n, path, _r in sub["nodes"]}
     roots = []
     for n in range(1, n_ticks + 1):
+        reset_leaves(ptrs, [by_path[p] for p in resets_at.get(n, ())])
         try:
             roots.append(tree.tick_once().name)
         except RuntimeError as exc:
@@ -488,13 +624,16 @@ def record_tick_once(xml_path: Path, n_ticks: int) -> tuple[list, object, str | 
     return roots, None, None
 
 
+_NOTE = re.compile(r"^tick (\d+): BT.CPP would not tick leaf (.*), left \w+ by its parent")
+
+
 def record_entry(root: Path, entry: dict) -> dict:
     """Record the case of an index entry; writes traces/NAME.json, returns the updated entry."""
     name = entry["case"]
     xml_path = root / "cases" / f"{name}.xml"
-    trace = record_case(xml_path, entry.get("ticks"))
+    trace = record_emulating_410_leaf(xml_path, entry.get("ticks"))
     ordered = {"case": name, "tick_method": trace["tick_method"]}
-    for key in ("blackboard_initial", "error", "error_at", "ticks"):
+    for key in ("blackboard_initial", "error", "error_at", "ticks", "recorder_notes"):
         if key in trace:
             ordered[key] = trace[key]
     ordered["description"] = entry.get("description", "")
@@ -512,11 +651,19 @@ def record_entry(root: Path, entry: dict) -> dict:
         out["error"] = trace["error"]
         out["error_at"] = trace["error_at"]
     out["roots"] = [s["root"] for s in trace["ticks"]]
-    roots_once, err_at, err = record_tick_once(xml_path, entry.get("ticks", n_ticks) if n_ticks else 0)
+    resets_at: dict[int, set[str]] = {}
+    for note in trace.get("recorder_notes", []):
+        m = _NOTE.match(note)
+        if m:
+            resets_at.setdefault(int(m.group(1)), set()).add(m.group(2))
+    roots_once, err_at, err = record_tick_once(xml_path, entry.get("ticks", n_ticks) if n_ticks else 0,
+                                               resets_at)
     out["roots_tickOnce"] = roots_once
     if err_at is not None:
         out["error_tickOnce_at"] = err_at
         out["error_tickOnce"] = err
+    if "recorder_notes" in trace:
+        out["recorder_notes"] = trace["recorder_notes"]
     out["recorded_with"] = RECORDED_WITH
     return out
 
