@@ -161,6 +161,15 @@ class NodeConfig:
 _MISSING = object()
 
 
+def pre_conditions(pre: list[tuple[int, Any]]) -> Any:
+    """The form execute_tick runs: None, one `_while` evaluator, or (index, evaluator) pairs."""
+    if not pre:
+        return None
+    if len(pre) == 1 and pre[0][0] == 3:
+        return pre[0][1].evaluate_bool
+    return tuple((cid, script.evaluate_bool) for cid, script in pre)
+
+
 # --------------------------------------------------------------------------- TreeNode
 
 
@@ -190,7 +199,7 @@ class TreeNode(Behaviour):
         self.registration_id = cfg.registration_id or type(self).__name__
         self.last_status = IDLE  # the last status execute_tick returned (SKIPPED included)
         self.last_tick = -1      # env.tick_id of that tick
-        self._pre = tuple((c, s.evaluate_bool) for c, s in cfg.pre) if cfg.pre else None
+        self._pre = pre_conditions(cfg.pre)
         post = cfg.post
         self._post = tuple(post) if any(p is not None for p in post) else None
         self._inputs: dict[str, tuple[bool, Any]] = {}
@@ -240,7 +249,22 @@ class TreeNode(Behaviour):
         """
         try:
             pre = self._pre
-            if pre is None or (st := self._check_pre(pre)) is None:
+            if pre is None:
+                st = self.bt_tick()
+            elif pre.__class__ is not tuple:
+                # the common case: a lone `_while` (Booster's trees), evaluated inline
+                status = self._bt_status
+                if status is IDLE:
+                    st = self.bt_tick() if pre(self.bb) else SKIPPED
+                elif status is RUNNING:
+                    if pre(self.bb):
+                        st = self.bt_tick()
+                    else:
+                        self.halt_node()
+                        st = SKIPPED
+                else:
+                    st = self.bt_tick()
+            elif (st := self._check_pre(pre)) is None:
                 st = self.bt_tick()
             if st.__class__ is not NodeStatus:
                 st = self._bad_status(st)

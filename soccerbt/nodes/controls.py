@@ -185,15 +185,15 @@ class ReactiveSequenceNode(ControlNode):
         ControlNode.halt(self)
 
     def bt_tick(self) -> NodeStatus:
-        all_skipped = True
+        skipped = 0
         if self._bt_status is IDLE:
             self._running_child = -1
         self._bt_status = RUNNING
         children = self.children
-        for index, child in enumerate(children):
+        index = -1
+        for child in children:
+            index += 1
             cs = child.execute_tick()
-            if cs is not SKIPPED:
-                all_skipped = False
             if cs is RUNNING:
                 for i, other in enumerate(children):
                     if i != index:
@@ -207,13 +207,14 @@ class ReactiveSequenceNode(ControlNode):
                 self.reset_children()
                 return FAILURE
             if cs is SKIPPED:
+                skipped += 1
                 if child._bt_status is RUNNING:
                     child.halt_node()
                 child._bt_status = IDLE
             elif cs is not SUCCESS:
                 raise _idle_child(self.name)
         self.reset_children()
-        return SKIPPED if all_skipped else SUCCESS
+        return SKIPPED if skipped == len(children) else SUCCESS
 
 
 class ReactiveFallbackNode(ControlNode):
@@ -228,15 +229,15 @@ class ReactiveFallbackNode(ControlNode):
         ControlNode.halt(self)
 
     def bt_tick(self) -> NodeStatus:
-        all_skipped = True
+        skipped = 0
         if self._bt_status is IDLE:
             self._running_child = -1
         self._bt_status = RUNNING
         children = self.children
-        for index, child in enumerate(children):
+        index = -1
+        for child in children:
+            index += 1
             cs = child.execute_tick()
-            if cs is not SKIPPED:
-                all_skipped = False
             if cs is RUNNING:
                 for i, other in enumerate(children):
                     if i != index:
@@ -250,13 +251,14 @@ class ReactiveFallbackNode(ControlNode):
                 self.reset_children()
                 return SUCCESS
             if cs is SKIPPED:
+                skipped += 1
                 if child._bt_status is RUNNING:
                     child.halt_node()
                 child._bt_status = IDLE
             elif cs is not FAILURE:
                 raise _idle_child(self.name)
         self.reset_children()
-        return SKIPPED if all_skipped else FAILURE
+        return SKIPPED if skipped == len(children) else FAILURE
 
 
 class ParallelNode(ControlNode):

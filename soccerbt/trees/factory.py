@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from soccerbt.blackboard import Blackboard
-from soccerbt.nodes.base import ControlNode, DecoratorNode, NodeConfig, TreeEnv, TreeNode
+from soccerbt.nodes.base import (
+    ControlNode,
+    DecoratorNode,
+    NodeConfig,
+    TreeEnv,
+    TreeNode,
+    pre_conditions,
+)
 from soccerbt.nodes.builtins import BUILTIN_NODES
 from soccerbt.nodes.decorators import SubTreeNode
 from soccerbt.nodes.ports import (
@@ -791,7 +798,7 @@ class _Builder:
                 post[idx] = self._compile(src, attr, doc, element, enums)
         node.config.pre = pre
         node.config.post = post
-        node._pre = tuple((cid, sc.evaluate_bool) for cid, sc in pre) if pre else None
+        node._pre = pre_conditions(pre)
         node._post = tuple(post) if any(p is not None for p in post) else None
 
     def _compile(self, src: str, attr: str, doc: XmlDocument, element: XNode,
