@@ -31,13 +31,10 @@ from soccerbt.nodes.ports import (
     PRE_CONDITIONS,
     PortDirection,
     PortInfo,
-    convert_from_string,
     has_converter,
     is_allowed_port_name,
     parse_blackboard_pointer,
     parse_bool,
-    parse_double,
-    parse_int,
     remapped_key,
     type_name,
 )
@@ -944,5 +941,3 @@ def _describe(exc: BaseException) -> str:
     text = str(exc).replace("\n", ": ").strip()
     return text or type(exc).__name__
 
-
-__all__ += ["convert_from_string"]
