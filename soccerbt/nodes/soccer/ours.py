@@ -75,6 +75,7 @@ class HeadControl(SoccerSyncNode):
 
     def setup_state(self) -> None:
         self._next_glance_s = 0.0
+        self._glance_until_s = -1.0
         self._scan_start_s: float | None = None
 
     def update(self):
@@ -87,12 +88,13 @@ class HeadControl(SoccerSyncNode):
             _scan_head(ctx, now - self._scan_start_s)
             return SUCCESS
         self._scan_start_s = None
-        period, duration = self.port_float("glance_period"), self.port_float("glance_duration")
-        if ball.range_m > self.port_float("close_ball") and now >= self._next_glance_s:
-            if now < self._next_glance_s + duration:
-                ctx.set_head(0.0, 0.25)
-                return SUCCESS
-            self._next_glance_s = now + period
+        far = ball.range_m > self.port_float("close_ball")
+        if far and now >= self._next_glance_s:
+            self._glance_until_s = now + self.port_float("glance_duration")
+            self._next_glance_s = now + self.port_float("glance_period")
+        if far and now < self._glance_until_s:
+            ctx.set_head(0.0, 0.25)
+            return SUCCESS
         pan, tilt = head_angles_to(ctx, ball.robot_x_m, ball.robot_y_m)
         ctx.set_head(pan, tilt)
         return SUCCESS
@@ -546,6 +548,10 @@ class FreeKickPosition(SoccerSyncNode):
             target = base
         if not ours:
             target = _keep_away(target, bxy, keep, f)
+        else:
+            # a throw-in's spot lies on the touch line: never stand where the referee removes us
+            x, y = f.clamp_to_field(target.x_m, target.y_m, -FIELD_KEEP_OUT_M)
+            target = Pose2D(x, y, target.theta_rad)
         obstacles = nav_obstacles(ctx, include_ball=True, ball_radius_m=(keep - 0.25) if not ours else 0.45)
         target = Pose2D(target.x_m, target.y_m, math.atan2(bxy[1] - target.y_m, bxy[0] - target.x_m)
                         if not (ours and role == "striker") else target.theta_rad)

@@ -1,0 +1,218 @@
+"""Our own soccer nodes: decisions and their hysteresis, kicks, positions that obey the laws."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from soccerbt.nodes.soccer import ours as O
+from soccerbt.services.kick import KickPlanner
+from soccerbt.services.planning import Role, is_legal_kickoff_position, kickoff_positions
+from soccerbt.services.world_model import TeammateInfo
+from soccerbt.world.field import Field
+from soccerbt.world.types import Pose2D, Team
+
+from .helpers import make_node, make_robot, tick, velocity
+
+FIELD = Field.adult_size()
+
+
+def decide(r, node) -> str:
+    tick(node)
+    return r.bb["decision"]
+
+
+def test_striker_decision_find_approach_kick_with_hold() -> None:
+    r = make_robot()
+    node = make_node(O.StrikerDecision, r, decision_out="{decision}", kick_hold="0.2")
+    assert decide(r, node) == "find"
+    r.scene(Pose2D(0.0, 0.0, 0.0), (2.0, 0.0))
+    assert decide(r, node) == "approach"
+    r.scene(Pose2D(0.0, 0.0, 0.0), (0.35, 0.02))
+    assert decide(r, node) == "kick"
+    r.scene(Pose2D(0.0, 0.0, 0.0), (0.5, 0.02), dt_s=0.1)  # out of reach, but within the hold
+    assert decide(r, node) == "kick"
+    r.scene(Pose2D(0.0, 0.0, 0.0), (0.5, 0.02), dt_s=0.15)
+    assert decide(r, node) == "approach"
+    # in reach but the planned direction is too far off the heading: approach (turn) first
+    r.ctx.state.kick_dir_rad = 1.0
+    r.scene(Pose2D(0.0, 0.0, 0.0), (0.35, 0.0), dt_s=0.5)
+    assert decide(r, node) == "approach"
+
+
+def test_kick_ball_kicks_relative_to_the_heading_with_the_distance_strength() -> None:
+    r = make_robot()
+    r.ctx.state.kick_dir_rad = 0.3
+    r.ctx.state.kick_type = "shoot"
+    r.ctx.memory["kick_target_xy"] = (7.0, 1.0)
+    r.scene(Pose2D(4.0, 0.0, 0.1), (0.35, 0.0))
+    r.ctx.set_velocity(0.2, 0.0, 0.0)
+    tick(make_node(O.KickBall, r))
+    kick = r.ctx.command.kick
+    assert kick is not None and kick.direction_rad == pytest.approx(0.2) and kick.strength == 1.0
+    assert velocity(r) == (0.0, 0.0, 0.0)
+    # far from the goal: only as hard as needed to stop about 2 m short
+    r2 = make_robot()
+    r2.ctx.state.kick_dir_rad = 0.0
+    r2.ctx.memory["kick_target_xy"] = (7.0, 0.0)
+    r2.scene(Pose2D(-3.35, 0.0, 0.0), (0.35, 0.0))
+    tick(make_node(O.KickBall, r2))
+    assert r2.ctx.command.kick.strength == pytest.approx(math.sqrt(2 * 0.8 * 8.0) / 4.5)
+    # out of reach: no kick
+    r3 = make_robot()
+    r3.scene(Pose2D(), (0.6, 0.0))
+    tick(make_node(O.KickBall, r3))
+    assert r3.ctx.command.kick is None
+
+
+def test_kick_strength() -> None:
+    assert O.kick_strength("block", (-5.0, 0.0), (-1.0, 0.0), FIELD) == 1.0
+    assert O.kick_strength("shoot", (3.0, 0.0), (7.0, 0.0), FIELD) == 1.0
+    assert O.kick_strength("shoot", (-3.0, 0.0), (7.0, 0.0), FIELD) == pytest.approx(math.sqrt(1.6 * 8.0) / 4.5)
+    assert O.kick_strength("cross", (6.0, 3.0), (4.9, 0.0), FIELD) == pytest.approx(
+        max(0.35, math.sqrt(1.6 * (math.hypot(1.1, 3.0) - 0.5)) / 4.5))
+
+
+def test_plan_kick_aims_past_the_keeper_and_keeps_its_choice() -> None:
+    r = make_robot(kick=KickPlanner(FIELD))
+    node = make_node(O.PlanKick, r)
+    # ball at (4, 0), an opponent keeper standing left of the goal centre at (6.6, 0.4)
+    r.scene(Pose2D(3.0, 0.0, 0.0), (1.0, 0.0), robots=((3.6, 0.4, Team.RED),))
+    tick(node)
+    d = r.ctx.state.kick_dir_rad
+    assert r.ctx.state.kick_type == "shoot" and d < 0.0  # the open side is to the right
+    target_y = 4.0 * 0.0 + math.tan(d) * 3.0
+    assert -1.3 < target_y < 0.0
+    assert r.bb["kick_dir_rad"] == d
+    # a few centimetres of ball motion do not change the aim
+    r.see(Pose2D(3.0, 0.0, 0.0), (1.02, 0.01), robots=((3.6, 0.4, Team.RED),))
+    tick(node)
+    assert r.ctx.state.kick_dir_rad == d
+
+
+def test_plan_kick_never_passes_back_from_the_goal_mouth() -> None:
+    r = make_robot(kick=KickPlanner(FIELD))
+    # ball right in front of a keeper who fills the goal: the planner would cross backwards
+    r.scene(Pose2D(5.7, 0.2, 0.0), (0.5, 0.0), robots=((0.8, -0.2, Team.RED),))
+    tick(make_node(O.PlanKick, r))
+    assert r.ctx.state.kick_type == "shoot"
+    assert math.cos(r.ctx.state.kick_dir_rad) > 0.3
+
+
+def test_goalkeeper_decision_clears_near_balls_with_hysteresis() -> None:
+    r = make_robot(1, "goal_keeper")
+    node = make_node(O.GoalkeeperDecision, r, decision_in="{decision}", decision_out="{decision}",
+                     clear_distance="2.0")
+    assert decide(r, node) == "find"
+    r.scene(Pose2D(-6.2, 0.0, 0.0), (1.5, 0.5))  # ball at (-4.7, 0.5): in the area, near
+    assert decide(r, node) == "clear"
+    r.scene(Pose2D(-6.2, 0.0, 0.0), (2.6, 0.0))  # 2.6 m: beyond 2.0 but within the 1.4x hold
+    assert decide(r, node) == "clear"
+    r.scene(Pose2D(-6.2, 0.0, 0.0), (3.5, 0.0))  # ball at (-2.7): out of the area
+    assert decide(r, node) == "block"
+    r.scene(Pose2D(-6.2, 0.0, 0.0), (2.6, 0.0))  # 2.6 m from block: no clear
+    assert decide(r, node) == "block"
+
+
+@pytest.mark.parametrize("kicking_off", [True, False])
+def test_go_to_kickoff_position_is_legal_for_every_player(kicking_off: bool) -> None:
+    for number, role in ((1, "goal_keeper"), (2, "striker"), (3, "supporter")):
+        r = make_robot(number, role)
+        r.bb["gc_is_kickoff_side"] = kicking_off
+        r.ctx.world_model.update_teammates([TeammateInfo(n, t_s=0.0, role=rl) for n, rl in
+                                            ((1, "goal_keeper"), (2, "striker"), (3, "supporter")) if n != number], 0.0)
+        node = make_node(O.GoToKickoffPosition, r)
+        # walk the robot along its own commands from a touch line until it stands
+        pose = Pose2D(-3.0, -4.5, math.pi / 2)
+        for _ in range(3000):
+            r.see(pose)
+            tick(node)
+            vx, vy, vth = velocity(r)
+            if (vx, vy, vth) == (0.0, 0.0, 0.0):
+                break
+            pose = pose.compose(Pose2D(vx * 0.01, vy * 0.01, vth * 0.01))
+        assert velocity(r) == (0.0, 0.0, 0.0), (number, role)
+        assert is_legal_kickoff_position(pose, FIELD, kicking_off), (number, role, pose)
+        expected = kickoff_positions(FIELD, [Role.STRIKER, Role.SUPPORTER], kicking_off)
+        if role == "goal_keeper":
+            assert pose.distance_to(-6.5, 0.0) < 0.3
+        elif role == "striker":
+            want = expected[0] if kicking_off else Pose2D(expected[0].x_m - 0.3, 0.0)
+            assert pose.distance_to(want.x_m, want.y_m) < 0.3
+        else:
+            assert pose.distance_to(expected[1].x_m, expected[1].y_m) < 0.3
+
+
+def test_kickoff_spot_follows_the_number_not_a_disputed_role() -> None:
+    # robot 3 believes it strikes too (roles mid-negotiation): it still takes the supporter spot
+    r = make_robot(3, "striker")
+    r.ctx.world_model.update_teammates([TeammateInfo(2, t_s=0.0, role="striker"),
+                                        TeammateInfo(1, t_s=0.0, role="goal_keeper")], 0.0)
+    assert O._field_player_rank(r.ctx) == 1
+
+
+def test_keep_away_pushes_targets_out_of_the_free_kick_circle() -> None:
+    keep = FIELD.free_kick_distance_m + 0.6
+    for ball in ((0.0, 0.0), (6.5, 4.3), (-6.8, -4.4), (3.0, 4.5)):
+        for target in (Pose2D(ball[0] + 0.3, ball[1] - 0.2), Pose2D(*ball), Pose2D(ball[0] - 1.0, ball[1])):
+            out = O._keep_away(target, ball, keep, FIELD)
+            assert math.hypot(out.x_m - ball[0], out.y_m - ball[1]) >= keep - 1e-9, (ball, target, out)
+            assert FIELD.is_inside_field(out.x_m, out.y_m, 0.29)
+
+
+def test_free_kick_position_keeps_away_from_the_opponents_ball() -> None:
+    r = make_robot()
+    r.bb["gc_is_sub_state_kickoff_side"] = False
+    node = make_node(O.FreeKickPosition, r)
+    pose = Pose2D(2.5, 3.6, 0.0)  # 0.9 m from the ball at a throw-in spot: too close
+    for _ in range(2000):
+        r.see(pose, pose.inverse_transform_point(3.0, 4.4))
+        tick(node)
+        vx, vy, vth = velocity(r)
+        if (vx, vy, vth) == (0.0, 0.0, 0.0):
+            break
+        pose = pose.compose(Pose2D(vx * 0.01, vy * 0.01, vth * 0.01))
+    assert velocity(r) == (0.0, 0.0, 0.0)
+    assert math.hypot(pose.x_m - 3.0, pose.y_m - 4.4) > FIELD.free_kick_distance_m + 0.3
+    assert FIELD.is_inside_field(pose.x_m, pose.y_m)
+
+
+def test_goto_runs_until_arrived_and_stops_when_halted() -> None:
+    r = make_robot()
+    node = make_node(O.GoTo, r, x="1.0", y="0.0", theta="0.0", tolerance="0.1")
+    r.see(Pose2D())
+    assert tick(node) == "RUNNING" and velocity(r)[0] > 0.0
+    node.halt_node()
+    assert velocity(r) == (0.0, 0.0, 0.0)
+    r.see(Pose2D(0.95, 0.02, 0.05))
+    assert tick(node) == "SUCCESS" and velocity(r) == (0.0, 0.0, 0.0)
+
+
+def test_head_control_tracks_glances_and_scans() -> None:
+    r = make_robot()
+    node = make_node(O.HeadControl, r, glance_period="5.0", glance_duration="0.5")
+    tick(node)  # no ball: scanning
+    first = (r.ctx.command.head_pan_rad, r.ctx.command.head_tilt_rad)
+    r.wait(0.7)
+    tick(node)
+    assert (r.ctx.command.head_pan_rad, r.ctx.command.head_tilt_rad) != first
+    r.scene(Pose2D(), (3.0, 1.0))
+    tick(node)  # a glance is due at once for a far ball
+    assert (r.ctx.command.head_pan_rad, r.ctx.command.head_tilt_rad) == (0.0, 0.25)
+    r.see(Pose2D(), (3.0, 1.0), dt_s=0.6)
+    tick(node)
+    assert r.ctx.command.head_pan_rad == pytest.approx(math.atan2(1.0, 3.0), abs=0.02)
+    r.see(Pose2D(), (3.0, 1.0), dt_s=1.0)
+    tick(node)  # no new glance before the period
+    assert r.ctx.command.head_pan_rad == pytest.approx(math.atan2(1.0, 3.0), abs=0.02)
+
+
+def test_search_ball_scans_then_turns() -> None:
+    r = make_robot()
+    node = make_node(O.SearchBall, r, turn_after="2.0", vtheta="0.7")
+    tick(node)
+    assert velocity(r) == (0.0, 0.0, 0.0)
+    for _ in range(21):
+        r.wait(0.1)
+        tick(node)
+    assert abs(velocity(r)[2]) == pytest.approx(0.7)
