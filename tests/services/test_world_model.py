@@ -230,3 +230,28 @@ def test_write_blackboard_writes_schema_keys_and_only_changes() -> None:
     wm.update(obs(0.01, camera=False), FakeLocalizer(Pose2D(1.0, 2.0, 0.5)), 0.01)
     wm.write_blackboard(bb)
     assert sorted(bb.writes) == ["ball_age_s"]  # only the age changed
+
+
+class CountingLocalizer(FakeLocalizer):
+    def __init__(self, pose: Pose2D) -> None:
+        super().__init__(pose)
+        self.estimates = 0
+
+    def estimate(self) -> Pose2D:
+        self.estimates += 1
+        return self.pose
+
+
+def test_pose_is_read_on_camera_frames_and_carried_by_odometry_between() -> None:
+    wm = WorldModel(Field.adult_size())
+    loc = CountingLocalizer(Pose2D(1.0, 1.0, math.pi / 2))
+    wm.update(obs(0.0, odometry=Pose2D(5.0, 0.0, 0.0)), loc, 0.0)
+    assert wm.robot_pose_field == Pose2D(1.0, 1.0, math.pi / 2) and loc.estimates == 1
+    # 0.3 m forward and a quarter turn by odometry, no camera frame: the field pose follows
+    wm.update(obs(0.01, camera=False, odometry=Pose2D(5.3, 0.0, 0.5)), loc, 0.01)
+    assert loc.estimates == 1
+    p = wm.robot_pose_field
+    assert (p.x_m, p.y_m, p.theta_rad) == pytest.approx((1.0, 1.3, math.pi / 2 + 0.5))
+    loc.pose = Pose2D(0.9, 1.35, 2.0)
+    wm.update(obs(0.033, odometry=Pose2D(5.3, 0.0, 0.5)), loc, 0.033)
+    assert loc.estimates == 2 and wm.robot_pose_field == Pose2D(0.9, 1.35, 2.0)

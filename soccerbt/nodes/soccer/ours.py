@@ -161,8 +161,15 @@ class PlanKick(SoccerSyncNode):
         return [InputPort("cross_threshold", float, 0.12, "goal opening (rad) below which to cross"),
                 InputPort("hysteresis", float, 0.12, "rad a new direction must differ by")]
 
+    def setup_state(self) -> None:
+        self._next_s = -1.0
+
     def update(self):
         ctx = self.context
+        now = ctx.now_s()
+        if now < self._next_s:
+            return SUCCESS  # 10 Hz is plenty for a direction (the planner is not free)
+        self._next_s = now + 0.1
         planner = ctx.kick
         ball = ball_view(ctx)
         state = ctx.state
