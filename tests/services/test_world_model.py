@@ -232,14 +232,19 @@ def test_write_blackboard_writes_schema_keys_and_only_changes() -> None:
     assert sorted(bb.writes) == ["ball_age_s"]  # only the age changed
 
 
-class CountingLocalizer(FakeLocalizer):
+class CountingLocalizer:
+    """Like the particle filter: only estimate() and confidence(), counted."""
+
     def __init__(self, pose: Pose2D) -> None:
-        super().__init__(pose)
+        self.truth = pose
         self.estimates = 0
 
     def estimate(self) -> Pose2D:
         self.estimates += 1
-        return self.pose
+        return self.truth
+
+    def confidence(self) -> float:
+        return 0.9
 
 
 def test_pose_is_read_on_camera_frames_and_carried_by_odometry_between() -> None:
@@ -252,6 +257,6 @@ def test_pose_is_read_on_camera_frames_and_carried_by_odometry_between() -> None
     assert loc.estimates == 1
     p = wm.robot_pose_field
     assert (p.x_m, p.y_m, p.theta_rad) == pytest.approx((1.0, 1.3, math.pi / 2 + 0.5))
-    loc.pose = Pose2D(0.9, 1.35, 2.0)
+    loc.truth = Pose2D(0.9, 1.35, 2.0)
     wm.update(obs(0.033, odometry=Pose2D(5.3, 0.0, 0.5)), loc, 0.033)
     assert loc.estimates == 2 and wm.robot_pose_field == Pose2D(0.9, 1.35, 2.0)
