@@ -147,7 +147,8 @@ def bench_planner() -> None:
         it_b = iter(scenes)
         base = median_us(lambda: networkx_baseline(base_planner, *next(it_b)), len(scenes))
         # the same optimum: our unsmoothed path against networkx's (side memory off)
-        worst, compared = 0.0, 0
+        excess: list[float] = []
+        compared = 0
         for start, goal, obs in scenes[:100]:
             planner.forget_side()
             ref = networkx_baseline(base_planner, start, goal, obs)
@@ -156,7 +157,7 @@ def bench_planner() -> None:
             if start_moved or not path.reached_goal or not math.isfinite(ref):
                 continue  # compare clean scenes only: start and goal free, goal reachable
             compared += 1
-            worst = max(worst, abs(waypoint_length(path.waypoints) - ref) / ref)
+            excess.append((waypoint_length(path.waypoints) - ref) / ref)
         # 10 Hz replanning: the robots moved about 2 cm since the last plan, or not at all
         start, goal, obs = scenes[0]
         jitter = np.random.default_rng(5)
@@ -170,8 +171,9 @@ def bench_planner() -> None:
         planner.plan(start, goal, obs)
         still_us = median_us(lambda: planner.plan(start, goal, obs), 300)
         print(f"  {n:2d} robots: plan {ours / 1000:6.3f} ms (goal < 2 ms for 6) | full graph + networkx "
-              f"{base / 1000:6.3f} ms | ratio {base / ours:5.1f}x (goal >= 5x) | same length within "
-              f"{worst * 100:.2g} % ({compared} scenes) | replan moved 2 cm {moved_us / 1000:6.3f} ms, unchanged "
+              f"{base / 1000:6.3f} ms | ratio {base / ours:5.1f}x (goal >= 5x) | longer than networkx's "
+              f"optimum on the same nodes by median {statistics.median(excess) * 100:.2g} %, max "
+              f"{max(excess) * 100:.2g} % ({compared} scenes) | replan moved 2 cm {moved_us / 1000:6.3f} ms, unchanged "
               f"{still_us / 1000:6.3f} ms")
 
 

@@ -76,7 +76,7 @@ class PlannerConfig:
     robot_radius_m: float = 0.25
     clearance_m: float = 0.05  # kept on top of the robot radius
     polygon_sides: int = 8
-    vertex_offset_m: float = 0.03  # graph nodes this far outside the polygons (room to smooth)
+    vertex_offset_m: float = 0.02  # graph nodes this far outside the blocking shapes (room to smooth)
     side_switch_penalty_m: float = 0.3  # metres of path; jitter of a few cm costs far less
     same_obstacle_m: float = 0.5  # an obstacle that moved less is the same one
     same_goal_m: float = 1.0  # side memory only holds while the goal stays about the same
@@ -135,6 +135,8 @@ class _Scene:
     neighbours: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = dc_field(default_factory=dict)
     # the same geometry split for the segment test: centres (P,), squared radii (P,),
     # corners and edges per axis (P, K)
+    node_band: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))  # (V,) ring - shape, metres
+    node_loose: np.ndarray | None = None  # (V,) nodes exempt from the tangent rule (or None)
     cx: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
     cy: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
     r_in2: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
@@ -162,6 +164,10 @@ class VisibilityGraphPlanner:
         self._cos_half = math.cos(math.pi / c.polygon_sides)
         self._unit = inflate_circle(0.0, 0.0, self._cos_half, c.polygon_sides)  # corners at radius 1
         self._static_np = self._static_arrays()
+        self._static_keep = np.ones(self._static_np["nodes"].shape[0], dtype=bool)
+        if self._static_keep.size:
+            self._scene = None
+            self._build_scene_static_check()
         self._scene: _Scene | None = None
         self._side_memory: tuple[float, float, int, float, float] | None = None  # x, y, side, goal
 
@@ -195,9 +201,14 @@ class VisibilityGraphPlanner:
         polys = self._static
         n_p = len(polys)
         corners = np.zeros((n_p, k, 2))
-        nodes, node_poly, prev, nxt = [], [], [], []
+        nodes, node_poly, prev, nxt, prev_idx, next_idx = [], [], [], [], [], []
+        offset = 0
         for i, (block, vis, _kind) in enumerate(polys):
             m = block.shape[0]
+            mv = vis.shape[0]
+            prev_idx.append(offset + (np.arange(mv) - 1) % mv)
+            next_idx.append(offset + (np.arange(mv) + 1) % mv)
+            offset += mv
             if m > k:
                 raise ValueError(f"goal frame polygon with {m} corners exceeds polygon_sides={k}")
             corners[i, :m] = block
@@ -222,7 +233,17 @@ class VisibilityGraphPlanner:
             "node_poly": np.concatenate(node_poly) if node_poly else np.zeros(0, dtype=int),
             "prev": np.concatenate(prev) if prev else empty,
             "next": np.concatenate(nxt) if nxt else empty,
+            "prev_idx": np.concatenate(prev_idx) if prev_idx else np.zeros(0, dtype=int),
+            "next_idx": np.concatenate(next_idx) if next_idx else np.zeros(0, dtype=int),
         }
+
+    def _build_scene_static_check(self) -> None:
+        """Which goal-frame nodes lie inside another goal-frame polygon (computed once)."""
+        scene = self._build_scene([])
+        st = self._static_np
+        self._static_keep = ~self._inside_any(st["nodes"], exclude=st["node_poly"])
+        del scene
+        self._scene = None
 
     def _build_scene(self, obstacles: Sequence[Obstacle]) -> _Scene:
         key = tuple((o.x_m, o.y_m, o.radius_m, o.kind) for o in obstacles)
@@ -236,7 +257,9 @@ class VisibilityGraphPlanner:
             ob = np.array([(o.x_m, o.y_m, o.radius_m) for o in obstacles], dtype=float)
             r = ob[:, 2] + c.robot_radius_m + c.clearance_m  # inscribed radius of each polygon
             r_out = r / self._cos_half
-            r_vis = r_out + c.vertex_offset_m
+            # a robot blocks its whole circumscribed circle (which holds its polygon), so the
+            # segment test is one distance per pair; its nodes circumscribe that circle
+            r_vis = (r_out + c.vertex_offset_m) / self._cos_half
             corners = ob[:, None, 0:2] + r_out[:, None, None] * self._unit[None, :, :]
             vis = ob[:, None, 0:2] + r_vis[:, None, None] * self._unit[None, :, :]
             n_d = ob.shape[0]
@@ -249,45 +272,75 @@ class VisibilityGraphPlanner:
             node_poly = np.concatenate([st["node_poly"], np.repeat(np.arange(n_s, n_s + n_d), k)])
             prev = np.concatenate([st["prev"], np.roll(vis, 1, axis=1).reshape(-1, 2)])
             nxt = np.concatenate([st["next"], np.roll(vis, -1, axis=1).reshape(-1, 2)])
+            base = st["nodes"].shape[0] + k * np.arange(n_d)[:, None]
+            ring_k = np.arange(k)[None, :]
+            prev_idx = np.concatenate([st["prev_idx"], (base + (ring_k - 1) % k).ravel()])
+            next_idx = np.concatenate([st["next_idx"], (base + (ring_k + 1) % k).ravel()])
         else:
             all_corners, centres, r_in_a, r_out_a = st["corners"], st["centres"], st["r_in"], st["r_out"]
             r_ring_a = st["r_ring"]
             nodes, node_poly, prev, nxt = st["nodes"], st["node_poly"], st["prev"], st["next"]
+            prev_idx, next_idx = st["prev_idx"], st["next_idx"]
         edges = np.roll(all_corners, -1, axis=1) - all_corners
         scene = _Scene(key, all_corners, edges, centres, r_in_a, r_out_a, r_ring_a, nodes, node_poly, prev, nxt,
                        [p[2] for p in self._static] + [o.kind for o in obstacles])
         scene.cx, scene.cy = centres[:, 0].copy(), centres[:, 1].copy()
-        scene.r_in2 = r_in_a * r_in_a - 1e-9
+        r_sure = r_in_a.copy()
+        r_sure[n_s:] = r_out_a[n_s:]  # robots: the circle around the polygon blocks
+        scene.r_in2 = r_sure * r_sure - 1e-9
         scene.r_out2 = r_out_a * r_out_a
         scene.ax, scene.ay = all_corners[..., 0].copy(), all_corners[..., 1].copy()
         scene.ex, scene.ey = edges[..., 0].copy(), edges[..., 1].copy()
+        band = np.full(centres.shape[0], 1.5 * c.vertex_offset_m)
+        band[n_s:] = r_ring_a[n_s:] - r_out_a[n_s:]
+        scene.node_band = band[node_poly]
         self._scene = scene
-        # nodes inside another polygon or out of bounds can never be visited
+        # nodes inside another polygon or out of bounds can never be visited; the goal frames'
+        # own overlaps are known, the robots' are tested only when circles overlap at all
         keep = (np.abs(nodes[:, 0]) <= self.bound_x_m) & (np.abs(nodes[:, 1]) <= self.bound_y_m)
-        if nodes.shape[0]:
-            keep &= ~self._inside_any(nodes, exclude=node_poly)
+        n_static_nodes = st["nodes"].shape[0]
+        keep[:n_static_nodes] &= self._static_keep
+        if centres.shape[0] > n_s:
+            gap = np.hypot(centres[n_s:, None, 0] - centres[None, :, 0], centres[n_s:, None, 1] - centres[None, :, 1])
+            gap -= r_out_a[n_s:, None] + r_ring_a[None, :]
+            gap[np.arange(centres.shape[0] - n_s), np.arange(n_s, centres.shape[0])] = 1.0
+            di, pj = np.nonzero(gap < 0.0)  # polygon pj's nodes may lie inside robot polygon di
+            if di.size:
+                involved = np.zeros(centres.shape[0], dtype=bool)
+                involved[di + n_s] = True
+                involved[pj] = True
+                sel = np.nonzero(involved[node_poly])[0]
+                keep[sel] &= ~self._inside_any(nodes[sel], exclude=node_poly[sel])
         if not keep.all():
+            # a node next to a swallowed one lies where shapes overlap: the union's boundary
+            # turns there, so the tangent rule of its own ring does not apply
+            scene.node_loose = (~keep[prev_idx] | ~keep[next_idx])[keep]
             scene.nodes, scene.node_poly = nodes[keep], node_poly[keep]
             scene.node_prev, scene.node_next = prev[keep], nxt[keep]
+            scene.node_band = scene.node_band[keep]
         return scene
 
     def _inside_any(self, pts: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarray:
-        """(M,) whether each point lies strictly inside one of the scene's polygons."""
+        """(M,) whether each point lies strictly inside a blocking shape: a robot's circle
+        around its polygon, a goal frame's polygon."""
         s = self._scene_for_query
         m = pts.shape[0]
         if s.corners.shape[0] == 0 or m == 0:
             return np.zeros(m, dtype=bool)
-        d2 = ((pts[:, None, :] - s.centres[None, :, :]) ** 2).sum(axis=2)  # (M, P)
-        near = d2 < (s.r_out * s.r_out)[None, :]
+        d2 = (pts[:, 0:1] - s.cx) ** 2 + (pts[:, 1:2] - s.cy) ** 2  # (M, P)
+        sure = d2 < s.r_in2
+        near = d2 < s.r_out2
         if exclude is not None:
-            near[np.arange(m), exclude] = False
-        mi, pi = np.nonzero(near)
-        inside = np.zeros(m, dtype=bool)
+            rows = np.arange(m)
+            sure[rows, exclude] = False
+            near[rows, exclude] = False
+        inside = sure.any(axis=1)
+        mi, pi = np.nonzero(near & ~sure)
         if mi.size:
-            a, e = s.corners[pi], s.edges[pi]  # (A, K, 2)
-            q = pts[mi][:, None, :]
-            cr = _cross(e[..., 0], e[..., 1], q[..., 0] - a[..., 0], q[..., 1] - a[..., 1])
-            degenerate = (np.abs(e[..., 0]) + np.abs(e[..., 1])) < 1e-12
+            ax, ay, ex, ey = s.ax[pi], s.ay[pi], s.ex[pi], s.ey[pi]  # (A, K)
+            qx, qy = pts[mi, 0:1], pts[mi, 1:2]
+            cr = ex * (qy - ay) - ey * (qx - ax)
+            degenerate = (np.abs(ex) + np.abs(ey)) < 1e-12
             hit = ((cr > 1e-9) | degenerate).all(axis=1)  # corners are counter-clockwise
             inside[mi[hit]] = True
         return inside
@@ -309,7 +362,8 @@ class VisibilityGraphPlanner:
         inv_dd = 1.0 / np.maximum(dx * dx + dy * dy, 1e-18)
         rx, ry = s.cx - px, s.cy - py  # (S, P)
         t = (rx * dx + ry * dy) * inv_dd
-        np.clip(t, 0.0, 1.0, out=t)
+        np.maximum(t, 0.0, out=t)
+        np.minimum(t, 1.0, out=t)
         rx -= t * dx
         ry -= t * dy
         dist2 = rx * rx + ry * ry
@@ -361,18 +415,24 @@ class VisibilityGraphPlanner:
         # tangent at the target: both polygon neighbours of w on the same side of u->w
         c1 = dx * (s.node_prev[:, 1] - u_xy[1]) - dy * (s.node_prev[:, 0] - u_xy[0])
         c2 = dx * (s.node_next[:, 1] - u_xy[1]) - dy * (s.node_next[:, 0] - u_xy[0])
-        ok = c1 * c2 >= -1e-12
+        # (near-)tangent: a neighbour on the wrong side by less than the band between the node
+        # ring and the blocking shape still counts, as the segment may cut through that band
+        slack = s.node_band * np.hypot(dx, dy)
+        ok = (c1 * c2 >= -1e-12) | (np.minimum(np.abs(c1), np.abs(c2)) <= slack)
         # from inside a polygon's ring of nodes (close to it, or to an overlapping neighbour)
         # no node of that ring is tangent: keep them all, the segment test decides
         ring = (s.cx - u_xy[0]) ** 2 + (s.cy - u_xy[1]) ** 2 < s.r_ring * s.r_ring
         if ring.any():
             ok |= ring[s.node_poly]
-        if u_node >= 0:
+        if s.node_loose is not None:
+            ok |= s.node_loose
+        if u_node >= 0 and not (s.node_loose is not None and s.node_loose[u_node]):
             # leaving a polygon corner: the line must also be tangent there
             pu, nu = s.node_prev[u_node], s.node_next[u_node]
             c3 = dx * (pu[1] - u_xy[1]) - dy * (pu[0] - u_xy[0])
             c4 = dx * (nu[1] - u_xy[1]) - dy * (nu[0] - u_xy[0])
-            ok &= c3 * c4 >= -1e-12
+            ok &= (c3 * c4 >= -1e-12) | (np.minimum(np.abs(c3), np.abs(c4)) <= s.node_band[u_node] * np.hypot(dx, dy))
+        if u_node >= 0:
             ok[u_node] = False
         idx = np.nonzero(ok)[0]
         # one segment test for the candidates and the goal together
@@ -390,9 +450,12 @@ class VisibilityGraphPlanner:
                 raise ValueError(f"plan: start and goal must be finite, got {start} -> {goal}")
         s = self._build_scene(obstacles)
         c = self.config
-        start_xy, _ = self._escape(np.array([start.x_m, start.y_m]))
-        goal_raw = np.array([goal.x_m, goal.y_m])
-        goal_xy, goal_moved = self._escape(goal_raw)
+        ends = np.array([[start.x_m, start.y_m], [goal.x_m, goal.y_m]])
+        if self._inside_any(ends).any() or (np.abs(ends) > [self.bound_x_m, self.bound_y_m]).any():
+            start_xy, _ = self._escape(ends[0])
+            goal_xy, goal_moved = self._escape(ends[1])
+        else:  # the usual case: both free
+            start_xy, goal_xy, goal_moved = ends[0], ends[1], False
         prefix = [np.array([start.x_m, start.y_m])] if np.hypot(*(start_xy - [start.x_m, start.y_m])) > 1e-9 else []
 
         # side memory: which polygon was passed first last time, and on which side
@@ -494,38 +557,47 @@ class VisibilityGraphPlanner:
         self._side_memory = None
 
     def _smooth(self, wp: np.ndarray) -> np.ndarray:
-        """Round each corner with a quadratic Bezier where the curve stays free."""
+        """Round each corner with a quadratic Bezier where the curve stays free.
+
+        Every corner is tried at once with the longest cut; corners whose curve would enter a
+        polygon are retried with half the cut, three times, then left sharp.
+        """
         c = self.config
         if wp.shape[0] < 3 or c.smoothing_max_cut_m <= 0.0:
             return wp.copy()
         seg = np.diff(wp, axis=0)
         seg_len = np.hypot(seg[:, 0], seg[:, 1])
-        out = [wp[0]]
+        corner = wp[1:-1]  # (C, 2)
+        l_in, l_out = seg_len[:-1], seg_len[1:]
+        ok_len = (l_in > 1e-9) & (l_out > 1e-9)
+        a = seg[:-1] / np.maximum(l_in, 1e-9)[:, None]
+        b = seg[1:] / np.maximum(l_out, 1e-9)[:, None]
+        todo = ok_len & ((a * b).sum(axis=1) < 0.9999)  # straight-through corners need nothing
+        cut = np.minimum(c.smoothing_max_cut_m, 0.5 * np.minimum(l_in, l_out))
         ts = np.linspace(0.0, 1.0, c.smoothing_samples + 2)
-        for k in range(1, wp.shape[0] - 1):
-            l_in, l_out = seg_len[k - 1], seg_len[k]
-            if l_in < 1e-9 or l_out < 1e-9:
-                out.append(wp[k])
-                continue
-            a, b = seg[k - 1] / l_in, seg[k] / l_out
-            if float(a @ b) > 0.9999:
-                out.append(wp[k])
-                continue
-            cut = min(c.smoothing_max_cut_m, 0.5 * l_in, 0.5 * l_out)
-            done = False
-            for _ in range(4):
-                p0, p2 = wp[k] - cut * a, wp[k] + cut * b
-                curve = ((1 - ts)[:, None] ** 2 * p0 + 2 * ((1 - ts) * ts)[:, None] * wp[k]
-                         + (ts ** 2)[:, None] * p2)
-                if not self._blocked(curve[:-1], curve[1:]).any():
-                    out.extend(curve)
-                    done = True
-                    break
-                cut *= 0.5
-            if not done:
-                out.append(wp[k])
-        out.append(wp[-1])
-        pts = np.array(out)
+        w0, w1, w2 = (1 - ts) ** 2, 2 * (1 - ts) * ts, ts ** 2
+        n_t = ts.size
+        curves: dict[int, np.ndarray] = {}
+        for _ in range(4):
+            idx = np.nonzero(todo)[0]
+            if idx.size == 0:
+                break
+            p0 = corner[idx] - cut[idx, None] * a[idx]
+            p2 = corner[idx] + cut[idx, None] * b[idx]
+            pts = (w0[None, :, None] * p0[:, None, :] + w1[None, :, None] * corner[idx][:, None, :]
+                   + w2[None, :, None] * p2[:, None, :])  # (I, T, 2)
+            blocked = self._blocked(pts[:, :-1].reshape(-1, 2), pts[:, 1:].reshape(-1, 2))
+            bad = blocked.reshape(idx.size, n_t - 1).any(axis=1)
+            for j, k in enumerate(idx.tolist()):
+                if not bad[j]:
+                    curves[k] = pts[j]
+            todo[idx[~bad]] = False
+            cut[idx[bad]] *= 0.5
+        out = [wp[:1]]
+        for k in range(corner.shape[0]):
+            out.append(curves[k] if k in curves else corner[k:k + 1])
+        out.append(wp[-1:])
+        pts = np.concatenate(out)
         keep = np.ones(pts.shape[0], dtype=bool)
         keep[1:] = np.hypot(*np.diff(pts, axis=0).T) > 1e-9
         return pts[keep]
