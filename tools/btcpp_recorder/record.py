@@ -166,6 +166,11 @@ def dump_blackboard(bb_ptr: int, keys: list[str], check=None) -> dict:
         any_addr = _bb_get_any(bb_ptr, k.ref)
         info = _bb_entry_info(bb_ptr, k.ref)
         if not any_addr or not info:
+            if key.startswith("@"):
+                # BT.CPP 4.8.2 lists a key "@name" created by a {@name} remapping but its
+                # getters look "name" up in the root blackboard instead.
+                out[key] = {"value": None, "type": "(unreadable)", "entry_type": "(unreadable)"}
+                continue
             raise RecorderError(f"blackboard key {key!r} listed but not found")
         entry_type = demangle(_type_name(_word(info)))
         empty = _word(any_addr + 16) == 0
@@ -745,11 +750,12 @@ def main() -> int:
     else:
         entries = json.loads((root / "index.json").read_text())
     done = []
-    failures = 0
+    failures = recorded = 0
     for entry in entries:
         if args.k not in entry["case"]:
             done.append(entry)
             continue
+        recorded += 1
         try:
             done.append(_record_in_child(root, entry))
         except RecorderError as exc:
@@ -767,7 +773,7 @@ def main() -> int:
             for d in diffs:
                 print(f"     {d}")
     (root / "index.json").write_text(json.dumps(done, indent=1) + "\n")
-    print(f"{len(done) - failures} recorded, {failures} not recorded")
+    print(f"{recorded - failures} recorded, {failures} not recorded")
     return 1 if failures else 0
 
 
