@@ -542,7 +542,7 @@ class FreeKickPosition(SoccerSyncNode):
         if role == "goal_keeper":
             target = goalkeeper_blocking_position(bxy, f, 0.8)
         elif ours and role == "striker":
-            target = free_kick_position(bxy, f, True, ctx.state.kick_dir_rad, attack_dist_m=0.6)
+            target = _behind_ball_on_field(bxy, ctx.state.kick_dir_rad, 0.7, f)
         elif ours:
             idx, n = _rank_in_role(ctx, role)
             target = supporter_targets(bxy, f, n)[idx]
@@ -559,12 +559,27 @@ class FreeKickPosition(SoccerSyncNode):
             # a throw-in's spot lies on the touch line: never stand where the referee removes us
             x, y = f.clamp_to_field(target.x_m, target.y_m, -FIELD_KEEP_OUT_M)
             target = Pose2D(x, y, target.theta_rad)
-        obstacles = nav_obstacles(ctx, include_ball=True, ball_radius_m=(keep - 0.25) if not ours else 0.45)
+        obstacles = nav_obstacles(ctx, include_ball=True, ball_radius_m=(keep - 0.25) if not ours else 0.35)
         target = Pose2D(target.x_m, target.y_m, math.atan2(bxy[1] - target.y_m, bxy[0] - target.x_m)
                         if not (ours and role == "striker") else target.theta_rad)
         _walk_and_hold(ctx, target, 0.15, self.port_float("vx_limit"), self.port_float("vy_limit"), obstacles,
                        holder=self)
         return SUCCESS
+
+
+def _behind_ball_on_field(ball_xy: tuple[float, float], kick_dir_rad: float, dist_m: float, field) -> Pose2D:
+    """``dist_m`` behind the ball along the kick, facing it; near a line (a throw-in) the
+    direction turns into the field until the spot lies inside (the kick may go off-heading)."""
+    limit = FIELD_KEEP_OUT_M
+    for k in range(0, 10):
+        for sign in ((1.0,) if k == 0 else (1.0, -1.0)):
+            d = kick_dir_rad + sign * 0.15 * k
+            x, y = ball_xy[0] - dist_m * math.cos(d), ball_xy[1] - dist_m * math.sin(d)
+            if field.is_inside_field(x, y, -limit):
+                return Pose2D(x, y, wrap_angle_rad(d))
+    x, y = field.clamp_to_field(ball_xy[0] - dist_m * math.cos(kick_dir_rad),
+                                ball_xy[1] - dist_m * math.sin(kick_dir_rad), -limit)
+    return Pose2D(x, y, math.atan2(ball_xy[1] - y, ball_xy[0] - x))
 
 
 def _keep_away(target: Pose2D, ball_xy: tuple[float, float], keep_m: float, field) -> Pose2D:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BallView", "ball_view", "goal_post_angles", "angle_good_for_kick", "walk_to_pose",
            "head_angles_to", "clamp", "sigmoid_down", "nav_obstacles", "striker_rank",
-           "dist_to_obstacle", "avoid_direction"]
+           "dist_to_obstacle", "avoid_direction", "stay_on_field"]
 
 _FAR_M = 1e9
 
@@ -157,6 +157,7 @@ def walk_to_pose(ctx: RobotContext, x_m: float, y_m: float, theta_rad: float, *,
         obs = nav_obstacles(ctx) if obstacles is None else obstacles
         vx, vy, vth = nav.velocity_to(pose, Pose2D(x_m, y_m, theta_rad), obs, ctx.now_s(),
                                       vx_limit, vy_limit, vtheta_limit)
+        vx, vy = stay_on_field(ctx, pose, vx, vy)
         ctx.set_velocity(clamp(vx, -vx_limit, vx_limit), clamp(vy, -vy_limit, vy_limit),
                          clamp(vth, -vtheta_limit, vtheta_limit))
         return dist
@@ -174,8 +175,26 @@ def walk_to_pose(ctx: RobotContext, x_m: float, y_m: float, theta_rad: float, *,
         vth = clamp(2.0 * wrap_angle_rad(theta_rad - pose.theta_rad), -vtheta_limit, vtheta_limit)
     if avoid_obstacles:
         vx, vy = _repel(ctx, pose, vx, vy)
+    vx, vy = stay_on_field(ctx, pose, vx, vy)
     ctx.set_velocity(clamp(vx, -vx_limit, vx_limit), clamp(vy, -vy_limit, vy_limit), vth)
     return dist
+
+
+OFF_FIELD_LIMIT_M = 0.3  # the referee removes a robot 0.5 m beyond the lines
+
+
+def stay_on_field(ctx: RobotContext, pose: Pose2D, vx: float, vy: float) -> tuple[float, float]:
+    """Drop the outward part of a robot-frame velocity once the robot is more than
+    ``OFF_FIELD_LIMIT_M`` beyond an outer line."""
+    f = ctx.field
+    c, s = math.cos(pose.theta_rad), math.sin(pose.theta_rad)
+    fx, fy = c * vx - s * vy, s * vx + c * vy
+    lim_x, lim_y = f.half_length_m + OFF_FIELD_LIMIT_M, f.half_width_m + OFF_FIELD_LIMIT_M
+    if abs(pose.x_m) > lim_x and fx * pose.x_m > 0.0:
+        fx = 0.0
+    if abs(pose.y_m) > lim_y and fy * pose.y_m > 0.0:
+        fy = 0.0
+    return c * fx + s * fy, -s * fx + c * fy
 
 
 def _repel(ctx: RobotContext, pose: Pose2D, vx: float, vy: float) -> tuple[float, float]:

@@ -216,3 +216,25 @@ def test_search_ball_scans_then_turns() -> None:
         r.wait(0.1)
         tick(node)
     assert abs(velocity(r)[2]) == pytest.approx(0.7)
+
+
+def test_throw_in_spot_behind_the_ball_stays_on_the_field() -> None:
+    ball = (1.43, 4.5)
+    spot = O._behind_ball_on_field(ball, -0.85, 0.7, FIELD)  # straight behind lies beyond the line
+    assert FIELD.is_inside_field(spot.x_m, spot.y_m, -O.FIELD_KEEP_OUT_M)
+    assert math.hypot(spot.x_m - ball[0], spot.y_m - ball[1]) == pytest.approx(0.7)
+    assert abs(math.remainder(spot.theta_rad - math.atan2(ball[1] - spot.y_m, ball[0] - spot.x_m), math.tau)) < 1e-9
+    inside = O._behind_ball_on_field((0.0, 0.0), 0.3, 0.7, FIELD)
+    assert inside.theta_rad == pytest.approx(0.3)
+
+
+def test_walking_never_heads_further_beyond_the_lines() -> None:
+    from soccerbt.nodes.soccer.skills import stay_on_field
+
+    r = make_robot()
+    # 0.35 m beyond the left touch line, facing +y: the outward (forward) part is dropped
+    vx, vy = stay_on_field(r.ctx, Pose2D(0.0, 4.85, math.pi / 2), 0.5, 0.2)
+    assert vx == pytest.approx(0.0, abs=1e-12) and vy == pytest.approx(0.2)
+    # walking back in is left alone; inside the field nothing changes
+    assert stay_on_field(r.ctx, Pose2D(0.0, 4.85, math.pi / 2), -0.5, 0.0) == pytest.approx((-0.5, 0.0))
+    assert stay_on_field(r.ctx, Pose2D(6.0, 4.0, 0.0), 0.5, 0.3) == (0.5, 0.3)
