@@ -223,6 +223,7 @@ class ParticleFilter:
         self._w_fast: float | None = None
         self._fit = 0.0  # smoothed per-detection fit 0..1 of the latest frames
         self._cache: tuple[Pose2D, np.ndarray, float] | None = None
+        self._seed: Pose2D | None = None  # the previous estimate, moved by odometry
         self.updates = 0
         self.injected_total = 0
         self.reset_uniform()
@@ -234,6 +235,7 @@ class ParticleFilter:
         self.particles_xyt = xyt
         self.log_weights = np.zeros(self.n)
         self._cache = None
+        self._seed = None
         self._w_slow = self._w_fast = None
         self._fit = 0.0
 
@@ -292,6 +294,7 @@ class ParticleFilter:
             xyt[flip, 0:2] *= -1.0
             xyt[flip, 2] = _wrap(xyt[flip, 2] + math.pi)
             self._cache = None
+            self._seed = None
         return int(flip.sum())
 
     def trust_direction(self, heading_rad: float | None = None, std_rad: float = 0.35) -> None:
@@ -329,6 +332,8 @@ class ParticleFilter:
         xyt[:, 1] += sin * ndx + cos * ndy
         xyt[:, 2] = _wrap(xyt[:, 2] + dth + noise[:, 2] * s_r)
         self._cache = None
+        if self._seed is not None:
+            self._seed = self._seed.compose(odometry_delta)
 
     def _group(self, detections: Sequence[Detection]) -> dict[str, np.ndarray]:
         groups: dict[str, list[tuple[float, float]]] = {}
@@ -581,36 +586,44 @@ class ParticleFilter:
         xyt = self.particles_xyt
         w = np.exp(self.log_weights)
         w /= w.sum()
-        # the mode: the heaviest cell of a coarse (0.5 m, 0.5 m, 45 deg) histogram, refined by
-        # the weighted mean of the particles near it (a mean over two mirror twins is nowhere)
-        hx = self.field.half_length_m + self.config.border_m + 1.0
-        hy = self.field.half_width_m + self.config.border_m + 1.0
-        nx, ny, nt = int(2 * hx / 0.5) + 1, int(2 * hy / 0.5) + 1, 8
-        ix = np.clip(((xyt[:, 0] + hx) / 0.5).astype(int), 0, nx - 1)
-        iy = np.clip(((xyt[:, 1] + hy) / 0.5).astype(int), 0, ny - 1)
-        it = np.clip(((xyt[:, 2] + math.pi) / (_TWO_PI / nt)).astype(int), 0, nt - 1)
-        cell = (ix * ny + iy) * nt + it
-        hist = np.bincount(cell, weights=w, minlength=nx * ny * nt)
-        seed = int(np.argmax(hist))
-        in_seed = cell == seed
-        ws = w[in_seed]
-        sx = float(ws @ xyt[in_seed, 0]) / ws.sum()
-        sy = float(ws @ xyt[in_seed, 1]) / ws.sum()
-        st = math.atan2(float(ws @ np.sin(xyt[in_seed, 2])), float(ws @ np.cos(xyt[in_seed, 2])))
-        near = (np.hypot(xyt[:, 0] - sx, xyt[:, 1] - sy) < 0.75) & (np.abs(_wrap(xyt[:, 2] - st)) < 0.6)
-        wn = w[near]
-        wsum = float(wn.sum())
-        mx = float(wn @ xyt[near, 0]) / wsum
-        my = float(wn @ xyt[near, 1]) / wsum
-        mt = math.atan2(float(wn @ np.sin(xyt[near, 2])), float(wn @ np.cos(xyt[near, 2])))
-        est = Pose2D(mx, my, wrap_angle_rad(mt))
-        # covariance of the estimate's cluster (within 1 m and 45 degrees of it); the weight
-        # elsewhere (a mirror twin, stray injected particles) lowers the confidence instead
-        near = (np.hypot(xyt[:, 0] - mx, xyt[:, 1] - my) < 1.0) & (np.abs(_wrap(xyt[:, 2] - mt)) < 0.8)
+        # the estimate is the weighted mean of one cluster (within 1 m and 45 degrees of a
+        # seed): a mean over two mirror twins would be nowhere. The seed is the previous
+        # estimate moved by odometry while that cluster keeps at least half the weight, else
+        # the heaviest cell of a coarse (0.5 m, 0.5 m, 45 deg) histogram.
+        near = dx = dy = dt = None
+        seed = self._seed
+        if seed is not None:
+            dx, dy, dt, near = self._near(seed)
+            if float(w[near].sum()) < 0.5:
+                near = None
+        if near is None:
+            hx = self.field.half_length_m + self.config.border_m + 1.0
+            hy = self.field.half_width_m + self.config.border_m + 1.0
+            nx, ny, nt = int(2 * hx / 0.5) + 1, int(2 * hy / 0.5) + 1, 8
+            ix = np.clip(((xyt[:, 0] + hx) * 2.0).astype(int), 0, nx - 1)
+            iy = np.clip(((xyt[:, 1] + hy) * 2.0).astype(int), 0, ny - 1)
+            it = np.clip(((xyt[:, 2] + math.pi) * (nt / _TWO_PI)).astype(int), 0, nt - 1)
+            cell = (ix * ny + iy) * nt + it
+            hist = np.bincount(cell, weights=w, minlength=nx * ny * nt)
+            in_seed = cell == int(np.argmax(hist))
+            ws = w[in_seed]
+            sx = float(ws @ xyt[in_seed, 0]) / float(ws.sum())
+            sy = float(ws @ xyt[in_seed, 1]) / float(ws.sum())
+            st = math.atan2(float(ws @ np.sin(xyt[in_seed, 2])), float(ws @ np.cos(xyt[in_seed, 2])))
+            seed = Pose2D(sx, sy, st)
+            dx, dy, dt, near = self._near(seed)
         wn = w[near]
         mass = float(wn.sum())
-        dev = np.stack([xyt[near, 0] - mx, xyt[near, 1] - my, _wrap(xyt[near, 2] - mt)], axis=1)
-        cov = (dev * (wn / mass)[:, None]).T @ dev
+        dx, dy, dt = dx[near], dy[near], dt[near]
+        wr = wn / mass
+        mdx, mdy = float(wr @ dx), float(wr @ dy)
+        mdt = math.atan2(float(wr @ np.sin(dt)), float(wr @ np.cos(dt)))
+        est = Pose2D(seed.x_m + mdx, seed.y_m + mdy, wrap_angle_rad(seed.theta_rad + mdt))
+        self._seed = est
+        # covariance of that cluster; the weight elsewhere (a mirror twin, stray injected
+        # particles) lowers the confidence instead
+        dev = np.stack([dx - mdx, dy - mdy, _wrap(dt - mdt)], axis=1)
+        cov = (dev * wr[:, None]).T @ dev
         cov = 0.5 * (cov + cov.T)
         c = self.config
         xy_std = math.sqrt(max(0.0, cov[0, 0] + cov[1, 1]))
@@ -621,6 +634,14 @@ class ParticleFilter:
         conf = max(0.0, min(1.0, spread * fit * min(1.0, mass / 0.8)))
         self._cache = (est, cov, conf)
         return self._cache
+
+    def _near(self, seed: Pose2D) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Offsets of every particle from ``seed`` and the mask of those within its cluster."""
+        xyt = self.particles_xyt
+        dx = xyt[:, 0] - seed.x_m
+        dy = xyt[:, 1] - seed.y_m
+        dt = _wrap(xyt[:, 2] - seed.theta_rad)
+        return dx, dy, dt, (dx * dx + dy * dy < 1.0) & (np.abs(dt) < 0.8)
 
     def estimate(self) -> Pose2D:
         """The most likely pose: the weighted mean of the strongest particle cluster."""
