@@ -282,10 +282,9 @@ class Agent:
         self.context.stop()
         self.context.begin_tick()  # no kick, no stand-up from the failed tick
         if count == 1:
-            message = str(exc) or type(exc).__name__
-            if path not in message:
-                message = f"{path}: {message}"
-            self._emit("node_exception", f"{type(exc).__name__}: {message}", path)
+            original = getattr(exc, "original", None) or exc  # the engine wraps the node's error
+            message = f"{type(original).__name__} in {path}: {original}"
+            self._emit("node_exception", message, path)
 
     # --- hot reload ----------------------------------------------------------------------------
 
