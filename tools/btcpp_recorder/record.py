@@ -618,9 +618,11 @@ def record_tick_once(xml_path: Path, n_ticks: int, resets_at: dict[int, set[str]
     except RuntimeError as exc:
         return [], "load", str(exc)
     by_path = {path: uid for sub in subtrees for uid, _n, path, _r in sub["nodes"]}
+    root_bb = tree.root_blackboard()
     roots = []
     for n in range(1, n_ticks + 1):
         reset_leaves(ptrs, [by_path[p] for p in resets_at.get(n, ())])
+        root_bb.set_int(TICK_KEY, n)   # read by the probes
         try:
             roots.append(tree.tick_once().name)
         except RuntimeError as exc:
