@@ -277,6 +277,13 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
     off_rad = wrap_angle_rad(ball.dir_rb_rad - kick_dir_rad)
     behind = abs(off_rad) < 0.9 and ball.range_m > 0.2
     heading = kick_dir_rad + clamp(off_rad, -0.4, 0.4)
+    if behind and abs(off_rad) < 0.35 and ball.range_m < 1.5 and _contested(ctx, ball):
+        # an opponent is at the ball: no time to line up a kick, walk through it (the feet push
+        # it along) as Booster's robots do
+        eth = wrap_angle_rad(heading - pose.theta_rad)
+        ctx.set_velocity(min(vx_limit, 0.8), clamp(1.5 * ball.robot_y_m, -min(vy_limit, 0.3), min(vy_limit, 0.3)),
+                         clamp(2.0 * eth, -vtheta_limit, vtheta_limit))
+        return
     if behind and ball.range_m < near_m:
         # final approach in the robot frame: ball to (stand-off, 0), heading to `heading`
         ex = ball.robot_x_m - KICK_STAND_OFF_M
@@ -298,6 +305,17 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
     obstacles = nav_obstacles(ctx, include_ball=not behind, ball_radius_m=0.35)
     walk_to_pose(ctx, tx, ty, heading, vx_limit=vx_limit, vy_limit=vy_limit, vtheta_limit=vtheta_limit,
                  obstacles=obstacles)
+
+
+def _contested(ctx, ball: BallView, radius_m: float = 1.0) -> bool:
+    """A robot that is not a known teammate stands within ``radius_m`` of the ball."""
+    team = ctx.robot.team
+    now = ctx.now_s()
+    for o in ctx.world_model.obstacles:
+        if o.team is not team and now - o.last_seen_s < 0.5 and \
+                math.hypot(o.x_m - ball.field_x_m, o.y_m - ball.field_y_m) < radius_m:
+            return True
+    return False
 
 
 class KickBall(SoccerSyncNode):

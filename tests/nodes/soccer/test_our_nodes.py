@@ -238,3 +238,23 @@ def test_walking_never_heads_further_beyond_the_lines() -> None:
     # walking back in is left alone; inside the field nothing changes
     assert stay_on_field(r.ctx, Pose2D(0.0, 4.85, math.pi / 2), -0.5, 0.0) == pytest.approx((-0.5, 0.0))
     assert stay_on_field(r.ctx, Pose2D(6.0, 4.0, 0.0), 0.5, 0.3) == (0.5, 0.3)
+
+
+def test_approach_walks_through_a_contested_ball_and_lines_up_a_free_one() -> None:
+    r = make_robot()
+    r.ctx.state.kick_dir_rad = 0.0
+    r.scene(Pose2D(0.0, 0.0, 0.0), (0.8, 0.0))
+    tick(make_node(O.ApproachBall, r))
+    free_vx = velocity(r)[0]
+    assert 0.0 < free_vx <= 0.45  # closing in to the kick stand-off
+    r2 = make_robot()
+    r2.ctx.state.kick_dir_rad = 0.0
+    r2.scene(Pose2D(0.0, 0.0, 0.0), (0.8, 0.0), robots=((1.4, 0.3, Team.RED),))
+    tick(make_node(O.ApproachBall, r2))
+    assert velocity(r2)[0] == pytest.approx(0.8)
+    # a teammate near the ball is no reason to rush
+    r3 = make_robot()
+    r3.ctx.state.kick_dir_rad = 0.0
+    r3.scene(Pose2D(0.0, 0.0, 0.0), (0.8, 0.0), robots=((1.4, 0.3, Team.BLUE),))
+    tick(make_node(O.ApproachBall, r3))
+    assert velocity(r3)[0] == pytest.approx(free_vx)
