@@ -118,33 +118,38 @@ class Planner(Protocol):
 
 @dataclass
 class _Scene:
-    """The inflated polygons of one set of obstacles, with the graph nodes around them."""
+    """The blocking shapes of one set of obstacles, with the graph nodes around them.
+
+    P shapes: the goal frames first (convex polygons, tested exactly), then one circle per
+    robot (the circle around its inflated polygon). V graph nodes.
+    """
 
     key: tuple
-    corners: np.ndarray  # (P, K, 2) blocking polygons, padded by repeating the last corner
-    edges: np.ndarray  # (P, K, 2) corner k to corner k+1
-    centres: np.ndarray  # (P, 2)
-    r_in: np.ndarray  # (P,) radius of a circle inside the polygon (0 when unknown)
-    r_out: np.ndarray  # (P,) radius of a circle around the polygon
-    r_ring: np.ndarray  # (P,) radius of a circle around the polygon's graph nodes
+    n_static: int  # the first n_static shapes are goal-frame polygons
+    cx: np.ndarray  # (P,) centres
+    cy: np.ndarray
+    r_in2: np.ndarray  # (P,) squared radius inside which a point surely is blocked
+    r_out2: np.ndarray  # (P,) squared radius outside which a point surely is free
+    r_ring: np.ndarray  # (P,) radius of a circle around the shape's graph nodes
+    r_out: np.ndarray  # (P,) radius of the circle around the blocking shape
+    ax: np.ndarray  # (n_static, K) goal-frame corners and edges per axis, counter-clockwise
+    ay: np.ndarray
+    ex: np.ndarray
+    ey: np.ndarray
     nodes: np.ndarray  # (V, 2) graph nodes (pushed-out corners)
-    node_poly: np.ndarray  # (V,) polygon index of each node
-    node_prev: np.ndarray  # (V, 2) the neighbouring node on the polygon, either side
+    node_poly: np.ndarray  # (V,) shape index of each node
+    node_prev: np.ndarray  # (V, 2) the neighbouring node on the same ring, either side
     node_next: np.ndarray
-    kinds: list[str]
-    neighbours: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = dc_field(default_factory=dict)
-    # the same geometry split for the segment test: centres (P,), squared radii (P,),
-    # corners and edges per axis (P, K)
-    node_band: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))  # (V,) ring - shape, metres
+    node_band: np.ndarray  # (V,) width of the band between a node's ring and its shape
+    robots: list[tuple[float, float, float]]  # (x, y, inflated radius) per robot shape
     node_loose: np.ndarray | None = None  # (V,) nodes exempt from the tangent rule (or None)
-    cx: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
-    cy: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
-    r_in2: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
-    r_out2: np.ndarray = dc_field(default_factory=lambda: np.zeros(0))
-    ax: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0)))
-    ay: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0)))
-    ex: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0)))
-    ey: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0)))
+    neighbours: dict[int, tuple[np.ndarray, np.ndarray]] = dc_field(default_factory=dict)
+    visible: dict[tuple[int, int], bool] = dc_field(default_factory=dict)  # node pairs tested
+    py: dict | None = None  # the geometry as Python floats (built on first use)
+
+    @property
+    def centres(self) -> np.ndarray:
+        return np.stack([self.cx, self.cy], axis=1)
 
 
 def _cross(ax, ay, bx, by):
@@ -163,12 +168,25 @@ class VisibilityGraphPlanner:
         self._static = self._goal_frames() if c.include_goal_frames else []
         self._cos_half = math.cos(math.pi / c.polygon_sides)
         self._unit = inflate_circle(0.0, 0.0, self._cos_half, c.polygon_sides)  # corners at radius 1
+        self._ring_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._ring_poly_template = np.repeat(np.arange(16), c.polygon_sides)
+        self._unit_prev = np.roll(self._unit, 1, axis=0)
+        self._unit_next = np.roll(self._unit, -1, axis=0)
         self._static_np = self._static_arrays()
-        self._static_keep = np.ones(self._static_np["nodes"].shape[0], dtype=bool)
-        if self._static_keep.size:
-            self._scene = None
-            self._build_scene_static_check()
+        st = self._static_np
         self._scene: _Scene | None = None
+        self._static_py = [
+            (float(st["cx"][i]), float(st["cy"][i]), float(st["r_in2"][i]), float(st["r_out2"][i]),
+             float(st["r_out"][i]),
+             tuple(zip(st["ax"][i].tolist(), st["ay"][i].tolist(), st["ex"][i].tolist(), st["ey"][i].tolist())))
+            for i in range(st["cx"].shape[0])]
+        # goal-frame nodes inside another goal frame or out of bounds: known once
+        self._static_keep = np.ones(st["nodes"].shape[0], dtype=bool)
+        if self._static_keep.size:
+            self._build_scene([])
+            self._static_keep = ~self._inside_any(st["nodes"], exclude=st["node_poly"])
+            self._static_keep &= (np.abs(st["nodes"][:, 0]) <= self.bound_x_m) & (np.abs(st["nodes"][:, 1]) <= self.bound_y_m)
+            self._scene = None
         self._side_memory: tuple[float, float, int, float, float] | None = None  # x, y, side, goal
 
     # --- geometry -----------------------------------------------------------------------
@@ -196,136 +214,143 @@ class VisibilityGraphPlanner:
         return out
 
     def _static_arrays(self) -> dict[str, np.ndarray]:
-        """The goal frames' polygon arrays, computed once."""
-        k = self.config.polygon_sides
+        """The goal frames' arrays, computed once."""
         polys = self._static
         n_p = len(polys)
-        corners = np.zeros((n_p, k, 2))
-        nodes, node_poly, prev, nxt, prev_idx, next_idx = [], [], [], [], [], []
-        offset = 0
+        k = max((p[0].shape[0] for p in polys), default=1)
+        ax = np.zeros((n_p, k))
+        ay = np.zeros((n_p, k))
+        ex = np.zeros((n_p, k))
+        ey = np.zeros((n_p, k))
+        nodes, node_poly, prev, nxt = [], [], [], []
+        centres = np.zeros((n_p, 2))
+        r_in = np.zeros(n_p)
+        r_out = np.zeros(n_p)
+        r_ring = np.zeros(n_p)
         for i, (block, vis, _kind) in enumerate(polys):
             m = block.shape[0]
-            mv = vis.shape[0]
-            prev_idx.append(offset + (np.arange(mv) - 1) % mv)
-            next_idx.append(offset + (np.arange(mv) + 1) % mv)
-            offset += mv
-            if m > k:
-                raise ValueError(f"goal frame polygon with {m} corners exceeds polygon_sides={k}")
-            corners[i, :m] = block
-            corners[i, m:] = block[-1]  # padding: zero-length edges never cross anything
+            e = np.roll(block, -1, axis=0) - block
+            ax[i, :m], ay[i, :m] = block[:, 0], block[:, 1]
+            ax[i, m:], ay[i, m:] = block[-1, 0], block[-1, 1]  # padding: zero-length edges
+            ex[i, :m], ey[i, :m] = e[:, 0], e[:, 1]
+            ctr = block.mean(axis=0)
+            centres[i] = ctr
+            r_out[i] = float(np.hypot(*(block - ctr).T).max())
+            r_ring[i] = float(np.hypot(*(vis - ctr).T).max())
+            r_in[i] = float((np.abs(_cross(e[:, 0], e[:, 1], ctr[0] - block[:, 0], ctr[1] - block[:, 1]))
+                             / np.hypot(e[:, 0], e[:, 1])).min())
             nodes.append(vis)
             node_poly.append(np.full(vis.shape[0], i))
             prev.append(np.roll(vis, 1, axis=0))
             nxt.append(np.roll(vis, -1, axis=0))
-        centres = np.array([p[0].mean(axis=0) for p in polys]).reshape(-1, 2)
-        r_out = np.array([float(np.hypot(*(p[0] - ctr).T).max()) for p, ctr in zip(polys, centres)])
-        r_ring = np.array([float(np.hypot(*(p[1] - ctr).T).max()) for p, ctr in zip(polys, centres)])
-        r_in = np.zeros(n_p)
-        for i, (block, _vis, _kind) in enumerate(polys):
-            e = np.roll(block, -1, axis=0) - block
-            ctr = centres[i]
-            r_in[i] = float((np.abs(_cross(e[:, 0], e[:, 1], ctr[0] - block[:, 0], ctr[1] - block[:, 1]))
-                             / np.hypot(e[:, 0], e[:, 1])).min())
         empty = np.zeros((0, 2))
         return {
-            "corners": corners, "centres": centres, "r_in": r_in, "r_out": r_out, "r_ring": r_ring,
+            "ax": ax, "ay": ay, "ex": ex, "ey": ey, "cx": centres[:, 0].copy(), "cy": centres[:, 1].copy(),
+            "r_in2": r_in * r_in - 1e-9, "r_out2": r_out * r_out, "r_out": r_out, "r_ring": r_ring,
             "nodes": np.concatenate(nodes) if nodes else empty,
             "node_poly": np.concatenate(node_poly) if node_poly else np.zeros(0, dtype=int),
             "prev": np.concatenate(prev) if prev else empty,
             "next": np.concatenate(nxt) if nxt else empty,
-            "prev_idx": np.concatenate(prev_idx) if prev_idx else np.zeros(0, dtype=int),
-            "next_idx": np.concatenate(next_idx) if next_idx else np.zeros(0, dtype=int),
+            "band": np.full(sum(n.shape[0] for n in nodes), 1.5 * self.config.vertex_offset_m),
         }
-
-    def _build_scene_static_check(self) -> None:
-        """Which goal-frame nodes lie inside another goal-frame polygon (computed once)."""
-        scene = self._build_scene([])
-        st = self._static_np
-        self._static_keep = ~self._inside_any(st["nodes"], exclude=st["node_poly"])
-        del scene
-        self._scene = None
 
     def _build_scene(self, obstacles: Sequence[Obstacle]) -> _Scene:
         key = tuple((o.x_m, o.y_m, o.radius_m, o.kind) for o in obstacles)
         if self._scene is not None and self._scene.key == key:
-            return self._scene  # nothing moved: reuse polygons and vertex neighbourhoods
+            return self._scene  # nothing moved: reuse shapes, tangent candidates, visibility
         c = self.config
         st = self._static_np
         k = c.polygon_sides
-        n_s = st["corners"].shape[0]
-        if obstacles:
+        n_s = st["cx"].shape[0]
+        n_d = len(obstacles)
+        if n_d:
             ob = np.array([(o.x_m, o.y_m, o.radius_m) for o in obstacles], dtype=float)
-            r = ob[:, 2] + c.robot_radius_m + c.clearance_m  # inscribed radius of each polygon
-            r_out = r / self._cos_half
-            # a robot blocks its whole circumscribed circle (which holds its polygon), so the
-            # segment test is one distance per pair; its nodes circumscribe that circle
+            r = ob[:, 2] + c.robot_radius_m + c.clearance_m  # the inflated circle
+            r_out = r / self._cos_half  # the circle around its polygon: what blocks
+            # its nodes form a polygon around that circle, vertex_offset_m outside it
             r_vis = (r_out + c.vertex_offset_m) / self._cos_half
-            corners = ob[:, None, 0:2] + r_out[:, None, None] * self._unit[None, :, :]
-            vis = ob[:, None, 0:2] + r_vis[:, None, None] * self._unit[None, :, :]
-            n_d = ob.shape[0]
-            all_corners = np.concatenate([st["corners"], corners])
-            centres = np.concatenate([st["centres"], ob[:, 0:2]])
-            r_in_a = np.concatenate([st["r_in"], r])
+            rv = r_vis[:, None, None]
+            ctr = ob[:, None, 0:2]
+            r2 = r_out * r_out - 1e-9
+            cx = np.concatenate([st["cx"], ob[:, 0]])
+            cy = np.concatenate([st["cy"], ob[:, 1]])
+            r_in2 = np.concatenate([st["r_in2"], r2])
+            r_out2 = np.concatenate([st["r_out2"], r2])
+            r_ring = np.concatenate([st["r_ring"], r_vis])
             r_out_a = np.concatenate([st["r_out"], r_out])
-            r_ring_a = np.concatenate([st["r_ring"], r_vis])
-            nodes = np.concatenate([st["nodes"], vis.reshape(-1, 2)])
-            node_poly = np.concatenate([st["node_poly"], np.repeat(np.arange(n_s, n_s + n_d), k)])
-            prev = np.concatenate([st["prev"], np.roll(vis, 1, axis=1).reshape(-1, 2)])
-            nxt = np.concatenate([st["next"], np.roll(vis, -1, axis=1).reshape(-1, 2)])
-            base = st["nodes"].shape[0] + k * np.arange(n_d)[:, None]
-            ring_k = np.arange(k)[None, :]
-            prev_idx = np.concatenate([st["prev_idx"], (base + (ring_k - 1) % k).ravel()])
-            next_idx = np.concatenate([st["next_idx"], (base + (ring_k + 1) % k).ravel()])
+            nodes = np.concatenate([st["nodes"], (ctr + rv * self._unit).reshape(-1, 2)])
+            prev = np.concatenate([st["prev"], (ctr + rv * self._unit_prev).reshape(-1, 2)])
+            nxt = np.concatenate([st["next"], (ctr + rv * self._unit_next).reshape(-1, 2)])
+            node_poly = np.concatenate([st["node_poly"], n_s + self._ring_poly(n_d)])
+            band = np.concatenate([st["band"], np.repeat(r_vis - r_out, k)])
+            robots = list(zip(ob[:, 0].tolist(), ob[:, 1].tolist(), r.tolist()))
         else:
-            all_corners, centres, r_in_a, r_out_a = st["corners"], st["centres"], st["r_in"], st["r_out"]
-            r_ring_a = st["r_ring"]
-            nodes, node_poly, prev, nxt = st["nodes"], st["node_poly"], st["prev"], st["next"]
-            prev_idx, next_idx = st["prev_idx"], st["next_idx"]
-        edges = np.roll(all_corners, -1, axis=1) - all_corners
-        scene = _Scene(key, all_corners, edges, centres, r_in_a, r_out_a, r_ring_a, nodes, node_poly, prev, nxt,
-                       [p[2] for p in self._static] + [o.kind for o in obstacles])
-        scene.cx, scene.cy = centres[:, 0].copy(), centres[:, 1].copy()
-        r_sure = r_in_a.copy()
-        r_sure[n_s:] = r_out_a[n_s:]  # robots: the circle around the polygon blocks
-        scene.r_in2 = r_sure * r_sure - 1e-9
-        scene.r_out2 = r_out_a * r_out_a
-        scene.ax, scene.ay = all_corners[..., 0].copy(), all_corners[..., 1].copy()
-        scene.ex, scene.ey = edges[..., 0].copy(), edges[..., 1].copy()
-        band = np.full(centres.shape[0], 1.5 * c.vertex_offset_m)
-        band[n_s:] = r_ring_a[n_s:] - r_out_a[n_s:]
-        scene.node_band = band[node_poly]
+            cx, cy, r_in2, r_out2 = st["cx"], st["cy"], st["r_in2"], st["r_out2"]
+            r_ring, r_out_a = st["r_ring"], st["r_out"]
+            nodes, prev, nxt, node_poly, band = st["nodes"], st["prev"], st["next"], st["node_poly"], st["band"]
+            robots = []
+        scene = _Scene(key, n_s, cx, cy, r_in2, r_out2, r_ring, r_out_a, st["ax"], st["ay"], st["ex"], st["ey"],
+                       nodes, node_poly, prev, nxt, band, robots)
         self._scene = scene
-        # nodes inside another polygon or out of bounds can never be visited; the goal frames'
-        # own overlaps are known, the robots' are tested only when circles overlap at all
-        keep = (np.abs(nodes[:, 0]) <= self.bound_x_m) & (np.abs(nodes[:, 1]) <= self.bound_y_m)
-        n_static_nodes = st["nodes"].shape[0]
-        keep[:n_static_nodes] &= self._static_keep
-        if centres.shape[0] > n_s:
-            gap = np.hypot(centres[n_s:, None, 0] - centres[None, :, 0], centres[n_s:, None, 1] - centres[None, :, 1])
-            gap -= r_out_a[n_s:, None] + r_ring_a[None, :]
-            gap[np.arange(centres.shape[0] - n_s), np.arange(n_s, centres.shape[0])] = 1.0
-            di, pj = np.nonzero(gap < 0.0)  # polygon pj's nodes may lie inside robot polygon di
+        # nodes inside another shape or out of bounds can never be visited; the goal frames'
+        # own overlaps are known, the robots' are tested only where circles overlap at all
+        n_sn = st["nodes"].shape[0]
+        keep = np.empty(nodes.shape[0], dtype=bool)
+        keep[:n_sn] = self._static_keep
+        dyn = nodes[n_sn:]
+        keep[n_sn:] = (np.abs(dyn[:, 0]) <= self.bound_x_m) & (np.abs(dyn[:, 1]) <= self.bound_y_m)
+        if n_d:
+            gap = np.hypot(ob[:, None, 0] - cx, ob[:, None, 1] - cy) - (r_out[:, None] + r_ring)
+            gap[np.arange(n_d), np.arange(n_s, n_s + n_d)] = 1.0
+            di, pj = np.nonzero(gap < 0.0)  # shape pj's nodes may lie inside robot circle di
             if di.size:
-                involved = np.zeros(centres.shape[0], dtype=bool)
+                involved = np.zeros(cx.shape[0], dtype=bool)
                 involved[di + n_s] = True
                 involved[pj] = True
                 sel = np.nonzero(involved[node_poly])[0]
                 keep[sel] &= ~self._inside_any(nodes[sel], exclude=node_poly[sel])
         if not keep.all():
-            # a node next to a swallowed one lies where shapes overlap: the union's boundary
+            # a node next to a dropped one lies where shapes overlap: the union's boundary
             # turns there, so the tangent rule of its own ring does not apply
+            prev_idx, next_idx = self._ring_neighbours(n_sn, n_d)
             scene.node_loose = (~keep[prev_idx] | ~keep[next_idx])[keep]
             scene.nodes, scene.node_poly = nodes[keep], node_poly[keep]
             scene.node_prev, scene.node_next = prev[keep], nxt[keep]
-            scene.node_band = scene.node_band[keep]
+            scene.node_band = band[keep]
         return scene
+
+    def _ring_poly(self, n: int) -> np.ndarray:
+        """Robot index of each robot node (n robots, polygon_sides nodes each)."""
+        if self._ring_poly_template.shape[0] < n * self.config.polygon_sides:
+            self._ring_poly_template = np.repeat(np.arange(2 * n), self.config.polygon_sides)
+        return self._ring_poly_template[: n * self.config.polygon_sides]
+
+    def _ring_neighbours(self, n_static_nodes: int, n_robots: int) -> tuple[np.ndarray, np.ndarray]:
+        """Index of each node's previous and next node on its ring (before dropping nodes)."""
+        cached = self._ring_cache.get(n_robots)
+        if cached is None:
+            prev_parts, next_parts, offset = [], [], 0
+            for _block, vis, _kind in self._static:
+                m = vis.shape[0]
+                prev_parts.append(offset + (np.arange(m) - 1) % m)
+                next_parts.append(offset + (np.arange(m) + 1) % m)
+                offset += m
+            k = self.config.polygon_sides
+            base = n_static_nodes + k * np.arange(n_robots)[:, None]
+            ring = np.arange(k)[None, :]
+            prev_parts.append((base + (ring - 1) % k).ravel())
+            next_parts.append((base + (ring + 1) % k).ravel())
+            cached = (np.concatenate(prev_parts), np.concatenate(next_parts))
+            if len(self._ring_cache) < 64:
+                self._ring_cache[n_robots] = cached
+        return cached
 
     def _inside_any(self, pts: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarray:
         """(M,) whether each point lies strictly inside a blocking shape: a robot's circle
         around its polygon, a goal frame's polygon."""
         s = self._scene_for_query
         m = pts.shape[0]
-        if s.corners.shape[0] == 0 or m == 0:
+        if s.cx.shape[0] == 0 or m == 0:
             return np.zeros(m, dtype=bool)
         d2 = (pts[:, 0:1] - s.cx) ** 2 + (pts[:, 1:2] - s.cy) ** 2  # (M, P)
         sure = d2 < s.r_in2
@@ -354,7 +379,7 @@ class VisibilityGraphPlanner:
         """(S,) whether each segment p->q enters a blocking polygon."""
         s = self._scene_for_query
         n_seg = p.shape[0]
-        if s.corners.shape[0] == 0 or n_seg == 0:
+        if s.cx.shape[0] == 0 or n_seg == 0:
             return np.zeros(n_seg, dtype=bool)
         # cheap circle tests first: distance from each polygon centre to each segment
         px, py = p[:, 0:1], p[:, 1:2]
@@ -405,20 +430,20 @@ class VisibilityGraphPlanner:
                        np.clip(xy[1], -self.bound_y_m, self.bound_y_m)])
         return xy, moved
 
-    def _neighbours(self, s: _Scene, u_xy: np.ndarray, u_node: int,
-                    goal_xy: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """Graph nodes visible from u along tangent lines (indices, distances), and the
-        distance to the goal when it is visible from u (inf otherwise)."""
+    def _tangent_candidates(self, s: _Scene, u_xy: np.ndarray, u_node: int) -> tuple[np.ndarray, np.ndarray]:
+        """Graph nodes u may walk to along (near-)tangent lines: (indices, distances).
+
+        Visibility is not tested here: the lazy A* tests an edge when it pops it."""
         nodes = s.nodes
         dx = nodes[:, 0] - u_xy[0]
         dy = nodes[:, 1] - u_xy[1]
         # tangent at the target: both polygon neighbours of w on the same side of u->w
         c1 = dx * (s.node_prev[:, 1] - u_xy[1]) - dy * (s.node_prev[:, 0] - u_xy[0])
         c2 = dx * (s.node_next[:, 1] - u_xy[1]) - dy * (s.node_next[:, 0] - u_xy[0])
+        dist = np.hypot(dx, dy)
         # (near-)tangent: a neighbour on the wrong side by less than the band between the node
         # ring and the blocking shape still counts, as the segment may cut through that band
-        slack = s.node_band * np.hypot(dx, dy)
-        ok = (c1 * c2 >= -1e-12) | (np.minimum(np.abs(c1), np.abs(c2)) <= slack)
+        ok = (c1 * c2 >= -1e-12) | (np.minimum(np.abs(c1), np.abs(c2)) <= s.node_band * dist)
         # from inside a polygon's ring of nodes (close to it, or to an overlapping neighbour)
         # no node of that ring is tangent: keep them all, the segment test decides
         ring = (s.cx - u_xy[0]) ** 2 + (s.cy - u_xy[1]) ** 2 < s.r_ring * s.r_ring
@@ -431,16 +456,59 @@ class VisibilityGraphPlanner:
             pu, nu = s.node_prev[u_node], s.node_next[u_node]
             c3 = dx * (pu[1] - u_xy[1]) - dy * (pu[0] - u_xy[0])
             c4 = dx * (nu[1] - u_xy[1]) - dy * (nu[0] - u_xy[0])
-            ok &= (c3 * c4 >= -1e-12) | (np.minimum(np.abs(c3), np.abs(c4)) <= s.node_band[u_node] * np.hypot(dx, dy))
+            ok &= (c3 * c4 >= -1e-12) | (np.minimum(np.abs(c3), np.abs(c4)) <= s.node_band[u_node] * dist)
         if u_node >= 0:
             ok[u_node] = False
         idx = np.nonzero(ok)[0]
-        # one segment test for the candidates and the goal together
-        targets = np.concatenate([nodes[idx], goal_xy[None, :]])
-        free = ~self._blocked(np.broadcast_to(u_xy, targets.shape), targets)
-        goal_dist = float(np.hypot(*(goal_xy - u_xy))) if free[-1] else math.inf
-        idx = idx[free[:-1]]
-        return idx, np.hypot(dx[idx], dy[idx]), goal_dist
+        return idx, dist[idx]
+
+    def _python_geometry(self, s: _Scene) -> dict:
+        """The scene as Python floats, for testing single segments without numpy overhead."""
+        polys = list(self._static_py)
+        n = s.n_static
+        if s.cx.shape[0] > n:
+            r_out = np.sqrt(s.r_out2[n:])
+            polys.extend((x, y, r2, r2, ro, ()) for x, y, r2, ro in
+                         zip(s.cx[n:].tolist(), s.cy[n:].tolist(), s.r_in2[n:].tolist(), r_out.tolist()))
+        return {"nx": s.nodes[:, 0].tolist(), "ny": s.nodes[:, 1].tolist(), "polys": polys}
+
+    def _point_blocked_py(self, s: _Scene, x: float, y: float) -> bool:
+        """Pure-Python twin of ``_inside_any`` for one point."""
+        for cx, cy, r_in2, r_out2, _r_out, edges in s.py["polys"]:
+            d2 = (x - cx) ** 2 + (y - cy) ** 2
+            if d2 < r_in2:
+                return True
+            if d2 < r_out2 and edges and all(ex * (y - ay) - ey * (x - ax) > 1e-9 or abs(ex) + abs(ey) < 1e-12
+                                             for ax, ay, ex, ey in edges):
+                return True
+        return False
+
+    def _segment_blocked_py(self, s: _Scene, ax: float, ay: float, bx: float, by: float) -> bool:
+        """Pure-Python twin of ``_blocked`` for one segment (cheaper than numpy for one)."""
+        dx, dy = bx - ax, by - ay
+        dd = dx * dx + dy * dy
+        inv = 1.0 / dd if dd > 1e-18 else 0.0
+        lo_x, hi_x = (ax, bx) if ax < bx else (bx, ax)
+        lo_y, hi_y = (ay, by) if ay < by else (by, ay)
+        for cx, cy, r_in2, r_out2, r_out, edges in s.py["polys"]:
+            if cx + r_out < lo_x or cx - r_out > hi_x or cy + r_out < lo_y or cy - r_out > hi_y:
+                continue
+            rx, ry = cx - ax, cy - ay
+            t = (rx * dx + ry * dy) * inv
+            t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+            ex_, ey_ = rx - t * dx, ry - t * dy
+            d2 = ex_ * ex_ + ey_ * ey_
+            if d2 < r_in2:
+                return True
+            if d2 < r_out2 and edges:
+                for px, py, qx, qy in edges:
+                    o1 = dx * (py - ay) - dy * (px - ax)
+                    o2 = o1 + (dx * qy - dy * qx)
+                    o3 = qy * (px - ax) - qx * (py - ay)
+                    o4 = o3 + (qx * dy - qy * dx)
+                    if o1 * o2 < 0.0 and o3 * o4 < 0.0:
+                        return True
+        return False
 
     def plan(self, start: Pose2D, goal: Pose2D, obstacles: Iterable[Obstacle]) -> Path:
         """The shortest path (with the side-switch penalty) from start to goal, smoothed."""
@@ -450,8 +518,12 @@ class VisibilityGraphPlanner:
                 raise ValueError(f"plan: start and goal must be finite, got {start} -> {goal}")
         s = self._build_scene(obstacles)
         c = self.config
+        if s.py is None:
+            s.py = self._python_geometry(s)
         ends = np.array([[start.x_m, start.y_m], [goal.x_m, goal.y_m]])
-        if self._inside_any(ends).any() or (np.abs(ends) > [self.bound_x_m, self.bound_y_m]).any():
+        bx, by = self.bound_x_m, self.bound_y_m
+        if (self._point_blocked_py(s, start.x_m, start.y_m) or self._point_blocked_py(s, goal.x_m, goal.y_m)
+                or abs(start.x_m) > bx or abs(goal.x_m) > bx or abs(start.y_m) > by or abs(goal.y_m) > by):
             start_xy, _ = self._escape(ends[0])
             goal_xy, goal_moved = self._escape(ends[1])
         else:  # the usual case: both free
@@ -468,60 +540,76 @@ class VisibilityGraphPlanner:
 
         n_nodes = s.nodes.shape[0]
         goal_id = n_nodes  # index of the goal; -1 is the start
-        goal_key = (float(goal_xy[0]), float(goal_xy[1]))  # cached visibility depends on it
-        if len(s.neighbours) > 4096:
-            s.neighbours.clear()
-        g = {-1: 0.0}
+        if len(s.visible) > 20000:
+            s.visible.clear()
+        if s.py is None:
+            s.py = self._python_geometry(s)
+        nx_l, ny_l = s.py["nx"], s.py["ny"]
+        sx, sy = float(start_xy[0]), float(start_xy[1])
+        gx, gy = float(goal_xy[0]), float(goal_xy[1])
+
+        def xy_of(i: int) -> tuple[float, float]:
+            if i < 0:
+                return sx, sy
+            if i == goal_id:
+                return gx, gy
+            return nx_l[i], ny_l[i]
+
+        local_visible: dict[tuple[int, int], bool] = {}
+
+        def visible(a: int, b: int) -> bool:
+            key = (a, b) if a < b else (b, a)
+            cache = local_visible if (key[0] < 0 or key[1] == goal_id) else s.visible
+            hit = cache.get(key)
+            if hit is None:
+                ax, ay = xy_of(a)
+                bx, by = xy_of(b)
+                hit = not self._segment_blocked_py(s, ax, ay, bx, by)
+                cache[key] = hit
+            return hit
+
+        # lazy A*: an edge is pushed on the heap unchecked (its length is a lower bound) and
+        # its visibility is tested only when it is popped; every tangent edge of every
+        # expanded node is pushed, so the first valid pop of a node is its shortest path
         parent: dict[int, int] = {}
-        closed: set[int] = set()
-        heap = [(float(np.hypot(*(goal_xy - start_xy))), 0.0, -1)]
+        heap: list[tuple[float, float, int, int]] = [(math.hypot(gx - sx, gy - sy), 0.0, -1, -2)]
         expansions = 0
         found = False
-        if penalised_poly >= 0:
-            in_poly = s.node_poly == penalised_poly
+        pen_ctr = s.centres[penalised_poly] if penalised_poly >= 0 else None
         while heap:
-            _f, g_u, u = heapq.heappop(heap)
-            if u in closed:
+            _f, g_u, u, par = heapq.heappop(heap)
+            if u in parent:
                 continue
+            if par != -2 and not visible(par, u):
+                continue
+            parent[u] = par
             if u == goal_id:
                 found = True
                 break
-            closed.add(u)
             expansions += 1
-            u_xy = start_xy if u < 0 else s.nodes[u]
-            key = (u, goal_key)
-            cached = s.neighbours.get(key) if u >= 0 else None
+            ux, uy = xy_of(u)
+            heapq.heappush(heap, (g_u + math.hypot(gx - ux, gy - uy), g_u + math.hypot(gx - ux, gy - uy), goal_id, u))
+            cached = s.neighbours.get(u) if u >= 0 else None
             if cached is None:
-                cached = self._neighbours(s, u_xy, u, goal_xy)
+                cached = self._tangent_candidates(s, np.array([ux, uy]), u)
                 if u >= 0:
-                    s.neighbours[key] = cached
-            idx, dist, goal_dist = cached
-            if goal_dist < math.inf:  # the direct line to the goal is free
-                g_new = g_u + goal_dist
-                if g_new < g.get(goal_id, math.inf):
-                    g[goal_id] = g_new
-                    parent[goal_id] = u
-                    heapq.heappush(heap, (g_new, g_new, goal_id))
+                    s.neighbours[u] = cached
+            idx, dist = cached
             if idx.size == 0:
                 continue
             cost = g_u + dist
-            if penalised_poly >= 0:
-                hit = in_poly[idx]
+            if pen_ctr is not None:
+                hit = s.node_poly[idx] == penalised_poly
                 if hit.any():
                     w = s.nodes[idx[hit]]
-                    ctr = s.centres[penalised_poly]
-                    side = np.sign(_cross(w[:, 0] - u_xy[0], w[:, 1] - u_xy[1], ctr[0] - w[:, 0], ctr[1] - w[:, 1]))
+                    side = np.sign(_cross(w[:, 0] - ux, w[:, 1] - uy, pen_ctr[0] - w[:, 0], pen_ctr[1] - w[:, 1]))
                     # arriving at the remembered obstacle on the other side costs extra
-                    extra = np.where(side == -kept_side, c.side_switch_penalty_m, 0.0)
                     cost = cost.copy()
-                    cost[hit] += extra
-            h = np.hypot(s.nodes[idx, 0] - goal_xy[0], s.nodes[idx, 1] - goal_xy[1])
-            for v, gv, hv in zip(idx.tolist(), cost.tolist(), h.tolist()):
-                if v in closed or gv >= g.get(v, math.inf):
-                    continue
-                g[v] = gv
-                parent[v] = u
-                heapq.heappush(heap, (gv + hv, gv, v))
+                    cost[hit] += np.where(side == -kept_side, c.side_switch_penalty_m, 0.0)
+            h = np.hypot(s.nodes[idx, 0] - gx, s.nodes[idx, 1] - gy)
+            for v, gv, fv in zip(idx.tolist(), cost.tolist(), (cost + h).tolist()):
+                if v not in parent:
+                    heapq.heappush(heap, (fv, gv, v, u))
         if found:
             chain = [goal_id]
             while chain[-1] != -1:
@@ -559,60 +647,59 @@ class VisibilityGraphPlanner:
     def _smooth(self, wp: np.ndarray) -> np.ndarray:
         """Round each corner with a quadratic Bezier where the curve stays free.
 
-        Every corner is tried at once with the longest cut; corners whose curve would enter a
-        polygon are retried with half the cut, three times, then left sharp.
+        The longest cut is tried first, then half of it, three times; a corner whose curve
+        would enter a shape stays sharp. Few points: plain Python is cheaper than numpy.
         """
         c = self.config
         if wp.shape[0] < 3 or c.smoothing_max_cut_m <= 0.0:
             return wp.copy()
-        seg = np.diff(wp, axis=0)
-        seg_len = np.hypot(seg[:, 0], seg[:, 1])
-        corner = wp[1:-1]  # (C, 2)
-        l_in, l_out = seg_len[:-1], seg_len[1:]
-        ok_len = (l_in > 1e-9) & (l_out > 1e-9)
-        a = seg[:-1] / np.maximum(l_in, 1e-9)[:, None]
-        b = seg[1:] / np.maximum(l_out, 1e-9)[:, None]
-        todo = ok_len & ((a * b).sum(axis=1) < 0.9999)  # straight-through corners need nothing
-        cut = np.minimum(c.smoothing_max_cut_m, 0.5 * np.minimum(l_in, l_out))
-        ts = np.linspace(0.0, 1.0, c.smoothing_samples + 2)
-        w0, w1, w2 = (1 - ts) ** 2, 2 * (1 - ts) * ts, ts ** 2
-        n_t = ts.size
-        curves: dict[int, np.ndarray] = {}
-        for _ in range(4):
-            idx = np.nonzero(todo)[0]
-            if idx.size == 0:
-                break
-            p0 = corner[idx] - cut[idx, None] * a[idx]
-            p2 = corner[idx] + cut[idx, None] * b[idx]
-            pts = (w0[None, :, None] * p0[:, None, :] + w1[None, :, None] * corner[idx][:, None, :]
-                   + w2[None, :, None] * p2[:, None, :])  # (I, T, 2)
-            blocked = self._blocked(pts[:, :-1].reshape(-1, 2), pts[:, 1:].reshape(-1, 2))
-            bad = blocked.reshape(idx.size, n_t - 1).any(axis=1)
-            for j, k in enumerate(idx.tolist()):
-                if not bad[j]:
-                    curves[k] = pts[j]
-            todo[idx[~bad]] = False
-            cut[idx[bad]] *= 0.5
-        out = [wp[:1]]
-        for k in range(corner.shape[0]):
-            out.append(curves[k] if k in curves else corner[k:k + 1])
-        out.append(wp[-1:])
-        pts = np.concatenate(out)
-        keep = np.ones(pts.shape[0], dtype=bool)
-        keep[1:] = np.hypot(*np.diff(pts, axis=0).T) > 1e-9
-        return pts[keep]
+        s = self._scene_for_query
+        if s.py is None:
+            s.py = self._python_geometry(s)
+        pts = wp.tolist()
+        n_t = c.smoothing_samples + 2
+        ts = [i / (n_t - 1) for i in range(n_t)]
+        out = [pts[0]]
+        for k in range(1, len(pts) - 1):
+            (x0, y0), (x1, y1), (x2, y2) = pts[k - 1], pts[k], pts[k + 1]
+            l_in, l_out = math.hypot(x1 - x0, y1 - y0), math.hypot(x2 - x1, y2 - y1)
+            if l_in < 1e-9 or l_out < 1e-9:
+                out.append(pts[k])
+                continue
+            ax, ay = (x1 - x0) / l_in, (y1 - y0) / l_in
+            bx, by = (x2 - x1) / l_out, (y2 - y1) / l_out
+            if ax * bx + ay * by > 0.9999:
+                out.append(pts[k])
+                continue
+            cut = min(c.smoothing_max_cut_m, 0.5 * l_in, 0.5 * l_out)
+            curve = None
+            for _ in range(4):
+                px, py = x1 - cut * ax, y1 - cut * ay
+                qx, qy = x1 + cut * bx, y1 + cut * by
+                cand = [[(1 - t) ** 2 * px + 2 * (1 - t) * t * x1 + t * t * qx,
+                         (1 - t) ** 2 * py + 2 * (1 - t) * t * y1 + t * t * qy] for t in ts]
+                if not any(self._segment_blocked_py(s, p[0], p[1], q[0], q[1]) for p, q in zip(cand, cand[1:])):
+                    curve = cand
+                    break
+                cut *= 0.5
+            out.extend(curve if curve is not None else [pts[k]])
+        out.append(pts[-1])
+        res = np.array(out)
+        keep = np.ones(res.shape[0], dtype=bool)
+        keep[1:] = np.hypot(*np.diff(res, axis=0).T) > 1e-9
+        return res[keep]
 
     # --- helpers for tests and the viewer -------------------------------------------------
 
     def inflated_polygons(self, obstacles: Iterable[Obstacle]) -> list[Polygon]:
-        """The blocking polygons (shapely) for these obstacles, goal frames included."""
-        s = self._build_scene(list(obstacles))
-        out = []
-        for i in range(s.corners.shape[0]):
-            pts = s.corners[i]
-            keep = np.ones(pts.shape[0], dtype=bool)
-            keep[1:] = np.hypot(*np.diff(pts, axis=0).T) > 1e-12
-            out.append(Polygon(pts[keep]))
+        """The inflated obstacles as shapely polygons: the goal frames, then one regular
+        polygon per robot enclosing its inflated circle. Paths never enter them."""
+        obstacles = list(obstacles)
+        out = [Polygon(block) for block, _vis, _kind in self._static]
+        c = self.config
+        for o in obstacles:
+            out.append(Polygon(inflate_circle(o.x_m, o.y_m, o.radius_m + c.robot_radius_m + c.clearance_m,
+                                              c.polygon_sides)))
         return out
 
     def graph_nodes(self, obstacles: Iterable[Obstacle]) -> np.ndarray:
