@@ -1,15 +1,17 @@
 """Navigation: obstacle inflation, a visibility-graph planner with A*, and a pure-pursuit follower.
 
-Obstacles (robots, goal posts and the goal frames, the ball when approaching it from the wrong
-side) are circles or convex shapes inflated by the robot radius into convex polygons that
-*enclose* the inflated circles (a regular polygon circumscribing the circle), so a path that
-stays outside the polygons keeps the full clearance. The planner searches a visibility graph
-with its own A*: nodes are the polygon corners pushed slightly outwards (room for corner
-smoothing), edges are computed lazily from the node being expanded and pruned to tangent
-lines (only those can be on a shortest path). A penalty against passing the first obstacle of
-the previous plan on the other side prevents dithering; corners are smoothed where the
-smoothed curve stays free; the field bounds limit where the robot may walk. Obstacle geometry
-and vertex neighbourhoods are reused between replans when nothing changed.
+Obstacles (robots, the goal frames with their posts, the ball when approaching it from the
+wrong side) are inflated by the robot radius plus a clearance into convex polygons that
+*enclose* the inflated circles (a regular polygon circumscribing the circle; shapely polygons
+from ``inflated_polygons``). The planner keeps paths out of those polygons: a robot blocks the
+circle around its polygon (one distance test per segment), a goal frame its exact polygon. It
+searches a visibility graph with its own lazy A*: nodes ring each shape slightly outside it
+(room for corner smoothing); from the node being expanded only (near-)tangent nodes are
+candidates (only those can lie on a shortest path), and an edge's visibility is tested, in
+plain Python, only when A* pops it. A penalty against passing the first obstacle of the
+previous plan on the other side prevents dithering; corners are smoothed where the curve stays
+free; the field bounds limit where the robot may walk. The goal frames are prepared once; the
+scene, tangent candidates and visibility results are reused while the obstacles do not change.
 
 ``PathFollower`` turns a path into (vx, vy, vtheta) in the robot frame with pure pursuit,
 within speed and acceleration limits, turning to the goal heading at the end. ``Navigator``
@@ -42,6 +44,7 @@ __all__ = [
     "PlannerConfig",
     "VisibilityGraphPlanner",
     "inflate_circle",
+    "robot_obstacles",
 ]
 
 
@@ -53,6 +56,12 @@ class Obstacle:
     y_m: float
     radius_m: float
     kind: str = "robot"
+
+
+def robot_obstacles(points_xy: Iterable[tuple[float, float]], radius_m: float = 0.25,
+                    kind: str = "robot") -> list[Obstacle]:
+    """Obstacles for robots seen at these positions (e.g. the world model's obstacle list)."""
+    return [Obstacle(float(x), float(y), radius_m, kind) for x, y in points_xy]
 
 
 def inflate_circle(x_m: float, y_m: float, radius_m: float, sides: int = 8,
