@@ -15,6 +15,7 @@ import numpy as np
 
 from soccerbt.gamecontroller.protocol import GameState, Penalty, SecondaryState, SubState
 from soccerbt.match import Match, MatchConfig
+from soccerbt.nodes.soccer.skills import nav_obstacles
 from soccerbt.services.navigation import Navigator
 from soccerbt.tools.scene import Banner, Scene, SceneRobot, TreeLine
 from soccerbt.world.types import Pose2D, RobotCommand, Team, from_team_frame
@@ -94,7 +95,7 @@ class MatchSceneSource:
             if pose.distance_to(order.target.x_m, order.target.y_m) < ARRIVE_TOLERANCE_M:
                 del self._goto[key]
                 continue
-            obstacles = agent.context.world_model.obstacles if agent.context.world_model else []
+            obstacles = nav_obstacles(agent.context) if agent.context.world_model is not None else []
             vx, vy, vtheta = navigator.velocity_to(pose, order.target, obstacles, self.match.t_s)
             # the click overrides what the tree commanded this step
             self.match.world.set_command(agent.robot, RobotCommand(vx, vy, vtheta,
