@@ -180,6 +180,7 @@ class Agent:
         self._odom_at_predict: Pose2D | None = None  # odometry when the localizer last moved
         self._belief: _Belief | None = None  # the localizer's output at the last camera frame
         self._files = tree_files(self.tree_path)
+        self._watched = self._files  # the files whose modification times are checked
         self._loaded_stamp = _stamp(self._files)
         self._failed_stamp: tuple | None = None
         self._next_reload_check_s = reload_period_s
@@ -296,9 +297,12 @@ class Agent:
         the new version does not load (the running tree stays). ``force`` reloads regardless.
         """
         self._next_reload_check_s = self.now_s + self.reload_period_s
-        files = tree_files(self.tree_path)
+        if not force and _stamp(self._watched) in (self._loaded_stamp, self._failed_stamp):
+            return None  # the cheap check: only stat the files we know of
+        files = tree_files(self.tree_path)  # a change may add or drop includes: scan again
+        self._watched = files
         stamp = _stamp(files)
-        if not force and (stamp == self._loaded_stamp or stamp == self._failed_stamp):
+        if not force and stamp in (self._loaded_stamp, self._failed_stamp):
             return None
         try:
             new_tree = self._load()

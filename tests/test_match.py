@@ -202,3 +202,28 @@ def test_kid_size_plays_four_a_side_by_default() -> None:
     match = Match(MatchConfig(field="kid", duration_s=0.1))
     assert match.team_size == 4 and len(match.agents) == 8
     assert math.isclose(match.field.length_m, 9.0)
+
+
+def test_editing_a_tree_during_a_match_swaps_it_for_every_robot_at_one_tick(tmp_path: Path) -> None:
+    import os
+
+    tree = tmp_path / "walk.xml"
+    text = '<root BTCPP_format="4"><BehaviorTree ID="Main"><SetVelocity x="{x}"/></BehaviorTree></root>'
+    tree.write_text(text.replace("{x}", "0.3"))
+    os.utime(tree, ns=(10**9, 10**9))
+    match = Match(fast(blue_tree=str(tree), idle_teams=("red",)))
+    match.run(0.5)
+    assert all(a.last_command.vx_mps == pytest.approx(0.3) for a in match.agents.values())
+    tree.write_text(text.replace("{x}", "0.6").replace("<SetVelocity", "<SetVelocityy"))  # a typo first
+    os.utime(tree, ns=(2 * 10**9, 2 * 10**9))
+    match.run(0.6)
+    assert [e.kind for e in match.agent_events] == ["tree_reload_failed"] * 3
+    assert all(a.last_command.vx_mps == pytest.approx(0.3) for a in match.agents.values())  # still playing
+    tree.write_text(text.replace("{x}", "0.6"))
+    os.utime(tree, ns=(3 * 10**9, 3 * 10**9))
+    match.run(1.0)
+    reloads = [e for e in match.agent_events if e.kind == "tree_reloaded"]
+    assert len(reloads) == 3 and len({e.t_s for e in reloads}) == 1  # the same tick boundary
+    assert all(a.last_command.vx_mps == pytest.approx(0.6) for a in match.agents.values())
+    assert len(match.result().errors) == 3  # the failed reloads, with their location
+    assert all(f"{tree.name}:1:" in e and "SetVelocityy" in e for e in match.result().errors)
