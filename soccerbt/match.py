@@ -273,7 +273,8 @@ class Match:
         agent = Agent(rid, driver, context, tree_path, load_tree,
                       gc_adapter=GameControllerAdapter(self.referee.team_number(rid.team), rid.number),
                       team=team, pad=pad, estop=self.estop, on_event=self._on_agent_event)
-        agent.blackboard["player_role"] = context.start_role
+        start = context.start_role
+        agent.blackboard["player_role"] = team.supporter_role if start == "supporter" else start
         return agent
 
     def _on_agent_event(self, event: AgentEvent) -> None:
