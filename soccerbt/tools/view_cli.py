@@ -1,0 +1,79 @@
+"""``soccerbt view``: play a simulated match in the pygame field viewer.
+
+The same match options as ``soccerbt run`` plus ``--speed`` (real-time factor, 0.1 to 20, or
+``max``) and ``--select ROBOT``. The keyboard drives the selected robot (arrows, Q/E, C chase,
+K kick, 1/2/3 control state, S swap roles); SPACE stops every robot, RETURN releases them.
+Viewer keys: click a robot to select it, click the field to send it there, drag the ball;
+P pause, N single step, +/- speed, V view from the other side, TAB next robot, F1-F7 layers
+(estimates, particles, covariance, ball estimates, paths, kick, labels), F8 all layers,
+F12 screenshot, ESC quit.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+from soccerbt.tools.run_cli import config_from_args, configure as configure_run, display_available, print_summary
+
+
+def parse_speed(text: str) -> float:
+    """A real-time factor: a number in [0.1, 20], or "max" for as fast as possible."""
+    if text.lower() in ("max", "inf", "fastest"):
+        return math.inf
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"speed must be a number or 'max', got {text!r}") from None
+    if not 0.1 <= value <= 20.0:
+        raise argparse.ArgumentTypeError(f"speed must be within 0.1..20 (or 'max'), got {text!r}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``soccerbt view``: those of ``run``, plus the viewer's own."""
+    configure_run(parser)
+    parser.add_argument("--speed", type=parse_speed, default=1.0,
+                        help="real-time factor 0.1..20, or 'max' (default 1)")
+    parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue1")
+    parser.set_defaults(func=view)
+
+
+def build_viewer_match(args: argparse.Namespace):  # -> Match
+    """A match wired for a person: pads, the keyboard on the selected robot, an emergency stop."""
+    from soccerbt.drivers.gamepad import EmergencyStop, PadManager, parse_robot_key
+    from soccerbt.drivers.keyboard import KeyboardPad
+    from soccerbt.match import Match
+
+    estop = EmergencyStop()
+    manager = PadManager(estop=estop)
+    manager.keyboard = KeyboardPad(estop=estop)
+    if getattr(args, "pad", None):
+        manager.assign(parse_robot_key(args.pad))
+    return Match(config_from_args(args), pads=manager, estop=estop)
+
+
+def view(args: argparse.Namespace) -> int:
+    """The ``view`` command: exit 0 when the window closes, 1 when the match cannot start."""
+    from soccerbt.tools.viewer import view_match
+
+    if not display_available():
+        print("soccerbt view: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy for an off-screen run)",
+              file=sys.stderr)
+        return 1
+    try:
+        match = build_viewer_match(args)
+    except Exception as exc:  # a broken tree prints path:line: message
+        print(f"soccerbt view: {exc}", file=sys.stderr)
+        return 1
+    if args.select is not None:
+        try:
+            match.agent(args.select)
+        except KeyError as exc:
+            print(f"soccerbt view: {exc.args[0]}", file=sys.stderr)
+            return 1
+    wall_start = time.perf_counter()
+    view_match(match, speed=args.speed, selected=args.select)
+    print_summary(match.result(), time.perf_counter() - wall_start, sys.stdout)
+    return 0

@@ -1,0 +1,60 @@
+"""``soccerbt view`` wiring: the keyboard drives the selected robot, SPACE stops everybody."""
+from __future__ import annotations
+
+import argparse
+
+import pygame
+import pytest
+
+from soccerbt.tools.match_source import MatchSceneSource
+from soccerbt.tools.view_cli import build_viewer_match, configure, parse_speed
+from soccerbt.tools.viewer import Viewer
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_speed_argument() -> None:
+    assert parse_speed("2.5") == 2.5
+    assert parse_speed("max") == float("inf")
+    for bad in ("0.01", "50", "fast"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_speed(bad)
+    args = _args("--speed", "4", "--select", "red2", "--seconds", "5")
+    assert (args.speed, args.select, args.seconds) == (4.0, "red2", 5.0)
+
+
+def test_keyboard_drives_the_selected_robot_and_space_stops_all() -> None:
+    pygame.display.init()
+    match = build_viewer_match(_args("--seed", "2", "--seconds", "30"))
+    viewer = Viewer(MatchSceneSource(match), event_handlers=[match.pads.handle_event])
+    viewer.on_select = match.pads.set_keyboard_robot
+    surface = pygame.Surface(viewer.size_px)
+    viewer.render(surface)
+    blue2 = match.agent("blue2")
+    x_px, y_px = viewer.renderer.to_px(*_world_xy(match, blue2))
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=(x_px, y_px)))
+    assert viewer.state.selected == "blue2"
+    assert match.pads.keyboard_robot == "blue2"
+
+    viewer.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_UP, mod=0, unicode="", scancode=0))
+    match.step()
+    assert blue2.blackboard["go_manual"] is True
+    assert blue2.last_command.vx_mps > 0.1
+    assert match.agent("blue1").blackboard["go_manual"] is False  # only the selected robot
+
+    viewer.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE, mod=0, unicode=" ", scancode=0))
+    for _ in range(3):
+        match.step()
+    assert match.estop.engaged
+    for agent in match.agents.values():
+        cmd = agent.last_command
+        assert (cmd.vx_mps, cmd.vy_mps, cmd.vtheta_radps, cmd.kick) == (0.0, 0.0, 0.0, None)
+
+
+def _world_xy(match, agent) -> tuple[float, float]:
+    pose = match.world.robots[agent.robot].pose
+    return pose.x_m, pose.y_m
