@@ -10,7 +10,10 @@ Imports nothing of soccerbt.
 """
 from __future__ import annotations
 
+import enum
 import math
+import re
+import weakref
 from collections.abc import Callable, Iterator, MutableMapping
 
 __all__ = [
@@ -137,41 +140,85 @@ def number_cast(v: object, target: type) -> object:
     raise BlackboardTypeError(f"no numeric conversion to [{btcpp_type_name(target)}]")
 
 
-def _default_converter(t: type) -> Callable[[str], object] | None:
-    """convertFromString<T> for the basic types, used when a typed entry has no converter."""
+def _default_converter(t: type | None) -> Callable[[str], object] | None:
+    """GetAnyFromStringFunctor<T>: the converter a set()-typed entry gets (None = none).
+
+    std::string gives the string itself, numbers, bool and lists (std::vector<std::string>,
+    ';'-separated) BT.CPP's convertFromString, a class
+    with `from_btcpp_string` that function, an enum none; any other type a converter that
+    refuses, as the unspecialised convertFromString<T> does.
+    """
+    if t is None:
+        return None
+    if t is str:
+        return str
     if t is int:
         return _parse_int
     if t is float:
         return _parse_float
     if t is bool:
         return _parse_bool
-    return None
+    if t is list:
+        return _split_list
+    if isinstance(t, type) and issubclass(t, enum.Enum):
+        return None
+    conv = getattr(t, "from_btcpp_string", None)
+    if callable(conv):
+        return conv
+    return _no_converter(t)
+
+
+def _no_converter(t: type) -> Callable[[str], object]:
+    name = btcpp_type_name(t)
+
+    def refuse(text: str) -> object:
+        raise BlackboardTypeError("You didn't implement the template specialization of "
+                                  f"convertFromString for this type: {name}")
+
+    return refuse
+
+
+_INT_PREFIX = re.compile(r"-?[0-9]+")
+_REAL_PREFIX = re.compile(
+    r"-?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:infinity|inf|nan))"
+)
 
 
 def _parse_int(text: str) -> int:
-    s = text.strip()
-    try:
-        if s[:2].lower() in ("0x", "-0x"):
-            return int(s, 16)
-        return int(s)
-    except ValueError:
-        raise BlackboardTypeError(f"Can't convert string [{text}] to integer") from None
+    """convertFromString<int64_t>: std::from_chars, a valid prefix is enough (no '+', no blank)."""
+    m = _INT_PREFIX.match(text)
+    if m is not None:
+        value = int(m.group(0))
+        if _INT64_MIN <= value <= _INT64_MAX:
+            return value
+    raise BlackboardTypeError(f"Can't convert string [{text}] to integer")
 
 
 def _parse_float(text: str) -> float:
-    try:
-        return float(text.strip())
-    except ValueError:
-        raise BlackboardTypeError(f"Can't convert string [{text}] to double") from None
+    """convertFromString<double>: std::from_chars (prefix, general format, no hex)."""
+    m = _REAL_PREFIX.match(text)
+    if m is not None:
+        value = float(m.group(0))
+        if not math.isinf(value) or "n" in m.group(0).lower():
+            return value
+    raise BlackboardTypeError(f"Can't convert string [{text}] to double")
+
+
+def _split_list(text: str) -> list[str]:
+    """convertFromString<std::vector<std::string>>: splitString(text, ';')."""
+    parts = text.split(";")
+    if parts[-1] == "":
+        parts.pop()
+    return parts
 
 
 def _parse_bool(text: str) -> bool:
-    s = text.strip()
-    if s in ("true", "True", "TRUE", "1"):
+    """convertFromString<bool>: 1/true/True/TRUE and 0/false/False/FALSE, nothing else."""
+    if text in ("1", "true", "True", "TRUE"):
         return True
-    if s in ("false", "False", "FALSE", "0"):
+    if text in ("0", "false", "False", "FALSE"):
         return False
-    raise BlackboardTypeError(f"Can't convert string [{text}] to bool")
+    raise BlackboardTypeError("convertFromString(): invalid bool conversion")
 
 
 _PLAIN_TYPES = frozenset([int, float, str, bool, tuple, list, dict, type(None)])
@@ -201,18 +248,36 @@ class Blackboard(MutableMapping):
 
     Mapping view (iteration, len, items): the local keys whose entry holds a value. Reading
     a key (`bb[key]`, `get`) resolves "@key", explicit remapping and autoremap like BT.CPP.
+
+    Resolved entries are memoised per blackboard (`_view`, key -> entry): a key's resolution
+    depends only on this blackboard and its ancestors (their storage, remappings and
+    autoremap flag), so any change to those clears the memo of the changed blackboard and of
+    all its descendants. Values are never memoised (entries are shared objects); a key that
+    does not resolve is never memoised (it may be created later).
     """
 
-    __slots__ = ("parent", "_storage", "_remap", "_autoremap", "_root", "__weakref__")
+    __slots__ = ("_parent", "_storage", "_remap", "_autoremap", "_root", "_view", "_children",
+                 "__weakref__")
 
     def __init__(self, parent: Blackboard | None = None, *, autoremap: bool = False) -> None:
-        self.parent: Blackboard | None = parent
+        self._parent: Blackboard | None = parent
         self._storage: dict[str, Entry] = {}
         self._remap: dict[str, str] = {}
         self._autoremap: bool = autoremap
         self._root: Blackboard = self if parent is None else parent.root()
+        self._view: dict[str, Entry] = {}
+        # weak references: a child scope lives as long as its tree, not as long as its
+        # parent (a Blackboard is a Mapping, so unhashable: a list, not a WeakSet)
+        self._children: list[weakref.ref[Blackboard]] = []
+        if parent is not None:
+            parent._children.append(weakref.ref(self))
 
     # ----------------------------------------------------------------- scopes
+
+    @property
+    def parent(self) -> Blackboard | None:
+        """The enclosing scope (fixed at construction: the memo of resolved keys relies on it)."""
+        return self._parent
 
     def root(self) -> Blackboard:
         """The top blackboard of the chain of parents ("@key" resolves there)."""
@@ -223,11 +288,16 @@ class Blackboard(MutableMapping):
 
         As BT.CPP's addSubtreeRemapping, the first remapping of a key wins.
         """
-        self._remap.setdefault(internal_key, external_key)
+        if internal_key not in self._remap:
+            self._remap[internal_key] = external_key
+            self._forget_resolutions()
 
     def enable_autoremap(self, on: bool = True) -> None:
         """SubTree `_autoremap`: every non-private key ("_x" excluded) resolves in the parent."""
-        self._autoremap = bool(on)
+        on = bool(on)
+        if on != self._autoremap:
+            self._autoremap = on
+            self._forget_resolutions()
 
     @property
     def autoremap(self) -> bool:
@@ -237,16 +307,37 @@ class Blackboard(MutableMapping):
         """A copy of the explicit internal -> external remapping table."""
         return dict(self._remap)
 
+    def _forget_resolutions(self) -> None:
+        """Clear the memo of resolved keys here and in every descendant scope."""
+        stack = [self]
+        while stack:
+            bb = stack.pop()
+            bb._view.clear()
+            children = bb._children
+            if children:
+                alive = [c for c in (ref() for ref in children) if c is not None]
+                if len(alive) != len(children):
+                    bb._children = [weakref.ref(c) for c in alive]
+                stack.extend(alive)
+
     # ----------------------------------------------------------------- entries
 
     def get_entry(self, key: str) -> Entry | None:
         """The entry `key` resolves to (BT.CPP getEntry), or None."""
+        entry = self._view.get(key)
+        if entry is None:
+            entry = self._resolve(key)
+            if entry is not None:
+                self._view[key] = entry
+        return entry
+
+    def _resolve(self, key: str) -> Entry | None:
         entry = self._storage.get(key)
         if entry is not None:
             return entry
         if key[:1] == "@":
             return self._root.get_entry(key[1:])
-        parent = self.parent
+        parent = self._parent
         if parent is not None:
             external = self._remap.get(key)
             if external is not None:
@@ -263,9 +354,13 @@ class Blackboard(MutableMapping):
     ) -> Entry:
         """Declare `key` (BT.CPP createEntry): reuse it when it exists, follow remapping.
 
-        Raises BlackboardTypeError when `key` was declared already with another type, and
-        BlackboardError for a key with more than one "@" or a remapping without parent.
+        A typed entry without a converter gets the default one of its type
+        (GetAnyFromStringFunctor). Raises BlackboardTypeError when `key` was declared
+        already with another type, and BlackboardError for a key with more than one "@" or
+        a remapping without parent.
         """
+        if type_ is not None and converter is None:
+            converter = _default_converter(type_)
         if key[:1] == "@":
             if "@" in key[1:]:
                 raise BlackboardError("Character '@' used multiple times in the key")
@@ -287,15 +382,16 @@ class Blackboard(MutableMapping):
             return entry
         external = self._remap.get(key)
         if external is not None:
-            if self.parent is None:
+            if self._parent is None:
                 raise BlackboardError("Missing parent blackboard")
-            return self.parent.create_entry(external, type_, converter)
+            return self._parent.create_entry(external, type_, converter)
         if self._autoremap and not _is_private_key(key):
-            if self.parent is None:
+            if self._parent is None:
                 raise BlackboardError("Missing parent blackboard")
-            return self.parent._create_entry_impl(key, type_, converter)
+            return self._parent._create_entry_impl(key, type_, converter)
         entry = Entry(type_, converter)
         self._storage[key] = entry
+        self._forget_resolutions()
         return entry
 
     def local_keys(self) -> list[str]:
@@ -309,7 +405,7 @@ class Blackboard(MutableMapping):
     # ----------------------------------------------------------------- values
 
     def __getitem__(self, key: str) -> object:
-        entry = self._storage.get(key)
+        entry = self._view.get(key)
         if entry is None:
             entry = self.get_entry(key)
             if entry is None:
@@ -320,7 +416,7 @@ class Blackboard(MutableMapping):
         return value
 
     def get(self, key: str, default: object = None) -> object:
-        entry = self._storage.get(key)
+        entry = self._view.get(key)
         if entry is None:
             entry = self.get_entry(key)
             if entry is None:
@@ -335,28 +431,83 @@ class Blackboard(MutableMapping):
         return entry is not None and entry.value is not None
 
     def set(self, key: str, value: object) -> None:
-        """Write `value` (BT.CPP Blackboard::set).
+        """Write `value` like BT.CPP's `Blackboard::set<T>`, T being the value's type.
 
-        An absent key is created (type any, following remapping/autoremap). An entry that
-        has a declared type, or already holds a value, only takes a value of a compatible
-        type: safe number conversions, a string parsed by the entry's converter; otherwise
-        BlackboardTypeError("Blackboard::set(key): once declared, ..."). `None` empties the
-        entry. A numpy scalar is stored as the Python number it holds.
+        Python `int` stands for int64 (long), `float` for double, `bool` for bool, `str` for
+        std::string; a numpy scalar is stored as the Python number it holds.
+
+        - A key not stored in this very blackboard is created (createEntry, following
+          remapping and autoremap) typed by the value, except a string which makes an
+          untyped entry, as BT.CPP does for std::string. When the key resolves to an entry
+          of the parent, that entry just takes the value: no type check beyond createEntry's
+          (two different declared types), as in BT.CPP.
+        - A local untyped entry becomes typed by this value (TypeInfo::Create<T>).
+        - A local typed entry takes a value of another type only when it is a string its
+          converter parses, or a number isCastingSafe accepts; otherwise BlackboardTypeError
+          "Blackboard::set(key): once declared, the type of a port shall not change. ...".
+          The value is then copied into the current one keeping its type (Any::copyInto).
+
+        `None` (a Python extension) empties the entry and keeps its type.
         """
         if key[:1] == "@":
             self._root.set(key[1:], value)
             return
-        if type(value) not in _PLAIN_TYPES:
+        vt = type(value)
+        if vt not in _PLAIN_TYPES:
             value = _plain_scalar(value)
+            vt = type(value)
         entry = self._storage.get(key)
         if entry is None:
-            entry = self.create_entry(key)
-        if value is not None and (entry.type_ is not None or entry.value is not None):
-            value = _coerce_for_set(entry, key, value)
+            if value is None or vt is str:
+                entry = self._create_entry_impl(key, None, None)
+            else:
+                entry = self._create_entry_impl(key, vt, _default_converter(vt))
+        elif value is not None:
+            declared = entry.type_
+            if declared is None:
+                # untyped so far: the value types it
+                entry.type_ = vt
+                entry.converter = _default_converter(vt)
+            else:
+                if declared is not vt and (declared in _BASIC_TYPES
+                                           or not isinstance(value, declared)):
+                    value = _value_for_typed_entry(entry, key, value, vt)
+                current = entry.value
+                if current is not None and type(current) is not type(value):
+                    value = _copy_into(value, current)
         entry.value = value
         entry.sequence_id += 1
 
     __setitem__ = set
+
+    def set_any(self, key: str, value: object) -> None:
+        """BT.CPP's `Blackboard::set<BT::Any>` (what SetBlackboard calls).
+
+        Like `set`, except that a new entry takes the value's type even for a string
+        (SetBlackboard makes std::string entries), a local untyped entry stays untyped, and
+        a typed entry takes only a value of its very type (no string parsing, no numeric
+        cast, no copyInto).
+        """
+        if key[:1] == "@":
+            self._root.set_any(key[1:], value)
+            return
+        vt = type(value)
+        if vt not in _PLAIN_TYPES:
+            value = _plain_scalar(value)
+            vt = type(value)
+        entry = self._storage.get(key)
+        if entry is None:
+            if value is None:
+                entry = self._create_entry_impl(key, None, None)
+            else:
+                entry = self._create_entry_impl(key, vt, _default_converter(vt))
+        else:
+            declared = entry.type_
+            if declared is not None and declared is not vt and (
+                    value is None or declared in _BASIC_TYPES or not isinstance(value, declared)):
+                raise _mismatch(key, declared, "BT::Any")
+        entry.value = value
+        entry.sequence_id += 1
 
     def unset(self, key: str) -> None:
         """Remove `key` from this blackboard's own storage (BT.CPP unset).
@@ -364,12 +515,14 @@ class Blackboard(MutableMapping):
         A remapped or autoremapped key is not stored here, so unsetting it does nothing: the
         parent's entry survives. Absent keys are ignored.
         """
-        self._storage.pop(key, None)
+        if self._storage.pop(key, None) is not None:
+            self._forget_resolutions()
 
     def __delitem__(self, key: str) -> None:
         if key not in self._storage:
             raise KeyError(key)
         del self._storage[key]
+        self._forget_resolutions()
 
     def __iter__(self) -> Iterator[str]:
         return iter([k for k, e in self._storage.items() if e.value is not None])
@@ -378,60 +531,72 @@ class Blackboard(MutableMapping):
         return sum(1 for e in self._storage.values() if e.value is not None)
 
     def __repr__(self) -> str:
-        scope = "root" if self.parent is None else "child"
+        scope = "root" if self._parent is None else "child"
         body = ", ".join(f"{k}={e.value!r}" for k, e in self._storage.items())
         return f"<Blackboard {scope} {{{body}}}>"
 
 
-def _coerce_for_set(entry: Entry, key: str, value: object) -> object:
-    """The value Blackboard::set stores into an entry that has a type or a value."""
-    declared = entry.type_
-    if declared is None:
-        current = entry.value
-        # the current value's type plays the declared type (safe_any copyInto keeps it)
-        target: type = bool if type(current) is bool else type(current)
-    else:
-        target = declared
-    vt = type(value)
-    if vt is target:
+_BASIC_TYPES = frozenset([int, float, bool, str])
+
+
+def _value_for_typed_entry(entry: Entry, key: str, value: object, vt: type) -> object:
+    """The type check of Blackboard::set for a value whose type is not the declared one:
+    a string parsed by the entry's converter, or a number isCastingSafe accepts."""
+    if isinstance(value, str):
+        conv = entry.converter
+        if conv is not None:
+            try:
+                parsed = conv(value)
+            except BlackboardError:
+                raise
+            except Exception as exc:  # a converter refusing the text: BT.CPP lets it through
+                raise BlackboardTypeError(str(exc)) from None
+            if parsed is not None:
+                return parsed
+    elif (vt is int or vt is float or vt is bool) and _is_casting_safe(entry.type_, value):
         return value
-    if target is str or isinstance(value, str):
-        if isinstance(value, str) and target is not str:
-            conv = entry.converter or _default_converter(target)
-            if conv is not None:
-                try:
-                    parsed = conv(value)
-                except BlackboardError:
-                    raise
-                except Exception as exc:  # a user converter: report it as a type error
-                    raise BlackboardTypeError(
-                        f"Blackboard::set({key}): can't convert string [{value}] to type "
-                        f"[{btcpp_type_name(target)}]: {exc}"
-                    ) from None
-                if parsed is not None:
-                    return parsed
-        elif isinstance(value, str) and target is str:
-            return value
-        raise _mismatch(key, target, vt)
-    if target in (int, float, bool) and is_number(value):
-        if target is bool and not isinstance(value, bool):
-            if declared is None:
-                # untyped entry holding a bool: copyInto keeps int64 storage, so any
-                # integer is taken; a double must be integral
-                return number_cast(value, int)
-            raise _mismatch(key, target, vt)
+    raise _mismatch(key, entry.type_, btcpp_type_name(vt))
+
+
+def _is_casting_safe(target: type | None, value: object) -> bool:
+    """isCastingSafe(type, value): whether a number survives the trip to `target` and back.
+
+    Only integer and floating point targets qualify (bool is not among them)."""
+    if target is int:
+        if type(value) is float:
+            f = value
+            return not math.isnan(f) and -_TWO_63 <= f < _TWO_63 and f == math.floor(f)
+        return _INT64_MIN <= int(value) <= _INT64_MAX  # type: ignore[call-overload]
+    if target is float:
+        if type(value) is float or type(value) is bool:
+            return True
         try:
-            return number_cast(value, target)
-        except BlackboardTypeError:
-            raise _mismatch(key, target, vt) from None
-    if isinstance(value, target):
+            return int(float(value)) == value  # type: ignore[arg-type]
+        except OverflowError:
+            return False
+    return False
+
+
+def _copy_into(value: object, current: object) -> object:
+    """Any::copyInto(current): `value` as it is stored over `current`, keeping current's kind
+    (int64, double, string) or BlackboardTypeError("Any::copyInto fails")."""
+    vt, ct = type(value), type(current)
+    v_int = vt is int or vt is bool
+    c_int = ct is int or ct is bool
+    if v_int and c_int:
+        # same stored kind (int64): a bool over a long stays a long
+        return int(value) if ct is int else value  # type: ignore[call-overload]
+    if isinstance(value, str) and isinstance(current, str):
         return value
-    raise _mismatch(key, target, vt)
+    if (v_int or vt is float) and (c_int or ct is float):
+        return number_cast(value, int if c_int else float)
+    if vt is ct or (ct not in _BASIC_TYPES and isinstance(value, ct)):
+        return value
+    raise BlackboardTypeError("Any::copyInto fails")
 
 
-def _mismatch(key: str, target: type, given: type) -> BlackboardTypeError:
+def _mismatch(key: str, target: type, given: str) -> BlackboardTypeError:
     return BlackboardTypeError(
         f"Blackboard::set({key}): once declared, the type of a port shall not change. "
-        f"Previously declared type [{btcpp_type_name(target)}], current type "
-        f"[{btcpp_type_name(given)}]"
+        f"Previously declared type [{btcpp_type_name(target)}], current type [{given}]"
     )

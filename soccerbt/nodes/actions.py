@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from soccerbt.blackboard import btcpp_type_name
 from soccerbt.nodes.base import ConditionNode, LogicError, NodeConfig, StatefulActionNode, SyncActionNode
 from soccerbt.nodes.ports import BidirectionalPort, InputPort, Unsigned, parse_blackboard_pointer
 from soccerbt.nodes.scripting import compile_script
@@ -115,19 +116,19 @@ class SetBlackboardNode(SyncActionNode):
             out_value = value_str
         if out_value is None:
             return FAILURE
-        if dst is not None and dst.type_ is not None and dst.type_ is not str \
-                and isinstance(out_value, str):
+        if dst is not None and dst.type_ is not str and isinstance(out_value, str):
+            # TypeInfo::parseString: the entry's converter, or nothing at all. An untyped
+            # entry has no converter, so BT.CPP 4.10 writes an empty value there.
             conv = dst.converter
-            try:
-                if conv is not None:
+            if conv is None:
+                out_value = None
+            else:
+                try:
                     out_value = conv(out_value)
-            except Exception as exc:  # noqa: BLE001
-                raise LogicError(f"Can't convert string [{out_value}] to type "
-                                 f"[{getattr(dst.type_, '__name__', dst.type_)}]: {exc}") from None
-        if dst is None and isinstance(out_value, str):
-            # BT.CPP's set() on a new key declares it with the value's type (std::string)
-            bb.create_entry(output_key, str, None)
-        bb.set(output_key, out_value)
+                except Exception as exc:  # noqa: BLE001
+                    raise LogicError(f"Can't convert string [{out_value}] to type "
+                                     f"[{btcpp_type_name(dst.type_)}]: {exc}") from None
+        bb.set_any(output_key, out_value)  # set<BT::Any>: a new entry takes the value's type
         return SUCCESS
 
 

@@ -16,14 +16,24 @@ from soccerbt.blackboard import (
 # ----------------------------------------------------------------- basic mapping
 
 
-def test_set_creates_untyped_entry_and_bumps_sequence():
+def test_set_types_a_new_entry_by_its_value_except_strings():
+    class Pose:
+        pass
+
     bb = Blackboard()
     bb["a"] = 1
     entry = bb.get_entry("a")
     assert isinstance(entry, Entry)
-    assert entry.value == 1 and entry.type_ is None and entry.sequence_id == 1
+    assert entry.value == 1 and entry.type_ is int and entry.sequence_id == 1
     bb.set("a", 5)
     assert bb["a"] == 5 and entry.sequence_id == 2
+    bb["d"], bb["b"], bb["p"] = 0.5, True, Pose()
+    assert [bb.get_entry(k).type_ for k in "dbp"] == [float, bool, Pose]
+    # BT.CPP's set<std::string> on a new key makes an AnyTypeAllowed entry
+    bb["s"] = "PLAY"
+    assert bb.get_entry("s").type_ is None and bb["s"] == "PLAY"
+    bb["n"] = None  # a Python extension: an empty untyped entry
+    assert bb.get_entry("n").type_ is None and "n" not in bb
 
 
 def test_missing_and_empty_keys_raise_keyerror_and_get_default():
@@ -93,17 +103,57 @@ def test_double_entry_takes_int_as_double():
     assert bb["d"] == 2.0 and type(bb["d"]) is float
 
 
-def test_string_entry_rejects_number_and_number_rejects_unparsable_string():
+def test_untyped_entry_becomes_typed_by_the_next_set():
     bb = Blackboard()
-    bb["s"] = "PLAY"
-    with pytest.raises(BlackboardTypeError, match=r"\[std::string\], current type \[long\]"):
-        bb["s"] = 3
+    bb["s"] = "PLAY"  # untyped: the next set types it, whatever the type
+    bb["s"] = 3
+    assert bb["s"] == 3 and bb.get_entry("s").type_ is int
+    with pytest.raises(BlackboardTypeError, match=r"^Can't convert string \[x\] to integer$"):
+        bb["s"] = "x"  # parsed by convertFromString<long>, whose error passes through
+    with pytest.raises(BlackboardTypeError, match=r"\[long\], current type \[double\]"):
+        bb["s"] = 2.5
+    assert bb["s"] == 3
+    bb["t"] = "a"
+    bb["t"] = "b"  # the second string types the entry std::string
+    assert bb.get_entry("t").type_ is str
+    with pytest.raises(BlackboardTypeError) as info:
+        bb["t"] = 1
+    assert str(info.value) == (
+        "Blackboard::set(t): once declared, the type of a port shall not change. "
+        "Previously declared type [std::string], current type [long]"
+    )
+    bb.create_entry("u")  # declared untyped (a port of any type)
+    bb["u"] = 1.5
+    assert bb.get_entry("u").type_ is float
+
+
+def test_typed_number_entries_take_safe_casts_only():
+    bb = Blackboard()
     bb["n"] = 1
-    bb["n"] = "42"  # default convertFromString<long>
-    assert bb["n"] == 42
+    bb["n"] = True  # bool -> int64 is safe
+    assert bb["n"] == 1 and type(bb["n"]) is int
+    with pytest.raises(BlackboardTypeError, match=r"\[long\], current type \[double\]"):
+        bb["n"] = 2.0**63  # outside int64
     with pytest.raises(BlackboardTypeError):
-        bb["n"] = "abc"
-    assert bb["n"] == 42
+        bb["n"] = float("nan")
+    bb["d"] = 0.5
+    bb["d"] = 2**53  # exact as a double
+    assert bb["d"] == 2.0**53 and type(bb["d"]) is float
+    with pytest.raises(BlackboardTypeError, match=r"\[double\], current type \[long\]"):
+        bb["d"] = 2**53 + 1  # would change in the round trip
+    bb["b"] = False
+    for not_a_bool in (1, 0, 1.0):  # bool is not among isCastingSafe's targets
+        with pytest.raises(BlackboardTypeError, match=r"\[bool\], current type"):
+            bb["b"] = not_a_bool
+    bb["b"] = "true"  # a string goes through convertFromString<bool>
+    assert bb["b"] is True
+    with pytest.raises(BlackboardTypeError, match="invalid bool conversion"):
+        bb["b"] = "yes"
+    bb["i"] = 7
+    bb["i"] = "12abc"  # std::from_chars: a valid prefix is enough
+    assert bb["i"] == 12
+    with pytest.raises(BlackboardTypeError, match=r"Can't convert string \[ 1\] to integer"):
+        bb["i"] = " 1"
 
 
 def test_typed_entry_uses_converter_for_strings():
@@ -119,8 +169,19 @@ def test_typed_entry_uses_converter_for_strings():
 def test_typed_empty_entry_type_checks_first_write():
     bb = Blackboard()
     bb.create_entry("f", float)
-    bb["f"] = 1
-    assert type(bb["f"]) is float
+    assert bb.get_entry("f").converter is not None  # a typed entry always has a converter
+    bb["f"] = 1  # a safe cast; copyInto an empty value takes the new value whole
+    assert type(bb["f"]) is int and bb.get_entry("f").type_ is float
+    # ... so the stored int64 is kept by later copies, and a fraction no longer fits
+    with pytest.raises(BlackboardTypeError, match="Invalid floating point to integer"):
+        bb["f"] = 2.5
+    bb["f"] = 4.0
+    assert bb["f"] == 4 and type(bb["f"]) is int
+    bb.create_entry("g", float)
+    bb["g"] = "0.25"
+    assert bb["g"] == 0.25
+    bb["g"] = 3
+    assert bb["g"] == 3.0 and type(bb["g"]) is float  # copied into the stored double
     bb.create_entry("b", bool)
     bb["b"] = "true"
     assert bb["b"] is True
@@ -139,9 +200,44 @@ def test_untyped_entry_with_a_class_value():
 
     bb = Blackboard()
     bb["pose"] = Pose()
-    bb["pose"] = SubPose()  # a subclass fits
-    with pytest.raises(BlackboardTypeError):
-        bb["pose"] = "x"
+    bb["pose"] = SubPose()  # a subclass fits (Python classes are not C++ types)
+    with pytest.raises(BlackboardTypeError, match="template specialization of convertFromString"):
+        bb["pose"] = "x"  # parsed by the unspecialised convertFromString<Pose>
+    with pytest.raises(BlackboardTypeError, match=r"current type \[long\]"):
+        bb["pose"] = 3
+
+
+def test_set_any_types_new_entries_and_checks_exact_types():
+    # set<BT::Any> (SetBlackboard): the Any's own type, strings included, no casts
+    root = Blackboard()
+    root.set_any("s", "hello")
+    assert root.get_entry("s").type_ is str
+    root.set_any("n", 5)
+    with pytest.raises(BlackboardTypeError) as info:
+        root.set_any("n", 2.0)  # no isCastingSafe for Any
+    assert str(info.value) == (
+        "Blackboard::set(n): once declared, the type of a port shall not change. "
+        "Previously declared type [long], current type [BT::Any]"
+    )
+    with pytest.raises(BlackboardTypeError, match=r"current type \[BT::Any\]"):
+        root.set_any("n", "7")  # nor string parsing
+    assert root["n"] == 5
+    root.create_entry("u")
+    root.set_any("u", 1)
+    root.set_any("u", "x")  # an untyped entry stays untyped (TypeInfo::Create<Any>)
+    assert root["u"] == "x" and root.get_entry("u").type_ is None
+    root.set_any("u", None)
+    assert "u" not in root
+    sub = Blackboard(root)
+    sub.add_remapping("k", "n")
+    sub.add_remapping("v", "u")
+    # remapped: createEntry compares declared types (a string is std::string here) ...
+    with pytest.raises(BlackboardTypeError, match=r"^Blackboard entry \[n\]: once declared"):
+        sub.set_any("k", "text")
+    sub.set_any("v", 2.5)  # ... and an untyped parent entry takes anything, staying untyped
+    assert root["u"] == 2.5 and root.get_entry("u").type_ is None and root["n"] == 5
+    sub.set_any("@g", 3)
+    assert root.get_entry("g").type_ is int
 
 
 def test_create_entry_type_conflict():
@@ -200,13 +296,23 @@ def test_remapped_write_creates_in_parent_when_absent():
     assert root["target"] == "v" and sub.local_keys() == []
 
 
-def test_remapped_write_type_checks_parent_entry():
+def test_remapped_set_skips_the_type_check_of_the_parent_entry():
+    # BT.CPP's set() finds no local entry, so it goes through createEntry (which only
+    # compares two declared types) and assigns the value unchecked
     root = Blackboard()
     root["x"] = 1
     sub = Blackboard(root)
     sub.add_remapping("x", "x")
-    with pytest.raises(BlackboardTypeError):
-        sub["x"] = "text"
+    sub["x"] = "text"  # set<std::string>: an untyped declaration never conflicts
+    assert root["x"] == "text" and root.get_entry("x").type_ is int
+    with pytest.raises(BlackboardTypeError, match=r"^Blackboard entry \[x\]: once declared"):
+        sub["x"] = 2.5  # createEntry: declared long, now double
+    root.create_entry("u")
+    auto = Blackboard(root, autoremap=True)
+    auto["u"] = 5
+    auto["u"] = "five"
+    assert root["u"] == "five" and root.get_entry("u").type_ is None  # stays untyped
+    assert auto.local_keys() == []
 
 
 def test_first_remapping_wins():

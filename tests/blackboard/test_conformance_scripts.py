@@ -78,9 +78,10 @@ class _Runner:
                                    f"{exc}") from None
         elif el.tag == "SetBlackboard":
             key, value = el.get("output_key"), el.get("value")
-            if bb.get_entry(key) is None:  # BT.CPP set<Any>: the new entry takes the value's type
-                bb.create_entry(key, type(value))
-            bb.set(key, value)
+            dst = bb.get_entry(key)
+            if dst is not None and dst.type_ is not str:  # TypeInfo::parseString
+                value = dst.converter(value) if dst.converter is not None else None
+            bb.set_any(key, value)  # set<BT::Any>: a new entry takes the value's type
         elif el.tag == "UnsetBlackboard":
             bb.unset(el.get("key"))
         elif el.tag == "SubTree":

@@ -1,6 +1,7 @@
 """The script language: values and types of results, precedence, errors, BT.CPP quirks."""
 from __future__ import annotations
 
+import enum
 import math
 
 import pytest
@@ -373,9 +374,23 @@ def test_typed_entry_uses_converter_for_strings():
     assert bb["pair"] == (1, 2)
     with pytest.raises(ScriptRuntimeError):
         run("pair := 'x,y'", bb)
-    bb.create_entry("other", list)
+    bb.create_entry("names", list)  # convertFromString<std::vector<std::string>>
+    run("names := 'a;b'", bb)
+    assert bb["names"] == ["a", "b"]
+
+    class Pose:  # a type without convertFromString: BT.CPP's unspecialised template throws
+        pass
+
+    bb.create_entry("pose", Pose)
+    with pytest.raises(ScriptRuntimeError, match="template specialization of convertFromString"):
+        run("pose := 'x'", bb)
+
+    class Mode(enum.Enum):  # enums have no string converter at all
+        A = 1
+
+    bb.create_entry("mode", Mode)
     with pytest.raises(ScriptRuntimeError, match="The right operand is a string, can't convert"):
-        run("other := 'x'", bb)
+        run("mode := 'x'", bb)
 
 
 def test_compound_assignments():

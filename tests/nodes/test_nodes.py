@@ -318,3 +318,36 @@ def test_condition_node_and_model_xml(factory):
     assert '<Condition ID="Near">' in xml
     assert '<input_port name="dist_m" type="double" default="0.500000">how near</input_port>' in xml
     assert 'ID="Sequence"' not in xml and 'ID="Sequence"' in factory.tree_nodes_model_xml(True)
+
+
+def test_set_blackboard_follows_btcpp_set_any(factory):
+    # a literal makes a std::string entry (set<BT::Any>, not the untyped set<std::string>)
+    t = tree_of(factory, '<Sequence><SetBlackboard value="42" output_key="a"/>'
+                         '<Script code="b := a .. \'x\'"/></Sequence>')
+    assert t.tick_exactly_once() is NodeStatus.SUCCESS
+    bb = t.root_blackboard()
+    assert bb["a"] == "42" and bb.get_entry("a").type_ is str and bb["b"] == "42x"
+    # into a typed port entry the literal is parsed by the entry's converter
+    t = tree_of(factory, '<Sequence><SetBlackboard value="5" output_key="n"/>'
+                         '<Probe count="{n}" out="{o}"/></Sequence>')
+    assert t.root_blackboard().get_entry("n").type_ is int  # declared at load by the port
+    assert t.tick_exactly_once() is NodeStatus.SUCCESS
+    assert t.root_blackboard()["n"] == 5 and LOG[-1][1][1] == 5
+    # an untyped entry has no converter: BT.CPP 4.10's parseString gives an empty value
+    t = tree_of(factory, '<Sequence><Script code="x := 1"/>'
+                         '<SetBlackboard value="hello" output_key="x"/></Sequence>')
+    assert t.tick_exactly_once() is NodeStatus.SUCCESS
+    assert "x" not in t.root_blackboard() and t.root_blackboard().get_entry("x") is not None
+    # copying an entry: the new entry takes the source's type; a number is never cast
+    t = tree_of(factory, '<Sequence><Script code="d := 0.5"/>'
+                         '<SetBlackboard value="{src}" output_key="copy"/>'
+                         '<SetBlackboard value="{src}" output_key="d"/>'
+                         '<SetBlackboard value="{src}" output_key="typed"/></Sequence>')
+    t.root_blackboard()["src"] = 3  # an adapter's set<long>: a typed entry
+    t.root_blackboard()["typed"] = 0.5
+    with pytest.raises(NodeTickError, match=r"current type \[BT::Any\]"):
+        t.tick_exactly_once()
+    bb = t.root_blackboard()
+    assert bb["copy"] == 3 and bb.get_entry("copy").type_ is int
+    assert bb["d"] == 3 and bb.get_entry("d").type_ is None  # a script entry stays untyped
+    assert bb["typed"] == 0.5
