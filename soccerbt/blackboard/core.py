@@ -251,9 +251,10 @@ class Blackboard(MutableMapping):
 
     Resolved entries are memoised per blackboard (`_view`, key -> entry): a key's resolution
     depends only on this blackboard and its ancestors (their storage, remappings and
-    autoremap flag), so any change to those clears the memo of the changed blackboard and of
-    all its descendants. Values are never memoised (entries are shared objects); a key that
-    does not resolve is never memoised (it may be created later).
+    autoremap flag), so removing an entry or changing a remapping or the autoremap flag
+    clears the memo of that blackboard and of all its descendants. Values are never memoised
+    (entries are shared objects); a key that does not resolve is never memoised, so a newly
+    created entry needs no clearing.
     """
 
     __slots__ = ("_parent", "_storage", "_remap", "_autoremap", "_root", "_view", "_children",
@@ -389,9 +390,10 @@ class Blackboard(MutableMapping):
             if self._parent is None:
                 raise BlackboardError("Missing parent blackboard")
             return self._parent._create_entry_impl(key, type_, converter)
+        # no memo to clear: a key is stored here only when it does not lead to the parent,
+        # so until now it resolved nowhere, here or below, and misses are never memoised
         entry = Entry(type_, converter)
         self._storage[key] = entry
-        self._forget_resolutions()
         return entry
 
     def local_keys(self) -> list[str]:

@@ -561,6 +561,9 @@ class _Compiler:
             return _c_binary(node.op, self.compile(node.lhs), self.compile(node.rhs))
         if isinstance(node, _Compare):
             fns = [self.compile(o) for o in node.operands]
+            fast = self._name_equals_literal(node, fns)
+            if fast is not None:
+                return fast
             return _c_compare(node.ops, fns, self.enums or None)
         if isinstance(node, _If):
             return _c_if(self.compile(node.cond), self.compile(node.then),
@@ -577,6 +580,59 @@ class _Compiler:
         raise AssertionError(f"unknown node {node!r}")  # pragma: no cover
 
 
+    def _name_equals_literal(self, node: _Compare, fns: list[Fn]) -> Fn | None:
+        """`key == 'text'`, `key != 3` and mirrored: Booster's usual conditions, read in one
+        closure (entry lookup and comparison); any other value takes the general path."""
+        if len(node.ops) != 1 or node.ops[0] not in ("==", "!="):
+            return None
+        lhs, rhs = node.operands
+        if isinstance(lhs, _Name) and isinstance(rhs, _Lit):
+            name, lit = lhs, rhs.value
+        elif isinstance(rhs, _Name) and isinstance(lhs, _Lit):
+            name, lit = rhs, lhs.value
+        else:
+            return None
+        if name.name in self.enums:
+            return None
+        lt = type(lit)
+        if not (lt is str or (lt is int and -_TWO_53 <= lit <= _TWO_53)):  # type: ignore[operator]
+            return None
+        return _c_name_equals(name.name, lit, node.ops[0] == "==",
+                              _c_compare(node.ops, fns, self.enums or None))
+
+
+def _c_name_equals(key: str, lit: object, want: bool, general: Fn) -> Fn:
+    missing = f"Variable not found: {key}"
+    lt = type(lit)
+    if lt is str:
+
+        def name_equals_text(bb: Blackboard) -> object:
+            entry = bb._view.get(key)
+            if entry is None:
+                entry = bb.get_entry(key)
+                if entry is None:
+                    raise _Fail(missing)
+            if type(entry.value) is str:
+                return 1.0 if ((entry.value == lit) is want) else 0.0
+            return general(bb)  # the same lookup again, with BT.CPP's full type rules
+
+        return name_equals_text
+
+    def name_equals_int(bb: Blackboard) -> object:
+        entry = bb._view.get(key)
+        if entry is None:
+            entry = bb.get_entry(key)
+            if entry is None:
+                raise _Fail(missing)
+        v = entry.value
+        if type(v) is int and -_TWO_53 <= v <= _TWO_53:
+            # exact as doubles, so BT.CPP's epsilon test is plain equality
+            return 1.0 if ((v == lit) is want) else 0.0
+        return general(bb)
+
+    return name_equals_int
+
+
 def _c_literal(value: object) -> Fn:
     def lit(bb: Blackboard) -> object:
         return value
@@ -588,7 +644,7 @@ def _c_name(name: str) -> Fn:
     missing = f"Variable not found: {name}"
 
     def var(bb: Blackboard) -> object:
-        entry = bb._storage.get(name)
+        entry = bb._view.get(name)  # the blackboard's memo of resolved keys
         if entry is None:
             entry = bb.get_entry(name)
             if entry is None:
@@ -890,7 +946,7 @@ def _c_assign(op: str, key: str, rhs: Fn, enums: Mapping[str, int] | None) -> Fn
     create = op == ":="
 
     def find_entry(bb: Blackboard):  # -> Entry
-        entry = bb._storage.get(key)
+        entry = bb._view.get(key)
         if entry is None:
             entry = bb.get_entry(key)
             if entry is None:

@@ -552,3 +552,42 @@ def test_nan_and_large_numbers_follow_btcpp_tests():
     with pytest.raises(ScriptRuntimeError, match="Loss of precision"):
         run("big + 1", bb)
     assert run("big .. ''", bb) == str(2**53 + 1)
+
+
+def _outcome(src: str, bb: Blackboard, enums=None):
+    try:
+        return ("value", typed(compile_script(src, enums)(bb)))
+    except ScriptRuntimeError as exc:
+        return ("error", str(exc).split("\n")[-1])
+
+
+@pytest.mark.parametrize("value", ["a", "b", "", 3, 4, 3.0, 3.5, True, 1, 2**60, None, (1,)])
+@pytest.mark.parametrize("form", ["k {op} {lit}", "{lit} {op} k"])
+@pytest.mark.parametrize("op", ["==", "!="])
+@pytest.mark.parametrize("lit", ["'a'", "3", "1"])
+def test_name_against_literal_fast_path_agrees_with_the_general_rules(value, form, op, lit):
+    # `k == 'a'` is compiled to one closure; `k == 'a' .. ''` (not a literal) takes the
+    # general comparison: both must give the same value or the same error
+    bb = Blackboard()
+    bb.create_entry("k")
+    bb.get_entry("k").value = value
+    general_lit = f"({lit} .. '')" if lit.startswith("'") else f"({lit} + 0)"
+    fast = _outcome(form.format(op=op, lit=lit), bb)
+    slow = _outcome(form.format(op=op, lit=general_lit), bb)
+    if slow[0] == "value":
+        slow = ("value", typed(float(slow[1][1])))
+    else:  # the messages name the literal's type: long there, double here
+        fast, slow = (fast[0], fast[1].split(" Left operand")[0]), \
+            (slow[0], slow[1].split(" Left operand")[0])
+    assert fast == slow
+
+
+def test_name_against_literal_fast_path_errors_and_enums():
+    with pytest.raises(ScriptRuntimeError, match="Variable not found: nope"):
+        run("nope == 'x'")
+    bb = Blackboard()
+    bb["c"] = 2
+    assert run("c == RED", bb, enums={"RED": 2}) == 1.0  # an enum name is a literal too
+    assert run("RED == 2", bb, enums={"RED": 2}) == 1.0  # an enum on the name side
+    sub = Blackboard(bb, autoremap=True)
+    assert run("c != 2", sub) == 0.0  # resolved through the SubTree scope
