@@ -176,6 +176,7 @@ class Agent:
         self.events: list[AgentEvent] = []
         self.node_exceptions: dict[str, int] = {}  # node path -> how many ticks it raised
         self.tree_failed = False  # the last tick raised
+        self._manual_control_state: object = None  # control_state seen at the last step
         self._packet: Any = None
         self._odom_at_predict: Pose2D | None = None  # odometry when the localizer last moved
         self._belief: _Belief | None = None  # the localizer's output at the last camera frame
@@ -216,6 +217,7 @@ class Agent:
             self.team.receive(t_s, self)
         self.context.world_model.write_blackboard(bb)
         manual = self.pad.update(t_s, bb) if self.pad is not None else None
+        self._hold_safely(manual, bb)
         command = self._tick()
         if manual is not None:
             command = manual.apply_to(command)
@@ -228,6 +230,15 @@ class Agent:
         return command
 
     # --- the parts of a cycle ----------------------------------------------------------------
+
+    def _hold_safely(self, manual: Any, bb: MutableMapping[str, object]) -> None:
+        """Forget the walking velocity the tree left held when a person takes over or the
+        control mode changes: the manual branch of a tree commands no velocity, so a held auto
+        velocity would keep the robot walking after the stick is released."""
+        control_state = bb.get("control_state")
+        if manual is not None or control_state != self._manual_control_state:
+            self.context.stop()
+        self._manual_control_state = control_state
 
     def _localize(self, obs: Observations, gc_events: list[Any]) -> Any:
         """The localizer runs at the camera's rate: on a camera frame the odometry since the
