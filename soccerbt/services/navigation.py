@@ -21,6 +21,7 @@ Everything is in the team frame (own goal at negative x); times are simulated se
 """
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from dataclasses import dataclass, field as dc_field
@@ -753,19 +754,111 @@ class FollowerConfig:
     arrive_distance_m: float = 0.05
 
 
+def _hypot(x: float, y: float) -> float:
+    """libm's hypot, as numpy's ``np.hypot`` computes it (``math.hypot`` rounds differently
+    in the last bit now and then; this keeps seeded runs identical)."""
+    return abs(complex(x, y))
+
+
+def _np_pairwise_sum(a: list[float], lo: int, n: int) -> float:
+    """The sum of ``a[lo:lo + n]`` in numpy's pairwise order (bit-identical to ``ndarray.sum``)."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3, r4, r5, r6, r7 = a[lo:lo + 8]
+        i, end = lo + 8, lo + n - n % 8
+        while i < end:
+            r0 += a[i]
+            r1 += a[i + 1]
+            r2 += a[i + 2]
+            r3 += a[i + 3]
+            r4 += a[i + 4]
+            r5 += a[i + 5]
+            r6 += a[i + 6]
+            r7 += a[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        for i in range(end, lo + n):
+            res += a[i]
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _np_pairwise_sum(a, lo, n2) + _np_pairwise_sum(a, lo + n2, n - n2)
+
+
+class _PathGeometry:
+    """One path's segments as Python floats, computed once: the follower runs every tick on a
+    path of a few dozen points, where numpy's per-call overhead dominates."""
+
+    __slots__ = ("path", "px", "py", "dx", "dy", "dd", "root_dd", "seg_len", "cum", "n_seg", "end",
+                 "_prefix")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        pts = path.points
+        self.px, self.py = pts[:, 0].tolist(), pts[:, 1].tolist()
+        px, py = self.px, self.py
+        self.end = (px[-1], py[-1])
+        n = len(px) - 1
+        self.n_seg = n
+        self.dx = [px[i + 1] - px[i] for i in range(n)]
+        self.dy = [py[i + 1] - py[i] for i in range(n)]
+        self.dd = [max(dx * dx + dy * dy, 1e-18) for dx, dy in zip(self.dx, self.dy)]
+        self.root_dd = [math.sqrt(d) for d in self.dd]
+        self.seg_len = [_hypot(dx, dy) for dx, dy in zip(self.dx, self.dy)]
+        cum = [0.0]
+        acc = 0.0
+        for length in self.seg_len:
+            acc += length
+            cum.append(acc)
+        self.cum = cum
+        self._prefix: dict[int, float] = {}
+
+    def closest(self, x: float, y: float, progress: int) -> tuple[int, float, float]:
+        """(segment index, parameter t, arc length) of the nearest point at or after
+        ``progress`` (the first of equals)."""
+        px, py, dx, dy, dd = self.px, self.py, self.dx, self.dy, self.dd
+        lo = min(progress, self.n_seg - 1)
+        best_k, best_d, best_t = -1, math.inf, 0.0
+        for i in range(lo, self.n_seg):
+            ax, ay, ex, ey = px[i], py[i], dx[i], dy[i]
+            t = ((x - ax) * ex + (y - ay) * ey) / dd[i]
+            if t < 0.0:
+                t = 0.0
+            elif t > 1.0:
+                t = 1.0
+            d = _hypot(ax + t * ex - x, ay + t * ey - y)
+            if d < best_d or (d != d and best_d == best_d):  # numpy's argmin: the first NaN wins
+                best_k, best_d, best_t = i, d, t
+                if d != d:
+                    break
+        if best_k < 0:  # every distance infinite: argmin picks the first
+            best_k = lo
+            ax, ay, ex, ey = px[lo], py[lo], dx[lo], dy[lo]
+            best_t = min(1.0, max(0.0, ((x - ax) * ex + (y - ay) * ey) / dd[lo]))
+        k = best_k
+        before = self._prefix.get(k)
+        if before is None:
+            before = self._prefix[k] = _np_pairwise_sum(self.root_dd, 0, k)
+        return k, best_t, before + best_t * self.root_dd[k]
+
+
 class PathFollower:
     """Pure pursuit with look-ahead; ``follow`` yields (vx, vy, vtheta) in the robot frame."""
 
     def __init__(self, config: FollowerConfig | None = None) -> None:
         self.config = config or FollowerConfig()
         self._last = (0.0, 0.0, 0.0)
-        self._path_id = -1
+        self._geo: _PathGeometry | None = None  # the path being followed, as Python floats
         self._progress = 0
 
     def reset(self) -> None:
         """Forget the previous command (the robot stands) and the progress along the path."""
         self._last = (0.0, 0.0, 0.0)
-        self._path_id = -1
+        self._geo: _PathGeometry | None = None  # the path being followed, as Python floats
         self._progress = 0
 
     def brake(self, dt_s: float) -> tuple[float, float, float]:
@@ -781,20 +874,6 @@ class PathFollower:
                       toward_zero(lth, c.atheta_max_radps2))
         return self._last
 
-    def _closest(self, pts: np.ndarray, xy: np.ndarray) -> tuple[int, float, float]:
-        """(segment index, parameter t, arc length) of the nearest point at or after progress."""
-        a = pts[:-1]
-        d = np.diff(pts, axis=0)
-        dd = np.maximum((d * d).sum(axis=1), 1e-18)
-        t = np.clip(((xy - a) * d).sum(axis=1) / dd, 0.0, 1.0)
-        proj = a + t[:, None] * d
-        dist = np.hypot(*(proj - xy).T)
-        lo = min(self._progress, len(dist) - 1)
-        k = lo + int(np.argmin(dist[lo:]))
-        seg_len = np.sqrt(dd)
-        s = float(seg_len[:k].sum() + t[k] * seg_len[k])
-        return k, float(t[k]), s
-
     def follow(self, pose: Pose2D, path: Path, goal_heading_rad: float, dt_s: float,
                vx_limit_mps: float | None = None, vy_limit_mps: float | None = None,
                vtheta_limit_radps: float | None = None) -> tuple[float, float, float]:
@@ -804,38 +883,42 @@ class PathFollower:
         vy_max = c.vy_max_mps if vy_limit_mps is None else min(c.vy_max_mps, abs(vy_limit_mps))
         vth_max = c.vtheta_max_radps if vtheta_limit_radps is None else min(c.vtheta_max_radps, abs(vtheta_limit_radps))
         vx_back = min(c.vx_back_max_mps, vx_max)
-        if id(path) != self._path_id:
-            self._path_id, self._progress = id(path), 0
-        pts = path.points
-        xy = np.array([pose.x_m, pose.y_m])
-        end = pts[-1]
-        to_end = float(np.hypot(*(end - xy)))
-        if pts.shape[0] >= 2:
-            k, _t, s = self._closest(pts, xy)
+        geo = self._geo
+        if geo is None or geo.path is not path:
+            geo = self._geo = _PathGeometry(path)
+            self._progress = 0
+        x, y = pose.x_m, pose.y_m
+        ex, ey = geo.end
+        to_end = _hypot(ex - x, ey - y)
+        if geo.n_seg >= 1:
+            k, _t, s = geo.closest(x, y, self._progress)
             self._progress = k
-            seg_len = np.hypot(*np.diff(pts, axis=0).T)
-            cum = np.concatenate([[0.0], np.cumsum(seg_len)])
-            remaining = max(0.0, float(cum[-1]) - s)
-            s_look = min(float(cum[-1]), s + c.lookahead_m)
-            j = min(int(np.searchsorted(cum, s_look, side="right")) - 1, len(seg_len) - 1)
+            seg_len, cum, px, py = geo.seg_len, geo.cum, geo.px, geo.py
+            remaining = max(0.0, cum[-1] - s)
+            s_look = min(cum[-1], s + c.lookahead_m)
+            j = min(bisect.bisect_right(cum, s_look) - 1, len(seg_len) - 1)
             j = max(j, 0)
             tt = 0.0 if seg_len[j] < 1e-12 else (s_look - cum[j]) / seg_len[j]
-            target = pts[j] + min(1.0, max(0.0, tt)) * (pts[j + 1] - pts[j])
+            f = min(1.0, max(0.0, tt))
+            tx, ty = px[j] + f * (px[j + 1] - px[j]), py[j] + f * (py[j + 1] - py[j])
             remaining = max(remaining, to_end if remaining < c.lookahead_m else 0.0)
         else:
-            target, remaining = end, to_end
+            tx, ty, remaining = ex, ey, to_end
         if to_end < c.lookahead_m:
-            target = end
-        dvec = target - xy
-        dnorm = float(np.hypot(*dvec))
+            tx, ty = ex, ey
+        dvx, dvy = tx - x, ty - y
+        dnorm = _hypot(dvx, dvy)
         # speed: capped for a smooth stop at the end, proportional in the last centimetres
         v = min(vx_max, math.sqrt(2.0 * 0.6 * c.ax_max_mps2 * remaining), c.position_gain * max(remaining, to_end))
         if to_end < c.arrive_distance_m:
             v = c.position_gain * to_end
-        vf = (dvec / dnorm * v) if dnorm > 1e-9 else np.zeros(2)
+        if dnorm > 1e-9:
+            vf0, vf1 = dvx / dnorm * v, dvy / dnorm * v
+        else:
+            vf0 = vf1 = 0.0
         # heading: face the way we walk when far, the goal heading when near
         if to_end > c.face_path_beyond_m and dnorm > 1e-6:
-            path_heading = math.atan2(dvec[1], dvec[0])
+            path_heading = math.atan2(dvy, dvx)
             w = min(1.0, (to_end - c.face_path_beyond_m) / c.face_path_beyond_m)
             target_heading = goal_heading_rad + w * wrap_angle_rad(path_heading - goal_heading_rad)
         else:
@@ -846,8 +929,8 @@ class PathFollower:
         vth = max(-vth_max, min(vth_max, vth))
         # into the robot frame; walking sideways is slow, so turn first when far off
         cos, sin = math.cos(pose.theta_rad), math.sin(pose.theta_rad)
-        vx = cos * vf[0] + sin * vf[1]
-        vy = -sin * vf[0] + cos * vf[1]
+        vx = cos * vf0 + sin * vf1
+        vy = -sin * vf0 + cos * vf1
         if to_end > c.face_path_beyond_m:
             fade = max(0.0, 1.0 - abs(err) / c.turn_slowdown_rad)
             vx, vy = vx * (0.2 + 0.8 * fade), vy * (0.2 + 0.8 * fade)
