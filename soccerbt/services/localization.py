@@ -224,6 +224,7 @@ class ParticleFilter:
         self._fit = 0.0  # smoothed per-detection fit 0..1 of the latest frames
         self._cache: tuple[Pose2D, np.ndarray, float] | None = None
         self._seed: Pose2D | None = None  # the previous estimate, moved by odometry
+        self._grids: _DistanceGrids | None = None  # the likelihood field, built on first use
         self.updates = 0
         self.injected_total = 0
         self.reset_uniform()
@@ -380,22 +381,44 @@ class ParticleFilter:
         grids (a likelihood field), so the cost is O(particles x detections).
         """
         c = self.config
-        grids = _distance_grids(self.field, c.border_m)
-        kinds = list(groups)
-        det = np.concatenate([groups[k] for k in kinds])
-        offsets = np.concatenate([np.full(groups[k].shape[0], grids.offset[k], dtype=np.intp)
-                                  for k in kinds])
-        r2 = det[:, 0] ** 2 + det[:, 1] ** 2
+        grids = self._grids
+        if grids is None:
+            grids = self._grids = _distance_grids(self.field, c.border_m)
+        if len(groups) == 1:
+            (kind, det), = groups.items()
+            offsets: np.ndarray | int = grids.offset[kind]
+        else:
+            kinds = list(groups)
+            det = np.concatenate([groups[k] for k in kinds])
+            offsets = np.repeat(np.array([grids.offset[k] for k in kinds], dtype=np.intp),
+                                [groups[k].shape[0] for k in kinds])
+        d0, d1 = det[:, 0], det[:, 1]
+        r2 = d0 ** 2 + d1 ** 2
         inv_var = 1.0 / (c.obs_sigma_m ** 2 + c.obs_sigma_per_m ** 2 * r2)
-        cos, sin = np.cos(xyt[:, 2:3]), np.sin(xyt[:, 2:3])
+        th = xyt[:, 2:3]
+        cos, sin = np.cos(th), np.sin(th)
         inv_cell = 1.0 / grids.cell_m
-        gx = (xyt[:, 0:1] - grids.x0_m) * inv_cell + (cos * det[:, 0] - sin * det[:, 1]) * inv_cell
-        gy = (xyt[:, 1:2] - grids.y0_m) * inv_cell + (sin * det[:, 0] + cos * det[:, 1]) * inv_cell
-        ix = np.clip(gx.astype(np.intp), 0, grids.nx - 1)
-        iy = np.clip(gy.astype(np.intp), 0, grids.ny - 1)
-        d2 = grids.flat[ix * grids.ny + iy + offsets]
-        gate = c.obs_gate_sigmas ** 2
-        per = np.minimum(d2 * inv_var, gate)
+        # the same operations in the same order as the plain formula (bit-identical
+        # weights), written in place: numpy's per-call overhead dominates at this size
+        gx = cos * d0
+        gx -= sin * d1
+        gx *= inv_cell
+        gx += (xyt[:, 0:1] - grids.x0_m) * inv_cell
+        gy = sin * d0
+        gy += cos * d1
+        gy *= inv_cell
+        gy += (xyt[:, 1:2] - grids.y0_m) * inv_cell
+        ix = gx.astype(np.intp)
+        np.maximum(ix, 0, out=ix)
+        np.minimum(ix, grids.nx - 1, out=ix)
+        iy = gy.astype(np.intp)
+        np.maximum(iy, 0, out=iy)
+        np.minimum(iy, grids.ny - 1, out=iy)
+        ix *= grids.ny
+        ix += iy
+        ix += offsets
+        per = grids.flat.take(ix) * inv_var
+        np.minimum(per, c.obs_gate_sigmas ** 2, out=per)
         return -0.5 * per.sum(axis=1), det.shape[0]
 
     def update(self, detections: Sequence[Detection]) -> None:
@@ -411,7 +434,8 @@ class ParticleFilter:
         # per-detection fit in (0, 1] of the hypotheses that survive this frame: the
         # geometric-mean likelihood under the posterior weights (stray injected particles do
         # not drag it down; a kidnap does, since then no particle fits)
-        fit = float(np.exp(self.log_weights) @ np.exp(loglik / count))
+        weights = np.exp(self.log_weights)
+        fit = float(weights @ np.exp(loglik / count))
         if self._w_slow is None or self._w_fast is None:
             self._w_slow = self._w_fast = fit
         else:
@@ -427,7 +451,7 @@ class ParticleFilter:
                 inject = max(inject, c.max_inject_fraction * (1.0 - fit / c.fit_floor))
             inject = min(max(inject, 0.0), c.max_inject_fraction)
         n_inject = int(round(inject * self.n))
-        w = np.exp(self.log_weights)
+        w = weights  # the log-weights did not change since
         ess = 1.0 / float((w * w).sum())
         if ess < c.resample_ess_ratio * self.n or n_inject > 0:
             self._resample(w)
@@ -592,9 +616,11 @@ class ParticleFilter:
         # the heaviest cell of a coarse (0.5 m, 0.5 m, 45 deg) histogram.
         near = dx = dy = dt = None
         seed = self._seed
+        wn = None
         if seed is not None:
             dx, dy, dt, near = self._near(seed)
-            if float(w[near].sum()) < 0.5:
+            wn = w[near]
+            if float(wn.sum()) < 0.5:
                 near = None
         if near is None:
             hx = self.field.half_length_m + self.config.border_m + 1.0
@@ -612,7 +638,7 @@ class ParticleFilter:
             st = math.atan2(float(ws @ np.sin(xyt[in_seed, 2])), float(ws @ np.cos(xyt[in_seed, 2])))
             seed = Pose2D(sx, sy, st)
             dx, dy, dt, near = self._near(seed)
-        wn = w[near]
+            wn = w[near]
         mass = float(wn.sum())
         dx, dy, dt = dx[near], dy[near], dt[near]
         wr = wn / mass
@@ -622,7 +648,10 @@ class ParticleFilter:
         self._seed = est
         # covariance of that cluster; the weight elsewhere (a mirror twin, stray injected
         # particles) lowers the confidence instead
-        dev = np.stack([dx - mdx, dy - mdy, _wrap(dt - mdt)], axis=1)
+        dev = np.empty((dx.shape[0], 3))  # as np.stack(..., axis=1) lays it out, cheaper
+        np.subtract(dx, mdx, out=dev[:, 0])
+        np.subtract(dy, mdy, out=dev[:, 1])
+        dev[:, 2] = _wrap(dt - mdt)
         cov = (dev * wr[:, None]).T @ dev
         cov = 0.5 * (cov + cov.T)
         c = self.config
