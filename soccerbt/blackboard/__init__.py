@@ -4,6 +4,7 @@ Imports nothing else of soccerbt and knows nothing of soccer except the key sche
 `core` holds the blackboard and its entries, `script` the compiled script language.
 """
 from soccerbt.blackboard.core import (
+    AnyValue,
     Blackboard,
     BlackboardError,
     BlackboardTypeError,
@@ -11,10 +12,12 @@ from soccerbt.blackboard.core import (
     btcpp_format,
     btcpp_type_name,
     is_number,
+    is_strongly_typed,
     number_cast,
 )
 
 __all__ = [
+    "AnyValue",
     "Blackboard",
     "BlackboardError",
     "BlackboardTypeError",
@@ -22,6 +25,7 @@ __all__ = [
     "btcpp_format",
     "btcpp_type_name",
     "is_number",
+    "is_strongly_typed",
     "number_cast",
 ]
 

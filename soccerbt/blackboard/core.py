@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Iterator, MutableMapping
 
 __all__ = [
+    "AnyValue",
     "Blackboard",
     "BlackboardError",
     "BlackboardTypeError",
@@ -24,6 +25,7 @@ __all__ = [
     "btcpp_format",
     "btcpp_type_name",
     "is_number",
+    "is_strongly_typed",
     "number_cast",
 ]
 
@@ -40,6 +42,20 @@ class BlackboardTypeError(BlackboardError):
     """A value whose type does not fit the entry (BT.CPP's LogicError on set/createEntry)."""
 
 
+class AnyValue:
+    """Entry type marker for BT.CPP's `BT::Any`: what an untyped entry becomes when
+    `set<BT::Any>` (SetBlackboard) writes it. Like "any type allowed" (None) it is not
+    strongly typed, but it has a string converter that refuses (convertFromString<BT::Any>
+    is not specialised) and a script's first assignment does not bypass the type rules."""
+
+    __slots__ = ()
+
+
+def is_strongly_typed(t: type | None) -> bool:
+    """TypeInfo::isStronglyTyped: neither AnyTypeAllowed (None) nor BT::Any."""
+    return t is not None and t is not AnyValue
+
+
 class Entry:
     """One blackboard entry, shared by every blackboard that resolves to it."""
 
@@ -52,7 +68,7 @@ class Entry:
         value: object | None = None,
     ) -> None:
         self.value: object | None = value  # None = declared but empty
-        self.type_: type | None = type_  # None = any type allowed
+        self.type_: type | None = type_  # None = any type allowed, AnyValue = BT::Any
         self.converter: Callable[[str], object] | None = converter
         self.sequence_id: int = 0
         self.stamp_s: float | None = None
@@ -69,6 +85,8 @@ def btcpp_type_name(t: type | None) -> str:
     """The name BT.CPP's demangle() prints for the C++ type a Python type stands for."""
     if t is None:
         return "BT::AnyTypeAllowed"
+    if t is AnyValue:
+        return "BT::Any"
     if t is bool:
         return "bool"
     if t is int:
@@ -374,7 +392,7 @@ class Blackboard(MutableMapping):
         entry = self._storage.get(key)
         if entry is not None:
             prev = entry.type_
-            if prev is not None and type_ is not None and prev is not type_:
+            if prev is not type_ and is_strongly_typed(prev) and is_strongly_typed(type_):
                 raise BlackboardTypeError(
                     f"Blackboard entry [{key}]: once declared, the type of a port shall not "
                     f"change. Previously declared type [{btcpp_type_name(prev)}], current "
@@ -466,8 +484,8 @@ class Blackboard(MutableMapping):
                 entry = self._create_entry_impl(key, vt, _default_converter(vt))
         elif value is not None:
             declared = entry.type_
-            if declared is None:
-                # untyped so far: the value types it
+            if declared is None or declared is AnyValue:
+                # not strongly typed so far: the value types it
                 entry.type_ = vt
                 entry.converter = _default_converter(vt)
             else:
@@ -486,9 +504,9 @@ class Blackboard(MutableMapping):
         """BT.CPP's `Blackboard::set<BT::Any>` (what SetBlackboard calls).
 
         Like `set`, except that a new entry takes the value's type even for a string
-        (SetBlackboard makes std::string entries), a local untyped entry stays untyped, and
-        a typed entry takes only a value of its very type (no string parsing, no numeric
-        cast, no copyInto).
+        (SetBlackboard makes std::string entries), a local untyped entry stays not strongly
+        typed (it becomes `AnyValue`, BT::Any), and a typed entry takes only a value of its
+        very type (no string parsing, no numeric cast, no copyInto).
         """
         if key[:1] == "@":
             self._root.set_any(key[1:], value)
@@ -505,7 +523,11 @@ class Blackboard(MutableMapping):
                 entry = self._create_entry_impl(key, vt, _default_converter(vt))
         else:
             declared = entry.type_
-            if declared is not None and declared is not vt and (
+            if declared is None or declared is AnyValue:
+                # TypeInfo::Create<BT::Any>(): still not strongly typed, now BT::Any
+                entry.type_ = AnyValue
+                entry.converter = _default_converter(AnyValue)
+            elif declared is not vt and (
                     value is None or declared in _BASIC_TYPES or not isinstance(value, declared)):
                 raise _mismatch(key, declared, "BT::Any")
         entry.value = value

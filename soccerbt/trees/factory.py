@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from soccerbt.blackboard import Blackboard
+from soccerbt.blackboard import Blackboard, is_strongly_typed
 from soccerbt.nodes.base import (
     ControlNode,
     DecoratorNode,
@@ -766,7 +766,7 @@ class _Builder:
                 if entry is not None:
                     prev = entry.type_
                     new = port.entry_type()
-                    if prev is not None and new is not None and prev is not new \
+                    if prev is not new and is_strongly_typed(prev) and is_strongly_typed(new) \
                             and prev is not str:
                         raise self._err(doc, element.attr_line(pname),
                                         f"The creation of the tree failed because the port "
@@ -902,10 +902,14 @@ class _Builder:
             if key is not None:
                 new_bb.add_remapping(attr_name, key)
             else:
-                # a constant: never autoremapped (BT.CPP disables autoremap around the set)
+                # a constant: never autoremapped (BT.CPP disables autoremap around the set).
+                # BT.CPP writes it with set<std::string>, which declares an AnyTypeAllowed
+                # entry: typed ports inside the subtree may read it, whatever their type.
                 new_bb.enable_autoremap(False)
                 try:
-                    new_bb.set(attr_name, _subtree_literal(attr_value))
+                    entry = new_bb.create_entry(attr_name)
+                    entry.value = _subtree_literal(attr_value)
+                    entry.sequence_id += 1
                 except Exception as exc:  # noqa: BLE001
                     raise self._err(doc, element.attr_line(attr_name), _describe(exc)) from None
                 finally:

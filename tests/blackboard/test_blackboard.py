@@ -4,11 +4,13 @@ from __future__ import annotations
 import pytest
 
 from soccerbt.blackboard import (
+    AnyValue,
     Blackboard,
     BlackboardError,
     BlackboardTypeError,
     Entry,
     btcpp_type_name,
+    is_strongly_typed,
     number_cast,
 )
 
@@ -224,18 +226,25 @@ def test_set_any_types_new_entries_and_checks_exact_types():
     assert root["n"] == 5
     root.create_entry("u")
     root.set_any("u", 1)
-    root.set_any("u", "x")  # an untyped entry stays untyped (TypeInfo::Create<Any>)
-    assert root["u"] == "x" and root.get_entry("u").type_ is None
+    root.set_any("u", "x")  # TypeInfo::Create<BT::Any>: BT::Any, still not strongly typed
+    assert root["u"] == "x" and root.get_entry("u").type_ is AnyValue
+    assert btcpp_type_name(AnyValue) == "BT::Any" and not is_strongly_typed(AnyValue)
+    with pytest.raises(BlackboardTypeError, match="template specialization of convertFromString"):
+        root.get_entry("u").converter("1")  # convertFromString<BT::Any> is not specialised
     root.set_any("u", None)
     assert "u" not in root
+    root["u"] = 2.5  # a typed set types a BT::Any entry like an untyped one
+    assert root.get_entry("u").type_ is float
+    root.create_entry("u2")
+    root.set_any("u2", 1)
     sub = Blackboard(root)
     sub.add_remapping("k", "n")
-    sub.add_remapping("v", "u")
     # remapped: createEntry compares declared types (a string is std::string here) ...
     with pytest.raises(BlackboardTypeError, match=r"^Blackboard entry \[n\]: once declared"):
         sub.set_any("k", "text")
-    sub.set_any("v", 2.5)  # ... and an untyped parent entry takes anything, staying untyped
-    assert root["u"] == 2.5 and root.get_entry("u").type_ is None and root["n"] == 5
+    sub.add_remapping("w", "u2")
+    sub.set_any("w", "text")  # ... and a BT::Any parent entry takes anything, unchanged
+    assert root["u2"] == "text" and root.get_entry("u2").type_ is AnyValue and root["n"] == 5
     sub.set_any("@g", 3)
     assert root.get_entry("g").type_ is int
 

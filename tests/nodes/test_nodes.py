@@ -8,6 +8,7 @@ import py_trees
 import pytest
 from py_trees.common import Status
 
+from soccerbt.blackboard import AnyValue
 from soccerbt.nodes import (
     ActionNode,
     ConditionNode,
@@ -349,5 +350,13 @@ def test_set_blackboard_follows_btcpp_set_any(factory):
         t.tick_exactly_once()
     bb = t.root_blackboard()
     assert bb["copy"] == 3 and bb.get_entry("copy").type_ is int
-    assert bb["d"] == 3 and bb.get_entry("d").type_ is None  # a script entry stays untyped
+    # a script entry is untyped: set<BT::Any> makes it BT::Any, still not strongly typed
+    assert bb["d"] == 3 and bb.get_entry("d").type_ is AnyValue
+    # ... whose string converter (convertFromString<BT::Any>) refuses: SetBlackboard throws
+    t = tree_of(factory, '<Sequence><Script code="a := 1"/>'
+                         '<SetBlackboard value="{a}" output_key="b"/>'
+                         '<SetBlackboard value="txt" output_key="b"/></Sequence>')
+    with pytest.raises(NodeTickError, match=r"Can't convert string \[txt\] to type \[BT::Any\]"):
+        t.tick_exactly_once()
+    assert t.root_blackboard()["b"] == 1
     assert bb["typed"] == 0.5

@@ -146,6 +146,28 @@ def test_subtree_remapping_literals_and_root_keys(factory):
     assert sub["r"] == 42 and isinstance(sub["r"], int)
 
 
+def test_subtree_literals_are_untyped_entries_typed_ports_may_read(factory):
+    class Gains(ActionNode):
+        @classmethod
+        def provided_ports(cls):
+            return [InputPort("k_p", float), InputPort("n", int), OutputPort("got", None)]
+
+        def update(self):
+            self.set_output("got", (self.get_input("k_p"), self.get_input("n")))
+            return Status.SUCCESS
+
+    factory.register_node_type("Gains", Gains)
+    xml = ('<root BTCPP_format="4" main_tree_to_execute="M"><BehaviorTree ID="M">'
+           '<SubTree ID="S" name="s" kp="1" count="3" out="{out}"/></BehaviorTree>'
+           '<BehaviorTree ID="S"><Gains k_p="{kp}" n="{count}" got="{out}"/></BehaviorTree>'
+           '</root>')
+    t = factory.create_tree_from_text(xml)  # an int literal, a double port: no type clash
+    sub = t.blackboards()["s"]
+    assert sub.get_entry("kp").type_ is None and sub.get_entry("count").type_ is None
+    assert t.tick_exactly_once() is NodeStatus.SUCCESS
+    assert t.root_blackboard()["out"] == (1.0, 3)
+
+
 def test_verify_xml_errors(factory):
     cases = {
         '<Inverter><Leaf/><Leaf/></Inverter>': "The node 'Inverter' must have exactly 1 child",
