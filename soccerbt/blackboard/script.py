@@ -1044,13 +1044,16 @@ def _type_converter(t: type) -> Callable[[str], object] | None:
 class CompiledScript:
     """A parsed script; call it with a Blackboard to run it."""
 
-    __slots__ = ("source", "referenced_keys", "assigned_keys", "_run", "_n")
+    __slots__ = ("source", "referenced_keys", "assigned_keys", "_run", "_n", "condition")
 
     def __init__(self, source: str, statements: list[Fn], referenced: frozenset[str],
                  assigned: frozenset[str]) -> None:
         self.source = source
         self.referenced_keys: frozenset[str] = referenced
         self.assigned_keys: frozenset[str] = assigned
+        # `condition(bb)` is evaluate_bool; the compiler may put a one-closure version of
+        # it here for the usual condition shapes (see _fast_condition)
+        self.condition: Callable[[Blackboard], bool] = self.evaluate_bool
         if len(statements) == 1:
             self._run = statements[0]
         else:
@@ -1114,8 +1117,64 @@ def compile_script(source: str, enums: Mapping[str, int] | None = None) -> Compi
         statements = [compiler.compile(node) for node in tree]
     except RecursionError:
         raise ScriptSyntaxError("Script nested too deeply", source, 0) from None
-    return CompiledScript(source, statements, frozenset(compiler.referenced),
-                          frozenset(compiler.assigned))
+    script = CompiledScript(source, statements, frozenset(compiler.referenced),
+                            frozenset(compiler.assigned))
+    if len(tree) == 1:
+        fast = _fast_condition(tree[0], compiler.enums, script.evaluate_bool)
+        if fast is not None:
+            script.condition = fast
+    return script
+
+
+def _fast_condition(node: _Node, enums: Mapping[str, int],
+                    slow: Callable[[Blackboard], bool]) -> Callable[[Blackboard], bool] | None:
+    """evaluate_bool in one closure for `key`, `!key` and `key == literal` (and `!=`),
+    Booster's usual `_while` shapes, when the entry holds the common type (a bool or a
+    double; a string or an exact integer for the comparison). Anything else, errors
+    included, goes through `slow` (the full evaluate_bool), so results never differ."""
+    negate = False
+    if isinstance(node, _Unary) and node.op == "!" and isinstance(node.operand, _Name):
+        negate, node = True, node.operand
+    if isinstance(node, _Name):
+        key = node.name
+        if key in enums:
+            return None
+
+        def truth(bb: Blackboard) -> bool:
+            entry = bb._view.get(key)
+            if entry is not None:
+                v = entry.value
+                t = type(v)
+                if t is bool:
+                    return not v if negate else v
+                if t is float:
+                    return (v == 0.0) if negate else (v != 0.0)
+            return slow(bb)
+
+        return truth
+    if not (isinstance(node, _Compare) and len(node.ops) == 1 and node.ops[0] in ("==", "!=")):
+        return None
+    lhs, rhs = node.operands
+    if isinstance(lhs, _Name) and isinstance(rhs, _Lit):
+        key, lit = lhs.name, rhs.value
+    elif isinstance(rhs, _Name) and isinstance(lhs, _Lit):
+        key, lit = rhs.name, lhs.value
+    else:
+        return None
+    lt = type(lit)
+    if key in enums or not (lt is str or (lt is int and -_TWO_53 <= lit <= _TWO_53)):  # type: ignore[operator]
+        return None
+    want = node.ops[0] == "=="
+
+    def equals(bb: Blackboard) -> bool:
+        entry = bb._view.get(key)
+        if entry is not None:
+            v = entry.value
+            if type(v) is lt and (lt is str or -_TWO_53 <= v <= _TWO_53):  # type: ignore[operator]
+                return (v == lit) is want
+        return slow(bb)
+
+    return equals
 
 
 def parse_literal(text: str) -> object:

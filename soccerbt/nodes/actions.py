@@ -83,7 +83,7 @@ class ScriptConditionNode(_ScriptHolder, ConditionNode):
 
     def bt_tick(self) -> NodeStatus:
         self._load_executor()
-        return SUCCESS if self._executor.evaluate_bool(self.bb) else FAILURE
+        return SUCCESS if self._executor.condition(self.bb) else FAILURE
 
 
 class SetBlackboardNode(SyncActionNode):

@@ -166,8 +166,13 @@ def pre_conditions(pre: list[tuple[int, Any]]) -> Any:
     if not pre:
         return None
     if len(pre) == 1 and pre[0][0] == 3:
-        return pre[0][1].evaluate_bool
-    return tuple((cid, script.evaluate_bool) for cid, script in pre)
+        return _condition(pre[0][1])
+    return tuple((cid, _condition(script)) for cid, script in pre)
+
+
+def _condition(script: Any) -> Any:
+    """The script's boolean evaluator: its one-closure `condition` when it has one."""
+    return getattr(script, "condition", None) or script.evaluate_bool
 
 
 # --------------------------------------------------------------------------- TreeNode

@@ -591,3 +591,28 @@ def test_name_against_literal_fast_path_errors_and_enums():
     assert run("RED == 2", bb, enums={"RED": 2}) == 1.0  # an enum on the name side
     sub = Blackboard(bb, autoremap=True)
     assert run("c != 2", sub) == 0.0  # resolved through the SubTree scope
+
+
+def _verdict(fn, bb):
+    try:
+        return ("value", fn(bb))
+    except ScriptRuntimeError as exc:
+        return ("error", str(exc))
+
+
+@pytest.mark.parametrize("src", ["k", "!k", "k == 'a'", "'a' != k", "k == 3", "3 != k",
+                                 "k == 'a' && k", "@k", "!@k"])
+@pytest.mark.parametrize("value", [True, False, 0.0, 1.0, 2.5, float("nan"), 0, 1, 3, 7,
+                                   "a", "b", "", None, "missing"])
+def test_condition_closure_is_evaluate_bool(src, value):
+    # `condition` (the one-closure form the nodes call for `_while` & co.) and the general
+    # evaluate_bool agree on every value, errors included, at the root and in a SubTree scope
+    root = Blackboard()
+    if value != "missing":
+        root.create_entry("k")
+        root.get_entry("k").value = value
+    script = compile_script(src)
+    for bb in (root, Blackboard(root, autoremap=True)):
+        for _ in range(2):  # the second run reads the memoised entry
+            assert _verdict(script.condition, bb) == _verdict(script.evaluate_bool, bb)
+    assert (script.condition == script.evaluate_bool) == (src == "k == 'a' && k")
