@@ -198,6 +198,8 @@ class VisibilityGraphPlanner:
             self._static_keep &= (np.abs(st["nodes"][:, 0]) <= self.bound_x_m) & (np.abs(st["nodes"][:, 1]) <= self.bound_y_m)
             self._scene = None
         self._side_memory: tuple[float, float, int, float, float] | None = None  # x, y, side, goal
+        # (centre x, centre y, radius around all its graph nodes) per goal-frame shape
+        self._static_rings = list(zip(st["cx"].tolist(), st["cy"].tolist(), st["r_ring"].tolist()))
 
     # --- geometry -----------------------------------------------------------------------
 
@@ -526,6 +528,9 @@ class VisibilityGraphPlanner:
         for v in (start.x_m, start.y_m, goal.x_m, goal.y_m):
             if not math.isfinite(v):
                 raise ValueError(f"plan: start and goal must be finite, got {start} -> {goal}")
+        direct = self._direct_path(start, goal, obstacles)
+        if direct is not None:
+            return direct
         s = self._build_scene(obstacles)
         c = self.config
         if s.py is None:
@@ -650,6 +655,49 @@ class VisibilityGraphPlanner:
         return Path(points, waypoints, length, goal, reached_goal=not goal_moved,
                     passed_obstacle=passed, expansions=expansions)
 
+    def _direct_path(self, start: Pose2D, goal: Pose2D, obstacles: Sequence[Obstacle]) -> Path | None:
+        """The straight path when every shape's ring of graph nodes stays clearly away from the
+        segment (None otherwise), found without building the scene.
+
+        With every node more than ``_DIRECT_CLEARANCE_M`` off the segment, a detour over any
+        node is longer by far more than rounding, so the search pops the goal first; the
+        segment is free as well (each blocking shape lies inside its ring). The result is the
+        search's, bit for bit; the scene of the previous plan stays for the next."""
+        sx, sy, gx, gy = start.x_m, start.y_m, goal.x_m, goal.y_m
+        bx, by = self.bound_x_m, self.bound_y_m
+        if abs(sx) > bx or abs(gx) > bx or abs(sy) > by or abs(gy) > by:
+            return None
+        dx, dy = gx - sx, gy - sy
+        dd = dx * dx + dy * dy
+        inv = 1.0 / dd if dd > 1e-18 else 0.0
+        margin = _DIRECT_CLEARANCE_M
+        c = self.config
+        grow = c.robot_radius_m + c.clearance_m
+        k_ring = 1.0 / self._cos_half
+        for cx, cy, r_ring in self._static_rings:
+            rx, ry = cx - sx, cy - sy
+            t = (rx * dx + ry * dy) * inv
+            t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+            ex, ey = rx - t * dx, ry - t * dy
+            lim = r_ring + margin
+            if ex * ex + ey * ey <= lim * lim:
+                return None
+        for o in obstacles:
+            # the radius of the robot's node ring (as _build_scene has it, to within rounding)
+            r_ring = ((o.radius_m + grow) * k_ring + c.vertex_offset_m) * k_ring
+            rx, ry = o.x_m - sx, o.y_m - sy
+            t = (rx * dx + ry * dy) * inv
+            t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+            ex, ey = rx - t * dx, ry - t * dy
+            lim = r_ring + margin
+            if ex * ex + ey * ey <= lim * lim:
+                return None
+        self._side_memory = None
+        ends = np.array([[start.x_m, start.y_m], [goal.x_m, goal.y_m]])
+        seg = np.diff(ends, axis=0)
+        return Path(ends.copy(), ends, float(_hypot(float(seg[0, 0]), float(seg[0, 1]))), goal,
+                    reached_goal=True, passed_obstacle=None, expansions=1)
+
     def forget_side(self) -> None:
         """Drop the memory of which side the previous plan passed its first obstacle."""
         self._side_memory = None
@@ -723,6 +771,8 @@ class VisibilityGraphPlanner:
 
 
 PathPlanner = VisibilityGraphPlanner  # the default planner
+
+_DIRECT_CLEARANCE_M = 0.01  # a straight path this far from every graph node needs no search
 
 
 def _ccw(pts: np.ndarray) -> np.ndarray:
