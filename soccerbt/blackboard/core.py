@@ -2,9 +2,12 @@
 
 A `Blackboard` maps keys to shared `Entry` objects. A SubTree's blackboard has a parent; a
 key that is remapped (`add_remapping`) or autoremapped resolves to the parent's entry, and a
-key written as "@key" always resolves in the root blackboard. The value rules mirror BT.CPP's
-`Blackboard::set` and `safe_any` (Python `int` stands for int64, `float` for double, `str` for
-std::string, `bool` for a real C++ bool, anything else is stored as it is).
+key written as "@key" always resolves in the root blackboard; each blackboard memoises the
+entries its keys resolve to. The value rules mirror BT.CPP's `Blackboard::set<T>` (`set`),
+`set<BT::Any>` (`set_any`, what SetBlackboard uses) and `safe_any` (Python `int` stands for
+int64, `float` for double, `str` for std::string, `bool` for a real C++ bool, anything else is
+stored as it is). An entry's type is None for AnyTypeAllowed, `AnyValue` for BT::Any (both
+not strongly typed), else the Python type.
 
 Imports nothing of soccerbt.
 """
