@@ -41,6 +41,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pad", metavar="ROBOT", default=None, help="drive ROBOT (e.g. blue2) with a gamepad")
     parser.add_argument("--realtime", action="store_true", help="pace a headless run to simulated time")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--screenshot", metavar="PNG", default=None,
+                        help="save the viewer's picture of the last moment as PNG (works headless)")
     parser.set_defaults(func=run)
 
 
@@ -115,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
     result = match.result()
     if recorder is not None:
         recorder.finish(result)
+    if getattr(args, "screenshot", None):
+        _save_screenshot(match, args.screenshot, err)
     if args.json:
         summary = result_json(result, wall_s)
         json.dump(summary, sys.stdout, indent=None, separators=(",", ":"))
@@ -122,6 +126,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_summary(result, wall_s, sys.stdout)
     return 0
+
+
+def _save_screenshot(match: Match, path: str, err: TextIO) -> None:
+    """Render the final moment off-screen (SDL's dummy driver when there is no display)."""
+    if not display_available():
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+    from soccerbt.tools.viewer import save_match_screenshot
+
+    saved = save_match_screenshot(match, path, selected=next((str(r) for r in match.agents), None))
+    print(f"soccerbt run: screenshot saved to {saved}", file=err)
 
 
 def _pads(robot_text: str | None) -> tuple[Any, Any]:

@@ -58,3 +58,17 @@ def test_keyboard_drives_the_selected_robot_and_space_stops_all() -> None:
 def _world_xy(match, agent) -> tuple[float, float]:
     pose = match.world.robots[agent.robot].pose
     return pose.x_m, pose.y_m
+
+
+def test_headless_run_saves_a_screenshot(tmp_path, capsys) -> None:
+    from soccerbt.__main__ import main
+
+    out = tmp_path / "out.png"
+    assert main(["run", "--headless", "--seconds", "1", "--quiet", "--screenshot", str(out)]) == 0
+    image = pygame.image.load(str(out))
+    assert image.get_size() == (1300, 760)
+    assert "screenshot saved" in capsys.readouterr().err
+    # the ball starts on the centre mark's side of the field: some pixel is ball-orange
+    from soccerbt.tools.render import BALL
+    width, height = image.get_size()
+    assert any(tuple(image.get_at((x, y)))[:3] == BALL for x in range(0, width - 330, 2) for y in range(0, height, 2))
