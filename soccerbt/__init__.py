@@ -5,4 +5,9 @@ world, blackboard -> services, gamecontroller, drivers -> nodes -> trees -> agen
 -> tools -> __main__.
 """
 
+import os as _os
+
+# pygame greets on stdout when imported; a command's stdout is for its own output (--json)
+_os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
 __version__ = "0.1.0"

@@ -294,8 +294,11 @@ class Viewer:
             self.render(self._screen)
             pygame.display.flip()
             clock.tick(fps)
-            if self.source.finished() and not self.pacer.paused:
-                self.pacer.toggle_pause()  # keep the final picture up until the window closes
+            if self.source.finished():
+                if pygame.display.get_driver() == "dummy":
+                    break  # nobody can look at an off-screen window: do not wait for a close
+                if not self.pacer.paused:
+                    self.pacer.toggle_pause()  # keep the final picture up until the window closes
         pygame.display.quit()
 
 
