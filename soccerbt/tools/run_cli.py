@@ -23,9 +23,8 @@ from soccerbt.match import Match, MatchConfig, MatchResult
 PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``soccerbt run``."""
-    parser.add_argument("--headless", action="store_true", help="no viewer, as fast as possible")
+def add_match_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say which match to play (shared by ``run`` and ``view``)."""
     parser.add_argument("--seconds", type=_positive_float, default=None,
                         help="simulated seconds to play (default: the whole match, two halves)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
@@ -36,9 +35,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--blue-tree", default=None, help="XML tree for the blue team")
     parser.add_argument("--red-tree", default=None, help="XML tree for the red team")
     parser.add_argument("--half", type=_positive_float, default=600.0, help="half length in seconds (default 600)")
+    parser.add_argument("--pad", metavar="ROBOT", default=None, help="drive ROBOT (e.g. blue2) with a gamepad")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``soccerbt run``."""
+    parser.add_argument("--headless", action="store_true", help="no viewer, as fast as possible")
+    add_match_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
     parser.add_argument("--record", metavar="FILE", default=None, help="write the replay log (.gz: compressed)")
-    parser.add_argument("--pad", metavar="ROBOT", default=None, help="drive ROBOT (e.g. blue2) with a gamepad")
     parser.add_argument("--realtime", action="store_true", help="pace a headless run to simulated time")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--screenshot", metavar="PNG", default=None,
@@ -68,7 +73,8 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
         if path is not None and not Path(path).is_file():
             raise FileNotFoundError(f"{path}: no such tree file ({name})")
     return MatchConfig(team_size=args.team_size, field=args.field, seed=args.seed, duration_s=args.seconds,
-                       half_s=args.half, blue_tree=blue, red_tree=red, realtime=args.realtime)
+                       half_s=args.half, blue_tree=blue, red_tree=red,
+                       realtime=getattr(args, "realtime", False))
 
 
 def display_available(env: dict[str, str] | None = None) -> bool:

@@ -15,7 +15,7 @@ import math
 import sys
 import time
 
-from soccerbt.tools.run_cli import config_from_args, configure as configure_run, display_available, print_summary
+from soccerbt.tools.run_cli import add_match_arguments, config_from_args, display_available, print_summary
 
 
 def parse_speed(text: str) -> float:
@@ -32,8 +32,8 @@ def parse_speed(text: str) -> float:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``soccerbt view``: those of ``run``, plus the viewer's own."""
-    configure_run(parser)
+    """Arguments of ``soccerbt view``: the match options of ``run``, plus the viewer's own."""
+    add_match_arguments(parser)
     parser.add_argument("--speed", type=parse_speed, default=1.0,
                         help="real-time factor 0.1..20, or 'max' (default 1)")
     parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue1")
