@@ -232,7 +232,11 @@ class TreeFactory:
                          errors)
         except TreeLoadError as exc:
             errors.items.append(exc)
-        return errors.items
+        # a collected problem may also be the one that stopped the load: report it once
+        unique: dict[str, TreeLoadError] = {}
+        for item in errors.items:
+            unique.setdefault(str(item), item)
+        return list(unique.values())
 
     def _create(self, path: Path | None, text: str | None, base: Path | None, context: Any,
                 blackboard: Blackboard | None, clock: Callable[[], float] | None,

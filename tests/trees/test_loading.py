@@ -189,3 +189,17 @@ def test_explicit_node_form(factory):
                                       '<Control ID="Sequence"><Action ID="Leaf" name="x"/>'
                                       '</Control></BehaviorTree></root>')
     assert t.tick_exactly_once() is NodeStatus.SUCCESS and t.root.children[0].name == "x"
+
+
+def test_validate_reports_an_unknown_key_once(tmp_path) -> None:
+    """The problem that stops the load and the collected one are the same: one line."""
+    from soccerbt.nodes.soccer import register_soccer_nodes
+    from soccerbt.trees import TreeFactory
+
+    path = tmp_path / "typo.xml"
+    path.write_text('<root BTCPP_format="4"><BehaviorTree ID="M">\n'
+                    '<Sequence _while="bal_out"><SetVelocity/></Sequence></BehaviorTree></root>')
+    factory = TreeFactory()
+    register_soccer_nodes(factory)
+    errors = factory.validate_file(path)
+    assert [str(e) for e in errors] == [f"{path}:2: unknown blackboard key 'bal_out' in _while"]
