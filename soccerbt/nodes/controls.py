@@ -22,9 +22,13 @@ def _idle_child(name: str) -> LogicError:
     return LogicError(f"[{name}]: A children should not return IDLE")
 
 
-class SequenceNode(ControlNode):
-    """Sequence: tick children in order; FAILURE restarts from the first child."""
+class _ChainNode(ControlNode):
+    """Sequence and Fallback are mirror images: tick children in order until one returns
+    ``STOP_ON`` (that status ends the chain and resets it), a child returning ``GO_ON`` moves
+    to the next one, and ``GO_ON`` is also the result when every child went on."""
 
+    STOP_ON: NodeStatus
+    GO_ON: NodeStatus
     ASYNC = False
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
@@ -43,21 +47,21 @@ class SequenceNode(ControlNode):
         if self._bt_status is IDLE:
             self._skipped = 0
         self._bt_status = RUNNING
-        asynch = self.ASYNC
+        asynch, stop_on, go_on = self.ASYNC, self.STOP_ON, self.GO_ON
         while self._idx < n:
             child = children[self._idx]
             prev = child._bt_status
             cs = child.execute_tick()
             if cs is RUNNING:
                 return RUNNING
-            if cs is FAILURE:
+            if cs is stop_on:
                 self.reset_children()
                 self._idx = 0
-                return FAILURE
-            if cs is SUCCESS:
+                return stop_on
+            if cs is go_on:
                 self._idx += 1
                 if asynch and prev is IDLE and self._idx < n:
-                    self.env.wake_up = True
+                    self.env.wake_up = True  # BT.CPP's async controls yield after a sync child
                     return RUNNING
             elif cs is SKIPPED:
                 self._idx += 1
@@ -69,7 +73,13 @@ class SequenceNode(ControlNode):
             self.reset_children()
             self._idx = 0
             self._skipped = 0
-        return SKIPPED if all_skipped else SUCCESS
+        return SKIPPED if all_skipped else go_on
+
+
+class SequenceNode(_ChainNode):
+    """Sequence: tick children in order; FAILURE restarts from the first child."""
+
+    STOP_ON, GO_ON = FAILURE, SUCCESS
 
 
 class AsyncSequenceNode(SequenceNode):
@@ -78,54 +88,10 @@ class AsyncSequenceNode(SequenceNode):
     ASYNC = True
 
 
-class FallbackNode(ControlNode):
+class FallbackNode(_ChainNode):
     """Fallback: tick children in order until one succeeds."""
 
-    ASYNC = False
-
-    def __init__(self, name: str, config: NodeConfig | None = None) -> None:
-        super().__init__(name, config)
-        self._idx = 0
-        self._skipped = 0
-
-    def halt(self) -> None:
-        self._idx = 0
-        self._skipped = 0
-        ControlNode.halt(self)
-
-    def bt_tick(self) -> NodeStatus:
-        children = self.children
-        n = len(children)
-        if self._bt_status is IDLE:
-            self._skipped = 0
-        self._bt_status = RUNNING
-        asynch = self.ASYNC
-        while self._idx < n:
-            child = children[self._idx]
-            prev = child._bt_status
-            cs = child.execute_tick()
-            if cs is RUNNING:
-                return RUNNING
-            if cs is SUCCESS:
-                self.reset_children()
-                self._idx = 0
-                return SUCCESS
-            if cs is FAILURE:
-                self._idx += 1
-                if asynch and prev is IDLE and self._idx < n:
-                    self.env.wake_up = True
-                    return RUNNING
-            elif cs is SKIPPED:
-                self._idx += 1
-                self._skipped += 1
-            else:
-                raise _idle_child(self.name)
-        all_skipped = self._skipped == n
-        if self._idx == n:
-            self.reset_children()
-            self._idx = 0
-            self._skipped = 0
-        return SKIPPED if all_skipped else FAILURE
+    STOP_ON, GO_ON = SUCCESS, FAILURE
 
 
 class AsyncFallbackNode(FallbackNode):
