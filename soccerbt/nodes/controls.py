@@ -7,6 +7,8 @@ yields (`emit_wake_up` + RUNNING) of the async variants.
 """
 from __future__ import annotations
 
+import re
+
 from soccerbt.nodes.base import ControlNode, LogicError, NodeConfig
 from soccerbt.nodes.ports import InputPort
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SKIPPED, SUCCESS, NodeStatus
@@ -511,27 +513,33 @@ class TryCatchNode(ControlNode):
             return SKIPPED if all_skipped else SUCCESS
 
 
-def _check_string_equality(v1: str, v2: str, enums: dict[str, int] | None) -> bool:
-    """switch_node.cpp CheckStringEquality: as strings, as ints (from_chars), as reals."""
-    from soccerbt.nodes.ports import parse_double, parse_int
+# std::from_chars' grammar (no leading '+', no spaces); BT.CPP 4.10 requires the whole
+# string to be consumed (PR #1178), so "5abc" no longer equals "5"
+_FROM_CHARS_INT = re.compile(r"-?[0-9]+")
+_FROM_CHARS_REAL = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|-?(?:inf|infinity|nan)", re.I)
 
+
+def _check_string_equality(v1: str, v2: str, enums: dict[str, int] | None) -> bool:
+    """switch_node.cpp CheckStringEquality: as strings, as ints, as reals (enums resolve)."""
     if v1 == v2:
         return True
 
-    def to_int(s: str) -> int | None:
-        if enums and s in enums:
-            return enums[s]
-        try:
-            return parse_int(s)
-        except ValueError:
-            return None
+    def to_int(text: str) -> int | None:
+        if enums and text in enums:
+            return enums[text]
+        return int(text) if _FROM_CHARS_INT.fullmatch(text) else None
 
     a, b = to_int(v1), to_int(v2)
     if a is not None and b is not None and a == b:
         return True
-    try:
-        ra, rb = parse_double(v1), parse_double(v2)
-    except ValueError:
+
+    def to_real(text: str) -> float | None:
+        if enums and text in enums:
+            return float(enums[text])
+        return float(text) if _FROM_CHARS_REAL.fullmatch(text) else None
+
+    ra, rb = to_real(v1), to_real(v2)
+    if ra is None or rb is None:
         return False
     return abs(ra - rb) <= 1.1920928955078125e-07
 
