@@ -141,8 +141,12 @@ class SequenceWithMemoryNode(ControlNode):
         return SKIPPED if self._skipped == n else SUCCESS
 
 
-class ReactiveSequenceNode(ControlNode):
-    """ReactiveSequence: every tick restarts from the first child."""
+class _ReactiveChainNode(ControlNode):
+    """ReactiveSequence and ReactiveFallback: every tick restarts from the first child; a
+    RUNNING child halts every other one; ``STOP_ON`` ends the chain, ``GO_ON`` moves on."""
+
+    STOP_ON: NodeStatus
+    GO_ON: NodeStatus
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
         super().__init__(name, config)
@@ -158,6 +162,7 @@ class ReactiveSequenceNode(ControlNode):
             self._running_child = -1
         self._bt_status = RUNNING
         children = self.children
+        stop_on, go_on = self.STOP_ON, self.GO_ON
         index = -1
         for child in children:
             index += 1
@@ -171,62 +176,30 @@ class ReactiveSequenceNode(ControlNode):
                 if self._running_child == -1:
                     self._running_child = index
                 return RUNNING
-            if cs is FAILURE:
+            if cs is stop_on:
                 self.reset_children()
-                return FAILURE
+                return stop_on
             if cs is SKIPPED:
                 skipped += 1
                 if child._bt_status is RUNNING:
                     child.halt_node()
                 child._bt_status = IDLE
-            elif cs is not SUCCESS:
+            elif cs is not go_on:
                 raise _idle_child(self.name)
         self.reset_children()
-        return SKIPPED if skipped == len(children) else SUCCESS
+        return SKIPPED if skipped == len(children) else go_on
 
 
-class ReactiveFallbackNode(ControlNode):
-    """ReactiveFallback: every tick restarts from the first child."""
+class ReactiveSequenceNode(_ReactiveChainNode):
+    """ReactiveSequence: every tick restarts from the first child; FAILURE ends it."""
 
-    def __init__(self, name: str, config: NodeConfig | None = None) -> None:
-        super().__init__(name, config)
-        self._running_child = -1
+    STOP_ON, GO_ON = FAILURE, SUCCESS
 
-    def halt(self) -> None:
-        self._running_child = -1
-        ControlNode.halt(self)
 
-    def bt_tick(self) -> NodeStatus:
-        skipped = 0
-        if self._bt_status is IDLE:
-            self._running_child = -1
-        self._bt_status = RUNNING
-        children = self.children
-        index = -1
-        for child in children:
-            index += 1
-            cs = child.execute_tick()
-            if cs is RUNNING:
-                for i, other in enumerate(children):
-                    if i != index:
-                        if other._bt_status is RUNNING:
-                            other.halt_node()
-                        other._bt_status = IDLE
-                if self._running_child == -1:
-                    self._running_child = index
-                return RUNNING
-            if cs is SUCCESS:
-                self.reset_children()
-                return SUCCESS
-            if cs is SKIPPED:
-                skipped += 1
-                if child._bt_status is RUNNING:
-                    child.halt_node()
-                child._bt_status = IDLE
-            elif cs is not FAILURE:
-                raise _idle_child(self.name)
-        self.reset_children()
-        return SKIPPED if skipped == len(children) else FAILURE
+class ReactiveFallbackNode(_ReactiveChainNode):
+    """ReactiveFallback: every tick restarts from the first child; SUCCESS ends it."""
+
+    STOP_ON, GO_ON = SUCCESS, FAILURE
 
 
 class ParallelNode(ControlNode):
