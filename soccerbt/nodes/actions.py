@@ -183,6 +183,16 @@ class SleepNode(StatefulActionNode):
         self.env.cancel_timer(self._timer)
 
 
+def entry_port_key(node_name: str, config: NodeConfig) -> str:
+    """The blackboard key named by the `entry` port of the entry-updated nodes (a `{key}`
+    pointer or a bare key); BT.CPP's constructors throw when the port is missing."""
+    raw = config.input_ports.get("entry", "")
+    if not raw:
+        raise LogicError(f"Missing port 'entry' in {node_name}")
+    key = parse_blackboard_pointer(raw)
+    return key if key is not None else raw
+
+
 class WasEntryUpdatedNode(SyncActionNode):
     """SUCCESS if `entry` was written since the last tick of this node."""
 
@@ -192,11 +202,7 @@ class WasEntryUpdatedNode(SyncActionNode):
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
         super().__init__(name, config)
-        raw = self.config.input_ports.get("entry", "")
-        if not raw:
-            raise LogicError(f"Missing port 'entry' in {name}")
-        key = parse_blackboard_pointer(raw)
-        self._entry_key = key if key is not None else raw
+        self._entry_key = entry_port_key(name, self.config)
         self._sequence_id = 0
 
     def bt_tick(self) -> NodeStatus:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from soccerbt.nodes.actions import entry_port_key
 from soccerbt.nodes.base import DecoratorNode, LogicError, NodeConfig
 from soccerbt.nodes.ports import (
     BidirectionalPort,
@@ -433,11 +434,7 @@ class _EntryUpdatedDecorator(DecoratorNode):
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
         super().__init__(name, config)
-        raw = self.config.input_ports.get("entry", "")
-        if not raw:
-            raise LogicError(f"Missing port 'entry' in {name}")
-        key = parse_blackboard_pointer(raw)
-        self._entry_key = key if key is not None else raw
+        self._entry_key = entry_port_key(name, self.config)
         self._sequence_id = 0
         self._still_executing = False
 
