@@ -23,6 +23,9 @@ class _SoccerMixin:
         """Initialise per-instance state (override)."""
 
     def port_float(self, name: str) -> float:
+        cached = self._inputs.get(name)  # type: ignore[attr-defined]
+        if cached is not None and cached[0] is False and type(cached[1]) is float:
+            return cached[1]  # a literal, converted once (nodes read their tunables every tick)
         return float(self.get_input(name))  # type: ignore[attr-defined]
 
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, MutableMapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from soccerbt.world.field import Field
@@ -135,6 +135,7 @@ class RobotContext:
     memory: dict[str, object] = field(default_factory=dict)
     state: BrainState = field(default_factory=BrainState)
     config: SoccerConfig = field(default_factory=SoccerConfig)
+    _limits_cache: tuple | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.logger is None:
@@ -153,24 +154,40 @@ class RobotContext:
 
     # --- limits -----------------------------------------------------------------------------
 
+    def _clamp_limits(self) -> tuple[float, float, float, float, float, float, float, float]:
+        """(max vx, min vx, max vy, max vtheta, pan min, pan max, tilt min, tilt max) of the
+        current ``limits``, worked out once per limits object (nodes clamp at every tick)."""
+        lim = self.limits
+        cached = self._limits_cache
+        if cached is not None and cached[0] is lim:
+            return cached[1]
+        values = (_limit(lim, ("max_vx_forward_mps", "max_vx_mps"), DEFAULT_MAX_VX_MPS),
+                  -abs(_limit(lim, ("max_vx_backward_mps", "min_vx_mps"), DEFAULT_MIN_VX_MPS)),
+                  _limit(lim, ("max_vy_mps",), DEFAULT_MAX_VY_MPS),
+                  _limit(lim, ("max_vtheta_radps",), DEFAULT_MAX_VTHETA_RADPS),
+                  _limit(lim, ("head_pan_min_rad",), -HEAD_PAN_LIMIT_RAD),
+                  _limit(lim, ("head_pan_max_rad",), HEAD_PAN_LIMIT_RAD),
+                  _limit(lim, ("head_tilt_min_rad",), HEAD_TILT_MIN_RAD),
+                  _limit(lim, ("head_tilt_max_rad",), HEAD_TILT_MAX_RAD))
+        self._limits_cache = (lim, values)
+        return values
+
     @property
     def max_vx_mps(self) -> float:
-        return _limit(self.limits, ("max_vx_forward_mps", "max_vx_mps"), DEFAULT_MAX_VX_MPS)
+        return self._clamp_limits()[0]
 
     @property
     def min_vx_mps(self) -> float:
         """Most negative forward speed (walking backwards), a negative number."""
-        value = _limit(self.limits, ("max_vx_backward_mps", "min_vx_mps"), DEFAULT_MIN_VX_MPS)
-        return -abs(value)
+        return self._clamp_limits()[1]
 
     @property
     def max_vy_mps(self) -> float:
-        return _limit(self.limits, ("max_vy_mps",), DEFAULT_MAX_VY_MPS)
+        return self._clamp_limits()[2]
 
     @property
     def max_vtheta_radps(self) -> float:
-        return _limit(self.limits, ("max_vtheta_radps",),
-                      DEFAULT_MAX_VTHETA_RADPS)
+        return self._clamp_limits()[3]
 
     # --- the command ------------------------------------------------------------------------
 
@@ -181,7 +198,9 @@ class RobotContext:
 
     def command_snapshot(self) -> RobotCommand:
         """A copy of the command, safe to hand to a driver."""
-        return replace(self.command)
+        c = self.command  # field by field: dataclasses.replace costs several times more
+        return RobotCommand(c.vx_mps, c.vy_mps, c.vtheta_radps, c.head_pan_rad, c.head_tilt_rad,
+                            c.kick, c.stand_up)
 
     def set_velocity(self, vx_mps: float, vy_mps: float, vtheta_radps: float) -> None:
         """Command a walking velocity in the robot frame, clamped to the robot's limits.
@@ -192,10 +211,9 @@ class RobotContext:
             self.logger.warning("non-finite velocity (%r, %r, %r): stopping", vx_mps, vy_mps, vtheta_radps)
             vx_mps = vy_mps = vtheta_radps = 0.0
         cmd = self.command
-        cmd.vx_mps = min(self.max_vx_mps, max(self.min_vx_mps, float(vx_mps)))
-        vy_lim = self.max_vy_mps
+        vx_hi, vx_lo, vy_lim, vt_lim = self._clamp_limits()[:4]
+        cmd.vx_mps = min(vx_hi, max(vx_lo, float(vx_mps)))
         cmd.vy_mps = min(vy_lim, max(-vy_lim, float(vy_mps)))
-        vt_lim = self.max_vtheta_radps
         cmd.vtheta_radps = min(vt_lim, max(-vt_lim, float(vtheta_radps)))
 
     def stop(self) -> None:
@@ -211,11 +229,7 @@ class RobotContext:
 
     def set_head(self, pan_rad: float, tilt_rad: float) -> None:
         """Point the head: pan (yaw, + left) and tilt (pitch, + down), clamped to its range."""
-        lim = self.limits
-        pan_lo = _limit(lim, ("head_pan_min_rad",), -HEAD_PAN_LIMIT_RAD)
-        pan_hi = _limit(lim, ("head_pan_max_rad",), HEAD_PAN_LIMIT_RAD)
-        tilt_lo = _limit(lim, ("head_tilt_min_rad",), HEAD_TILT_MIN_RAD)
-        tilt_hi = _limit(lim, ("head_tilt_max_rad",), HEAD_TILT_MAX_RAD)
+        pan_lo, pan_hi, tilt_lo, tilt_hi = self._clamp_limits()[4:]
         if math.isfinite(pan_rad):
             self.command.head_pan_rad = min(pan_hi, max(pan_lo, float(pan_rad)))
         if math.isfinite(tilt_rad):
