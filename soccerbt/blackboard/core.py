@@ -243,6 +243,7 @@ def _parse_bool(text: str) -> bool:
 
 
 _PLAIN_TYPES = frozenset([int, float, str, bool, tuple, list, dict, type(None)])
+_NONE_TYPE = type(None)
 
 
 def _plain_scalar(value: object) -> object:
@@ -472,6 +473,17 @@ class Blackboard(MutableMapping):
 
         `None` (a Python extension) empties the entry and keeps its type.
         """
+        entry = self._storage.get(key)
+        if entry is not None:
+            vt = type(value)
+            # the adapters' case, at every tick: a local entry of this very plain type takes the
+            # value as it is (no conversion, no copyInto): what the full rules below end in
+            if entry.type_ is vt and vt in _PLAIN_TYPES and vt is not _NONE_TYPE:
+                current = entry.value
+                if current is None or type(current) is vt:
+                    entry.value = value
+                    entry.sequence_id += 1
+                    return
         if key[:1] == "@":
             self._root.set(key[1:], value)
             return

@@ -443,3 +443,30 @@ def test_btcpp_format():
     assert btcpp_format(True) == "1"
     assert btcpp_format(None) is None
     assert btcpp_format((1, 2)) == "(1, 2)"
+
+
+def test_repeated_writes_of_the_same_type_keep_counting_and_typing() -> None:
+    """The adapters write the same keys with the same types at every tick (the fast path)."""
+    bb = Blackboard()
+    for n, value in enumerate((0.5, 1.5, -2.0), start=1):
+        bb.set("ball_x", value)
+        entry = bb.get_entry("ball_x")
+        assert entry.value == value and type(entry.value) is float and entry.sequence_id == n
+    bb.set("ball_x", 3)  # an int into a double entry: still converted, as BT.CPP's copyInto
+    assert bb["ball_x"] == 3.0 and type(bb["ball_x"]) is float and bb.get_entry("ball_x").sequence_id == 4
+    bb.set("flag", True)
+    with pytest.raises(BlackboardTypeError):
+        bb.set("flag", "not a bool")  # a typed entry still refuses a foreign type
+    assert bb["flag"] is True and bb.get_entry("flag").sequence_id == 1
+    bb.set("ball_x", None)  # None empties and keeps the type
+    bb.set("ball_x", 2.0)
+    assert bb.get_entry("ball_x").type_ is float and bb["ball_x"] == 2.0
+
+
+def test_a_root_key_written_through_a_subtree_lands_in_the_root() -> None:
+    root = Blackboard()
+    root.set("speed", 1.0)
+    child = Blackboard(parent=root)
+    child.set("@speed", 2.0)
+    child.set("speed", 3.0)  # not remapped: a local entry of the child
+    assert root["speed"] == 2.0 and child["speed"] == 3.0
