@@ -47,7 +47,16 @@ def mirror_pose(pose: Pose2D) -> Pose2D:
 
 
 def _wrap(a: np.ndarray) -> np.ndarray:
-    return (a + math.pi) % _TWO_PI - math.pi
+    """Angles into [-pi, pi): ``(a + pi) % 2pi - pi``, bit for bit. When every shifted angle
+    already lies in [0, 2pi) the remainder returns it unchanged (fmod is exact there), so the
+    slow floating-point remainder is skipped: the usual case for particle headings."""
+    t = a + math.pi
+    if t.size and t.min() >= 0.0 and t.max() < _TWO_PI:  # NaN fails both tests
+        t -= math.pi
+        return t
+    t %= _TWO_PI
+    t -= math.pi
+    return t
 
 
 @runtime_checkable
@@ -617,10 +626,17 @@ class ParticleFilter:
         near = dx = dy = dt = None
         seed = self._seed
         wn = None
+        mass = 0.0
         if seed is not None:
             dx, dy, dt, near = self._near(seed)
-            wn = w[near]
-            if float(wn.sum()) < 0.5:
+            if near.all():  # the usual case: the cluster is the whole cloud, no copies needed
+                wn = w
+                mass = float(w.sum())
+            else:
+                wn = w[near]
+                mass = float(wn.sum())
+                dx, dy, dt = dx[near], dy[near], dt[near]
+            if mass < 0.5:
                 near = None
         if near is None:
             hx = self.field.half_length_m + self.config.border_m + 1.0
@@ -639,8 +655,8 @@ class ParticleFilter:
             seed = Pose2D(sx, sy, st)
             dx, dy, dt, near = self._near(seed)
             wn = w[near]
-        mass = float(wn.sum())
-        dx, dy, dt = dx[near], dy[near], dt[near]
+            mass = float(wn.sum())
+            dx, dy, dt = dx[near], dy[near], dt[near]
         wr = wn / mass
         mdx, mdy = float(wr @ dx), float(wr @ dy)
         mdt = math.atan2(float(wr @ np.sin(dt)), float(wr @ np.cos(dt)))
