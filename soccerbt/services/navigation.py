@@ -25,6 +25,7 @@ import bisect
 import heapq
 import math
 from dataclasses import dataclass, field as dc_field
+from types import SimpleNamespace
 from typing import Iterable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -200,6 +201,10 @@ class VisibilityGraphPlanner:
         self._side_memory: tuple[float, float, int, float, float] | None = None  # x, y, side, goal
         # (centre x, centre y, radius around all its graph nodes) per goal-frame shape
         self._static_rings = list(zip(st["cx"].tolist(), st["cy"].tolist(), st["r_ring"].tolist()))
+        # every graph node of each goal-frame shape (dropped ones too) and the unit ring corners,
+        # as Python floats for the exact direct-path test
+        self._static_nodes_py = [st["nodes"][st["node_poly"] == i].tolist() for i in range(st["cx"].shape[0])]
+        self._unit_py = self._unit.tolist()
 
     # --- geometry -----------------------------------------------------------------------
 
@@ -674,14 +679,16 @@ class VisibilityGraphPlanner:
         c = self.config
         grow = c.robot_radius_m + c.clearance_m
         k_ring = 1.0 / self._cos_half
-        for cx, cy, r_ring in self._static_rings:
+        near_static: list[int] = []
+        near_robots: list[Obstacle] = []
+        for i, (cx, cy, r_ring) in enumerate(self._static_rings):
             rx, ry = cx - sx, cy - sy
             t = (rx * dx + ry * dy) * inv
             t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
             ex, ey = rx - t * dx, ry - t * dy
             lim = r_ring + margin
             if ex * ex + ey * ey <= lim * lim:
-                return None
+                near_static.append(i)
         for o in obstacles:
             # the radius of the robot's node ring (as _build_scene has it, to within rounding)
             r_ring = ((o.radius_m + grow) * k_ring + c.vertex_offset_m) * k_ring
@@ -691,12 +698,47 @@ class VisibilityGraphPlanner:
             ex, ey = rx - t * dx, ry - t * dy
             lim = r_ring + margin
             if ex * ex + ey * ey <= lim * lim:
-                return None
+                near_robots.append(o)
+        if (near_static or near_robots) and not self._search_goes_direct(sx, sy, gx, gy, near_static, near_robots):
+            return None
         self._side_memory = None
         ends = np.array([[start.x_m, start.y_m], [goal.x_m, goal.y_m]])
         seg = np.diff(ends, axis=0)
         return Path(ends.copy(), ends, float(_hypot(float(seg[0, 0]), float(seg[0, 1]))), goal,
                     reached_goal=True, passed_obstacle=None, expansions=1)
+
+    def _search_goes_direct(self, sx: float, sy: float, gx: float, gy: float, near_static: list[int],
+                            near_robots: list[Obstacle]) -> bool:
+        """Whether the search would return the straight segment, when only these shapes' node
+        rings come within ``_DIRECT_CLEARANCE_M`` of it (the others cannot matter, see
+        ``_direct_path``): both ends and the segment are free of the near shapes (the same tests
+        as the search's, on the same floats), and every node of a near shape costs more than
+        the goal as the search computes both, so the goal pops first after the start."""
+        c = self.config
+        polys = [self._static_py[i] for i in near_static]
+        rings: list[tuple[float, float, float]] = []  # (centre x, centre y, node radius) per robot
+        for o in near_robots:
+            # the same operations as _build_scene's arrays, on the same floats
+            r = o.radius_m + c.robot_radius_m + c.clearance_m
+            r_out = r / self._cos_half
+            r2 = r_out * r_out - 1e-9
+            polys.append((o.x_m, o.y_m, r2, r2, math.sqrt(r2), ()))
+            rings.append((o.x_m, o.y_m, (r_out + c.vertex_offset_m) / self._cos_half))
+        probe = SimpleNamespace(py={"polys": polys})  # all the point and segment tests read
+        if (self._point_blocked_py(probe, sx, sy) or self._point_blocked_py(probe, gx, gy)
+                or self._segment_blocked_py(probe, sx, sy, gx, gy)):
+            return False
+        f_goal = 0.0 + math.hypot(gx - sx, gy - sy)  # the goal's heap key after the start
+        for i in near_static:
+            for nx, ny in self._static_nodes_py[i]:
+                if (0.0 + _hypot(nx - sx, ny - sy)) + _hypot(nx - gx, ny - gy) <= f_goal:
+                    return False
+        for cx, cy, rv in rings:
+            for ux, uy in self._unit_py:
+                nx, ny = cx + rv * ux, cy + rv * uy
+                if (0.0 + _hypot(nx - sx, ny - sy)) + _hypot(nx - gx, ny - gy) <= f_goal:
+                    return False
+        return True
 
     def forget_side(self) -> None:
         """Drop the memory of which side the previous plan passed its first obstacle."""
