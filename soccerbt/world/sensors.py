@@ -81,8 +81,7 @@ class CameraModel:
         self._y0 = field.half_width_m + field.border_strip_m + 1.0
         self._grid: dict[int, list[tuple]] = {}  # cell -> per heading bin, the landmark rows
         self._bands: dict[float, tuple[float, float]] = {}
-        self._u: list[float] = []
-        self._n: list[float] = []
+        self._draws: list[tuple[float, float, float, float, float]] = []
         self._j = _DRAW_BLOCK  # nothing drawn yet
         bmax = camera.ball_max_range_m
         self._ball_row = (bmax * bmax, bmax, noise.ball_miss_base, noise.miss_at_max_range / bmax)
@@ -137,9 +136,11 @@ class CameraModel:
         return [tuple(row for row, keep in zip(rows, flags) if keep) for flags in ok.tolist()]
 
     def _refill(self, rng: np.random.Generator) -> None:
-        """A new block of random numbers (one generator call per many frames)."""
-        self._u = rng.random(2 * _DRAW_BLOCK).tolist()
-        self._n = rng.standard_normal(3 * _DRAW_BLOCK).tolist()
+        """A new block of random numbers (one generator call per many frames), as one tuple per
+        candidate: (miss, team, range, bearing, confidence) - one index instead of five."""
+        u = rng.random(2 * _DRAW_BLOCK).tolist()
+        n = rng.standard_normal(3 * _DRAW_BLOCK).tolist()
+        self._draws = list(zip(u[0::2], u[1::2], n[0::3], n[1::3], n[2::3]))
         self._j = 0
 
     def frame(self, rng: np.random.Generator, robots: list[RobotState],
@@ -148,7 +149,8 @@ class CameraModel:
 
         Every candidate that passes the view and occlusion tests uses five random numbers
         (miss, team, range, bearing, confidence) from blocks drawn in advance, whether it is
-        then missed or not: a fixed order of use, so runs are reproducible.
+        then missed or not: a fixed order of use (per observer: landmarks, ball, robots), so
+        runs are reproducible.
         """
         active = [r for r in robots if not r.removed]
         out: dict[int, list[Detection]] = {}
@@ -162,11 +164,13 @@ class CameraModel:
         noise = self.noise
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
         bx, by = ball.x_m, ball.y_m
-        ball_row = self._ball_row
-        robot_row = self._robot_row
+        ball_max2, ball_max, ball_miss0, ball_miss_m = self._ball_row
+        robot_max2, robot_max, robot_miss0, robot_miss_m = self._robot_row
         sb, sr, sbear, sc = noise.range_sigma_base_m, noise.range_sigma_rel, noise.bearing_sigma_rad, noise.confidence_sigma
         p_team = noise.team_recognition_probability
-        j, u, nn = self._j, self._u, self._n  # the random-number blocks and the next candidate
+        j, draws = self._j, self._draws  # the random-number block and the next candidate's place
+        # positions read once per frame, not once per observer and pair
+        others = [(r.x_m, r.y_m, r) for r in active]
         for obs in active:
             if obs.fallen:
                 continue
@@ -174,6 +178,29 @@ class CameraModel:
             heading = obs.theta_rad + obs.head_pan_rad
             ch, sh = cos(heading), sin(heading)
             low, far = self._band(obs.head_tilt_rad)
+            # the other robots first: every target's occlusion test needs the occluders (robots
+            # whose footprint reaches into the field of view); the robots seen are listed last
+            occluders = []
+            robots_seen = []
+            nearest2 = math.inf  # squared distance of the nearest occluder
+            for qx, qy, other in others:
+                dx = qx - ox
+                dy = qy - oy
+                fwd = dx * ch + dy * sh
+                if fwd <= -r_occ or other is obs:  # behind the camera: neither hides nor is seen
+                    continue
+                lat = dy * ch - dx * sh
+                if lat < 0.0:
+                    lat = -lat
+                half_w = fwd * tan
+                if lat - half_w > r_occ_cone:
+                    continue  # outside the cone (a robot seen is always an occluder too)
+                d2 = dx * dx + dy * dy
+                occluders.append((dx, dy, other))
+                if d2 < nearest2:
+                    nearest2 = d2
+                if min_r <= fwd <= far and lat <= half_w and d2 <= robot_max2:
+                    robots_seen.append((ROBOT, dx, dy, d2, robot_max, robot_miss0, robot_miss_m, other.team, other))
             # targets that pass the view test: (kind, dx, dy, d2, max_r, miss0, miss_per_m, team, robot)
             # (dx, dy: world-frame offset from the camera; d2: its squared length)
             seen = []
@@ -196,29 +223,10 @@ class CameraModel:
             if low <= fwd <= far:
                 lat = dy * ch - dx * sh
                 d2 = dx * dx + dy * dy
-                if -fwd * tan <= lat <= fwd * tan and d2 <= ball_row[0]:
-                    seen.append((BALL, dx, dy, d2, ball_row[1], ball_row[2], ball_row[3], None, None))
-            occluders = []  # robots whose footprint reaches into the field of view
-            nearest2 = math.inf  # squared distance of the nearest of them
-            for other in active:
-                if other is obs:
-                    continue
-                dx = other.x_m - ox
-                dy = other.y_m - oy
-                fwd = dx * ch + dy * sh
-                lat = dy * ch - dx * sh
-                abs_lat = lat if lat >= 0.0 else -lat
-                if fwd > -r_occ and abs_lat - fwd * tan <= r_occ_cone:
-                    occluders.append((dx, dy, other))
-                    d2 = dx * dx + dy * dy
-                    if d2 < nearest2:
-                        nearest2 = d2
-                if fwd < min_r or fwd > far or abs_lat > fwd * tan:
-                    continue
-                d2 = dx * dx + dy * dy
-                if d2 > robot_row[0]:
-                    continue
-                seen.append((ROBOT, dx, dy, d2, robot_row[1], robot_row[2], robot_row[3], other.team, other))
+                if -fwd * tan <= lat <= fwd * tan and d2 <= ball_max2:
+                    seen.append((BALL, dx, dy, d2, ball_max, ball_miss0, ball_miss_m, None, None))
+            if robots_seen:
+                seen += robots_seen
             if not seen:
                 continue
             # a target nearer than sqrt(nearest^2 - r^2) cannot be behind anyone
@@ -226,43 +234,42 @@ class CameraModel:
             ct, st = cos(obs.theta_rad), sin(obs.theta_rad)
             rows = []
             for kind, dx, dy, d2, max_r, miss0, miss_m, team, target in seen:
-                hidden = False
-                for qx, qy, other in (occluders if d2 > clear2 else ()):
-                    if other is target:
-                        continue
-                    # hidden: the robot's centre projects strictly between camera and target and
+                if d2 > clear2:
+                    # hidden: a robot's centre projects strictly between camera and target and
                     # lies within its radius of the ray
-                    along = qx * dx + qy * dy  # fraction along the ray, times d2
-                    if along <= 0.0 or along >= d2 * (1.0 - 1e-9):
+                    along_max = d2 * (1.0 - 1e-9)
+                    perp_max = r_occ2 * d2
+                    hidden = False
+                    for qx, qy, other in occluders:
+                        along = qx * dx + qy * dy  # fraction along the ray, times d2
+                        if along <= 0.0 or along >= along_max or other is target:
+                            continue
+                        perp = qx * dy - qy * dx  # distance off the ray, times d
+                        if perp * perp < perp_max:
+                            hidden = True
+                            break
+                    if hidden:
                         continue
-                    perp = qx * dy - qy * dx  # distance off the ray, times d
-                    if perp * perp < r_occ2 * d2:
-                        hidden = True
-                        break
-                if hidden:
-                    continue
-                x = dx * ct + dy * st
-                y = dy * ct - dx * st
                 if perfect:
-                    rows.append(make_detection(kind, x, y, 1.0, team))
+                    rows.append(make_detection(kind, dx * ct + dy * st, dy * ct - dx * st, 1.0, team))
                     continue
                 if j >= _DRAW_BLOCK:
                     self._refill(rng)
-                    j = 0
-                    u, nn = self._u, self._n
-                d = sqrt(d2)
-                j2 = j + j
-                j3 = j2 + j
+                    j, draws = 0, self._draws
+                u_miss, u_team, n_range, n_bearing, n_conf = draws[j]
                 j += 1
-                if u[j2] < miss0 + miss_m * d:
+                d = sqrt(d2)
+                if u_miss < miss0 + miss_m * d:
                     continue
-                a = (sb / d + sr) * nn[j3]
-                b = sbear * nn[j3 + 1]
+                x = dx * ct + dy * st
+                y = dy * ct - dx * st
+                a = (sb / d + sr) * n_range
+                b = sbear * n_bearing
                 x, y = x + x * a - y * b, y + y * a + x * b
                 closeness = 1.0 - 0.5 * d / max_r
-                c = closeness + sc * nn[j3 + 2]
+                c = closeness + sc * n_conf
                 c = 1.0 if c > 1.0 else (0.05 if c < 0.05 else c)
-                rows.append(make_detection(kind, x, y, c, team if u[j2 + 1] < p_team * closeness else None))
+                rows.append(make_detection(kind, x, y, c, team if u_team < p_team * closeness else None))
             if rows:
                 out[obs._index] = rows
         self._j = j

@@ -75,8 +75,10 @@ class RobotState:
         "_fvx", "_fvy", "_fvt", "_wvx", "_wvy", "_kick_until_s", "_fallen_since_s", "_stand_up_done_s",
         "_gait_left_s", "_n_sx", "_n_sy", "_n_st", "_n_slip_y", "_n_slip_t",
         "_odo_x", "_odo_y", "_odo_th", "_odo_scale", "_odo_turn_scale", "_imu_yaw", "_imu_bias",
-        "_fall_budget", "_obs", "_obs_step",
+        "_fall_budget", "_obs", "_obs_step", "_cmd_values", "_cmd_clamped", "_cmd_limits",
+        "_odo_pose",
     )
+    _CACHES = ("_obs", "_obs_step", "_cmd_values", "_cmd_clamped", "_cmd_limits", "_odo_pose")  # not state: left out of snapshots
 
     def __init__(self, robot_id: RobotId, pose: Pose2D, limits: RobotLimits, index: int) -> None:
         self.robot_id = robot_id
@@ -115,6 +117,11 @@ class RobotState:
         self._fall_budget = math.inf
         self._obs: Observations | None = None
         self._obs_step = -1
+        # the last accepted walk and head values (World.command_state's fast path)
+        self._cmd_values: tuple[float, float, float, float, float] | None = None
+        self._cmd_clamped = False
+        self._cmd_limits: RobotLimits | None = None
+        self._odo_pose: Pose2D | None = None  # the odometry as a Pose2D, None once it changed
 
     @property
     def pose(self) -> Pose2D:
@@ -134,7 +141,7 @@ class RobotState:
     def _snapshot(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name in self.__slots__:
-            if name in ("_obs", "_obs_step"):
+            if name in self._CACHES:
                 continue
             value = getattr(self, name)
             out[name] = value if isinstance(value, (bool, int, float, str, type(None), tuple)) else repr(value)
@@ -179,6 +186,8 @@ class BallState:
 def _finite(robot_id: RobotId, name: str, value: object) -> float:
     """``value`` as a float, or a ValueError/TypeError naming the robot and the field."""
     try:
+        if isinstance(value, (str, bytes)):  # float() would parse them: not a number all the same
+            raise TypeError
         out = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise TypeError(f"{robot_id}: RobotCommand.{name} must be a number, got {value!r}") from None
@@ -253,6 +262,7 @@ class World:
         robot._stand_up_request = False
         robot._kick_until_s = -1.0
         robot._cvx = robot._cvy = robot._cvt = 0.0
+        robot._cmd_values = None  # the targets changed: the next command is checked in full
         self._stop(robot)
         # contacts involving this robot start afresh (a put-down robot does not "collide" into place)
         idx = robot._index
@@ -302,22 +312,40 @@ class World:
 
     def command_state(self, robot: RobotState, command: RobotCommand) -> None:
         """``set_command`` for a RobotState already looked up (see ``observe_state``)."""
-        robot_id = robot.robot_id
         if not isinstance(command, RobotCommand):
-            raise TypeError(f"{robot_id}: set_command expects a RobotCommand, got {type(command).__name__}")
-        vx, vy, vt = command.vx_mps, command.vy_mps, command.vtheta_radps
-        pan, tilt = command.head_pan_rad, command.head_tilt_rad
+            raise TypeError(f"{robot.robot_id}: set_command expects a RobotCommand, got {type(command).__name__}")
+        values = (command.vx_mps, command.vy_mps, command.vtheta_radps, command.head_pan_rad, command.head_tilt_rad)
+        # a brain repeats its command at every tick: values equal to the last accepted ones were
+        # validated and clamped then, with these limits, to what the robot still holds
+        try:
+            same = values == robot._cmd_values and command.kick is None and robot.limits is robot._cmd_limits
+        except Exception:  # noqa: BLE001 - e.g. an array compared: the full check names the field
+            same = False
+        if same:
+            if not robot.removed:
+                if robot._cmd_clamped:
+                    robot.commands_clamped += 1
+                if command.stand_up:
+                    robot._stand_up_request = True
+            return
+        self._command_slow(robot, command, values)
+
+    def _command_slow(self, robot: RobotState, command: RobotCommand,
+                      values: tuple[object, object, object, object, object]) -> None:
+        """Validate, clamp and store a command that differs from the last one."""
+        robot_id = robot.robot_id
+        vx, vy, vt, pan, tilt = values
         isfinite = math.isfinite
         try:
-            ok = isfinite(vx) and isfinite(vy) and isfinite(vt) and isfinite(pan) and isfinite(tilt)
+            ok = isfinite(vx) and isfinite(vy) and isfinite(vt) and isfinite(pan) and isfinite(tilt)  # type: ignore[arg-type]
             if ok and not (type(vx) is float and type(vy) is float and type(vt) is float
                            and type(pan) is float and type(tilt) is float):
-                vx, vy, vt, pan, tilt = float(vx), float(vy), float(vt), float(pan), float(tilt)
+                vx, vy, vt, pan, tilt = float(vx), float(vy), float(vt), float(pan), float(tilt)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             ok = False
-        if not ok:  # slow path: find the culprit for the message
-            for name in ("vx_mps", "vy_mps", "vtheta_radps", "head_pan_rad", "head_tilt_rad"):
-                _finite(robot_id, name, getattr(command, name))
+        if not ok:  # find the culprit for the message (or convert what float() takes)
+            vx, vy, vt, pan, tilt = (_finite(robot_id, name, getattr(command, name))
+                                     for name in ("vx_mps", "vy_mps", "vtheta_radps", "head_pan_rad", "head_tilt_rad"))
         kick = command.kick
         kick_values: tuple[float, float] | None = None
         clamped = False
@@ -338,21 +366,26 @@ class World:
         if robot.removed:
             return
         lim = robot.limits
-        # clamp inline (this runs for every robot at every tick)
         hi, lo = lim.max_vx_forward_mps, -lim.max_vx_backward_mps
-        cvx = hi if vx > hi else (lo if vx < lo else vx)
+        cvx = hi if vx > hi else (lo if vx < lo else vx)  # type: ignore[operator]
         hi = lim.max_vy_mps
-        cvy = hi if vy > hi else (-hi if vy < -hi else vy)
+        cvy = hi if vy > hi else (-hi if vy < -hi else vy)  # type: ignore[operator]
         hi = lim.max_vtheta_radps
-        cvt = hi if vt > hi else (-hi if vt < -hi else vt)
+        cvt = hi if vt > hi else (-hi if vt < -hi else vt)  # type: ignore[operator]
         hi, lo = lim.head_pan_max_rad, lim.head_pan_min_rad
-        cpan = hi if pan > hi else (lo if pan < lo else pan)
+        cpan = hi if pan > hi else (lo if pan < lo else pan)  # type: ignore[operator]
         hi, lo = lim.head_tilt_max_rad, lim.head_tilt_min_rad
-        ctilt = hi if tilt > hi else (lo if tilt < lo else tilt)
-        if clamped or cvx != vx or cvy != vy or cvt != vt or cpan != pan or ctilt != tilt:
+        ctilt = hi if tilt > hi else (lo if tilt < lo else tilt)  # type: ignore[operator]
+        walk_clamped = cvx != vx or cvy != vy or cvt != vt or cpan != pan or ctilt != tilt
+        if clamped or walk_clamped:
             robot.commands_clamped += 1
-        robot._cvx, robot._cvy, robot._cvt = cvx, cvy, cvt
-        robot._pan_target, robot._tilt_target = cpan, ctilt
+        robot._cvx, robot._cvy, robot._cvt = cvx, cvy, cvt  # type: ignore[assignment]
+        robot._pan_target, robot._tilt_target = cpan, ctilt  # type: ignore[assignment]
+        # remembered for the fast path (the floats: a repeated 0 or True compares equal and
+        # converts the same); -0.0 after 0.0 counts as the same value and keeps the target 0.0
+        robot._cmd_values = (vx, vy, vt, pan, tilt)
+        robot._cmd_clamped = walk_clamped
+        robot._cmd_limits = lim
         if kick_values is not None:
             robot._kick = kick_values
         if command.stand_up:
@@ -364,18 +397,22 @@ class World:
 
     def observe_state(self, robot: RobotState) -> Observations:
         """``observe`` for a RobotState already looked up (drivers keep theirs: no id hashing)."""
-        if robot._obs_step == self.step_count and robot._obs is not None:
-            return robot._obs
+        step = self.step_count
+        if robot._obs_step == step:  # set together with _obs
+            return robot._obs  # type: ignore[return-value]
+        frame_now = self._frame_now
         detections: tuple[Detection, ...] = ()
-        if self._frame_now:
+        if frame_now:
             rows = self._detections.get(robot._index)
             if rows:
                 detections = tuple(rows)
-        obs = make_observations(self.t_s, self._frame_now, detections,
-                                make_pose(robot._odo_x, robot._odo_y, robot._odo_th), robot._imu_yaw,
-                                robot.fallen and not robot.removed, robot.head_pan_rad, robot.head_tilt_rad)
-        robot._obs = obs
-        robot._obs_step = self.step_count
+        odometry = robot._odo_pose
+        if odometry is None:  # it moved since the last observation (standing robots keep theirs)
+            odometry = robot._odo_pose = make_pose(robot._odo_x, robot._odo_y, robot._odo_th)
+        obs = robot._obs = make_observations(self.t_s, frame_now, detections, odometry, robot._imu_yaw,
+                                             robot.fallen and not robot.removed, robot.head_pan_rad,
+                                             robot.head_tilt_rad)
+        robot._obs_step = step
         return obs
 
     def limits_of(self, robot_id: RobotId) -> RobotLimits:
@@ -494,6 +531,7 @@ class World:
                 r._odo_y += (s * fvx + c * fvy) * k
                 oth += ovt * dt
                 r._odo_th = oth if -pi <= oth < pi else wrap_angle_rad(oth)
+                r._odo_pose = None
                 # the gyro sees the true turn
                 if avt != 0.0:
                     yaw = r._imu_yaw + avt * dt

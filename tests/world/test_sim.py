@@ -17,6 +17,7 @@ from soccerbt.world import (
     RobotCommand,
     RobotFell,
     RobotId,
+    RobotLimits,
     RobotStoodUp,
     Team,
     World,
@@ -588,3 +589,127 @@ def test_events_name_the_robot_that_touched_last_before_the_ball_went_out():
     events = w.events.drain()
     assert [type(e) for e in events] == [BallTouched, BallKicked, BallOut]
     assert events[-1].last_touch == R1 and events[-1].line == "touch"
+
+
+# --- repeated commands (World.command_state's fast path) ----------------------------------
+
+
+def test_a_repeated_command_is_clamped_and_counted_each_time_like_a_new_one():
+    w = perfect_world()
+    rid = one_robot(w)
+    r = w.robots[rid]
+    too_fast = RobotCommand(vx_mps=5.0, vtheta_radps=-9.0, head_pan_rad=0.3)
+    for _ in range(3):
+        w.set_command(rid, too_fast)  # the same object again
+        w.set_command(rid, RobotCommand(vx_mps=5.0, vtheta_radps=-9.0, head_pan_rad=0.3))  # equal values
+    assert r.commands_clamped == 6
+    assert (r._cvx, r._cvt, r._pan_target) == (1.2, -1.5, 0.3)
+    within = RobotCommand(vx_mps=0.4, head_pan_rad=0.3)
+    for _ in range(3):
+        w.set_command(rid, within)
+    assert r.commands_clamped == 6  # within the limits: not counted, however often repeated
+    w.set_command(rid, RobotCommand(vx_mps=0.4, head_pan_rad=0.3, kick=KickRequest(3.0, 7.0)))
+    assert r.commands_clamped == 7 and r._kick == (math.pi / 2.0, 1.0)  # a kick is checked in full
+    w.set_command(rid, within)
+    assert r.commands_clamped == 7  # the walk part was not clamped
+
+
+def test_a_command_object_changed_after_use_is_checked_again():
+    w = perfect_world()
+    rid = one_robot(w)
+    command = RobotCommand(vx_mps=0.4)
+    w.set_command(rid, command)
+    command.vx_mps = 9.0  # RobotCommand is mutable: same object, new value
+    w.set_command(rid, command)
+    assert w.robots[rid]._cvx == 1.2 and w.robots[rid].commands_clamped == 1
+    command.vy_mps = math.nan
+    before = w.snapshot()
+    with pytest.raises(ValueError, match=r"blue1: RobotCommand\.vy_mps must be finite"):
+        w.set_command(rid, command)
+    assert w.snapshot() == before
+
+
+def test_a_repeated_command_after_placing_or_removing_the_robot_or_new_limits():
+    w = perfect_world()
+    rid = one_robot(w)
+    r = w.robots[rid]
+    walk = RobotCommand(vx_mps=0.5, vtheta_radps=0.2)
+    w.set_command(rid, walk)
+    w.place_robot(rid, Pose2D(1.0, 0.0, 0.0))  # the referee's put-down clears the walk target
+    assert r._cvx == 0.0
+    w.set_command(rid, RobotCommand(vx_mps=0.5, vtheta_radps=0.2))
+    assert (r._cvx, r._cvt) == (0.5, 0.2)  # the same values again walk again
+    w.remove_robot(rid)
+    w.set_command(rid, walk)
+    w.set_command(rid, RobotCommand(vx_mps=0.5, stand_up=True))
+    w.set_command(rid, RobotCommand(vx_mps=0.5, stand_up=True))
+    assert not r._stand_up_request and r._cvx == 0.5 and r.commands_clamped == 0  # ignored while off the field
+    r.limits = RobotLimits(max_vx_forward_mps=0.3)  # a slower robot: the same command clamps now
+    w.place_robot(rid, Pose2D(1.0, 0.0, 0.0))
+    w.set_command(rid, walk)
+    r.limits = RobotLimits(max_vx_forward_mps=0.2)
+    w.set_command(rid, walk)
+    assert r._cvx == 0.2 and r.commands_clamped == 2
+
+
+def test_a_repeated_stand_up_request_is_kept_and_ints_equal_to_the_floats_work_the_same():
+    w = perfect_world()
+    rid = one_robot(w)
+    r = w.robots[rid]
+    w.set_command(rid, RobotCommand(vx_mps=0.5))
+    w.step()
+    w.set_command(rid, RobotCommand(vx_mps=0.5, stand_up=True))
+    assert r._stand_up_request
+    w.set_command(rid, RobotCommand(vx_mps=1, vy_mps=0))  # ints: converted and remembered as floats
+    w.set_command(rid, RobotCommand(vx_mps=1, vy_mps=0))
+    assert r._cvx == 1.0 and type(r._cvx) is float and r.commands_clamped == 0
+    with pytest.raises(TypeError, match=r"blue1: RobotCommand\.vy_mps must be a number"):
+        w.set_command(rid, RobotCommand(vx_mps=1.0, vy_mps="0"))
+
+
+def test_repeating_commands_every_step_gives_the_same_world_as_setting_them_once():
+    def run(repeat: bool) -> World:
+        w = World(WorldConfig(), seed=3)
+        ids = [B1, B2, R1]
+        for k, rid in enumerate(ids):
+            w.add_robot(rid, Pose2D(-2.0 + 1.5 * k, 0.5 * k, 0.3 * k))
+        w.place_ball(0.0, 0.0)
+        for step in range(400):
+            if step % 100 == 0:
+                commands = [RobotCommand(vx_mps=0.5 + 0.1 * k, vtheta_radps=2.0 * math.sin(step + k),
+                                         head_pan_rad=0.4, head_tilt_rad=0.5) for k in range(3)]
+                for rid, c in zip(ids, commands):
+                    w.set_command(rid, c)
+            elif repeat:
+                for rid, c in zip(ids, commands):
+                    w.set_command(rid, RobotCommand(c.vx_mps, c.vy_mps, c.vtheta_radps, c.head_pan_rad,
+                                                    c.head_tilt_rad))
+            w.step()
+            for rid in ids:
+                w.observe(rid)
+        return w
+
+    once, repeated = run(False), run(True)
+    for r in once.robots.values():
+        r.commands_clamped = 0  # the only difference: repeated clamped commands are counted again
+    for r in repeated.robots.values():
+        r.commands_clamped = 0
+    assert once.snapshot() == repeated.snapshot()
+
+
+def test_odometry_of_a_standing_robot_is_reused_and_of_a_walking_one_renewed():
+    w = perfect_world()
+    rid = one_robot(w)
+    w.step()
+    first = w.observe(rid).odometry
+    w.step()
+    assert w.observe(rid).odometry is first  # nothing moved: the same (frozen) pose
+    w.set_command(rid, RobotCommand(vx_mps=0.5))
+    w.step()
+    moved = w.observe(rid).odometry
+    assert moved.x_m > 0.0 and moved == w.robots[rid].odometry
+    w.set_command(rid, RobotCommand())
+    w.run(1.0)
+    w.observe(rid)
+    w.step()
+    assert w.observe(rid).odometry == w.robots[rid].odometry
