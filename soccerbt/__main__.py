@@ -1,4 +1,4 @@
-"""The soccerbt command line: run | view | validate | nodes | tree | gc.
+"""The soccerbt command line: run | view | validate | nodes | tree | gc | replay | batch.
 
 Each command lives in the package it belongs to, as a module with
 `configure(parser: argparse.ArgumentParser) -> None` that adds its arguments and sets
@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "nodes": ("soccerbt.trees.cli_nodes", "print the registered nodes (--xml: TreeNodesModel)"),
     "tree": ("soccerbt.trees.cli_tree", "print a loaded tree"),
     "gc": ("soccerbt.gamecontroller.cli", "GameController tools: listen, send"),
+    "replay": ("soccerbt.tools.replay_cli", "replay a recorded run tick by tick in the viewer"),
+    "batch": ("soccerbt.tools.batch_cli", "play many seeded matches in parallel processes"),
 }
 
 

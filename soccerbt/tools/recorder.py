@@ -1,12 +1,13 @@
 """The replay log of a run: one JSON line per tick, written by an observer of the match.
 
 ``Recorder(path)`` is a match observer (``on_step(match)``). The file starts with a header
-line (format version, seed, field, team size, trees, dt), then for every step a ``step``
-record: simulated time, the ball's truth, each robot's truth (world frame) and command, the
-GameController state, each robot's tree status and the root blackboard entries that changed
-since the previous step (the first step lists them all), and the events of the step (goals,
-penalties, node exceptions, reloads). A final ``end`` record holds the summary. A path ending
-in ``.gz`` is compressed.
+line (format version, seed, field, team size, trees, dt, robots, which goal blue attacks in
+the first half), then for every step a ``step`` record: simulated time, the ball's truth,
+each robot's truth (world frame) and command, the GameController state, each robot's tree
+status and the root blackboard entries that changed since the previous step (the first step
+lists them all), and the events of the step (goals, penalties, node exceptions, reloads). A
+final ``end`` record holds the summary. A path ending in ``.gz`` is compressed.
+``soccerbt.tools.replay`` loads a log into an index for the replay viewer.
 
 The log is deterministic: the same seed gives the same file, byte for byte (no wall-clock
 time, floats rounded to fixed digits, keys in a fixed order). ``read_log(path)`` yields the
@@ -95,6 +96,10 @@ class Recorder:
             "team_size": match.team_size, "dt_s": match.dt_s,
             "trees": {"blue": str(cfg.tree_of(_team("BLUE"))), "red": str(cfg.tree_of(_team("RED")))},
             "robots": [str(rid) for rid in match.agents],
+            # added after version 1 shipped (readers default it to True): which goal blue attacks
+            # in the first half, so a replay can turn team-frame estimates into world frame
+            "blue_attacks_positive_x_first_half": bool(
+                getattr(match.referee.config, "blue_attacks_positive_x_first_half", True)),
         })
         self._header_done = True
 
