@@ -299,3 +299,29 @@ def test_same_seed_same_particles_and_protocol():
     assert pf.particles().shape == (200, 3)
     with pytest.raises(ValueError, match="n_particles"):
         ParticleFilter(FIELD, 0)
+
+
+def test_wrap_matches_the_remainder_formula_bit_for_bit():
+    from soccerbt.services.localization import _wrap
+
+    rng = np.random.default_rng(3)
+    edges = [math.pi, -math.pi, np.nextafter(math.pi, 0.0), np.nextafter(-math.pi, 0.0),
+             np.nextafter(-math.pi, -4.0), 0.0, -0.0, 7.0, -13.0, math.nan]
+    for k in range(400):
+        a = rng.uniform(-math.pi, math.pi, 50) * (1.0 if k % 2 else 1.0 + 1e-7)
+        a[k % 50] = edges[k % len(edges)]
+        expected = (a + math.pi) % (2.0 * math.pi) - math.pi
+        got = _wrap(a)
+        assert np.array_equal(got, expected, equal_nan=True)
+        assert np.array_equal(np.signbit(got), np.signbit(expected))
+    assert _wrap(np.zeros(0)).shape == (0,)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 127, 128, 129, 300])
+def test_row_sums_follow_numpys_pairwise_order(rows):
+    from soccerbt.services.localization import _sum_rows
+
+    rng = np.random.default_rng(rows)
+    per = rng.random((40, rows)) * rng.choice([1e-3, 1.0, 1e3], size=(40, rows))
+    # what the per-particle layout summed; the filter sums the transposed layout by rows
+    assert np.array_equal(_sum_rows(np.ascontiguousarray(per.T), 0, rows), per.sum(axis=1))
