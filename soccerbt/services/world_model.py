@@ -168,7 +168,7 @@ class WorldModel:
         self.penalty_ended = False
         self._calibrated_prev = False
         # blackboard write cache (only changed values are written)
-        self._written: dict[str, object] = {}
+        self._written_prev: tuple = _NOTHING_WRITTEN  # the values last written, in _WM_KEYS order
         self._written_bb_id = 0
 
     # --- sensing -----------------------------------------------------------------------------
@@ -494,39 +494,55 @@ class WorldModel:
         """
         self.update_game(bb)
         if id(bb) != self._written_bb_id:
-            self._written = {}
+            self._written_prev = _NOTHING_WRITTEN
             self._written_bb_id = id(bb)
-        cache = self._written
+        # the properties' values computed inline (this runs for every robot at 100 Hz)
+        now = self.now_s
+        seen = self.ball_last_seen_s
+        known = seen >= 0.0 and now - seen <= self.ball_timeout_s
+        ball_field = self.ball_field
+        if ball_field is None or not known:
+            out = False
+        else:
+            margin = self.field.ball_radius_m + self.ball_out_margin_m
+            out = (abs(ball_field[0]) > self.field.half_length_m + margin
+                   or abs(ball_field[1]) > self.field.half_width_m + margin)
+        if known:
+            ball = ball_field
+        else:
+            ball = self.team_ball_field if self.tm_ball_pos_reliable else None
+        b = self.ball_robot
         pose = self.robot_pose_field
-        ball = self.best_ball_field()
+        obstacles = self.obstacles
+        teammates = self.teammates
         values = (
-            ("ball_location_known", self.ball_location_known),
-            ("ball_out", self.ball_out),
-            ("tm_ball_pos_reliable", self.tm_ball_pos_reliable),
-            ("wait_for_opponent_kickoff", self.wait_for_opponent_kickoff),
-            ("robot_pose_field", pose),
-            ("robot_x_m", pose.x_m),
-            ("robot_y_m", pose.y_m),
-            ("robot_theta_rad", pose.theta_rad),
-            ("localization_confidence", self.localization_confidence),
-            ("fallen", self.fallen),
-            ("ball_field", self.ball_field),
-            ("ball_robot", self.ball_robot),
-            ("ball_velocity_field", self.ball_velocity_field),
-            ("ball_last_seen_s", self.ball_last_seen_s),
-            ("ball_age_s", self.ball_age_s),
-            ("ball_distance_m", self.ball_distance_m),
-            ("ball_bearing_rad", self.ball_bearing_rad),
-            ("ball_x_m", ball[0] if ball is not None else 0.0),
-            ("ball_y_m", ball[1] if ball is not None else 0.0),
-            ("team_ball_field", self.team_ball_field),
-            ("obstacles_field", tuple((o.x_m, o.y_m) for o in self.obstacles)),
-            ("teammates_active", sum(1 for t in self.teammates.values() if not t.penalised)),
+            known,
+            out,
+            self.tm_ball_pos_reliable,
+            self.wait_for_opponent_kickoff,
+            pose,
+            pose.x_m,
+            pose.y_m,
+            pose.theta_rad,
+            self.localization_confidence,
+            self.fallen,
+            ball_field,
+            b,
+            self.ball_velocity_field,
+            seen,
+            _FAR_M if seen < 0.0 else now - seen,
+            _FAR_M if b is None else math.hypot(b[0], b[1]),
+            0.0 if b is None else math.atan2(b[1], b[0]),
+            ball[0] if ball is not None else 0.0,
+            ball[1] if ball is not None else 0.0,
+            self.team_ball_field,
+            tuple([(o.x_m, o.y_m) for o in obstacles]) if obstacles else (),
+            sum([not t.penalised for t in teammates.values()]) if teammates else 0,
         )
-        for key, value in values:
-            if cache.get(key, _MISSING) != value:
+        for key, value, old in zip(_WM_KEYS, values, self._written_prev):
+            if old is _MISSING or old != value:
                 bb[key] = value
-                cache[key] = value
+        self._written_prev = values
         # odom_calibrated has several writers (SelfLocate nodes, the pad): write edges only
         calibrated = self.localization_confidence >= self.calibrated_confidence
         if self.penalty_started:
@@ -538,3 +554,10 @@ class WorldModel:
 
 
 _MISSING = object()
+# the keys write_blackboard writes, in the order of its values
+_WM_KEYS = ("ball_location_known", "ball_out", "tm_ball_pos_reliable", "wait_for_opponent_kickoff",
+            "robot_pose_field", "robot_x_m", "robot_y_m", "robot_theta_rad", "localization_confidence",
+            "fallen", "ball_field", "ball_robot", "ball_velocity_field", "ball_last_seen_s", "ball_age_s",
+            "ball_distance_m", "ball_bearing_rad", "ball_x_m", "ball_y_m", "team_ball_field",
+            "obstacles_field", "teammates_active")
+_NOTHING_WRITTEN = (_MISSING,) * len(_WM_KEYS)
