@@ -1,0 +1,278 @@
+"""Many seeded matches in parallel worker processes, and what they add up to.
+
+``plan_games`` turns seeds and two trees (A, the blue tree option; B, the red one) into the
+list of games, with colours fixed, swapped (every seed played twice, once per side) or
+alternating (odd seeds swapped). ``run_batch`` plays them with ``soccerbt.match.run_match``
+in a pool of worker processes (or in this process for one job) and returns the outcomes in
+plan order, so the results never depend on how many workers ran them or which finished
+first. ``totals``, ``table_lines`` and ``batch_json`` summarise: per game the score and the
+goals with their times; per tree wins, draws, losses, goals for and against.
+
+Workers ignore SIGINT: on Ctrl-C the parent terminates the pool and keeps the games that
+finished.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from soccerbt.match import MatchConfig, MatchResult, run_match
+from soccerbt.trees import TreeLoadError
+
+__all__ = ["BatchGame", "GameOutcome", "BatchInterrupted", "TreeTotals", "parse_seeds", "plan_games", "run_batch", "totals",
+           "table_lines", "batch_json", "COLOUR_MODES", "default_jobs"]
+
+COLOUR_MODES = ("fixed", "swap", "alternate")
+MAX_SEEDS = 100_000  # a range this long is a typo, not a batch
+
+
+@dataclass(frozen=True)
+class BatchGame:
+    """One game of a batch: its seed, whether tree B plays blue, and the full match config."""
+
+    seed: int
+    swapped: bool
+    config: MatchConfig
+
+    @property
+    def blue(self) -> str:
+        """The label of the tree playing blue: "A" or "B"."""
+        return "B" if self.swapped else "A"
+
+    @property
+    def red(self) -> str:
+        return "A" if self.swapped else "B"
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """What became of a game: its result, or the error that stopped it; wall time of its worker."""
+
+    game: BatchGame
+    result: MatchResult | None
+    error: str | None = None
+    wall_s: float = 0.0
+
+
+@dataclass
+class TreeTotals:
+    """One tree's record over the batch."""
+
+    label: str
+    tree: str
+    played: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    goals_for: int = 0
+    goals_against: int = 0
+    as_blue: int = 0
+    as_red: int = 0
+    errors: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("label", "tree", "played", "wins", "draws", "losses", "goals_for",
+                                               "goals_against", "as_blue", "as_red", "errors")}
+
+
+def default_jobs() -> int:
+    """The CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Seeds from "0-9", "1,4,7" or "0-3,10,20-22": ranges include both ends; each seed once, in order."""
+    seeds: list[int] = []
+    seen: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            raise ValueError(f"empty item in seed list {text!r}")
+        low_text, sep, high_text = part.partition("-")
+        try:
+            low = int(low_text)
+            high = int(high_text) if sep else low
+        except ValueError:
+            raise ValueError(f"{part!r} is not a seed or a range like 0-9") from None
+        if low < 0 or high < low:
+            raise ValueError(f"{part!r}: a range goes from a low seed to a higher one, both 0 or more")
+        if len(seeds) + high - low + 1 > MAX_SEEDS:
+            raise ValueError(f"more than {MAX_SEEDS} seeds in {text!r}")
+        for seed in range(low, high + 1):
+            if seed in seen:
+                raise ValueError(f"seed {seed} is listed twice in {text!r}")
+            seen.add(seed)
+            seeds.append(seed)
+    return seeds
+
+
+def plan_games(base: MatchConfig, seeds: Iterable[int], tree_a: str | None, tree_b: str | None,
+               colours: str = "fixed") -> list[BatchGame]:
+    """The games to play: per seed tree A blue against tree B red; "swap" adds the same seed with
+    the colours swapped, "alternate" swaps the colours of odd seeds."""
+    if colours not in COLOUR_MODES:
+        raise ValueError(f"colours must be one of {', '.join(COLOUR_MODES)}, got {colours!r}")
+    games = []
+    for seed in seeds:
+        sides = [False, True] if colours == "swap" else [colours == "alternate" and seed % 2 == 1]
+        for swapped in sides:
+            blue, red = (tree_b, tree_a) if swapped else (tree_a, tree_b)
+            games.append(BatchGame(seed, swapped, replace(base, seed=seed, blue_tree=blue, red_tree=red,
+                                                          realtime=False)))
+    return games
+
+
+# --- the pool ---------------------------------------------------------------------------------------
+
+
+def _worker_init() -> None:
+    # Ctrl-C reaches the whole process group: only the parent acts on it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _play(job: tuple[int, MatchConfig]) -> tuple[int, MatchResult | None, str | None, float]:
+    """One game in a worker: (index, result, error, wall seconds). Never raises: a game that
+    cannot start (a broken tree) comes back as its error."""
+    index, config = job
+    start = time.perf_counter()
+    try:
+        result = run_match(config)
+    except Exception as exc:  # TreeLoadError prints path:line: message
+        text = str(exc) or type(exc).__name__
+        if not isinstance(exc, (TreeLoadError, OSError, ValueError)):  # else a bug: keep where it was
+            text = f"{type(exc).__name__}: {text}\n" + "".join(traceback.format_tb(exc.__traceback__)[-3:])
+        return index, None, text, time.perf_counter() - start
+    return index, result, None, time.perf_counter() - start
+
+
+def _context() -> Any:
+    # fork starts workers in milliseconds and shares the imported modules; spawn where there is no fork
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+class BatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a batch; ``outcomes`` holds the games that finished, in plan order."""
+
+    def __init__(self, outcomes: list[GameOutcome]) -> None:
+        super().__init__("batch interrupted")
+        self.outcomes = outcomes
+
+
+def run_batch(games: list[BatchGame], jobs: int,
+              on_done: Callable[[GameOutcome, int, int], None] | None = None) -> list[GameOutcome]:
+    """Play ``games`` on ``jobs`` processes (1: here, no pool); outcomes in ``games`` order.
+
+    ``on_done(outcome, finished, total)`` hears of each game as it finishes (in finishing
+    order). On KeyboardInterrupt the workers are terminated and ``BatchInterrupted`` carries
+    the outcomes so far.
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs must be 1 or more, got {jobs}")
+    outcomes: dict[int, GameOutcome] = {}
+
+    def done(index: int, result: MatchResult | None, error: str | None, wall_s: float) -> None:
+        outcome = GameOutcome(games[index], result, error, wall_s)
+        outcomes[index] = outcome
+        if on_done is not None:
+            on_done(outcome, len(outcomes), len(games))
+
+    jobs_list = [(i, g.config) for i, g in enumerate(games)]
+    try:
+        if jobs == 1 or len(games) <= 1:
+            for job in jobs_list:
+                done(*_play(job))
+        else:
+            pool = _context().Pool(processes=min(jobs, len(games)), initializer=_worker_init)
+            try:
+                for index, result, error, wall_s in pool.imap_unordered(_play, jobs_list, chunksize=1):
+                    done(index, result, error, wall_s)
+                pool.close()
+            except BaseException:
+                pool.terminate()  # SIGTERM to every worker: a game half played is dropped
+                raise
+            finally:
+                pool.join()
+    except KeyboardInterrupt:
+        raise BatchInterrupted([outcomes[i] for i in sorted(outcomes)]) from None
+    return [outcomes[i] for i in range(len(games))]
+
+
+# --- summaries ----------------------------------------------------------------------------------------
+
+
+def totals(outcomes: Iterable[GameOutcome], trees: dict[str, str]) -> dict[str, TreeTotals]:
+    """Per tree label ("A", "B"): games, wins/draws/losses, goals for/against, colours played."""
+    out = {label: TreeTotals(label, tree) for label, tree in trees.items()}
+    for o in outcomes:
+        for label, colour in ((o.game.blue, "blue"), (o.game.red, "red")):
+            t = out[label]
+            if o.result is None:
+                t.errors += 1
+                continue
+            other = "red" if colour == "blue" else "blue"
+            mine, theirs = o.result.score[colour], o.result.score[other]
+            t.played += 1
+            t.as_blue += colour == "blue"
+            t.as_red += colour == "red"
+            t.goals_for += mine
+            t.goals_against += theirs
+            t.wins += mine > theirs
+            t.draws += mine == theirs
+            t.losses += mine < theirs
+    return out
+
+
+def _goal_text(result: MatchResult) -> str:
+    parts = []
+    for g in result.goals:
+        own = " og" if g.own_goal else ""
+        parts.append(f"{g.t_s:.1f}s {g.team} ({g.scorer or '-'}{own})")
+    return ", ".join(parts) if parts else "-"
+
+
+def table_lines(outcomes: Iterable[GameOutcome], trees: dict[str, str]) -> list[str]:
+    """The results table (a line per game, plan order) and the per-tree totals."""
+    outcomes = list(outcomes)
+    lines = [f"{'seed':>5}  {'blue':<4} {'red':<4} {'score':>5}  {'sim_s':>7}  goals (time, team, scorer)"]
+    for o in outcomes:
+        g = o.game
+        if o.result is None:
+            first = (o.error or "").splitlines()[0] if o.error else "failed"
+            lines.append(f"{g.seed:>5}  {g.blue:<4} {g.red:<4} {'-':>5}  {'-':>7}  error: {first}")
+            continue
+        r = o.result
+        score = f"{r.score['blue']}:{r.score['red']}"
+        lines.append(f"{g.seed:>5}  {g.blue:<4} {g.red:<4} {score:>5}  {r.sim_s:7.1f}  {_goal_text(r)}")
+    lines.append("")
+    lines.append(f"{'tree':<4} {'games':>5} {'won':>4} {'drawn':>5} {'lost':>4} {'for':>4} {'against':>7} "
+                 f"{'blue':>4} {'red':>4}  file")
+    for t in totals(outcomes, trees).values():
+        errors = f"  ({t.errors} failed)" if t.errors else ""
+        lines.append(f"{t.label:<4} {t.played:>5} {t.wins:>4} {t.draws:>5} {t.losses:>4} {t.goals_for:>4} "
+                     f"{t.goals_against:>7} {t.as_blue:>4} {t.as_red:>4}  {t.tree}{errors}")
+    return lines
+
+
+def batch_json(outcomes: Iterable[GameOutcome], trees: dict[str, str], colours: str,
+               extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything as one JSON-ready object: trees, colours, games (result or error), totals."""
+    outcomes = list(outcomes)
+    games = [{"seed": o.game.seed, "blue": o.game.blue, "red": o.game.red,
+              "result": o.result.to_dict() if o.result is not None else None, "error": o.error}
+             for o in outcomes]
+    out: dict[str, Any] = {"trees": dict(trees), "colours": colours, "games": games,
+                           "totals": {k: v.to_dict() for k, v in totals(outcomes, trees).items()}}
+    if extra:
+        out.update(extra)
+    return out
+

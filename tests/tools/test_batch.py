@@ -1,0 +1,155 @@
+"""Batch runs: seed lists, colour plans, the same results whatever the number of workers (and
+the same as run_match called directly), totals per tree, the command's table and JSON, broken
+trees, and an interrupted batch that stops its workers."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from soccerbt.__main__ import main
+from soccerbt.gamecontroller.referee import RefereeConfig
+from soccerbt.match import GoalSummary, MatchConfig, MatchResult, run_match
+from soccerbt.tools.batch import (BatchGame, BatchInterrupted, GameOutcome, batch_json, parse_seeds, plan_games,
+                                  run_batch, table_lines, totals)
+
+# quick to PLAYING, so that short matches already differ from seed to seed
+FAST = RefereeConfig(players_per_team=2, initial_s=0.2, ready_s=1.0, set_s=0.5)
+BASE = MatchConfig(team_size=2, duration_s=4.0, referee=FAST, particles=100)
+BROKEN_TREE = '<root BTCPP_format="4">\n<BehaviorTree ID="Main">\n<Nope/>\n</BehaviorTree>\n</root>\n'
+
+
+def test_seed_lists_and_ranges() -> None:
+    assert parse_seeds("0-9") == list(range(10))
+    assert parse_seeds("1,4,7") == [1, 4, 7]
+    assert parse_seeds("0-3, 10,20-22") == [0, 1, 2, 3, 10, 20, 21, 22]
+    assert parse_seeds("5") == [5]
+    for bad, what in (("3-1", "low seed"), ("a", "not a seed"), ("1,,2", "empty item"), ("1,0-2", "listed twice"),
+                      ("-1", "not a seed"), ("0-999999", "more than")):
+        with pytest.raises(ValueError, match=what):
+            parse_seeds(bad)
+
+
+def test_colour_plans() -> None:
+    fixed = plan_games(BASE, [0, 1], "a.xml", "b.xml")
+    assert [(g.seed, g.blue, g.config.blue_tree, g.config.red_tree) for g in fixed] == [
+        (0, "A", "a.xml", "b.xml"), (1, "A", "a.xml", "b.xml")]
+    swap = plan_games(BASE, [0, 1], "a.xml", "b.xml", "swap")
+    assert [(g.seed, g.blue, g.red, g.config.blue_tree) for g in swap] == [
+        (0, "A", "B", "a.xml"), (0, "B", "A", "b.xml"), (1, "A", "B", "a.xml"), (1, "B", "A", "b.xml")]
+    alternate = plan_games(BASE, [4, 5, 6], "a.xml", "b.xml", "alternate")
+    assert [(g.seed, g.blue, g.config.red_tree) for g in alternate] == [
+        (4, "A", "b.xml"), (5, "B", "a.xml"), (6, "A", "b.xml")]
+    assert all(g.config.seed == g.seed and g.config.duration_s == 4.0 for g in swap)
+    with pytest.raises(ValueError, match="colours must be one of"):
+        plan_games(BASE, [0], None, None, "random")
+
+
+@pytest.fixture(scope="module")
+def two_seeds() -> tuple[list[BatchGame], list[GameOutcome], list[GameOutcome]]:
+    games = plan_games(BASE, [3, 4], None, None, "swap")
+    return games, run_batch(games, jobs=1), run_batch(games, jobs=2)
+
+
+def test_results_do_not_depend_on_the_number_of_workers(two_seeds) -> None:
+    games, one, two = two_seeds
+    assert [o.game for o in one] == [o.game for o in two] == games  # plan order, not finishing order
+    assert all(o.error is None for o in one + two)
+    assert [o.result for o in one] == [o.result for o in two]
+    # and the seeds really play different matches (else equality above proves little)
+    walked = {o.game.seed: o.result.robot("blue2").distance_walked_m for o in one}
+    assert walked[3] != walked[4]
+
+
+def test_batch_results_equal_run_match_called_directly(two_seeds) -> None:
+    games, one, _ = two_seeds
+    for game, outcome in zip(games, one, strict=True):
+        assert run_match(game.config) == outcome.result
+        assert outcome.result.seed == game.seed and outcome.result.sim_s == 4.0
+
+
+def _result(seed: int, blue: int, red: int) -> MatchResult:
+    goals = tuple(GoalSummary(10.0 + k, "blue", "blue2", False, True) for k in range(blue)) + tuple(
+        GoalSummary(50.0 + k, "red", "red1", k == 0, True) for k in range(red))
+    return MatchResult(seed=seed, sim_s=60.0, score={"blue": blue, "red": red}, goals=goals, robots=(), errors=(),
+                       trees={"blue": "a", "red": "b"}, finished=False)
+
+
+def test_totals_follow_each_tree_across_colours() -> None:
+    games = plan_games(BASE, [0, 1], "a.xml", "b.xml", "swap")
+    # seed 0: A blue wins 2:1, B blue draws 0:0; seed 1: A blue loses 0:1, B blue wins 3:0
+    scores = [(2, 1), (0, 0), (0, 1), (3, 0)]
+    outcomes = [GameOutcome(g, _result(g.seed, *s)) for g, s in zip(games, scores, strict=True)]
+    outcomes.append(GameOutcome(BatchGame(2, False, BASE), None, "x.xml:3: unknown node 'Nope'"))
+    t = totals(outcomes, {"A": "a.xml", "B": "b.xml"})
+    a, b = t["A"], t["B"]
+    assert (a.played, a.wins, a.draws, a.losses, a.goals_for, a.goals_against) == (4, 1, 1, 2, 2, 5)
+    assert (b.played, b.wins, b.draws, b.losses, b.goals_for, b.goals_against) == (4, 2, 1, 1, 5, 2)
+    assert (a.as_blue, a.as_red, b.as_blue, b.as_red) == (2, 2, 2, 2)
+    assert a.errors == b.errors == 1
+    lines = table_lines(outcomes, {"A": "a.xml", "B": "b.xml"})
+    assert lines[1].split()[:4] == ["0", "A", "B", "2:1"]
+    assert "10.0s blue (blue2), 11.0s blue (blue2), 50.0s red (red1 og)" in lines[1]
+    assert lines[5].endswith("error: x.xml:3: unknown node 'Nope'")
+    assert lines[-2].split()[:7] == ["A", "4", "1", "1", "2", "2", "5"]
+    summary = batch_json(outcomes, {"A": "a.xml", "B": "b.xml"}, "swap")
+    assert summary["totals"]["B"]["wins"] == 2 and summary["games"][4]["error"].startswith("x.xml:3:")
+    json.dumps(summary)  # JSON-ready
+
+
+def test_the_command_prints_the_same_table_for_any_jobs(tmp_path: Path, capsys) -> None:
+    argv = ["batch", "--seeds", "0-1", "--seconds", "2", "--team-size", "1", "--field", "kid", "--swap-colours"]
+    assert main([*argv, "--jobs", "1", "--json", str(tmp_path / "one.json")]) == 0
+    out_one, err_one = capsys.readouterr()
+    assert main([*argv, "--jobs", "2", "--json", str(tmp_path / "two.json")]) == 0
+    out_two, err_two = capsys.readouterr()
+    assert out_one == out_two
+    lines = out_one.splitlines()
+    assert [line.split()[:3] for line in lines[1:5]] == [["0", "A", "B"], ["0", "B", "A"], ["1", "A", "B"],
+                                                         ["1", "B", "A"]]
+    assert sum(line.startswith("[") for line in err_one.splitlines()) == 4  # a progress line per game
+    assert "[4/4] seed" in err_two
+    one = json.loads((tmp_path / "one.json").read_text())
+    two = json.loads((tmp_path / "two.json").read_text())
+    assert one == two
+    assert [g["seed"] for g in one["games"]] == [0, 0, 1, 1]
+    assert one["totals"]["A"]["played"] == 4 and one["totals"]["A"]["as_blue"] == 2
+    assert one["games"][0]["result"]["sim_s"] == 2.0 and one["complete"] is True
+
+
+def test_a_broken_tree_stops_the_batch_before_it_starts(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "bad.xml"
+    bad.write_text(BROKEN_TREE)
+    assert main(["batch", "--seeds", "0-3", "--seconds", "1", "--red-tree", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad.name}:3:" in err and "Nope" in err
+    assert main(["batch", "--seeds", "0", "--tree", str(tmp_path / "missing.xml")]) == 1
+    assert "missing.xml: no such tree file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["batch", "--seeds", "4-2"])
+
+
+def test_a_game_that_cannot_start_comes_back_as_its_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.xml"
+    bad.write_text(BROKEN_TREE)
+    games = plan_games(MatchConfig(team_size=1, duration_s=0.5), [0, 1], None, str(bad))
+    outcomes = run_batch(games, jobs=2)
+    assert [o.result for o in outcomes] == [None, None]
+    assert all(o.error.startswith(f"{bad}:3:") or o.error.startswith(f"{bad.resolve()}:3:") for o in outcomes)
+
+
+def test_an_interrupted_batch_keeps_what_finished_and_stops_its_workers() -> None:
+    games = plan_games(MatchConfig(team_size=1, field="kid", duration_s=1.0), [0, 1, 2, 3, 4, 5], None, None)
+    seen: list[int] = []
+
+    def stop_after_the_first(outcome: GameOutcome, finished: int, total: int) -> None:
+        seen.append(outcome.game.seed)
+        raise KeyboardInterrupt  # what Ctrl-C raises in the parent
+
+    with pytest.raises(BatchInterrupted) as stop:
+        run_batch(games, jobs=2, on_done=stop_after_the_first)
+    assert [o.game.seed for o in stop.value.outcomes] == seen and len(seen) == 1
+    assert stop.value.outcomes[0].result is not None
+    assert multiprocessing.active_children() == []  # the pool's workers are gone
