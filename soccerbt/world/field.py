@@ -94,20 +94,21 @@ class Field:
         raise ValueError(f"unknown field size {name!r} (expected AdultSize or KidSize)")
 
     # --- derived geometry ---------------------------------------------------------------
+    # (cached: the simulator reads them at every step; the dataclass is frozen)
 
-    @property
+    @cached_property
     def half_length_m(self) -> float:
         return self.length_m / 2.0
 
-    @property
+    @cached_property
     def half_width_m(self) -> float:
         return self.width_m / 2.0
 
-    @property
+    @cached_property
     def centre_circle_radius_m(self) -> float:
         return self.centre_circle_diameter_m / 2.0
 
-    @property
+    @cached_property
     def ball_radius_m(self) -> float:
         return self.ball_diameter_m / 2.0
 

@@ -14,6 +14,7 @@ Detections come out in the robot frame, listed per robot; the World hands them o
 from __future__ import annotations
 
 import math
+from itertools import compress
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -133,7 +134,7 @@ class CameraModel:
         ok = (diff <= limit[None, :]) | (dist <= half_diag)[None, :]
         ok &= (dist <= max_r + half_diag)[None, :]
         rows = self._static
-        return [tuple(row for row, keep in zip(rows, flags) if keep) for flags in ok.tolist()]
+        return [tuple(compress(rows, flags)) for flags in ok.tolist()]
 
     def _refill(self, rng: np.random.Generator) -> None:
         """A new block of random numbers (one generator call per many frames), as one tuple per

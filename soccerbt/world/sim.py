@@ -216,6 +216,11 @@ class World:
         self._frame_index = 0  # camera frames delivered so far
         self._frame_now = False  # the current step carries a camera frame
         self._detections: dict[int, list[Detection]] = {}  # robot index -> the current frame's
+        noise = self.config.noise  # per-step constants (the config is frozen)
+        self._walk_noise = bool(noise.walk_speed_rel_sigma or noise.walk_lateral_slip_sigma
+                                or noise.walk_turn_slip_sigma)
+        self._fall_rate_dt = noise.spontaneous_fall_rate_per_s * self.dt_s
+        self._frame_rate_hz = self.config.camera.frame_rate_hz
 
     # --- robots in and out ----------------------------------------------------------------
 
@@ -432,7 +437,7 @@ class World:
         self._step_robots(t_prev, t)
         self._step_collisions(t)
         self._step_ball(t_prev, t)
-        frame = int(t * self.config.camera.frame_rate_hz + 1e-9)
+        frame = int(t * self._frame_rate_hz + 1e-9)
         self._frame_now = frame != self._frame_index
         self._frame_index = frame
         if self._frame_now and self._camera is not None:
@@ -450,8 +455,8 @@ class World:
         half_dt = 0.5 * dt
         body = self.config.body
         noise = self.config.noise
-        walk_noise = bool(noise.walk_speed_rel_sigma or noise.walk_lateral_slip_sigma or noise.walk_turn_slip_sigma)
-        fall_rate_dt = noise.spontaneous_fall_rate_per_s * dt
+        walk_noise = self._walk_noise
+        fall_rate_dt = self._fall_rate_dt
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
         pi = math.pi
         for r in self._robot_list:
