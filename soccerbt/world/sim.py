@@ -867,7 +867,8 @@ class World:
             "pending_events": tuple(repr(e) for e in self.events.events),
             "detections": tuple((k, tuple(v)) for k, v in sorted(self._detections.items())),
             "rng": repr(self.rng.bit_generator.state),
-            "camera_draws": self._camera.draw_index if self._camera is not None else None,
+            "camera_draws": ((self._camera.draw_index, self._camera.false_draw_index)
+                             if self._camera is not None else None),
         }
 
     def digest(self) -> str:

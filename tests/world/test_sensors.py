@@ -268,3 +268,37 @@ def perfect_world_at(pose: Pose2D) -> World:
     w.add_robot(B1, pose)
     w.place_ball(0.0, -3.0)
     return w
+
+
+def test_false_detections_come_after_the_true_ones_and_runs_repeat_exactly():
+    def run(seed: int) -> list:
+        w = World(WorldConfig(noise=_noise(false_feature_per_frame=1.0, false_ball_per_frame=0.3)), seed=seed)
+        w.add_robot(B1, Pose2D(0.0, 0.0, 0.0))
+        w.add_robot(R1, Pose2D(2.0, 0.5, math.pi))
+        w.place_ball(1.5, -0.3)
+        for rid in (B1, R1):
+            w.set_command(rid, RobotCommand(head_tilt_rad=0.4))
+        frames = []
+        for _ in range(300):
+            w.step()
+            obs = w.observe(B1)
+            if obs.camera_frame:
+                frames.append(obs.detections)
+        assert w.snapshot()["camera_draws"][1] == 2 * len(frames)  # five uniforms per observer frame
+        return frames
+
+    frames = run(4)
+    assert frames == run(4) and frames != run(5)
+    truth = seen(perfect_world_with(R1, Pose2D(2.0, 0.5, math.pi), ball=(1.5, -0.3)), B1, tilt=0.4)
+    for dets in frames:
+        false_ones = [d for d in dets if d.confidence < 0.5 and d.team is None]  # false: 0.2..0.5
+        assert dets[len(dets) - len(false_ones):] == tuple(false_ones)  # listed last
+        assert len(dets) - len(false_ones) <= len(truth)
+
+
+def perfect_world_with(rid: RobotId, pose: Pose2D, ball: tuple[float, float]) -> World:
+    w = perfect_world()
+    w.add_robot(B1, Pose2D(0.0, 0.0, 0.0))
+    w.add_robot(rid, pose)
+    w.place_ball(*ball)
+    return w
