@@ -20,6 +20,7 @@ Everything is in the team frame (own goal at negative x).
 from __future__ import annotations
 
 import enum
+import functools
 import heapq
 import math
 from dataclasses import dataclass
@@ -277,6 +278,13 @@ def kickoff_positions(field: Field, roles: Sequence[Role], we_kick_off: bool,
     Goalkeeper on the own goal line's front; striker at the ball when kicking off, otherwise
     just outside the centre circle; supporters spread in the own half.
     """
+    # the nodes ask every tick with the same few arguments: computed once per combination
+    return list(_kickoff_positions(field, tuple(roles), bool(we_kick_off), float(robot_radius_m)))
+
+
+@functools.lru_cache(maxsize=256)
+def _kickoff_positions(field: Field, roles: tuple[Role, ...], we_kick_off: bool,
+                       robot_radius_m: float) -> tuple[Pose2D, ...]:
     hx, hy, r_cc = field.half_length_m, field.half_width_m, field.centre_circle_radius_m
     out: list[Pose2D] = []
     supporter_spots = [(-hx / 2.0, hy / 2.0), (-hx / 2.0, -hy / 2.0), (-hx / 3.0, 0.0),
@@ -296,7 +304,7 @@ def kickoff_positions(field: Field, roles: Sequence[Role], we_kick_off: bool,
             x, y = supporter_spots[supporters % len(supporter_spots)]
             supporters += 1
             out.append(Pose2D(x, y, 0.0))
-    return out
+    return tuple(out)
 
 
 def is_legal_kickoff_position(pose: Pose2D, field: Field, kicking_off: bool,

@@ -315,7 +315,10 @@ class WorldModel:
 
     def _forget_obstacles(self, now: float) -> None:
         limit = now - self.obstacle_memory_s
-        self.obstacles = [ob for ob in self.obstacles if ob.last_seen_s >= limit]
+        for ob in self.obstacles:
+            if not ob.last_seen_s >= limit:  # one is stale: rebuild (usually none is)
+                self.obstacles = [ob for ob in self.obstacles if ob.last_seen_s >= limit]
+                return
 
     def update_teammates(self, infos: Iterable[TeammateInfo], now_s: float) -> None:
         """Take the teammates' latest messages; recomputes the team ball."""
@@ -394,11 +397,16 @@ class WorldModel:
         """Robot positions to avoid (team frame): robots seen, and teammates' reported poses."""
         limit = self.now_s - (self.obstacle_memory_s if max_age_s is None else max_age_s)
         points = [(o.x_m, o.y_m) for o in self.obstacles if o.last_seen_s >= limit]
-        if include_teammates:
+        if include_teammates and self.teammates:
+            hypot = math.hypot
             for t in self.teammates.values():
-                if t.pose_field is not None and not t.penalised:
-                    tx, ty = t.pose_field.x_m, t.pose_field.y_m
-                    if all(math.hypot(tx - x, ty - y) > 0.5 for x, y in points):
+                pose = t.pose_field
+                if pose is not None and not t.penalised:
+                    tx, ty = pose.x_m, pose.y_m
+                    for x, y in points:
+                        if not hypot(tx - x, ty - y) > 0.5:  # a robot seen there already (NaN too)
+                            break
+                    else:
                         points.append((tx, ty))
         return points
 
