@@ -70,14 +70,14 @@ class CameraModel:
         self.perfect = noise.is_perfect
         self._tan = math.tan(camera.horizontal_fov_rad / 2.0)
         self._min_r = max(camera.min_range_m, 1e-6)
-        # one row per landmark: x, y, kind, max range squared, max range, tall, miss base,
-        # miss per metre
-        self._static: list[tuple[float, float, str, float, float, bool, float, float]] = []
+        # one row per landmark: x, y, tall, max range squared, max range, and what a detection
+        # of it needs: (kind, max range, miss base, miss per metre)
+        self._static: list[tuple[float, float, bool, float, float, tuple[str, float, float, float]]] = []
         for f in field.features:
             tall = f.kind is FeatureKind.GOAL_POST
             max_r = camera.goal_post_max_range_m if tall else camera.feature_max_range_m
-            self._static.append((f.x_m, f.y_m, f.kind.value, max_r * max_r, max_r, tall,
-                                 noise.feature_miss_base, noise.miss_at_max_range / max_r))
+            self._static.append((f.x_m, f.y_m, tall, max_r * max_r, max_r,
+                                 (f.kind.value, max_r, noise.feature_miss_base, noise.miss_at_max_range / max_r)))
         self._feature_kinds = sorted({f.kind.value for f in field.features})
         self._x0 = field.half_length_m + field.border_strip_m + 1.0
         self._y0 = field.half_width_m + field.border_strip_m + 1.0
@@ -90,9 +90,11 @@ class CameraModel:
         self._false_draws: list[tuple[float, float, float, float, float]] = []
         self._fj = _FALSE_BLOCK
         bmax = camera.ball_max_range_m
-        self._ball_row = (bmax * bmax, bmax, noise.ball_miss_base, noise.miss_at_max_range / bmax)
+        self._ball_max2 = bmax * bmax
+        self._ball_info = (BALL, bmax, noise.ball_miss_base, noise.miss_at_max_range / bmax)
         rmax = camera.robot_max_range_m
-        self._robot_row = (rmax * rmax, rmax, noise.robot_miss_base, noise.miss_at_max_range / rmax)
+        self._robot_max2 = rmax * rmax
+        self._robot_info = (ROBOT, rmax, noise.robot_miss_base, noise.miss_at_max_range / rmax)
 
     @property
     def draw_index(self) -> int:
@@ -175,8 +177,8 @@ class CameraModel:
         noise = self.noise
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
         bx, by = ball.x_m, ball.y_m
-        ball_max2, ball_max, ball_miss0, ball_miss_m = self._ball_row
-        robot_max2, robot_max, robot_miss0, robot_miss_m = self._robot_row
+        ball_max2, ball_info = self._ball_max2, self._ball_info
+        robot_max2, robot_info = self._robot_max2, self._robot_info
         sb, sr, sbear, sc = noise.range_sigma_base_m, noise.range_sigma_rel, noise.bearing_sigma_rad, noise.confidence_sigma
         p_team = noise.team_recognition_probability
         j, draws = self._j, self._draws  # the random-number block and the next candidate's place
@@ -219,27 +221,28 @@ class CameraModel:
                 if lat - half_w > r_occ_cone:
                     continue  # outside the cone (a robot seen is always an occluder too)
                 d2 = dx * dx + dy * dy
-                occluders.append((dx, dy, other))
+                occluders.append((dx, dy))
                 if d2 < nearest2:
                     nearest2 = d2
                 if min_r <= fwd <= far and lat <= half_w and d2 <= robot_max2:
-                    robots_seen.append((ROBOT, dx, dy, d2, robot_max, robot_miss0, robot_miss_m, other.team, other))
-            # targets that pass the view test: (kind, dx, dy, d2, max_r, miss0, miss_per_m, team, robot)
+                    robots_seen.append((dx, dy, d2, robot_info, other.team))
+            # targets that pass the view test: (dx, dy, d2, (kind, max_r, miss0, miss_per_m), team)
             # (dx, dy: world-frame offset from the camera; d2: its squared length)
             seen = []
-            for fx, fy, kind, max_r2, max_r, tall, miss0, miss_m in self._candidates(ox, oy, heading):
+            for fx, fy, tall, max_r2, max_r, info in self._candidates(ox, oy, heading):
                 dx = fx - ox
                 dy = fy - oy
                 fwd = dx * ch + dy * sh
                 if fwd < (min_r if tall else low) or fwd > far:
                     continue
                 lat = dy * ch - dx * sh
-                if lat > fwd * tan or -lat > fwd * tan:
+                half_w = fwd * tan
+                if not -half_w <= lat <= half_w:
                     continue
                 d2 = dx * dx + dy * dy
                 if d2 > max_r2:
                     continue
-                seen.append((kind, dx, dy, d2, max_r, miss0, miss_m, None, None))
+                seen.append((dx, dy, d2, info, None))
             dx = bx - ox
             dy = by - oy
             fwd = dx * ch + dy * sh
@@ -247,7 +250,7 @@ class CameraModel:
                 lat = dy * ch - dx * sh
                 d2 = dx * dx + dy * dy
                 if -fwd * tan <= lat <= fwd * tan and d2 <= ball_max2:
-                    seen.append((BALL, dx, dy, d2, ball_max, ball_miss0, ball_miss_m, None, None))
+                    seen.append((dx, dy, d2, ball_info, None))
             if robots_seen:
                 seen += robots_seen
             if not seen:
@@ -258,23 +261,24 @@ class CameraModel:
             clear2 = nearest2 - r_occ2
             ct, st = cos(obs.theta_rad), sin(obs.theta_rad)
             rows = []
-            for kind, dx, dy, d2, max_r, miss0, miss_m, team, target in seen:
+            for dx, dy, d2, info, team in seen:
                 if d2 > clear2:
                     # hidden: a robot's centre projects strictly between camera and target and
-                    # lies within its radius of the ray
+                    # lies within its radius of the ray (a robot target itself projects onto the
+                    # target, along = d2: never its own occluder)
                     along_max = d2 * (1.0 - 1e-9)
                     perp_max = r_occ2 * d2
                     hidden = False
-                    for qx, qy, other in occluders:
+                    for qx, qy in occluders:
                         along = qx * dx + qy * dy  # fraction along the ray, times d2
-                        if along <= 0.0 or along >= along_max or other is target:
-                            continue
-                        perp = qx * dy - qy * dx  # distance off the ray, times d
-                        if perp * perp < perp_max:
-                            hidden = True
-                            break
+                        if 0.0 < along < along_max:
+                            perp = qx * dy - qy * dx  # distance off the ray, times d
+                            if perp * perp < perp_max:
+                                hidden = True
+                                break
                     if hidden:
                         continue
+                kind, max_r, miss0, miss_m = info
                 if perfect:
                     rows.append(make_detection(kind, dx * ct + dy * st, dy * ct - dx * st, 1.0, team))
                     continue

@@ -76,9 +76,10 @@ class RobotState:
         "_gait_left_s", "_n_sx", "_n_sy", "_n_st", "_n_slip_y", "_n_slip_t",
         "_odo_x", "_odo_y", "_odo_th", "_odo_scale", "_odo_turn_scale", "_imu_yaw", "_imu_bias",
         "_fall_budget", "_obs", "_obs_step", "_cmd_values", "_cmd_clamped", "_cmd_limits",
-        "_odo_pose",
+        "_odo_pose", "_odo_k", "_odo_turn_k", "_imu_bias_dt",
     )
-    _CACHES = ("_obs", "_obs_step", "_cmd_values", "_cmd_clamped", "_cmd_limits", "_odo_pose")  # not state: left out of snapshots
+    _CACHES = ("_obs", "_obs_step", "_cmd_values", "_cmd_clamped", "_cmd_limits", "_odo_pose",
+               "_odo_k", "_odo_turn_k", "_imu_bias_dt")  # not state: left out of snapshots
 
     def __init__(self, robot_id: RobotId, pose: Pose2D, limits: RobotLimits, index: int) -> None:
         self.robot_id = robot_id
@@ -122,6 +123,7 @@ class RobotState:
         self._cmd_clamped = False
         self._cmd_limits: RobotLimits | None = None
         self._odo_pose: Pose2D | None = None  # the odometry as a Pose2D, None once it changed
+        self._odo_k = self._odo_turn_k = self._imu_bias_dt = 0.0  # per-step factors: World._calibrate
 
     @property
     def pose(self) -> Pose2D:
@@ -241,10 +243,18 @@ class World:
             robot._odo_scale = a * noise.odometry_scale_sigma
             robot._odo_turn_scale = b * noise.odometry_turn_scale_sigma
             robot._imu_bias = c * noise.imu_yaw_bias_sigma_radps
+        self._calibrate(robot)
         if noise.spontaneous_fall_rate_per_s > 0.0:
             robot._fall_budget = float(self.rng.exponential())
         self.robots[robot_id] = robot
         self._robot_list.append(robot)
+
+    def _calibrate(self, robot: RobotState) -> None:
+        """The per-step factors of the robot's calibration errors (they never change)."""
+        dt = self.dt_s
+        robot._odo_k = (1.0 + robot._odo_scale) * dt
+        robot._odo_turn_k = 1.0 + robot._odo_turn_scale
+        robot._imu_bias_dt = robot._imu_bias * dt
 
     def remove_robot(self, robot_id: RobotId) -> None:
         """The referee picks the robot up: it stops, takes no commands, is neither seen nor an obstacle."""
@@ -528,10 +538,11 @@ class World:
                 speed = sqrt(avx * avx + avy * avy)
                 r.distance_walked_m += speed * dt
                 # odometry: the controller's belief, scaled by the calibration error
-                ovt = fvt * (1.0 + r._odo_turn_scale)
+                ovt = fvt * r._odo_turn_k
                 oth = r._odo_th
-                c, s = cos(oth + ovt * half_dt), sin(oth + ovt * half_dt)
-                k = (1.0 + r._odo_scale) * dt
+                o_mid = oth + ovt * half_dt
+                c, s = cos(o_mid), sin(o_mid)
+                k = r._odo_k
                 r._odo_x += (c * fvx - s * fvy) * k
                 r._odo_y += (s * fvx + c * fvy) * k
                 oth += ovt * dt
@@ -542,7 +553,7 @@ class World:
                     yaw = r._imu_yaw + avt * dt
                     r._imu_yaw = yaw if -pi <= yaw < pi else wrap_angle_rad(yaw)
             if r._imu_bias:
-                yaw = r._imu_yaw + r._imu_bias * dt
+                yaw = r._imu_yaw + r._imu_bias_dt
                 r._imu_yaw = yaw if -pi <= yaw < pi else wrap_angle_rad(yaw)
             # head joints move toward their targets at limited speed
             pan = r.head_pan_rad
