@@ -14,7 +14,7 @@ class SimDriver:
     match loop's job, never the driver's.
     """
 
-    __slots__ = ("_world", "_robot_id", "_state")
+    __slots__ = ("_world", "_robot_id", "_state", "_observe", "_command")
 
     def __init__(self, world: World, robot_id: RobotId) -> None:
         if robot_id not in world.robots:
@@ -23,6 +23,8 @@ class SimDriver:
         self._world = world  # private: a brain sees its observations, never the truth
         self._robot_id = robot_id
         self._state = world.robots[robot_id]  # kept: spares hashing the id at every step
+        self._observe = world.observe_state  # bound once: sense and act run for every robot and step
+        self._command = world.command_state
 
     @property
     def robot_id(self) -> RobotId:
@@ -33,10 +35,10 @@ class SimDriver:
         return self._world.limits_of(self._robot_id)
 
     def sense(self) -> Observations:
-        return self._world.observe_state(self._state)
+        return self._observe(self._state)
 
     def act(self, command: RobotCommand) -> None:
-        self._world.command_state(self._state, command)
+        self._command(self._state, command)
 
     def __repr__(self) -> str:
         return f"SimDriver({self._robot_id})"

@@ -789,7 +789,10 @@ class World:
                 self.events.events.append(BallTouched(t, r.robot_id))
             ball.last_touch = r.robot_id
             ball._last_touch_t_s = t
-        ball._contacts = new_contacts if new_contacts is not None else set()
+        if new_contacts is not None:
+            ball._contacts = new_contacts
+        elif contacts:
+            ball._contacts = set()
 
     def _ball_posts_and_nets(self, px: float, py: float) -> None:
         ball = self.ball
