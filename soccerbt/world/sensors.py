@@ -187,13 +187,16 @@ class CameraModel:
         fj, false_draws = self._fj, self._false_draws
         # positions read once per frame, not once per observer and pair
         others = [(r.x_m, r.y_m, r) for r in active]
+        bands, grid = self._bands, self._grid  # the caches of _band and _candidates, read inline
+        x0, y0 = self._x0, self._y0
         for obs in active:
             if obs.fallen:
                 continue
             ox, oy = obs.x_m, obs.y_m
             heading = obs.theta_rad + obs.head_pan_rad
             ch, sh = cos(heading), sin(heading)
-            low, far = self._band(obs.head_tilt_rad)
+            band = bands.get(obs.head_tilt_rad)
+            low, far = band if band is not None else self._band(obs.head_tilt_rad)
             false_rows = None  # now and then a ball or landmark where there is none (listed last)
             if false_on:
                 if fj >= _FALSE_BLOCK:
@@ -229,7 +232,10 @@ class CameraModel:
             # targets that pass the view test: (dx, dy, d2, (kind, max_r, miss0, miss_per_m), team)
             # (dx, dy: world-frame offset from the camera; d2: its squared length)
             seen = []
-            for fx, fy, tall, max_r2, max_r, info in self._candidates(ox, oy, heading):
+            bins = grid.get(int((ox + x0) * _INV_CELL) * 4096 + int((oy + y0) * _INV_CELL))
+            candidates = (bins[int((heading % _TWO_PI) * _BINS_PER_RAD) % _HEADING_BINS] if bins is not None
+                          else self._candidates(ox, oy, heading))
+            for fx, fy, tall, max_r2, max_r, info in candidates:
                 dx = fx - ox
                 dy = fy - oy
                 fwd = dx * ch + dy * sh
