@@ -522,6 +522,8 @@ class ParticleFilter:
         la, lb = lms.get(kind_a), lms.get(kind_b)
         if la is None or lb is None or la.size == 0 or lb.size == 0 or det_a.size == 0 or det_b.size == 0:
             return np.zeros((0, 3))
+        if det_a is det_b and det_a.shape[0] < 2:
+            return np.zeros((0, 3))  # one detection paired with itself: no pair is 0.3 m long
         # all detection pairs (i, j) and landmark pairs (p, q), broadcast to (I, J, P, Q)
         dv = det_b[None, :, :] - det_a[:, None, :]  # (I, J, 2)
         lv = lb[None, :, :] - la[:, None, :]  # (P, Q, 2)
