@@ -19,8 +19,9 @@ A fallen robot ignores walking until it stood up (``BodyConfig.stand_up_duration
 request, or by itself after ``auto_stand_up_delay_s`` when ``BodyConfig.auto_stand_up``).
 The ball stays on the ground: kicks do not lift it, so every ball between the posts is under
 the crossbar. Hot loops are plain Python over a few robots (numpy calls on arrays this small
-cost more than they save); the camera, which sees dozens of targets per robot, is vectorised
-in sensors.py.
+cost more than they save), the camera's too (sensors.py). A command equal to the robot's last
+one (brains repeat theirs at every tick) skips validation and clamping but is counted as
+clamped again when it was; the odometry Pose2D of a robot that did not move is reused.
 """
 from __future__ import annotations
 
