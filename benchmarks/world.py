@@ -10,8 +10,8 @@ put back when it goes out). Three ways, medians of a few repeats:
 - sensors + drivers: as a match runs it, every robot's ``SimDriver.sense()`` and ``act()``
   (the same command again) at every step
 
-Each row says whether it meets the goal of issue 3: at least ``GOAL_X`` (200) x real time on
-one core, judged on the wall figure. Run: ``.venv/bin/python benchmarks/world.py [--seconds 30]
+Each row says whether it meets the goal of issue 3, at least ``GOAL_X`` (200) x real time on
+one core, by the wall clock and by this process's CPU seconds. Run: ``.venv/bin/python benchmarks/world.py [--seconds 30]
 [--repeats 3]``.
 """
 from __future__ import annotations
@@ -140,13 +140,16 @@ def main() -> int:
             results[mode] = statistics.median(rates)
             cpu_results[mode] = statistics.median(cpu_rates)
             base = results["baseline (truth only, step)"]
-            verdict = "met" if results[mode] >= GOAL_X else "NOT met"
+            wall_ok = "met" if results[mode] >= GOAL_X else "NOT met"
+            cpu_ok = "met" if cpu_results[mode] >= GOAL_X else "NOT met"
             print(f"  {label:14s} {mode:28s} {results[mode]:5.0f} x real time (wall), "
                   f"{cpu_results[mode]:5.0f} x per CPU second (best {max(cpu_rates):4.0f}); "
-                  f"{results[mode] / base:4.2f} of baseline; goal {GOAL_X:.0f}x: {verdict}"
+                  f"{results[mode] / base:4.2f} of baseline; goal {GOAL_X:.0f}x: {wall_ok} on the wall clock,"
+                  f" {cpu_ok} per CPU second"
                   f"  [{stats['walked_m']:.0f} m walked, {stats['kicks']} kicks, {stats['falls']} falls]")
-    print(f"goal: at least {GOAL_X:.0f} x real time on one core, judged on the wall figure (a busy machine"
-          " lowers it: compare the 'of baseline' ratios too)")
+    print(f"goal: at least {GOAL_X:.0f} x real time on one core. The wall clock is the goal's measure on a"
+          " quiet machine; on a busy one it also counts the time other processes held the core, and the"
+          " CPU-second figure (this process only) is the fairer one; compare the 'of baseline' ratios too")
     return 0
 
 
