@@ -157,10 +157,14 @@ class _Scene:
     neighbours: dict[int, tuple[np.ndarray, np.ndarray]] = dc_field(default_factory=dict)
     visible: dict[tuple[int, int], bool] = dc_field(default_factory=dict)  # node pairs tested
     py: dict | None = None  # the geometry as Python floats (built on first use)
+    _centres: np.ndarray | None = None
 
     @property
     def centres(self) -> np.ndarray:
-        return np.stack([self.cx, self.cy], axis=1)
+        """(P, 2) shape centres (built once per scene; read-only)."""
+        if self._centres is None:
+            self._centres = np.stack([self.cx, self.cy], axis=1)
+        return self._centres
 
 
 def _cross(ax, ay, bx, by):
