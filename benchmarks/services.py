@@ -14,14 +14,27 @@ Prints medians of, in one run:
 
 Goals: 500-particle update under 1 ms; 6-obstacle plan under 2 ms; at least 5x faster than the
 networkx baseline. Run: ``.venv/bin/python benchmarks/services.py`` (about 20 s).
+
+``--against REV`` (e.g. ``HEAD~3``) adds an A/B on a recorded match workload: a 3 v 3 match
+(seed 1, our trees) is played for ``--record-s`` simulated seconds while every particle-filter
+call and every plan is recorded, then the calls are replayed through the localization and
+navigation modules of this checkout and of ``REV`` (``git show``), interleaved, ``--repeats``
+times. It prints median CPU time (``time.process_time``: the load of other processes on a
+shared machine does not count) per camera frame and per plan, the ratio, and whether the two
+versions returned the same estimates and paths bit for bit.
 """
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import math
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 
 import networkx as nx
 import numpy as np
@@ -217,10 +230,123 @@ def bench_planner() -> None:
               f"{still_us / 1000:6.3f} ms")
 
 
+# --- A/B against a git revision on a recorded match workload ------------------------------------
+
+_FILTER_CALLS = ("predict", "update", "estimate", "confidence", "trust_direction", "resolve_mirror",
+                 "reset_touch_line_entry", "reset_to", "reset_uniform", "reset_own_half", "relocalize_from")
+
+
+def record_workload(seconds: float) -> tuple[dict[int, list], dict[int, list]]:
+    """Play a match and record, per robot, its particle-filter calls and its plans."""
+    from soccerbt.match import Match, MatchConfig
+    import soccerbt.services.localization as loc
+    import soccerbt.services.navigation as nav
+
+    filters: dict[int, list] = {}
+    plans: dict[int, list] = {}
+    saved = {}
+
+    def recorder(cls, name, log):
+        original = getattr(cls, name)
+        saved[(cls, name)] = original
+
+        def record(self, *args, **kwargs):
+            if name == "plan":
+                args = (args[0], args[1], list(args[2]))
+            log.setdefault(id(self), []).append((name, args, kwargs))
+            return original(self, *args, **kwargs)
+        setattr(cls, name, record)
+
+    for name in _FILTER_CALLS:
+        recorder(loc.ParticleFilter, name, filters)
+    recorder(nav.VisibilityGraphPlanner, "plan", plans)
+    try:
+        Match(MatchConfig(seed=1)).run(seconds)
+    finally:
+        for (cls, name), original in saved.items():
+            setattr(cls, name, original)
+    return filters, plans
+
+
+def module_at(rev: str, path: str, name: str) -> ModuleType:
+    """The module ``path`` as it is at git revision ``rev``, imported as ``name``."""
+    root = Path(__file__).resolve().parent.parent
+    text = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=root, check=True, capture_output=True,
+                          text=True).stdout
+    tmp = Path(tempfile.mkdtemp(prefix="services_ab_")) / Path(path).name
+    tmp.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, tmp)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def replay_filters(loc: ModuleType, workload: dict[int, list]) -> tuple[float, list]:
+    """CPU seconds of the whole replay and the outputs (estimates, confidences)."""
+    out: list = []
+    t0 = time.process_time()
+    for k, calls in enumerate(workload.values()):
+        pf = loc.ParticleFilter(FIELD, 300, rng=np.random.default_rng([1, k]))
+        for name, args, kwargs in calls:
+            r = getattr(pf, name)(*args, **kwargs)
+            if name in ("estimate", "confidence"):
+                out.append(r)
+    return time.process_time() - t0, out
+
+
+def replay_plans(nav: ModuleType, workload: dict[int, list]) -> tuple[float, list]:
+    planners = [nav.VisibilityGraphPlanner(FIELD) for _ in workload]  # built before the clock runs
+    out: list = []
+    t0 = time.process_time()
+    for planner, calls in zip(planners, workload.values()):
+        for _name, args, _kwargs in calls:
+            p = planner.plan(*args)
+            out.append((p.points.tobytes(), p.waypoints.tobytes(), p.length_m, p.reached_goal,
+                        p.passed_obstacle, p.expansions))
+    return time.process_time() - t0, out
+
+
+def bench_against(rev: str, record_s: float, repeats: int) -> None:
+    import soccerbt.services.localization as loc_new
+    import soccerbt.services.navigation as nav_new
+
+    loc_old = module_at(rev, "soccerbt/services/localization.py", "services_ab_localization")
+    nav_old = module_at(rev, "soccerbt/services/navigation.py", "services_ab_navigation")
+    filters, plans = record_workload(record_s)
+    frames = sum(1 for calls in filters.values() for name, _a, _k in calls if name == "update")
+    n_plans = sum(len(calls) for calls in plans.values())
+    print(f"A/B against {rev} on a recorded match workload ({record_s:.0f} simulated s, 6 robots: "
+          f"{frames} camera frames with detections, {n_plans} plans; median CPU time of {repeats} interleaved replays)")
+    for label, replay, old, new, count, unit in (
+            ("localization", replay_filters, loc_old, loc_new, frames, "camera frame"),
+            ("planning", replay_plans, nav_old, nav_new, n_plans, "plan")):
+        t_old, t_new, same = [], [], True
+        for _ in range(repeats):
+            a, out_a = replay(old, filters if label == "localization" else plans)
+            b, out_b = replay(new, filters if label == "localization" else plans)
+            t_old.append(a)
+            t_new.append(b)
+            same = same and out_a == out_b
+        mo, mn = statistics.median(t_old) / count * 1e6, statistics.median(t_new) / count * 1e6
+        print(f"  {label:<12} {rev}: {mo:7.1f} us per {unit} | this checkout: {mn:7.1f} us | ratio "
+              f"{mn / mo:5.3f} | outputs bit-identical: {'yes' if same else 'NO'}")
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", metavar="REV", help="also A/B against this git revision on a match workload")
+    parser.add_argument("--record-s", type=float, default=10.0, help="simulated seconds recorded (default 10)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--ab-only", action="store_true", help="only the A/B (needs --against)")
+    args = parser.parse_args()
     t0 = time.perf_counter()
-    bench_filter()
-    bench_planner()
+    if not args.ab_only:
+        bench_filter()
+        bench_planner()
+    if args.against:
+        bench_against(args.against, args.record_s, args.repeats)
     print(f"total {time.perf_counter() - t0:.1f} s")
     return 0
 
