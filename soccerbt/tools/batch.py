@@ -25,8 +25,8 @@ from typing import Any
 from soccerbt.match import MatchConfig, MatchResult, run_match
 from soccerbt.trees import TreeLoadError
 
-__all__ = ["BatchGame", "GameOutcome", "BatchInterrupted", "TreeTotals", "parse_seeds", "plan_games", "run_batch", "totals",
-           "table_lines", "batch_json", "COLOUR_MODES", "default_jobs"]
+__all__ = ["BatchGame", "GameOutcome", "BatchInterrupted", "TreeTotals", "parse_seeds", "plan_games", "run_batch",
+           "totals", "table_lines", "batch_json", "COLOUR_MODES", "default_jobs"]
 
 COLOUR_MODES = ("fixed", "swap", "alternate")
 MAX_SEEDS = 100_000  # a range this long is a typo, not a batch

@@ -21,6 +21,7 @@ import zlib
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -214,23 +215,25 @@ _LABEL_KEYS = frozenset({"player_role", "decision", "kick_dir_rad", "gc_is_under
 _TRACKED = _ESTIMATE_KEYS | _LABEL_KEYS | {"gc_secs_remaining", "gc_secondary_time"}
 
 
-def _xy(value: object, n: int) -> tuple[float, ...] | None:
-    """The first ``n`` numbers of a list entry (a pose, a point), or None for anything else."""
-    if type(value) is list and len(value) >= n:
-        try:
-            return tuple(float(v) for v in value[:n])
-        except (TypeError, ValueError):
-            return None
-    return None
-
-
-def _estimates(state: dict[str, Any]) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """A robot's pose and ball estimates from its tracked entries (team frame, NaN: unknown)."""
-    est = _xy(state.get("robot_pose_field"), 3) or _NAN3
-    ball = _NAN2
-    if state.get("ball_location_known"):
-        ball = _xy(state.get("ball_field"), 2) or _xy([state.get("ball_x_m"), state.get("ball_y_m")], 2) or _NAN2
-    return est, ball
+def _estimates(state: dict[str, Any]) -> tuple[float, ...]:
+    """A robot's pose and ball estimates from its blackboard: (x_m, y_m, theta_rad, ball x_m,
+    ball y_m), team frame, NaN where unknown or not numbers."""
+    pose = state.get("robot_pose_field")
+    try:
+        est = (float(pose[0]), float(pose[1]), float(pose[2]))  # type: ignore[index]
+    except (TypeError, ValueError, IndexError, KeyError):
+        est = _NAN3
+    if not state.get("ball_location_known"):
+        return est + _NAN2
+    ball = state.get("ball_field")
+    try:
+        return est + (float(ball[0]), float(ball[1]))  # type: ignore[index]
+    except (TypeError, ValueError, IndexError, KeyError):
+        pass
+    try:
+        return est + (float(state["ball_x_m"]), float(state["ball_y_m"]))
+    except (TypeError, ValueError, KeyError):
+        return est + _NAN2
 
 
 def _labels(state: dict[str, Any], strings: _Strings) -> tuple[int, int, float, bool, int]:
@@ -335,18 +338,31 @@ class ReplayLog:
         self.header = record
 
     def _read_steps(self, it: Iterator[tuple[int, bytes]], lines: _Lines) -> None:
+        with ThreadPoolExecutor(max_workers=1) as packer:  # zlib works without the GIL: pack while parsing
+            self._read_steps_packing(it, lines, packer)
+
+    def _read_steps_packing(self, it: Iterator[tuple[int, bytes]], lines: _Lines, packer: Executor) -> None:
         path, robots, strings = self.path, self.robots, self.strings
-        n_robots = len(robots)
         t_s, ball_xy, gc_a = array("d"), array("d"), array("h")
         secs_a, secondary_a, half_a = array("h"), array("h"), array("B")
         pose_a, flags_a, status_a = array("d"), array("B"), array("h")
-        role_a, decision_a, est_a, ball_est_a = array("h"), array("h"), array("f"), array("f")
-        kick_a, pen_a = array("f"), array("h")
+        label_a, est_a = array("i"), array("f")
         state: dict[str, dict[str, Any]] = {key: {} for key in robots}  # the full blackboards
-        tracked: dict[str, dict[str, Any]] = {key: {} for key in robots}
-        estimates = {key: _estimates({}) for key in robots}
-        labels = {key: _labels({}, strings) for key in robots}
-        codes = strings.code
+        estimates = {key: _estimates({}) for key in robots}  # pose x, y, theta and ball x, y
+        # (role, decision, kick, penalised, penalty s) change seldom: one table row each, an id per tick
+        label_rows: list[tuple] = []
+        label_ids: dict[tuple, int] = {}
+
+        def label_id(row: tuple) -> int:
+            code = label_ids.get(row)
+            if code is None:
+                code = label_ids[row] = len(label_rows)
+                label_rows.append(row)
+            return code
+
+        labels = {key: label_id(_labels({}, strings)) for key in robots}
+        status_codes: dict[object, int] = {}
+        chunks: list[Future[bytes]] = []
         pending: list[bytes] = []
         first_half = True
         secs_remaining = secondary_time = 0
@@ -391,34 +407,27 @@ class ReplayLog:
                 for key in robots:
                     p = poses[key]
                     pose_a.extend(p[:3])
-                    if len(p) < 5:
-                        raise IndexError(key)
+                    flags_a.append((_FALLEN if p[3] else 0) | (_REMOVED if p[4] else 0))
                     changes = changes_by_robot.get(key)
                     if changes:
-                        state[key].update(changes)
+                        mine = state[key]
+                        mine.update(changes)
                         if not changes.keys().isdisjoint(_TRACKED):
-                            mine = tracked[key]
-                            for name in changes.keys() & _TRACKED:
-                                mine[name] = changes[name]
                             if not changes.keys().isdisjoint(_ESTIMATE_KEYS):
                                 estimates[key] = _estimates(mine)
                             if not changes.keys().isdisjoint(_LABEL_KEYS):
-                                labels[key] = _labels(mine, strings)
+                                labels[key] = label_id(_labels(mine, strings))
                             if _number(changes.get("gc_secs_remaining")):
                                 secs_remaining = int(changes["gc_secs_remaining"])
                             if _number(changes.get("gc_secondary_time")):
                                 secondary_time = int(changes["gc_secondary_time"])
-                    est, ball_est = estimates[key]
-                    role, decision, kick, penalised, pen_s = labels[key]
-                    flags_a.append((_FALLEN if p[3] else 0) | (_REMOVED if p[4] else 0)
-                                   | (_PENALISED if penalised else 0))
-                    status_a.append(codes(status.get(key, "")))
-                    role_a.append(role)
-                    decision_a.append(decision)
-                    est_a.extend(est)
-                    ball_est_a.extend(ball_est)
-                    kick_a.append(kick)
-                    pen_a.append(pen_s)
+                    st = status.get(key, "")
+                    code = status_codes.get(st)
+                    if code is None:
+                        code = status_codes[st] = strings.code(st)
+                    status_a.append(code)
+                    label_a.append(labels[key])
+                    est_a.extend(estimates[key])
                 ball_xy.extend(ball[:2])
                 if len(ball) < 2 or len(gc) < 5:
                     raise IndexError("ball/gc")
@@ -438,7 +447,7 @@ class ReplayLog:
             half_a.append(first_half)
             last_t = t
             if len(pending) == CHUNK_STEPS:
-                self._chunks.append(zlib.compress(b"\n".join(pending), 1))
+                chunks.append(packer.submit(zlib.compress, b"\n".join(pending), 1))
                 pending = []
             pending.append(raw)
             if self.n % CHUNK_STEPS == 0:
@@ -446,13 +455,14 @@ class ReplayLog:
                 self._snapshots.append(zlib.compress(json.dumps(state, separators=(",", ":")).encode(), 1))
             self.n += 1
         if pending:
-            self._chunks.append(zlib.compress(b"\n".join(pending), 1))
+            chunks.append(packer.submit(zlib.compress, b"\n".join(pending), 1))
+        self._chunks = [c.result() for c in chunks]
         if lines.cut is not None:
             self.warnings.append(f"{path}: {lines.cut}; replaying up to the last whole record "
                                  f"(t={last_t:.2f}s)")
         if self.end is None and not self.warnings:
             self.warnings.append(f"{path}: no end record (the run was stopped before it finished)")
-        n, r = self.n, n_robots
+        n, r = self.n, len(robots)
         self.t_s = np.frombuffer(t_s, dtype=np.float64)
         self.ball_xy = np.frombuffer(ball_xy, dtype=np.float64).reshape(n, 2)
         self.gc = np.frombuffer(gc_a, dtype=np.int16).reshape(n, 5)
@@ -460,14 +470,18 @@ class ReplayLog:
         self.secondary_time = np.frombuffer(secondary_a, dtype=np.int16)
         self.first_half = np.frombuffer(half_a, dtype=np.uint8).astype(bool)
         self.pose = np.frombuffer(pose_a, dtype=np.float64).reshape(n, r, 3)
-        self.flags = np.frombuffer(flags_a, dtype=np.uint8).reshape(n, r)
         self.status = np.frombuffer(status_a, dtype=np.int16).reshape(n, r)
-        self.role = np.frombuffer(role_a, dtype=np.int16).reshape(n, r)
-        self.decision = np.frombuffer(decision_a, dtype=np.int16).reshape(n, r)
-        self.estimate = np.frombuffer(est_a, dtype=np.float32).reshape(n, r, 3)
-        self.ball_estimate = np.frombuffer(ball_est_a, dtype=np.float32).reshape(n, r, 2)
-        self.kick_dir_rad = np.frombuffer(kick_a, dtype=np.float32).reshape(n, r)
-        self.penalty_s = np.frombuffer(pen_a, dtype=np.int16).reshape(n, r)
+        estimates_a = np.frombuffer(est_a, dtype=np.float32).reshape(n, r, 5)
+        self.estimate = estimates_a[:, :, :3]
+        self.ball_estimate = estimates_a[:, :, 3:]
+        ids = np.frombuffer(label_a, dtype=np.int32).reshape(n, r)
+        role, decision, kick, penalised, pen_s = (np.array(column) for column in zip(*label_rows))
+        self.role = role.astype(np.int16)[ids]
+        self.decision = decision.astype(np.int16)[ids]
+        self.kick_dir_rad = kick.astype(np.float32)[ids]
+        self.penalty_s = pen_s.astype(np.int16)[ids]
+        self.flags = np.frombuffer(flags_a, dtype=np.uint8).reshape(n, r) | np.where(
+            penalised[ids], _PENALISED, 0).astype(np.uint8)
 
     # --- looking things up ---------------------------------------------------------------------------
 
@@ -743,7 +757,7 @@ def _fmt_pose(values: list[Any]) -> str:
 def robot_lines(log: ReplayLog, key: str, from_s: float | None = None, to_s: float | None = None) -> Iterator[str]:
     """Robot ``key``'s per-tick records between ``from_s`` and ``to_s`` (inclusive) as text: time,
     truth pose, command, tree status, blackboard changes; the full blackboard first."""
-    k = log.robot_index(key)
+    log.robot_index(key)  # KeyError naming the robots there are
     first = 0 if from_s is None else int(np.searchsorted(log.t_s, from_s - 1e-9, side="left"))
     last = log.n - 1 if to_s is None else int(np.searchsorted(log.t_s, to_s + 1e-9, side="right")) - 1
     if first > last:
