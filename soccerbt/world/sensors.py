@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # the simulator imports this module; avoid the cycle at run t
     from soccerbt.world.sim import BallState, RobotState
 
 _DRAW_BLOCK = 4096  # candidates' random numbers drawn per generator call
-_FALSE_BLOCK = 1024  # observer frames' false-detection numbers drawn per generator call
 _CELL_M = 0.5  # landmark candidate grid: cell size
 _INV_CELL = 1.0 / _CELL_M
 _HEADING_BINS = 32  # and heading bins
@@ -87,10 +86,7 @@ class CameraModel:
         self._bands: dict[float, tuple[float, float]] = {}
         self._draws: list[tuple[float, float, float, float, float]] = []
         self._j = _DRAW_BLOCK  # nothing drawn yet
-        # false detections: five uniforms per observer and frame, from their own blocks
         self._false_on = not self.perfect and (noise.false_ball_per_frame > 0.0 or noise.false_feature_per_frame > 0.0)
-        self._false_draws: list[tuple[float, float, float, float, float]] = []
-        self._fj = _FALSE_BLOCK
         bmax = camera.ball_max_range_m
         self._ball_max2 = bmax * bmax
         self._ball_info = (BALL, bmax, noise.ball_miss_base, noise.miss_at_max_range / bmax)
@@ -102,11 +98,6 @@ class CameraModel:
     def draw_index(self) -> int:
         """How many candidates used the current block of random numbers (for snapshots)."""
         return self._j
-
-    @property
-    def false_draw_index(self) -> int:
-        """How many observer frames used the current block of false-detection numbers."""
-        return self._fj
 
     def _band(self, tilt_rad: float) -> tuple[float, float]:
         """(lowest forward distance seen on the ground, highest), cached per tilt."""
@@ -184,9 +175,6 @@ class CameraModel:
         sb, sr, sbear, sc = noise.range_sigma_base_m, noise.range_sigma_rel, noise.bearing_sigma_rad, noise.confidence_sigma
         p_team = noise.team_recognition_probability
         j, draws = self._j, self._draws  # the random-number block and the next candidate's place
-        false_on = self._false_on
-        p_false_ball, p_false_feature = noise.false_ball_per_frame, noise.false_feature_per_frame
-        fj, false_draws = self._fj, self._false_draws
         # positions read once per frame, not once per observer and pair
         others = [(r.x_m, r.y_m, r) for r in active]
         bands, grid = self._bands, self._grid  # the caches of _band and _candidates, read inline
@@ -199,15 +187,6 @@ class CameraModel:
             ch, sh = cos(heading), sin(heading)
             band = bands.get(obs.head_tilt_rad)
             low, far = band if band is not None else self._band(obs.head_tilt_rad)
-            false_rows = None  # now and then a ball or landmark where there is none (listed last)
-            if false_on:
-                if fj >= _FALSE_BLOCK:
-                    false_draws = self._false_draws = rng.random((_FALSE_BLOCK, 5)).tolist()
-                    fj = 0
-                u5 = false_draws[fj]
-                fj += 1
-                if u5[0] < p_false_ball or u5[1] < p_false_feature:
-                    false_rows = self._false_detections(obs, low, far, u5)
             # the other robots first: every target's occlusion test needs the occluders (robots
             # whose footprint reaches into the field of view); the robots seen are listed last
             occluders = []
@@ -262,8 +241,6 @@ class CameraModel:
             if robots_seen:
                 seen += robots_seen
             if not seen:
-                if false_rows:
-                    out[obs._index] = false_rows
                 continue
             # a target nearer than sqrt(nearest^2 - r^2) cannot be behind anyone
             clear2 = nearest2 - r_occ2
@@ -307,12 +284,21 @@ class CameraModel:
                 c = closeness + sc * n_conf
                 c = 1.0 if c > 1.0 else (0.05 if c < 0.05 else c)
                 rows.append(make_detection(kind, x, y, c, team if u_team < p_team * closeness else None))
-            if false_rows:
-                rows += false_rows
             if rows:
                 out[obs._index] = rows
         self._j = j
-        self._fj = fj
+        if self._false_on:
+            # now and then a ball or landmark where there is none, listed after the true ones:
+            # five uniforms per standing robot, drawn once the frame's candidates took theirs
+            observers = [r for r in active if not r.fallen]
+            if observers:
+                p_ball, p_feature = noise.false_ball_per_frame, noise.false_feature_per_frame
+                for r, u5 in zip(observers, rng.random((len(observers), 5)).tolist()):
+                    if u5[0] < p_ball or u5[1] < p_feature:
+                        low, far = self._band(r.head_tilt_rad)
+                        false_rows = self._false_detections(r, low, far, u5)
+                        if false_rows:
+                            out.setdefault(r._index, []).extend(false_rows)
         return out
 
     def _false_detections(self, r: RobotState, near_m: float, far_m: float,

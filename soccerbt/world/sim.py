@@ -347,16 +347,16 @@ class World:
         self._command_slow(robot, command, values)
 
     def _command_slow(self, robot: RobotState, command: RobotCommand,
-                      values: tuple[object, object, object, object, object]) -> None:
+                      values: tuple[float, float, float, float, float]) -> None:
         """Validate, clamp and store a command that differs from the last one."""
         robot_id = robot.robot_id
         vx, vy, vt, pan, tilt = values
         isfinite = math.isfinite
         try:
-            ok = isfinite(vx) and isfinite(vy) and isfinite(vt) and isfinite(pan) and isfinite(tilt)  # type: ignore[arg-type]
+            ok = isfinite(vx) and isfinite(vy) and isfinite(vt) and isfinite(pan) and isfinite(tilt)
             if ok and not (type(vx) is float and type(vy) is float and type(vt) is float
                            and type(pan) is float and type(tilt) is float):
-                vx, vy, vt, pan, tilt = float(vx), float(vy), float(vt), float(pan), float(tilt)  # type: ignore[arg-type]
+                vx, vy, vt, pan, tilt = float(vx), float(vy), float(vt), float(pan), float(tilt)
         except (TypeError, ValueError):
             ok = False
         if not ok:  # find the culprit for the message (or convert what float() takes)
@@ -383,20 +383,20 @@ class World:
             return
         lim = robot.limits
         hi, lo = lim.max_vx_forward_mps, -lim.max_vx_backward_mps
-        cvx = hi if vx > hi else (lo if vx < lo else vx)  # type: ignore[operator]
+        cvx = hi if vx > hi else (lo if vx < lo else vx)
         hi = lim.max_vy_mps
-        cvy = hi if vy > hi else (-hi if vy < -hi else vy)  # type: ignore[operator]
+        cvy = hi if vy > hi else (-hi if vy < -hi else vy)
         hi = lim.max_vtheta_radps
-        cvt = hi if vt > hi else (-hi if vt < -hi else vt)  # type: ignore[operator]
+        cvt = hi if vt > hi else (-hi if vt < -hi else vt)
         hi, lo = lim.head_pan_max_rad, lim.head_pan_min_rad
-        cpan = hi if pan > hi else (lo if pan < lo else pan)  # type: ignore[operator]
+        cpan = hi if pan > hi else (lo if pan < lo else pan)
         hi, lo = lim.head_tilt_max_rad, lim.head_tilt_min_rad
-        ctilt = hi if tilt > hi else (lo if tilt < lo else tilt)  # type: ignore[operator]
+        ctilt = hi if tilt > hi else (lo if tilt < lo else tilt)
         walk_clamped = cvx != vx or cvy != vy or cvt != vt or cpan != pan or ctilt != tilt
         if clamped or walk_clamped:
             robot.commands_clamped += 1
-        robot._cvx, robot._cvy, robot._cvt = cvx, cvy, cvt  # type: ignore[assignment]
-        robot._pan_target, robot._tilt_target = cpan, ctilt  # type: ignore[assignment]
+        robot._cvx, robot._cvy, robot._cvt = cvx, cvy, cvt
+        robot._pan_target, robot._tilt_target = cpan, ctilt
         # remembered for the fast path (the floats: a repeated 0 or True compares equal and
         # converts the same); -0.0 after 0.0 counts as the same value and keeps the target 0.0
         robot._cmd_values = (vx, vy, vt, pan, tilt)
@@ -882,8 +882,7 @@ class World:
             "pending_events": tuple(repr(e) for e in self.events.events),
             "detections": tuple((k, tuple(v)) for k, v in sorted(self._detections.items())),
             "rng": repr(self.rng.bit_generator.state),
-            "camera_draws": ((self._camera.draw_index, self._camera.false_draw_index)
-                             if self._camera is not None else None),
+            "camera_draws": self._camera.draw_index if self._camera is not None else None,
         }
 
     def digest(self) -> str:

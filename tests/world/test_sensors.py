@@ -284,7 +284,6 @@ def test_false_detections_come_after_the_true_ones_and_runs_repeat_exactly():
             obs = w.observe(B1)
             if obs.camera_frame:
                 frames.append(obs.detections)
-        assert w.snapshot()["camera_draws"][1] == 2 * len(frames)  # five uniforms per observer frame
         return frames
 
     frames = run(4)
