@@ -77,10 +77,10 @@ class RobotState:
         "_gait_left_s", "_n_sx", "_n_sy", "_n_st", "_n_slip_y", "_n_slip_t",
         "_odo_x", "_odo_y", "_odo_th", "_odo_scale", "_odo_turn_scale", "_imu_yaw", "_imu_bias",
         "_fall_budget", "_obs", "_obs_step", "_cmd_values", "_cmd_clamped", "_cmd_limits",
-        "_odo_pose", "_odo_k", "_odo_turn_k", "_imu_bias_dt",
+        "_odo_pose", "_odo_k", "_odo_turn_k", "_imu_bias_dt", "_k_sx", "_k_sy", "_k_st",
     )
     _CACHES = ("_obs", "_obs_step", "_cmd_values", "_cmd_clamped", "_cmd_limits", "_odo_pose",
-               "_odo_k", "_odo_turn_k", "_imu_bias_dt")  # not state: left out of snapshots
+               "_odo_k", "_odo_turn_k", "_imu_bias_dt", "_k_sx", "_k_sy", "_k_st")  # not state: left out of snapshots
 
     def __init__(self, robot_id: RobotId, pose: Pose2D, limits: RobotLimits, index: int) -> None:
         self.robot_id = robot_id
@@ -125,6 +125,7 @@ class RobotState:
         self._cmd_limits: RobotLimits | None = None
         self._odo_pose: Pose2D | None = None  # the odometry as a Pose2D, None once it changed
         self._odo_k = self._odo_turn_k = self._imu_bias_dt = 0.0  # per-step factors: World._calibrate
+        self._k_sx = self._k_sy = self._k_st = 1.0  # 1 + the gait step's speed errors
 
     @property
     def pose(self) -> Pose2D:
@@ -517,12 +518,13 @@ class World:
                         r._n_sx = n[0] * noise.walk_speed_rel_sigma
                         r._n_sy = n[1] * noise.walk_speed_rel_sigma
                         r._n_st = n[2] * noise.walk_speed_rel_sigma
+                        r._k_sx, r._k_sy, r._k_st = 1.0 + r._n_sx, 1.0 + r._n_sy, 1.0 + r._n_st
                         r._n_slip_y = n[3] * noise.walk_lateral_slip_sigma
                         r._n_slip_t = n[4] * noise.walk_turn_slip_sigma
                     fwd = fvx if fvx >= 0.0 else -fvx
-                    avx = fvx * (1.0 + r._n_sx)
-                    avy = fvy * (1.0 + r._n_sy) + r._n_slip_y * fwd
-                    avt = fvt * (1.0 + r._n_st) + r._n_slip_t * fwd
+                    avx = fvx * r._k_sx
+                    avy = fvy * r._k_sy + r._n_slip_y * fwd
+                    avt = fvt * r._k_st + r._n_slip_t * fwd
                 else:
                     avx, avy, avt = fvx, fvy, fvt
                 r.vx_mps, r.vy_mps, r.vtheta_radps = avx, avy, avt
@@ -650,10 +652,15 @@ class World:
         n = len(active)
         xs = [r.x_m for r in active]
         ys = [r.y_m for r in active]
+        reach_x = min_d * (1.0 + 1e-9)  # a margin over rounding: the exact test follows
         for i in range(n - 1):
             ax, ay = xs[i], ys[i]
+            lo, hi = ax - reach_x, ax + reach_x
             for j in range(i + 1, n):
-                dx = xs[j] - ax
+                bx = xs[j]
+                if bx <= lo or bx >= hi:  # surely apart along x: no float to make
+                    continue
+                dx = bx - ax
                 if dx >= min_d or dx <= -min_d:
                     continue
                 dy = ys[j] - ay
@@ -669,6 +676,7 @@ class World:
                 half = 0.5 * (min_d - d)
                 ax -= nx * half
                 ay -= ny * half
+                lo, hi = ax - reach_x, ax + reach_x
                 xs[i], ys[i] = ax, ay
                 xs[j] += nx * half
                 ys[j] += ny * half
