@@ -1089,6 +1089,9 @@ class Navigator:
 
         Once arrived (within ``arrive_distance_m`` and ``arrive_theta_rad``; it stays arrived
         until the error doubles) the command brakes to zero within the acceleration limits.
+        ``obstacles`` is iterated only when the navigator replans (at most every
+        ``replan_period_s``, about one tick in ten): a generator that builds the obstacles on
+        demand saves building them on the other ticks.
         """
         c = self.config
         dt = 0.01 if self._last_now_s is None else max(0.0, now_s - self._last_now_s)

@@ -297,3 +297,18 @@ def test_path_follower_alone_walks_a_path():
         pose = pose.compose(Pose2D(vx * 0.01, vy * 0.01, vth * 0.01))
     assert pose.distance_to(2.0, 0.0) < 0.05
     assert abs(pose.theta_rad) < 0.05
+
+
+def test_obstacles_are_read_only_when_the_navigator_replans():
+    nav = Navigator(FIELD)
+    reads = []
+
+    def obstacles():  # a generator: nothing is built until the planner iterates it
+        reads.append(1)
+        yield Obstacle(0.0, 0.4, 0.25)
+
+    pose = Pose2D(-2.0, 0.0, 0.0)
+    for k in range(100):
+        vx, vy, vth = nav.velocity_to(pose, Pose2D(2.0, 0.0, 0.0), obstacles(), k * 0.01)
+        pose = pose.compose(Pose2D(vx * 0.01, vy * 0.01, vth * 0.01))
+    assert len(reads) == nav.plans == 10  # 1 s at 10 Hz
