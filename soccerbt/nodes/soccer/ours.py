@@ -20,7 +20,8 @@ import math
 from soccerbt.nodes.soccer._base import (RUNNING, SUCCESS, InputPort, OutputPort, SoccerStatefulNode,
                                          SoccerSyncNode)
 from soccerbt.nodes.soccer.booster import CalcKickDir
-from soccerbt.nodes.soccer.skills import BallView, ball_view, clamp, head_angles_to, nav_obstacles, walk_to_pose
+from soccerbt.nodes.soccer.skills import (BallView, NavObstacles, ball_view, clamp, head_angles_to, nav_obstacles,
+                                          walk_to_pose)
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 
 __all__ = ["OUR_NODE_TYPES", "kick_geometry", "kick_strength"]
@@ -32,7 +33,7 @@ KICK_MAX_REL_RAD = 0.55  # kick this far off the robot's heading (speed factor >
 FIELD_KEEP_OUT_M = 0.2  # approach poses at most this far beyond the outer lines
 
 
-def _our_obstacles(ctx) -> list:
+def _our_obstacles(ctx) -> NavObstacles:
     return nav_obstacles(ctx)
 
 

@@ -9,6 +9,7 @@ radians, distances in metres, times in simulated seconds.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from soccerbt.nodes.soccer.context import RobotContext
 
 __all__ = ["BallView", "ball_view", "goal_post_angles", "angle_good_for_kick", "walk_to_pose",
-           "head_angles_to", "clamp", "sigmoid_down", "nav_obstacles", "striker_rank",
+           "head_angles_to", "clamp", "sigmoid_down", "nav_obstacles", "NavObstacles", "striker_rank",
            "dist_to_obstacle", "avoid_direction", "stay_on_field"]
 
 _FAR_M = 1e9
@@ -100,19 +101,61 @@ def head_angles_to(ctx: RobotContext, x_robot_m: float, y_robot_m: float) -> tup
     return math.atan2(y_robot_m, x_robot_m), math.atan2(ctx.config.camera_height_m, dist)
 
 
+class NavObstacles(Sequence):
+    """The obstacle list of ``nav_obstacles``, built the first time it is read.
+
+    The navigator reads obstacles only when it replans (every few ticks), while the walking
+    nodes hand it their obstacles at every tick: building them lazily spares the other ticks.
+    Read within the tick that made it (it reflects the world model when first read).
+    """
+
+    __slots__ = ("_build", "_items")
+
+    def __init__(self, build: Callable[[], list]) -> None:
+        self._build: Callable[[], list] | None = build
+        self._items: list | None = None
+
+    def _list(self) -> list:
+        if self._items is None:
+            self._items = self._build()  # type: ignore[misc]
+            self._build = None
+        return self._items
+
+    def __iter__(self) -> Iterator:
+        return iter(self._list())
+
+    def __len__(self) -> int:
+        return len(self._list())
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._list()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, NavObstacles)):
+            return self._list() == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"NavObstacles({self._list()!r})"
+
+
 def nav_obstacles(ctx: RobotContext, include_ball: bool = False, ball_radius_m: float = 0.3,
-                  extra: tuple = ()) -> list:
-    """Obstacles for the navigator: robots seen, teammates' reported poses, optionally the ball."""
+                  extra: tuple = ()) -> NavObstacles:
+    """Obstacles for the navigator: robots seen, teammates' reported poses, optionally the ball
+    (a sequence built when first read: see ``NavObstacles``)."""
     from soccerbt.services.navigation import Obstacle
 
-    wm = ctx.world_model
-    out = [Obstacle(x, y, 0.25, "robot") for x, y in wm.obstacle_points()]
-    if include_ball:
-        b = wm.best_ball_field()
-        if b is not None:
-            out.append(Obstacle(b[0], b[1], ball_radius_m, "ball"))
-    out.extend(extra)
-    return out
+    def build() -> list:
+        wm = ctx.world_model
+        out = [Obstacle(x, y, 0.25, "robot") for x, y in wm.obstacle_points()]
+        if include_ball:
+            b = wm.best_ball_field()
+            if b is not None:
+                out.append(Obstacle(b[0], b[1], ball_radius_m, "ball"))
+        out.extend(extra)
+        return out
+
+    return NavObstacles(build)
 
 
 def dist_to_obstacle(ctx: RobotContext, direction_rad: float, corridor_m: float = 0.5) -> float:

@@ -57,3 +57,27 @@ def test_without_limits_the_t1_defaults_clamp_and_non_finite_stops() -> None:
     ctx.set_velocity(0.5, 0.0, 0.0)
     ctx.set_velocity(math.nan, 0.0, 0.0)
     assert (ctx.command.vx_mps, ctx.command.vy_mps, ctx.command.vtheta_radps) == (0.0, 0.0, 0.0)
+
+
+def test_nav_obstacles_are_built_when_first_read_and_then_kept() -> None:
+    from soccerbt.nodes.soccer.skills import nav_obstacles
+
+    ctx = _context()
+    wm = ctx.world_model
+    calls = []
+    points = [(1.0, 2.0), (3.0, -1.0)]
+
+    def obstacle_points():
+        calls.append(1)
+        return list(points)
+
+    wm.obstacle_points = obstacle_points  # type: ignore[method-assign]
+    wm.best_ball_field = lambda: (0.5, 0.0)  # type: ignore[method-assign]
+    obstacles = nav_obstacles(ctx, include_ball=True, ball_radius_m=0.4)
+    assert calls == []  # nothing built until somebody reads it
+    assert [(o.x_m, o.y_m, o.radius_m, o.kind) for o in obstacles] == [
+        (1.0, 2.0, 0.25, "robot"), (3.0, -1.0, 0.25, "robot"), (0.5, 0.0, 0.4, "ball")]
+    assert len(obstacles) == 3 and obstacles[2].kind == "ball"
+    points.clear()
+    assert len(list(obstacles)) == 3 and calls == [1]  # built once: later reads see the same list
+    assert nav_obstacles(ctx) == []
