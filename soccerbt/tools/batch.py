@@ -137,6 +137,10 @@ def plan_games(base: MatchConfig, seeds: Iterable[int], tree_a: str | None, tree
 def _worker_init() -> None:
     # Ctrl-C reaches the whole process group: only the parent acts on it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a forked worker inherits the parent's handlers: SDL (pygame, initialised by a viewer or a
+    # pad in the same process) catches SIGTERM to post a quit event, and Pool.terminate() would
+    # then wait forever for a worker that never dies
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _play(job: tuple[int, MatchConfig]) -> tuple[int, MatchResult | None, str | None, float]:
