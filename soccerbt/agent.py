@@ -154,6 +154,7 @@ class Agent:
     def __init__(self, robot: RobotId, driver: Any, context: Any, tree_path: str | os.PathLike[str],
                  load_tree: Callable[[Path], TreeLike], *, gc_adapter: Any = None, team: Any = None,
                  pad: Any = None, estop: Any = None, reload_period_s: float = 1.0,
+                 estimate_period_s: float = 0.1,
                  on_event: Callable[[AgentEvent], None] | None = None) -> None:
         self.robot = robot
         self.name = str(robot)
@@ -166,6 +167,7 @@ class Agent:
         self.pad = pad
         self.estop = estop
         self.reload_period_s = reload_period_s
+        self.estimate_period_s = estimate_period_s
         self.on_event = on_event
         self.now_s = 0.0
         self.ticks = 0
@@ -179,7 +181,8 @@ class Agent:
         self._manual_control_state: object = None  # control_state seen at the last step
         self._packet: Any = None
         self._odom_at_predict: Pose2D | None = None  # odometry when the localizer last moved
-        self._belief: _Belief | None = None  # the localizer's output at the last camera frame
+        self._belief: _Belief | None = None  # the localizer's output when last read
+        self._next_estimate_s = -math.inf  # when the localizer's estimate is read next
         self._files = tree_files(self.tree_path)
         self._watched = self._files  # the files whose modification times are checked
         self._loaded_stamp = _stamp(self._files)
@@ -242,9 +245,9 @@ class Agent:
 
     def _localize(self, obs: Observations, gc_events: list[Any]) -> Any:
         """The localizer runs at the camera's rate: on a camera frame the odometry since the
-        previous frame moves the belief, then the frame's features weigh it. Between frames the
-        last estimate is carried forward by the odometry (the filter's output is only worth
-        computing when new features arrived). A penalty (picked up, put back at the touch line)
+        previous frame moves the particles, then the frame's features weigh them. The estimate
+        is read from the filter every ``estimate_period_s`` (on a camera frame) and carried
+        forward by the odometry in between. A penalty (picked up, put back at the touch line)
         resets the belief to the touch-line entry. Returns what the world model reads."""
         localizer = self.context.localizer
         if localizer is None:
@@ -263,8 +266,12 @@ class Agent:
                 self._odom_at_predict = obs.odometry
             if obs.camera_frame and obs.detections and not obs.fallen:
                 localizer.update(obs.detections)
-            self._belief = _Belief(localizer.estimate(), float(localizer.confidence()), obs.odometry)
-            return self._belief
+            if self._belief is None or self.now_s >= self._next_estimate_s:
+                # the estimate (a cluster mean and covariance) is read at estimate_period_s,
+                # not at every frame: it costs about as much as weighing the frame
+                self._next_estimate_s = self.now_s + self.estimate_period_s - 1e-9
+                self._belief = _Belief(localizer.estimate(), float(localizer.confidence()), obs.odometry)
+                return self._belief
         b = self._belief
         moved = _odometry_delta(b.odometry, obs.odometry)
         return _Belief(b.pose_field.compose(moved), b.confidence, b.odometry)

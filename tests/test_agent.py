@@ -236,6 +236,7 @@ class FakeLocalizer:
         self.predicted: list[Pose2D] = []
         self.updates = 0
         self.resets = 0
+        self.estimates = 0
 
     def predict(self, delta: Pose2D) -> None:
         self.predicted.append(delta)
@@ -247,6 +248,7 @@ class FakeLocalizer:
         self.resets += 1
 
     def estimate(self) -> Pose2D:
+        self.estimates += 1
         return Pose2D(1.0, 2.0, 0.5)
 
     def confidence(self) -> float:
@@ -274,6 +276,20 @@ def test_the_localizer_runs_at_camera_frames_and_odometry_carries_the_pose_betwe
     assert len(loc.predicted) == 1 and loc.updates == 1
     d = loc.predicted[0]  # the whole motion since the last prediction, in that frame
     assert (d.x_m, d.y_m, d.theta_rad) == (pytest.approx(0.1), pytest.approx(0.1), pytest.approx(math.pi / 2))
+    # the estimate was read at 0.01 s; the next read is due estimate_period_s (0.1 s) later, so
+    # this frame's pose is still the odometry carried forward: 0.1 m along 0.5 rad, then 0.1 m
+    # to its left, a quarter turn
+    assert loc.estimates == 1
+    pose = agent.blackboard["robot_pose_field"]
+    assert pose.x_m == pytest.approx(1.0 + 0.1 * math.cos(0.5) - 0.1 * math.sin(0.5))
+    assert pose.y_m == pytest.approx(2.0 + 0.1 * math.sin(0.5) + 0.1 * math.cos(0.5))
+    assert pose.theta_rad == pytest.approx(0.5 + math.pi / 2)
+    driver.camera_frame = False
+    agent.step(0.10)
+    assert loc.estimates == 1  # due, but not a camera frame
+    driver.camera_frame = True
+    agent.step(0.11)
+    assert loc.estimates == 2 and loc.updates == 2
     assert agent.blackboard["robot_pose_field"] == Pose2D(1.0, 2.0, 0.5)  # the filter's own estimate
 
 
