@@ -33,6 +33,8 @@ from typing import Any, Protocol
 
 from soccerbt.blackboard.schema import default_blackboard_values
 from soccerbt.gamecontroller.adapter import PenaltyEnded, PenaltyStarted
+from soccerbt.services.planning import Role, TeamMessage, cost_to_ball
+from soccerbt.services.world_model import TeammateInfo
 from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, wrap_angle_rad
 
 __all__ = ["Agent", "AgentEvent", "ReloadResult", "TeamAdapter", "TreeLike", "tree_files", "node_path_of"]
@@ -414,9 +416,6 @@ class TeamAdapter:
         link.register(robot)
 
     def receive(self, now_s: float, agent: Agent) -> None:
-        from soccerbt.services.planning import Role
-        from soccerbt.services.world_model import TeammateInfo
-
         for msg in self.link.receive(self.robot, now_s):
             old = self.latest.get(msg.number)
             if old is None or msg.timestamp_s >= old.timestamp_s:
@@ -452,8 +451,6 @@ class TeamAdapter:
         self.link.send(self._message(now_s, agent), now_s)
 
     def _message(self, now_s: float, agent: Agent) -> Any:
-        from soccerbt.services.planning import Role, TeamMessage, cost_to_ball
-
         wm = agent.context.world_model
         bb = agent.blackboard
         pose = wm.robot_pose_field

@@ -48,6 +48,7 @@ _PT_TO_NS = {
     SKIPPED: SKIPPED,
 }
 _NS_TO_PT = {s: to_py_trees(s) for s in NodeStatus}
+_PT_SUCCESS, _PT_FAILURE, _PT_RUNNING = PTStatus.SUCCESS, PTStatus.FAILURE, PTStatus.RUNNING
 
 
 class LogicError(RuntimeError):
@@ -543,7 +544,16 @@ class ActionNode(LeafNode):
     def bt_tick(self) -> NodeStatus:
         if self._has_initialise and self._bt_status is IDLE:
             self.initialise()
-        st = _PT_TO_NS.get(self.update())
+        result = self.update()
+        # identity tests before the table: hashing an Enum member runs Python code
+        if result is _PT_SUCCESS or result is SUCCESS:
+            st = SUCCESS
+        elif result is _PT_RUNNING or result is RUNNING:
+            st = RUNNING
+        elif result is _PT_FAILURE or result is FAILURE:
+            st = FAILURE
+        else:
+            st = _PT_TO_NS.get(result)
         if st is None or st is IDLE:
             raise LogicError(f"Node [{self.name}]: update() must return SUCCESS, FAILURE or "
                              "RUNNING")
