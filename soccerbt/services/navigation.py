@@ -434,10 +434,11 @@ class VisibilityGraphPlanner:
     def _escape(self, xy: np.ndarray) -> tuple[np.ndarray, bool]:
         """The point itself when free, else the nearest corner-ring point outside (radially)."""
         s = self._scene_for_query
+        if s.py is None:
+            s.py = self._python_geometry(s)
         moved = False
         for _ in range(4):
-            inside = self._inside_any(xy[None, :])
-            if not inside[0]:
+            if not self._point_blocked_py(s, float(xy[0]), float(xy[1])):  # _inside_any's twin
                 break
             # push out of the polygon with the nearest centre, past its corner radius
             d = np.hypot(*(s.centres - xy).T)
