@@ -21,6 +21,10 @@ POSE_FIELDS = ("x_m", "y_m", "theta_rad")
 _o = [Observations.__dict__[name].__set__ for name in OBSERVATION_FIELDS]
 _d = [Detection.__dict__[name].__set__ for name in DETECTION_FIELDS]
 _p = [Pose2D.__dict__[name].__set__ for name in POSE_FIELDS]
+# for hot code that builds these inline, sparing a call (the camera, World.observe_state)
+DETECTION_SETTERS = tuple(_d)
+OBSERVATION_SETTERS = tuple(_o)
+POSE_SETTERS = tuple(_p)
 
 
 def make_observations(t_s: float, camera_frame: bool, detections: tuple[Detection, ...], odometry: Pose2D,

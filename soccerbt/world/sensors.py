@@ -14,15 +14,16 @@ Detections come out in the robot frame, listed per robot; the World hands them o
 from __future__ import annotations
 
 import math
-from itertools import compress
+from collections.abc import Iterator
+from itertools import chain, compress
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from soccerbt.world._fast import make_detection
+from soccerbt.world._fast import DETECTION_SETTERS, make_detection
 from soccerbt.world.config import CameraConfig, NoiseConfig
 from soccerbt.world.field import FeatureKind, Field
-from soccerbt.world.types import BALL, ROBOT, Detection
+from soccerbt.world.types import BALL, ROBOT, Detection, Team
 
 if TYPE_CHECKING:  # the simulator imports this module; avoid the cycle at run time
     from soccerbt.world.sim import BallState, RobotState
@@ -33,6 +34,11 @@ _INV_CELL = 1.0 / _CELL_M
 _HEADING_BINS = 32  # and heading bins
 _TWO_PI = 2.0 * math.pi
 _BINS_PER_RAD = _HEADING_BINS / _TWO_PI
+_GRIDS: dict[tuple[Field, CameraConfig, NoiseConfig], dict[int, list[tuple]]] = {}  # see CameraModel
+# what the camera may see: x, y (world frame), tall (seen from min range on, whatever the
+# tilt), max range squared, (kind, max range, miss base, miss per metre), team
+_Target = tuple[float, float, bool, float, tuple[str, float, float, float], "Team | None"]
+_GRIDS_KEPT = 16  # configurations whose grids are kept (tests make many)
 
 
 def ground_band_m(camera: CameraConfig, tilt_rad: float) -> tuple[float, float]:
@@ -71,20 +77,29 @@ class CameraModel:
         self.perfect = noise.is_perfect
         self._tan = math.tan(camera.horizontal_fov_rad / 2.0)
         self._min_r = max(camera.min_range_m, 1e-6)
-        # one row per landmark: x, y, tall, max range squared, max range, and what a detection
-        # of it needs: (kind, max range, miss base, miss per metre)
-        self._static: list[tuple[float, float, bool, float, float, tuple[str, float, float, float]]] = []
+        # one target row per landmark (the ball and the robots get theirs at each frame): x, y,
+        # tall, max range squared, what a detection of it needs (kind, max range, miss base,
+        # miss per metre), team
+        self._static: list[_Target] = []
         for f in field.features:
             tall = f.kind is FeatureKind.GOAL_POST
             max_r = camera.goal_post_max_range_m if tall else camera.feature_max_range_m
-            self._static.append((f.x_m, f.y_m, tall, max_r * max_r, max_r,
-                                 (f.kind.value, max_r, noise.feature_miss_base, noise.miss_at_max_range / max_r)))
+            self._static.append((f.x_m, f.y_m, tall, max_r * max_r,
+                                 (f.kind.value, max_r, noise.feature_miss_base, noise.miss_at_max_range / max_r), None))
         self._feature_kinds = sorted({f.kind.value for f in field.features})
         self._x0 = field.half_length_m + field.border_strip_m + 1.0
         self._y0 = field.half_width_m + field.border_strip_m + 1.0
-        self._grid: dict[int, list[tuple]] = {}  # cell -> per heading bin, the landmark rows
+        # cell -> per heading bin, the landmark rows: shared by the worlds of one configuration
+        # (a batch of matches, a benchmark's repeats), so each cell is computed once per process
+        key = (field, camera, noise)
+        grid = _GRIDS.get(key)
+        if grid is None:
+            if len(_GRIDS) >= _GRIDS_KEPT:
+                _GRIDS.clear()
+            grid = _GRIDS[key] = {}
+        self._grid: dict[int, list[tuple]] = grid
         self._bands: dict[float, tuple[float, float]] = {}
-        self._draws: list[tuple[float, float, float, float, float]] = []
+        self._draws: Iterator[tuple[float, float, float, float, float]] = iter(())
         self._j = _DRAW_BLOCK  # nothing drawn yet
         self._false_on = not self.perfect and (noise.false_ball_per_frame > 0.0 or noise.false_feature_per_frame > 0.0)
         bmax = camera.ball_max_range_m
@@ -128,7 +143,7 @@ class CameraModel:
         half_diag = _CELL_M * math.sqrt(0.5)
         fx = np.array([row[0] for row in self._static]) - cx
         fy = np.array([row[1] for row in self._static]) - cy
-        max_r = np.array([row[4] for row in self._static])
+        max_r = np.array([row[4][1] for row in self._static])
         dist = np.hypot(fx, fy)
         # the bearing to a landmark varies by up to asin(half diagonal / distance) over the cell
         margin = np.arcsin(np.minimum(1.0, half_diag / np.maximum(dist, 1e-9)))
@@ -142,23 +157,24 @@ class CameraModel:
         return [tuple(compress(rows, flags)) for flags in ok.tolist()]
 
     def _refill(self, rng: np.random.Generator) -> None:
-        """A new block of random numbers (one generator call per many frames), as one tuple per
-        candidate: (miss, team, range, bearing, confidence) - one index instead of five."""
+        """A new block of random numbers (one generator call per many frames), handed out one
+        tuple per candidate: (miss, team, range, bearing, confidence). A zip, not a list of
+        tuples: it builds no tuple in advance and reuses its result tuple once unpacked."""
         u = rng.random(2 * _DRAW_BLOCK).tolist()
         n = rng.standard_normal(3 * _DRAW_BLOCK).tolist()
-        self._draws = list(zip(u[0::2], u[1::2], n[0::3], n[1::3], n[2::3]))
+        self._draws = zip(u[0::2], u[1::2], n[0::3], n[1::3], n[2::3])
         self._j = 0
 
-    def frame(self, rng: np.random.Generator, robots: list[RobotState],
+    def frame(self, rng: np.random.Generator, active: list[RobotState],
               ball: BallState) -> dict[int, list[Detection]]:
-        """The detections of every standing robot on the field, keyed by robot index.
+        """The detections of every standing robot of ``active`` (the robots on the field, none
+        removed), keyed by robot index.
 
         Every candidate that passes the view and occlusion tests uses five random numbers
         (miss, team, range, bearing, confidence) from blocks drawn in advance, whether it is
         then missed or not: a fixed order of use (per observer: landmarks, ball, robots), so
         runs are reproducible.
         """
-        active = [r for r in robots if not r.removed]
         out: dict[int, list[Detection]] = {}
         cam = self.camera
         tan = self._tan
@@ -169,30 +185,34 @@ class CameraModel:
         perfect = self.perfect
         noise = self.noise
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
-        bx, by = ball.x_m, ball.y_m
-        ball_max2, ball_info = self._ball_max2, self._ball_info
-        robot_max2, robot_info = self._robot_max2, self._robot_info
         sb, sr, sbear, sc = noise.range_sigma_base_m, noise.range_sigma_rel, noise.bearing_sigma_rad, noise.confidence_sigma
         p_team = noise.team_recognition_probability
         j, draws = self._j, self._draws  # the random-number block and the next candidate's place
-        # positions read once per frame, not once per observer and pair
-        others = [(r.x_m, r.y_m, r) for r in active]
+        block = _DRAW_BLOCK
+        new_obj, (set_kind, set_x, set_y, set_conf, set_team) = object.__new__, DETECTION_SETTERS
+        # the target rows of the ball and of the robots, built once per frame, not per observer
+        ball_rows = ((ball.x_m, ball.y_m, False, self._ball_max2, self._ball_info, None),)
+        robot_max2, robot_info = self._robot_max2, self._robot_info
+        others = [(r.x_m, r.y_m, r, (r.x_m, r.y_m, True, robot_max2, robot_info, r.team)) for r in active]
         bands, grid = self._bands, self._grid  # the caches of _band and _candidates, read inline
         x0, y0 = self._x0, self._y0
+        observers = []  # the standing robots, in order: the false detections' turn
         for obs in active:
             if obs.fallen:
                 continue
+            observers.append(obs)
             ox, oy = obs.x_m, obs.y_m
             heading = obs.theta_rad + obs.head_pan_rad
             ch, sh = cos(heading), sin(heading)
             band = bands.get(obs.head_tilt_rad)
             low, far = band if band is not None else self._band(obs.head_tilt_rad)
             # the other robots first: every target's occlusion test needs the occluders (robots
-            # whose footprint reaches into the field of view); the robots seen are listed last
+            # whose footprint reaches into the field of view), which are also the robots that
+            # may be seen (listed last)
             occluders = []
-            robots_seen = []
+            robot_rows = []
             nearest2 = math.inf  # squared distance of the nearest occluder
-            for qx, qy, other in others:
+            for qx, qy, other, row in others:
                 dx = qx - ox
                 dy = qy - oy
                 fwd = dx * ch + dy * sh
@@ -201,23 +221,25 @@ class CameraModel:
                 lat = dy * ch - dx * sh
                 if lat < 0.0:
                     lat = -lat
-                half_w = fwd * tan
-                if lat - half_w > r_occ_cone:
-                    continue  # outside the cone (a robot seen is always an occluder too)
+                if lat - fwd * tan > r_occ_cone:
+                    continue  # outside the cone
                 d2 = dx * dx + dy * dy
                 occluders.append((dx, dy))
                 if d2 < nearest2:
                     nearest2 = d2
-                if min_r <= fwd <= far and lat <= half_w and d2 <= robot_max2:
-                    robots_seen.append((dx, dy, d2, robot_info, other.team))
-            # targets that pass the view test: (dx, dy, d2, (kind, max_r, miss0, miss_per_m), team)
-            # (dx, dy: world-frame offset from the camera; d2: its squared length)
-            seen = []
+                robot_rows.append(row)
+            # a target nearer than sqrt(nearest^2 - r^2) cannot be behind anyone
+            clear2 = nearest2 - r_occ2
             bins = grid.get(int((ox + x0) * _INV_CELL) * 4096 + int((oy + y0) * _INV_CELL))
             candidates = (bins[int((heading % _TWO_PI) * _BINS_PER_RAD) % _HEADING_BINS] if bins is not None
                           else self._candidates(ox, oy, heading))
-            for fx, fy, tall, max_r2, max_r, info in candidates:
-                dx = fx - ox
+            ct, st = cos(obs.theta_rad), sin(obs.theta_rad)
+            rows = []
+            # each target in one pass, none kept in between: the view test (in front, inside the
+            # ground band - tall targets need only their base not beyond its far edge - within
+            # the horizontal field of view and the range), occlusion, then noise
+            for fx, fy, tall, max_r2, info, team in chain(candidates, ball_rows, robot_rows):
+                dx = fx - ox  # world-frame offset from the camera
                 dy = fy - oy
                 fwd = dx * ch + dy * sh
                 if fwd < (min_r if tall else low) or fwd > far:
@@ -229,24 +251,6 @@ class CameraModel:
                 d2 = dx * dx + dy * dy
                 if d2 > max_r2:
                     continue
-                seen.append((dx, dy, d2, info, None))
-            dx = bx - ox
-            dy = by - oy
-            fwd = dx * ch + dy * sh
-            if low <= fwd <= far:
-                lat = dy * ch - dx * sh
-                d2 = dx * dx + dy * dy
-                if -fwd * tan <= lat <= fwd * tan and d2 <= ball_max2:
-                    seen.append((dx, dy, d2, ball_info, None))
-            if robots_seen:
-                seen += robots_seen
-            if not seen:
-                continue
-            # a target nearer than sqrt(nearest^2 - r^2) cannot be behind anyone
-            clear2 = nearest2 - r_occ2
-            ct, st = cos(obs.theta_rad), sin(obs.theta_rad)
-            rows = []
-            for dx, dy, d2, info, team in seen:
                 if d2 > clear2:
                     # hidden: a robot's centre projects strictly between camera and target and
                     # lies within its radius of the ray (a robot target itself projects onto the
@@ -255,10 +259,11 @@ class CameraModel:
                     perp_max = r_occ2 * d2
                     hidden = False
                     for qx, qy in occluders:
-                        along = qx * dx + qy * dy  # fraction along the ray, times d2
-                        if 0.0 < along < along_max:
-                            perp = qx * dy - qy * dx  # distance off the ray, times d
-                            if perp * perp < perp_max:
+                        # off the ray first: most occluders are off to one side of most targets
+                        perp = qx * dy - qy * dx  # distance off the ray, times d
+                        if perp * perp < perp_max:
+                            along = qx * dx + qy * dy  # fraction along the ray, times d2
+                            if 0.0 < along < along_max:
                                 hidden = True
                                 break
                     if hidden:
@@ -267,10 +272,10 @@ class CameraModel:
                 if perfect:
                     rows.append(make_detection(kind, dx * ct + dy * st, dy * ct - dx * st, 1.0, team))
                     continue
-                if j >= _DRAW_BLOCK:
+                if j >= block:
                     self._refill(rng)
                     j, draws = 0, self._draws
-                u_miss, u_team, n_range, n_bearing, n_conf = draws[j]
+                u_miss, u_team, n_range, n_bearing, n_conf = next(draws)
                 j += 1
                 d = sqrt(d2)
                 if u_miss < miss0 + miss_m * d:
@@ -283,22 +288,33 @@ class CameraModel:
                 closeness = 1.0 - 0.5 * d / max_r
                 c = closeness + sc * n_conf
                 c = 1.0 if c > 1.0 else (0.05 if c < 0.05 else c)
-                rows.append(make_detection(kind, x, y, c, team if u_team < p_team * closeness else None))
+                # make_detection inlined (a call per detection costs a fifth of building it)
+                det = new_obj(Detection)
+                set_kind(det, kind)
+                set_x(det, x)
+                set_y(det, y)
+                set_conf(det, c)
+                set_team(det, team if u_team < p_team * closeness else None)
+                rows.append(det)
             if rows:
                 out[obs._index] = rows
         self._j = j
         if self._false_on:
             # now and then a ball or landmark where there is none, listed after the true ones:
             # five uniforms per standing robot, drawn once the frame's candidates took theirs
-            observers = [r for r in active if not r.fallen]
             if observers:
                 p_ball, p_feature = noise.false_ball_per_frame, noise.false_feature_per_frame
-                for r, u5 in zip(observers, rng.random((len(observers), 5)).tolist()):
-                    if u5[0] < p_ball or u5[1] < p_feature:
+                # one flat block: the same numbers as an (observers, 5) array, without a list
+                # per observer
+                u = rng.random(5 * len(observers)).tolist()
+                k = 0
+                for r in observers:
+                    if u[k] < p_ball or u[k + 1] < p_feature:
                         low, far = self._band(r.head_tilt_rad)
-                        false_rows = self._false_detections(r, low, far, u5)
+                        false_rows = self._false_detections(r, low, far, u[k:k + 5])
                         if false_rows:
                             out.setdefault(r._index, []).extend(false_rows)
+                    k += 5
         return out
 
     def _false_detections(self, r: RobotState, near_m: float, far_m: float,

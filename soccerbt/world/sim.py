@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from soccerbt.world._fast import make_observations, make_pose
+from soccerbt.world._fast import OBSERVATION_SETTERS, POSE_SETTERS
 from soccerbt.world.config import BallConfig, BodyConfig, CameraConfig, NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sensors import CameraModel
@@ -59,6 +59,7 @@ __all__ = ["World", "WorldConfig", "NoiseConfig", "CameraConfig", "BodyConfig", 
 
 _FRONT_COS = math.cos(math.radians(60.0))  # the feet push the ball within +-60 deg of heading
 _TOUCH_EVENT_GAP_S = 0.5  # a dribbling robot reports one touch per this interval
+_new = object.__new__
 
 
 class RobotState:
@@ -215,6 +216,7 @@ class World:
         self.ball = BallState(self.field.ball_radius_m)
         self.events = EventLog()
         self._robot_list: list[RobotState] = []
+        self._on_field: list[RobotState] = []  # those not removed, in index order (_update_on_field)
         self._contacts: set[int] = set()  # robot pairs touching at the last step (i * 256 + j)
         self._camera = CameraModel(self.field, self.config.camera, self.config.noise) if self.config.sensors else None
         self._frame_index = 0  # camera frames delivered so far
@@ -225,6 +227,11 @@ class World:
                                 or noise.walk_turn_slip_sigma)
         self._fall_rate_dt = noise.spontaneous_fall_rate_per_s * self.dt_s
         self._frame_rate_hz = self.config.camera.frame_rate_hz
+        f, rr = self.field, self.config.body.radius_m
+        self._post_reach_m = rr + f.goal_post_diameter_m / 2.0  # robot centre to post centre, touching
+        self._near_goal_x_m = f.half_length_m - self._post_reach_m
+        self._robot_lx_m = f.half_length_m + f.border_strip_m - rr  # the carpet's edge for a robot's centre
+        self._robot_ly_m = f.half_width_m + f.border_strip_m - rr
 
     # --- robots in and out ----------------------------------------------------------------
 
@@ -250,6 +257,12 @@ class World:
             robot._fall_budget = float(self.rng.exponential())
         self.robots[robot_id] = robot
         self._robot_list.append(robot)
+        self._update_on_field()
+
+    def _update_on_field(self) -> None:
+        """The robots on the field, kept for the per-step loops (``removed`` changes only
+        through add_robot, remove_robot and place_robot)."""
+        self._on_field = [r for r in self._robot_list if not r.removed]
 
     def _calibrate(self, robot: RobotState) -> None:
         """The per-step factors of the robot's calibration errors (they never change)."""
@@ -262,6 +275,7 @@ class World:
         """The referee picks the robot up: it stops, takes no commands, is neither seen nor an obstacle."""
         robot = self._robot(robot_id)
         robot.removed = True
+        self._update_on_field()
         robot.standing_up = False
         self._stop(robot)
         robot._kick = None
@@ -273,6 +287,7 @@ class World:
         self._check_pose("place_robot", robot_id, pose)
         robot.x_m, robot.y_m, robot.theta_rad = float(pose.x_m), float(pose.y_m), wrap_angle_rad(float(pose.theta_rad))
         robot.removed = False
+        self._update_on_field()
         robot.fallen = False
         robot.standing_up = False
         robot._kick = None
@@ -413,7 +428,10 @@ class World:
         return self.observe_state(self._robot(robot_id))
 
     def observe_state(self, robot: RobotState) -> Observations:
-        """``observe`` for a RobotState already looked up (drivers keep theirs: no id hashing)."""
+        """``observe`` for a RobotState already looked up (drivers keep theirs: no id hashing).
+
+        Every robot calls it at every step: make_pose and make_observations are inlined.
+        """
         step = self.step_count
         if robot._obs_step == step:  # set together with _obs
             return robot._obs  # type: ignore[return-value]
@@ -425,10 +443,21 @@ class World:
                 detections = tuple(rows)
         odometry = robot._odo_pose
         if odometry is None:  # it moved since the last observation (standing robots keep theirs)
-            odometry = robot._odo_pose = make_pose(robot._odo_x, robot._odo_y, robot._odo_th)
-        obs = robot._obs = make_observations(self.t_s, frame_now, detections, odometry, robot._imu_yaw,
-                                             robot.fallen and not robot.removed, robot.head_pan_rad,
-                                             robot.head_tilt_rad)
+            odometry = robot._odo_pose = _new(Pose2D)
+            set_x, set_y, set_theta = POSE_SETTERS
+            set_x(odometry, robot._odo_x)
+            set_y(odometry, robot._odo_y)
+            set_theta(odometry, robot._odo_th)
+        obs = robot._obs = _new(Observations)
+        set_t, set_frame, set_detections, set_odometry, set_yaw, set_fallen, set_pan, set_tilt = OBSERVATION_SETTERS
+        set_t(obs, self.t_s)
+        set_frame(obs, frame_now)
+        set_detections(obs, detections)
+        set_odometry(obs, odometry)
+        set_yaw(obs, robot._imu_yaw)
+        set_fallen(obs, robot.fallen and not robot.removed)
+        set_pan(obs, robot.head_pan_rad)
+        set_tilt(obs, robot.head_tilt_rad)
         robot._obs_step = step
         return obs
 
@@ -453,7 +482,7 @@ class World:
         self._frame_now = frame != self._frame_index
         self._frame_index = frame
         if self._frame_now and self._camera is not None:
-            self._detections = self._camera.frame(self.rng, self._robot_list, self.ball)
+            self._detections = self._camera.frame(self.rng, self._on_field, self.ball)
         elif self._frame_now:
             self._detections = {}
 
@@ -471,9 +500,7 @@ class World:
         fall_rate_dt = self._fall_rate_dt
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
         pi = math.pi
-        for r in self._robot_list:
-            if r.removed:
-                continue
+        for r in self._on_field:
             if r.fallen:
                 self._step_fallen(r, t)
                 continue
@@ -646,7 +673,7 @@ class World:
         rr = body.radius_m
         min_d = 2.0 * rr
         min_d2 = min_d * min_d
-        active = [r for r in self._robot_list if not r.removed]
+        active = self._on_field
         contacts: set[int] = set()
         fall_k = self.config.noise.collision_fall_probability_per_mps
         n = len(active)
@@ -692,15 +719,11 @@ class World:
                             if not victim.fallen and self.rng.random() < p:
                                 self._fall(victim)
         self._contacts = contacts
-        f = self.field
-        post_r = f.goal_post_diameter_m / 2.0
-        reach = rr + post_r
-        near_goal_x = f.half_length_m - reach
-        lx = f.half_length_m + f.border_strip_m - rr
-        ly = f.half_width_m + f.border_strip_m - rr
+        reach, near_goal_x, lx, ly = self._post_reach_m, self._near_goal_x_m, self._robot_lx_m, self._robot_ly_m
+        posts = self.field.goal_posts
         for r in active:
             if abs(r.x_m) > near_goal_x:
-                for px, py in f.goal_posts:
+                for px, py in posts:
                     dx, dy = r.x_m - px, r.y_m - py
                     d2 = dx * dx + dy * dy
                     if d2 < reach * reach:
@@ -756,9 +779,7 @@ class World:
         reach2 = reach * reach
         contacts = ball._contacts
         new_contacts: set[int] | None = None
-        for r in self._robot_list:
-            if r.removed:
-                continue
+        for r in self._on_field:
             dx = ball.x_m - r.x_m
             if dx >= reach or dx <= -reach:
                 continue
