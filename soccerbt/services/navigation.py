@@ -1055,7 +1055,10 @@ class NavigatorConfig:
     # between; a goal that moves more than goal_moved_m replans at once. A plan is the costliest
     # part of a walking tick (about 0.4 ms), so this rate sets much of the brain's cost
     replan_period_s: float = 0.2
-    goal_moved_m: float = 0.1  # replan at once when the goal moves more than this
+    goal_moved_m: float = 0.1  # replan early when the goal moves more than this ...
+    # ... but not sooner than this after the previous plan: goals derived from a noisy ball
+    # estimate move a little at every camera frame, and those moves caused two plans in three
+    goal_moved_min_period_s: float = 0.1
     arrive_distance_m: float = 0.1
     arrive_theta_rad: float = 0.1
     leave_factor: float = 2.0  # arrived stays true until the error grows this much
@@ -1108,8 +1111,10 @@ class Navigator:
             self.arrived = dist <= c.arrive_distance_m and dth <= c.arrive_theta_rad
         if self.arrived:
             return self.follower.brake(dt)
-        goal_moved = self._goal is None or self._goal.distance_to(goal_pose.x_m, goal_pose.y_m) > c.goal_moved_m
-        if self.path is None or goal_moved or now_s - self._last_plan_s >= c.replan_period_s - 1e-9:
+        since_s = now_s - self._last_plan_s
+        goal_moved = self._goal is None or (since_s >= c.goal_moved_min_period_s - 1e-9 and self._goal.distance_to(
+            goal_pose.x_m, goal_pose.y_m) > c.goal_moved_m)
+        if self.path is None or goal_moved or since_s >= c.replan_period_s - 1e-9:
             self.path = self.planner.plan(pose, goal_pose, obstacles)
             self._last_plan_s = now_s
             self._goal = goal_pose

@@ -314,3 +314,22 @@ def test_obstacles_are_read_only_when_the_navigator_replans():
         vx, vy, vth = nav.velocity_to(pose, Pose2D(2.0, 0.0, 0.0), obstacles(), k * 0.01)
         pose = pose.compose(Pose2D(vx * 0.01, vy * 0.01, vth * 0.01))
     assert len(reads) == nav.plans == 5  # 1 s at 5 Hz (replan_period_s 0.2 s)
+
+
+def test_a_goal_that_keeps_moving_replans_at_most_every_goal_moved_min_period():
+    nav = Navigator(FIELD)
+    c = nav.config
+    pose = Pose2D(-2.0, 0.0, 0.0)
+    nav.velocity_to(pose, Pose2D(2.0, 0.0, 0.0), [], 0.0)
+    assert nav.plans == 1
+    # the goal moves 0.15 m (more than goal_moved_m) at every 10 ms tick for 0.5 s
+    for k in range(1, 51):
+        goal = Pose2D(2.0, -3.0 + 0.12 * k, 0.0)
+        nav.velocity_to(pose, goal, [], k * 0.01)
+    assert c.goal_moved_m < 0.12 and c.goal_moved_min_period_s == pytest.approx(0.1)
+    assert nav.plans == 1 + 5  # one plan per 0.1 s, not one per tick
+    # a goal that stays put replans only at replan_period_s
+    nav2 = Navigator(FIELD)
+    for k in range(0, 51):
+        nav2.velocity_to(pose, Pose2D(2.0, 0.0, 0.0), [], k * 0.01)
+    assert nav2.plans == 1 + int(0.5 / c.replan_period_s)
