@@ -649,63 +649,33 @@ class ParticleFilter:
     def _summary(self) -> tuple[Pose2D, np.ndarray, float]:
         if self._cache is not None:
             return self._cache
-        xyt = self.particles_xyt
         w = np.exp(self.log_weights)
         w /= w.sum()
-        # the estimate is the weighted mean of one cluster (within 1 m and 45 degrees of a
-        # seed): a mean over two mirror twins would be nowhere. The seed is the previous
-        # estimate moved by odometry while that cluster keeps at least half the weight, else
-        # the heaviest cell of a coarse (0.5 m, 0.5 m, 45 deg) histogram.
-        near = dx = dy = dt = None
+        # the estimate is the weighted mean of one cluster (within 1 m and 0.8 rad of a seed):
+        # a mean over two mirror twins would be nowhere. The seed is the previous estimate
+        # moved by odometry while that cluster keeps at least half the weight, else the
+        # heaviest cell of a coarse (0.5 m, 0.5 m, 45 deg) histogram.
         seed = self._seed
-        wn = None
-        mass = 0.0
-        if seed is not None:
-            dx, dy, dt, near = self._near(seed)
-            if near.all():  # the usual case: the cluster is the whole cloud, no copies needed
-                wn = w
-                mass = float(w.sum())
-            else:
-                wn = w[near]
-                mass = float(wn.sum())
-                dx, dy, dt = dx[near], dy[near], dt[near]
-            if mass < 0.5:
-                near = None
-        if near is None:
-            hx = self.field.half_length_m + self.config.border_m + 1.0
-            hy = self.field.half_width_m + self.config.border_m + 1.0
-            nx, ny, nt = int(2 * hx / 0.5) + 1, int(2 * hy / 0.5) + 1, 8
-            ix = np.clip(((xyt[:, 0] + hx) * 2.0).astype(int), 0, nx - 1)
-            iy = np.clip(((xyt[:, 1] + hy) * 2.0).astype(int), 0, ny - 1)
-            it = np.clip(((xyt[:, 2] + math.pi) * (nt / _TWO_PI)).astype(int), 0, nt - 1)
-            cell = (ix * ny + iy) * nt + it
-            hist = np.bincount(cell, weights=w, minlength=nx * ny * nt)
-            in_seed = cell == int(np.argmax(hist))
-            ws = w[in_seed]
-            sx = float(ws @ xyt[in_seed, 0]) / float(ws.sum())
-            sy = float(ws @ xyt[in_seed, 1]) / float(ws.sum())
-            st = math.atan2(float(ws @ np.sin(xyt[in_seed, 2])), float(ws @ np.cos(xyt[in_seed, 2])))
-            seed = Pose2D(sx, sy, st)
-            dx, dy, dt, near = self._near(seed)
-            wn = w[near]
-            mass = float(wn.sum())
-            dx, dy, dt = dx[near], dy[near], dt[near]
-        wr = wn / mass
-        mdx, mdy = float(wr @ dx), float(wr @ dy)
-        mdt = math.atan2(float(wr @ np.sin(dt)), float(wr @ np.cos(dt)))
-        est = Pose2D(seed.x_m + mdx, seed.y_m + mdy, wrap_angle_rad(seed.theta_rad + mdt))
+        cluster = self._cluster(seed, w, 0.5) if seed is not None else None
+        if seed is None or cluster is None:
+            seed = self._histogram_seed(w)
+            cluster = self._cluster(seed, w, 0.0)
+        assert cluster is not None  # the heaviest cell's own particles are in its cluster
+        wr, dev, mass = cluster
+        # the offsets from the seed lie within 0.8 rad in heading, so their plain weighted
+        # mean and spread need no wrapping
+        mean = wr @ dev
+        est = Pose2D(seed.x_m + float(mean[0]), seed.y_m + float(mean[1]),
+                     wrap_angle_rad(seed.theta_rad + float(mean[2])))
         self._seed = est
         # covariance of that cluster; the weight elsewhere (a mirror twin, stray injected
         # particles) lowers the confidence instead
-        dev = np.empty((dx.shape[0], 3))  # as np.stack(..., axis=1) lays it out, cheaper
-        np.subtract(dx, mdx, out=dev[:, 0])
-        np.subtract(dy, mdy, out=dev[:, 1])
-        dev[:, 2] = _wrap(dt - mdt)
-        cov = (dev * wr[:, None]).T @ dev
+        cov = (dev * wr[:, None]).T @ dev - np.outer(mean, mean)
         cov = 0.5 * (cov + cov.T)
         c = self.config
-        xy_std = math.sqrt(max(0.0, cov[0, 0] + cov[1, 1]))
-        th_std = math.sqrt(max(0.0, cov[2, 2]))
+        var_x, var_y, var_t = cov.diagonal().tolist()
+        xy_std = math.sqrt(max(0.0, var_x + var_y))
+        th_std = math.sqrt(max(0.0, var_t))
         spread = math.exp(-math.log(2.0) * ((xy_std / c.confidence_xy_std_m) ** 2
                                             + (th_std / c.confidence_theta_std_rad) ** 2))
         fit = min(1.0, max(0.0, self._fit / 0.6))
@@ -713,13 +683,43 @@ class ParticleFilter:
         self._cache = (est, cov, conf)
         return self._cache
 
-    def _near(self, seed: Pose2D) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Offsets of every particle from ``seed`` and the mask of those within its cluster."""
+    def _cluster(self, seed: Pose2D, w: np.ndarray,
+                 min_mass: float) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """The particles within 1 m and 0.8 rad of ``seed``: their weights normalised over the
+        cluster, their offsets (K, 3) from the seed, and the cluster's share of the weight;
+        None when that share is below ``min_mass`` (or nothing)."""
+        dev = self.particles_xyt - (seed.x_m, seed.y_m, seed.theta_rad)
+        dev[:, 2] = _wrap(dev[:, 2])
+        dx, dy, dt = dev[:, 0], dev[:, 1], dev[:, 2]
+        near = dx * dx + dy * dy < 1.0
+        near &= np.abs(dt) < 0.8
+        if near.all():  # the usual case: the cluster is the whole cloud, no copies needed
+            wn = w
+        else:
+            wn, dev = w[near], dev[near]
+        mass = float(wn.sum())
+        if mass < min_mass or mass <= 0.0:
+            return None
+        return wn / mass, dev, mass
+
+    def _histogram_seed(self, w: np.ndarray) -> Pose2D:
+        """The weighted mean of the heaviest cell of a (0.5 m, 0.5 m, 45 deg) histogram."""
         xyt = self.particles_xyt
-        dx = xyt[:, 0] - seed.x_m
-        dy = xyt[:, 1] - seed.y_m
-        dt = _wrap(xyt[:, 2] - seed.theta_rad)
-        return dx, dy, dt, (dx * dx + dy * dy < 1.0) & (np.abs(dt) < 0.8)
+        hx = self.field.half_length_m + self.config.border_m + 1.0
+        hy = self.field.half_width_m + self.config.border_m + 1.0
+        nx, ny, nt = int(2 * hx / 0.5) + 1, int(2 * hy / 0.5) + 1, 8
+        ix = np.clip(((xyt[:, 0] + hx) * 2.0).astype(int), 0, nx - 1)
+        iy = np.clip(((xyt[:, 1] + hy) * 2.0).astype(int), 0, ny - 1)
+        it = np.clip(((xyt[:, 2] + math.pi) * (nt / _TWO_PI)).astype(int), 0, nt - 1)
+        cell = (ix * ny + iy) * nt + it
+        hist = np.bincount(cell, weights=w, minlength=nx * ny * nt)
+        in_seed = cell == int(np.argmax(hist))
+        ws = w[in_seed]
+        total = float(ws.sum())
+        sx = float(ws @ xyt[in_seed, 0]) / total
+        sy = float(ws @ xyt[in_seed, 1]) / total
+        st = math.atan2(float(ws @ np.sin(xyt[in_seed, 2])), float(ws @ np.cos(xyt[in_seed, 2])))
+        return Pose2D(sx, sy, st)
 
     def estimate(self) -> Pose2D:
         """The most likely pose: the weighted mean of the strongest particle cluster."""
