@@ -157,7 +157,8 @@ class WorldModel:
         # game situation
         self.wait_for_opponent_kickoff = False
         self._wait_start_s = 0.0
-        self._wait_ref_ball: tuple[float, float] | None = None
+        self._wait_ref_odom: tuple[float, float] | None = None  # the ball when the wait began
+        self._wait_ref_count = 0  # sightings averaged into it
         self._wait_moved_count = 0
         self._wait_last_sighting_s = _NEVER_S
         self._prev_game_state = ""
@@ -245,7 +246,9 @@ class WorldModel:
     def _see_ball(self, x_robot_m: float, y_robot_m: float, now: float) -> None:
         ox, oy = self.odometry.transform_point(x_robot_m, y_robot_m)
         prev = self._ball_odom
-        if prev is not None and now - self.ball_last_seen_s < 0.5:
+        if prev is not None and now - self.ball_last_seen_s >= _BALL_TRACK_GAP_S:
+            prev = None  # an old memory is no track to smooth: the ball may have been moved since
+        if prev is not None:
             jump_m = math.hypot(ox - prev[0], oy - prev[1])
             if jump_m > 1.5:
                 # an outlier (false detection) unless the next frame agrees with it
@@ -443,12 +446,12 @@ class WorldModel:
             # SET -> PLAY: the kick-off. A dropped ball (nobody's kick-off) makes nobody wait.
             dropped = gc.get("gc_kick_off_team", 0) in _NOBODY_KICKS_OFF
             if not kickoff_ours and not dropped:
-                self._start_wait(now, default_ref=(0.0, 0.0))
+                self._start_wait(now)
         elif opponent_set_play:
             # during the opponents' set piece we wait throughout; the 10 s start at its end
-            self._start_wait(now, default_ref=None)
+            self._start_wait(now)
         elif self._prev_opponent_set_play and sub_type == "NONE":
-            self._start_wait(now, default_ref=None)
+            self._start_wait(now)
         elif sub_type == "FREE_KICK" and set_play_ours:
             self.wait_for_opponent_kickoff = False
         self._prev_game_state = state
@@ -458,13 +461,14 @@ class WorldModel:
         if self.wait_for_opponent_kickoff and not opponent_set_play:
             self._check_wait_over(now)
 
-    def _start_wait(self, now: float, default_ref: tuple[float, float] | None) -> None:
-        """Wait from now; the ball's reference spot is the kick-off spot when given (the laws
-        put the ball there), else the current estimate (the set-piece spot)."""
+    def _start_wait(self, now: float) -> None:
+        """Wait from now. Whether the ball moved is judged in the odometry frame (a jump of
+        the pose estimate moves the field-frame ball too), against the mean of the first
+        sightings of the wait: one far sighting is too noisy to be the reference."""
         self.wait_for_opponent_kickoff = True
         self._wait_start_s = now
-        ball = self.best_ball_field()
-        self._wait_ref_ball = default_ref if default_ref is not None else ball
+        self._wait_ref_odom = None
+        self._wait_ref_count = 0
         self._wait_moved_count = 0
         self._wait_last_sighting_s = self.ball_last_seen_s
 
@@ -472,22 +476,24 @@ class WorldModel:
         if now - self._wait_start_s >= self.kickoff_wait_s:
             self.wait_for_opponent_kickoff = False
             return
-        ball = self.best_ball_field()
-        if ball is None:
-            return
-        if self._wait_ref_ball is None:
-            self._wait_ref_ball = ball
-            return
-        if self.ball_last_seen_s == self._wait_last_sighting_s:
-            return  # judge each camera sighting once
+        ball = self._ball_odom
+        if ball is None or self.ball_last_seen_s == self._wait_last_sighting_s:
+            return  # judge each own camera sighting once
         self._wait_last_sighting_s = self.ball_last_seen_s
-        moved_m = math.hypot(ball[0] - self._wait_ref_ball[0], ball[1] - self._wait_ref_ball[1])
-        # far balls are seen with more noise: the threshold grows with the distance, and a few
-        # consecutive sightings must agree, so that noise does not release us early
-        threshold_m = max(self.kickoff_ball_move_m, 0.08 * self.ball_distance_m + 0.05)
+        ref, n = self._wait_ref_odom, self._wait_ref_count
+        if ref is None or n < _WAIT_REF_SIGHTINGS:
+            # the reference: the running mean of the wait's first sightings
+            ref = ball if ref is None else (ref[0] + (ball[0] - ref[0]) / (n + 1), ref[1] + (ball[1] - ref[1]) / (n + 1))
+            self._wait_ref_odom, self._wait_ref_count = ref, n + 1
+            return
+        moved_m = math.hypot(ball[0] - ref[0], ball[1] - ref[1])
+        # far balls are seen with more noise: the threshold grows with the distance, and several
+        # consecutive sightings must agree, so that noise does not release us early (a kick
+        # moves the ball much further; a missed one costs at most the rest of the 10 s)
+        threshold_m = max(self.kickoff_ball_move_m, 0.1 * self.ball_distance_m + 0.1)
         if moved_m > threshold_m:
             self._wait_moved_count += 1
-            if self._wait_moved_count >= 3:
+            if self._wait_moved_count >= _WAIT_MOVED_SIGHTINGS:
                 self.wait_for_opponent_kickoff = False
         else:
             self._wait_moved_count = 0
@@ -562,6 +568,9 @@ class WorldModel:
 
 
 _MISSING = object()
+_BALL_TRACK_GAP_S = 0.5  # sightings further apart start a new track (no smoothing, no outlier test)
+_WAIT_REF_SIGHTINGS = 3  # sightings averaged into the kick-off wait's reference ball
+_WAIT_MOVED_SIGHTINGS = 4  # consecutive sightings away from it that end the wait
 # the keys write_blackboard writes, in the order of its values
 _WM_KEYS = ("ball_location_known", "ball_out", "tm_ball_pos_reliable", "wait_for_opponent_kickoff",
             "robot_pose_field", "robot_x_m", "robot_y_m", "robot_theta_rad", "localization_confidence",

@@ -148,6 +148,32 @@ def test_opponent_kickoff_waits_until_the_ball_moved(wm: WorldModel) -> None:
     assert not wm.wait_for_opponent_kickoff
 
 
+def test_a_jump_of_the_pose_estimate_does_not_end_the_kickoff_wait(wm: WorldModel) -> None:
+    # the ball lies still 1 m ahead; the localizer then jumps 0.5 m sideways (a relocalization):
+    # the ball moves 0.5 m in the field frame but not in the odometry frame
+    loc = FakeLocalizer(Pose2D(-1.0, 0.0, 0.0))
+    run_game(wm, loc, 0.0, 1.0, gc("SET"), ball_at=lambda t: (1.0, 0.0))
+    run_game(wm, loc, 1.0, 2.0, gc("PLAY"), ball_at=lambda t: (1.0, 0.0))
+    assert wm.wait_for_opponent_kickoff
+    loc.pose = Pose2D(-1.0, 0.5, 0.0)
+    run_game(wm, loc, 2.0, 4.0, gc("PLAY"), ball_at=lambda t: (1.0, 0.0))
+    assert wm.ball_field == pytest.approx((0.0, 0.5))
+    assert wm.wait_for_opponent_kickoff
+
+
+def test_a_stale_ball_memory_is_not_the_kickoff_wait_reference(wm: WorldModel) -> None:
+    # the ball was last seen 3 m away long before the kick-off (the referee has since put it
+    # on the centre mark): the first sighting during the wait is the reference
+    loc = FakeLocalizer(Pose2D(-1.0, 0.0, 0.0))
+    run_game(wm, loc, 0.0, 0.5, gc("SET"), ball_at=lambda t: (3.0, 0.0))
+    run_game(wm, loc, 0.5, 3.0, gc("SET"))
+    run_game(wm, loc, 3.0, 3.1, gc("PLAY"))
+    run_game(wm, loc, 3.1, 5.0, gc("PLAY"), ball_at=lambda t: (1.0, 0.0))
+    assert wm.wait_for_opponent_kickoff
+    run_game(wm, loc, 5.0, 5.5, gc("PLAY"), ball_at=lambda t: (1.4, 0.0))  # now it rolls
+    assert not wm.wait_for_opponent_kickoff
+
+
 def test_opponent_kickoff_wait_ends_after_10_s(wm: WorldModel) -> None:
     loc = FakeLocalizer(Pose2D(-1.0, 0.0, 0.0))
     run_game(wm, loc, 0.0, 0.5, gc("SET"), ball_at=lambda t: (1.0, 0.0))
