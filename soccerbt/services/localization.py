@@ -562,6 +562,12 @@ class ParticleFilter:
         """Replace random particles with poses the current detections suggest."""
         cands = self._candidates(groups)
         if cands.shape[0] > 0:
+            # a pose off the field and its border is no pose of a robot in play: a pair of
+            # noisy far detections (or one landmark seen twice) can map there
+            hx = self.field.half_length_m + self.config.border_m
+            hy = self.field.half_width_m + self.config.border_m
+            cands = cands[(np.abs(cands[:, 0]) <= hx) & (np.abs(cands[:, 1]) <= hy)]
+        if cands.shape[0] > 0:
             # keep only candidates that explain the whole frame reasonably well
             ll, count = self._log_likelihood(cands, groups)
             good = ll / count > -0.5 * self.config.obs_gate_sigmas ** 2 * 0.5

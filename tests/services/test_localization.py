@@ -325,3 +325,18 @@ def test_row_sums_follow_numpys_pairwise_order(rows):
     per = rng.random((40, rows)) * rng.choice([1e-3, 1.0, 1e3], size=(40, rows))
     # what the per-particle layout summed; the filter sums the transposed layout by rows
     assert np.array_equal(_sum_rows(np.ascontiguousarray(per.T), 0, rows), per.sum(axis=1))
+
+
+def test_injected_particles_stay_on_the_field_and_its_border(monkeypatch):
+    # two far detections of one kind can pair into poses off the field; none may be injected
+    pf = ParticleFilter(FIELD, 200, rng=np.random.default_rng(3))
+    pf.reset_to(Pose2D(0.0, 0.0, 0.0))
+    before = pf.particles()
+    candidates = np.array([[9.5, 0.0, 0.0], [0.0, 7.0, 1.0], [2.0, 1.0, 0.5]])  # only the last is on
+    monkeypatch.setattr(pf, "_candidates", lambda groups: candidates.copy())
+    groups = pf._group([Detection("T", 2.0, 0.0), Detection("T", 3.0, 1.0)])
+    pf._inject(groups, 50)
+    after = pf.particles()
+    changed = np.any(after != before, axis=1)
+    assert changed.sum() == 50
+    assert np.all(np.abs(after[changed, 0] - 2.0) < 0.6) and np.all(np.abs(after[changed, 1] - 1.0) < 0.6)
