@@ -14,13 +14,14 @@ Detections come out in the robot frame, listed per robot; the World hands them o
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterator
 from itertools import chain, compress
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from soccerbt.world._fast import DETECTION_SETTERS, make_detection
+from soccerbt.world._fast import DetectionTwin, make_detection
 from soccerbt.world.config import CameraConfig, NoiseConfig
 from soccerbt.world.field import FeatureKind, Field
 from soccerbt.world.types import BALL, ROBOT, Detection, Team
@@ -99,8 +100,8 @@ class CameraModel:
             grid = _GRIDS[key] = {}
         self._grid: dict[int, list[tuple]] = grid
         self._bands: dict[float, tuple[float, float]] = {}
-        self._draws: Iterator[tuple[float, float, float, float, float]] = iter(())
-        self._j = _DRAW_BLOCK  # nothing drawn yet
+        self._draws: Iterator[tuple[float, float, float, float, float]] = iter(())  # none left
+        self._left: Iterator[float] = iter(())  # the block's first column: how many are left
         self._false_on = not self.perfect and (noise.false_ball_per_frame > 0.0 or noise.false_feature_per_frame > 0.0)
         bmax = camera.ball_max_range_m
         self._ball_max2 = bmax * bmax
@@ -112,7 +113,7 @@ class CameraModel:
     @property
     def draw_index(self) -> int:
         """How many candidates used the current block of random numbers (for snapshots)."""
-        return self._j
+        return _DRAW_BLOCK - operator.length_hint(self._left)
 
     def _band(self, tilt_rad: float) -> tuple[float, float]:
         """(lowest forward distance seen on the ground, highest), cached per tilt."""
@@ -156,14 +157,25 @@ class CameraModel:
         rows = self._static
         return [tuple(compress(rows, flags)) for flags in ok.tolist()]
 
-    def _refill(self, rng: np.random.Generator) -> None:
+    def _refill(self, rng: np.random.Generator) -> Iterator[tuple[float, float, float, float, float]]:
         """A new block of random numbers (one generator call per many frames), handed out one
-        tuple per candidate: (miss, team, range, bearing, confidence). A zip, not a list of
-        tuples: it builds no tuple in advance and reuses its result tuple once unpacked."""
-        u = rng.random(2 * _DRAW_BLOCK).tolist()
-        n = rng.standard_normal(3 * _DRAW_BLOCK).tolist()
-        self._draws = zip(u[0::2], u[1::2], n[0::3], n[1::3], n[2::3])
-        self._j = 0
+        tuple per candidate: (miss uniform, team uniform, range normal, bearing error in rad,
+        confidence error) - the last two already times their sigmas (numpy multiplies as
+        Python does, bit for bit).
+
+        Columns listed through the transposed blocks, then zipped: no tuple built in advance
+        (the zip reuses its result once unpacked). The frame loop refills when it runs out;
+        draw_index reads the first column's length.
+        """
+        noise = self.noise
+        uniform = rng.random(2 * _DRAW_BLOCK).reshape(_DRAW_BLOCK, 2).T
+        normal = rng.standard_normal(3 * _DRAW_BLOCK).reshape(_DRAW_BLOCK, 3).T
+        normal[1] *= noise.bearing_sigma_rad
+        normal[2] *= noise.confidence_sigma
+        u_miss, u_team = uniform.tolist()
+        self._left = iter(u_miss)
+        self._draws = zip(self._left, u_team, *normal.tolist())
+        return self._draws
 
     def frame(self, rng: np.random.Generator, active: list[RobotState],
               ball: BallState) -> dict[int, list[Detection]]:
@@ -185,11 +197,9 @@ class CameraModel:
         perfect = self.perfect
         noise = self.noise
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
-        sb, sr, sbear, sc = noise.range_sigma_base_m, noise.range_sigma_rel, noise.bearing_sigma_rad, noise.confidence_sigma
+        sb, sr = noise.range_sigma_base_m, noise.range_sigma_rel
         p_team = noise.team_recognition_probability
-        j, draws = self._j, self._draws  # the random-number block and the next candidate's place
-        block = _DRAW_BLOCK
-        new_obj, (set_kind, set_x, set_y, set_conf, set_team) = object.__new__, DETECTION_SETTERS
+        draws = self._draws  # the rest of the random-number block
         # the target rows of the ball and of the robots, built once per frame, not per observer
         ball_rows = ((ball.x_m, ball.y_m, False, self._ball_max2, self._ball_info, None),)
         robot_max2, robot_info = self._robot_max2, self._robot_info
@@ -272,33 +282,27 @@ class CameraModel:
                 if perfect:
                     rows.append(make_detection(kind, dx * ct + dy * st, dy * ct - dx * st, 1.0, team))
                     continue
-                if j >= block:
-                    self._refill(rng)
-                    j, draws = 0, self._draws
-                u_miss, u_team, n_range, n_bearing, n_conf = next(draws)
-                j += 1
+                try:
+                    u_miss, u_team, n_range, b, c_error = next(draws)
+                except StopIteration:  # the block is used up
+                    draws = self._refill(rng)
+                    u_miss, u_team, n_range, b, c_error = next(draws)
                 d = sqrt(d2)
                 if u_miss < miss0 + miss_m * d:
                     continue
                 x = dx * ct + dy * st
                 y = dy * ct - dx * st
                 a = (sb / d + sr) * n_range
-                b = sbear * n_bearing
                 x, y = x + x * a - y * b, y + y * a + x * b
                 closeness = 1.0 - 0.5 * d / max_r
-                c = closeness + sc * n_conf
+                c = closeness + c_error
                 c = 1.0 if c > 1.0 else (0.05 if c < 0.05 else c)
-                # make_detection inlined (a call per detection costs a fifth of building it)
-                det = new_obj(Detection)
-                set_kind(det, kind)
-                set_x(det, x)
-                set_y(det, y)
-                set_conf(det, c)
-                set_team(det, team if u_team < p_team * closeness else None)
+                # make_detection inlined (a call costs a third of building the detection)
+                det = DetectionTwin(kind, x, y, c, team if u_team < p_team * closeness else None)
+                det.__class__ = Detection
                 rows.append(det)
             if rows:
                 out[obs._index] = rows
-        self._j = j
         if self._false_on:
             # now and then a ball or landmark where there is none, listed after the true ones:
             # five uniforms per standing robot, drawn once the frame's candidates took theirs

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from soccerbt.world._fast import OBSERVATION_SETTERS, POSE_SETTERS
+from soccerbt.world._fast import ObservationsTwin, PoseTwin
 from soccerbt.world.config import BallConfig, BodyConfig, CameraConfig, NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sensors import CameraModel
@@ -59,7 +59,6 @@ __all__ = ["World", "WorldConfig", "NoiseConfig", "CameraConfig", "BodyConfig", 
 
 _FRONT_COS = math.cos(math.radians(60.0))  # the feet push the ball within +-60 deg of heading
 _TOUCH_EVENT_GAP_S = 0.5  # a dribbling robot reports one touch per this interval
-_new = object.__new__
 
 
 class RobotState:
@@ -228,6 +227,8 @@ class World:
         self._fall_rate_dt = noise.spontaneous_fall_rate_per_s * self.dt_s
         self._frame_rate_hz = self.config.camera.frame_rate_hz
         f, rr = self.field, self.config.body.radius_m
+        self._touch_m = 2.0 * rr  # robot centres closer than this are in contact
+        self._goal_posts = f.goal_posts
         self._post_reach_m = rr + f.goal_post_diameter_m / 2.0  # robot centre to post centre, touching
         self._near_goal_x_m = f.half_length_m - self._post_reach_m
         self._robot_lx_m = f.half_length_m + f.border_strip_m - rr  # the carpet's edge for a robot's centre
@@ -443,23 +444,15 @@ class World:
                 detections = tuple(rows)
         odometry = robot._odo_pose
         if odometry is None:  # it moved since the last observation (standing robots keep theirs)
-            odometry = robot._odo_pose = _new(Pose2D)
-            set_x, set_y, set_theta = POSE_SETTERS
-            set_x(odometry, robot._odo_x)
-            set_y(odometry, robot._odo_y)
-            set_theta(odometry, robot._odo_th)
-        obs = robot._obs = _new(Observations)
-        set_t, set_frame, set_detections, set_odometry, set_yaw, set_fallen, set_pan, set_tilt = OBSERVATION_SETTERS
-        set_t(obs, self.t_s)
-        set_frame(obs, frame_now)
-        set_detections(obs, detections)
-        set_odometry(obs, odometry)
-        set_yaw(obs, robot._imu_yaw)
-        set_fallen(obs, robot.fallen and not robot.removed)
-        set_pan(obs, robot.head_pan_rad)
-        set_tilt(obs, robot.head_tilt_rad)
+            odometry = PoseTwin(robot._odo_x, robot._odo_y, robot._odo_th)
+            odometry.__class__ = Pose2D
+            robot._odo_pose = odometry
+        obs = ObservationsTwin(self.t_s, frame_now, detections, odometry, robot._imu_yaw,
+                               robot.fallen and not robot.removed, robot.head_pan_rad, robot.head_tilt_rad)
+        obs.__class__ = Observations
+        robot._obs = obs
         robot._obs_step = step
-        return obs
+        return obs  # type: ignore[return-value]
 
     def limits_of(self, robot_id: RobotId) -> RobotLimits:
         return self._robot(robot_id).limits
@@ -669,19 +662,15 @@ class World:
 
     def _step_collisions(self, t: float) -> None:
         """Robots push each other apart (and may fall); posts and the carpet's edge stop them."""
-        body = self.config.body
-        rr = body.radius_m
-        min_d = 2.0 * rr
+        min_d = self._touch_m
         min_d2 = min_d * min_d
         active = self._on_field
-        contacts: set[int] = set()
-        fall_k = self.config.noise.collision_fall_probability_per_mps
+        contacts: set[int] | None = None  # made at the first contact (most steps have none)
         n = len(active)
         xs = [r.x_m for r in active]
-        ys = [r.y_m for r in active]
         reach_x = min_d * (1.0 + 1e-9)  # a margin over rounding: the exact test follows
         for i in range(n - 1):
-            ax, ay = xs[i], ys[i]
+            ax = xs[i]
             lo, hi = ax - reach_x, ax + reach_x
             for j in range(i + 1, n):
                 bx = xs[j]
@@ -690,11 +679,12 @@ class World:
                 dx = bx - ax
                 if dx >= min_d or dx <= -min_d:
                     continue
-                dy = ys[j] - ay
+                a, b = active[i], active[j]  # y read from the robots: xs and they move together
+                ay = a.y_m
+                dy = b.y_m - ay
                 d2 = dx * dx + dy * dy
                 if d2 >= min_d2:
                     continue
-                a, b = active[i], active[j]
                 d = math.sqrt(d2)
                 if d > 1e-9:
                     nx, ny = dx / d, dy / d
@@ -704,13 +694,15 @@ class World:
                 ax -= nx * half
                 ay -= ny * half
                 lo, hi = ax - reach_x, ax + reach_x
-                xs[i], ys[i] = ax, ay
+                xs[i] = ax
                 xs[j] += nx * half
-                ys[j] += ny * half
                 a.x_m, a.y_m = ax, ay
-                b.x_m, b.y_m = xs[j], ys[j]
+                b.x_m, b.y_m = xs[j], b.y_m + ny * half
                 key = a._index * 256 + b._index if a._index < b._index else b._index * 256 + a._index
+                if contacts is None:
+                    contacts = set()
                 contacts.add(key)
+                fall_k = self.config.noise.collision_fall_probability_per_mps
                 if key not in self._contacts and fall_k > 0.0:
                     approach = (a._wvx - b._wvx) * nx + (a._wvy - b._wvy) * ny
                     p = fall_k * max(0.0, approach)
@@ -718,25 +710,30 @@ class World:
                         for victim in (a, b):
                             if not victim.fallen and self.rng.random() < p:
                                 self._fall(victim)
-        self._contacts = contacts
+        if contacts is not None:
+            self._contacts = contacts
+        elif self._contacts:
+            self._contacts = set()
         reach, near_goal_x, lx, ly = self._post_reach_m, self._near_goal_x_m, self._robot_lx_m, self._robot_ly_m
-        posts = self.field.goal_posts
         for r in active:
-            if abs(r.x_m) > near_goal_x:
-                for px, py in posts:
+            x = r.x_m
+            if x > near_goal_x or x < -near_goal_x:
+                for px, py in self._goal_posts:
                     dx, dy = r.x_m - px, r.y_m - py
                     d2 = dx * dx + dy * dy
                     if d2 < reach * reach:
                         d = math.sqrt(d2)
                         nx, ny = (dx / d, dy / d) if d > 1e-9 else (1.0, 0.0)
                         r.x_m, r.y_m = px + nx * reach, py + ny * reach
-            if r.x_m > lx:
+                x = r.x_m
+            if x > lx:
                 r.x_m = lx
-            elif r.x_m < -lx:
+            elif x < -lx:
                 r.x_m = -lx
-            if r.y_m > ly:
+            y = r.y_m
+            if y > ly:
                 r.y_m = ly
-            elif r.y_m < -ly:
+            elif y < -ly:
                 r.y_m = -ly
 
     def _step_ball(self, t_prev: float, t: float) -> None:
