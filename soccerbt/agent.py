@@ -35,7 +35,7 @@ from soccerbt.blackboard.schema import default_blackboard_values
 from soccerbt.gamecontroller.adapter import PenaltyEnded, PenaltyStarted
 from soccerbt.services.planning import Role, TeamMessage, cost_to_ball
 from soccerbt.services.world_model import TeammateInfo
-from soccerbt.world.types import Detection, Observations, Pose2D, RobotCommand, RobotId, wrap_angle_rad
+from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, wrap_angle_rad
 
 __all__ = ["Agent", "AgentEvent", "ReloadResult", "TeamAdapter", "TreeLike", "tree_files", "node_path_of"]
 
@@ -156,7 +156,7 @@ class Agent:
     def __init__(self, robot: RobotId, driver: Any, context: Any, tree_path: str | os.PathLike[str],
                  load_tree: Callable[[Path], TreeLike], *, gc_adapter: Any = None, team: Any = None,
                  pad: Any = None, estop: Any = None, reload_period_s: float = 1.0,
-                 estimate_period_s: float = 0.1, frames_per_update: int = 2,
+                 estimate_period_s: float = 0.1,
                  on_event: Callable[[AgentEvent], None] | None = None) -> None:
         self.robot = robot
         self.name = str(robot)
@@ -170,9 +170,6 @@ class Agent:
         self.estop = estop
         self.reload_period_s = reload_period_s
         self.estimate_period_s = estimate_period_s
-        if frames_per_update < 1:
-            raise ValueError(f"frames_per_update must be 1 or more, got {frames_per_update}")
-        self.frames_per_update = frames_per_update
         self.on_event = on_event
         self.now_s = 0.0
         self.ticks = 0
@@ -188,7 +185,6 @@ class Agent:
         self._odom_at_predict: Pose2D | None = None  # odometry when the localizer last moved
         self._belief: _Belief | None = None  # the localizer's output when last read
         self._next_estimate_s = -math.inf  # when the localizer's estimate is read next
-        self._pending: list[tuple[Pose2D, tuple[Detection, ...]]] = []  # frames not yet weighed
         self._files = tree_files(self.tree_path)
         self._watched = self._files  # the files whose modification times are checked
         self._loaded_stamp = _stamp(self._files)
@@ -250,14 +246,11 @@ class Agent:
         self._manual_control_state = control_state
 
     def _localize(self, obs: Observations, gc_events: list[Any]) -> Any:
-        """The localizer weighs the camera's features in batches of ``frames_per_update``
-        frames: the odometry since the previous batch moves the particles, then the batch's
-        features weigh them, the older frames' features moved into the newest frame by the
-        odometry between (a filter update costs the same for one feature as for ten: numpy's
-        per-call overhead dominates at this size). The estimate is read every
-        ``estimate_period_s`` on a camera frame and carried forward by the odometry in between.
-        A penalty (picked up, put back at the touch line) resets the belief to the touch-line
-        entry. Returns what the world model reads."""
+        """The localizer runs at the camera's rate: on a camera frame the odometry since the
+        previous frame moves the particles, then the frame's features weigh them. The
+        estimate is read every ``estimate_period_s`` on a camera frame and carried forward by
+        the odometry in between. A penalty (picked up, put back at the touch line) resets the
+        belief to the touch-line entry. Returns what the world model reads."""
         localizer = self.context.localizer
         if localizer is None:
             return None
@@ -268,12 +261,13 @@ class Agent:
             if reset is not None:
                 reset()
             self._odom_at_predict = obs.odometry
-            self._pending.clear()
             self._belief = None
-        if obs.camera_frame and obs.detections and not obs.fallen:
-            self._pending.append((obs.odometry, obs.detections))
-            if len(self._pending) >= self.frames_per_update:
-                self._weigh_pending(localizer, obs.odometry)
+        if obs.camera_frame:
+            if obs.odometry != self._odom_at_predict:
+                localizer.predict(_odometry_delta(self._odom_at_predict, obs.odometry))
+                self._odom_at_predict = obs.odometry
+            if obs.detections and not obs.fallen:
+                localizer.update(obs.detections)
         if self._belief is None or (obs.camera_frame and self.now_s >= self._next_estimate_s):
             # the estimate (a cluster mean and covariance) costs about as much as weighing a
             # frame: read at estimate_period_s, it belongs to the odometry of the last predict
@@ -284,25 +278,6 @@ class Agent:
             return b
         moved = _odometry_delta(b.odometry, obs.odometry)
         return _Belief(b.pose_field.compose(moved), b.confidence, b.odometry)
-
-    def _weigh_pending(self, localizer: Any, odometry: Pose2D) -> None:
-        """Move the particles by the odometry since the last batch and weigh them by the
-        pending frames' features, each expressed in the robot frame at ``odometry``."""
-        if odometry != self._odom_at_predict:
-            localizer.predict(_odometry_delta(self._odom_at_predict, odometry))
-            self._odom_at_predict = odometry
-        pending = self._pending
-        detections: list[Detection] = []
-        for frame_odometry, frame in pending:
-            if frame_odometry == odometry:
-                detections.extend(frame)
-                continue
-            moved = _odometry_delta(odometry, frame_odometry)  # the older robot frame, seen from now
-            for d in frame:
-                x_m, y_m = moved.transform_point(d.x_m, d.y_m)
-                detections.append(Detection(d.kind, x_m, y_m, d.confidence, d.team))
-        pending.clear()
-        localizer.update(detections)
 
     def _tick(self) -> RobotCommand:
         """One ``tick_exactly_once()``; the command the nodes built, or a stop when a node raised."""

@@ -237,14 +237,12 @@ class FakeLocalizer:
         self.updates = 0
         self.resets = 0
         self.estimates = 0
-        self.weighed: list[list] = []
 
     def predict(self, delta: Pose2D) -> None:
         self.predicted.append(delta)
 
     def update(self, detections) -> None:
         self.updates += 1
-        self.weighed.append(list(detections))
 
     def reset_touch_line_entry(self) -> None:
         self.resets += 1
@@ -260,8 +258,7 @@ class FakeLocalizer:
 def test_the_localizer_runs_at_camera_frames_and_odometry_carries_the_pose_between() -> None:
     from soccerbt.world.types import Detection
 
-    agent, driver, _ = make_agent(lambda t: "SUCCESS", gc_adapter=GameControllerAdapter(1, ROBOT.number),
-                                  frames_per_update=1)
+    agent, driver, _ = make_agent(lambda t: "SUCCESS", gc_adapter=GameControllerAdapter(1, ROBOT.number))
     loc = FakeLocalizer()
     agent.context.localizer = loc
     driver.odometry = Pose2D(0.0, 1.0, math.pi / 2)
@@ -294,33 +291,6 @@ def test_the_localizer_runs_at_camera_frames_and_odometry_carries_the_pose_betwe
     agent.step(0.11)
     assert loc.estimates == 2 and loc.updates == 2
     assert agent.blackboard["robot_pose_field"] == Pose2D(1.0, 2.0, 0.5)  # the filter's own estimate
-
-
-def test_the_localizer_weighs_two_camera_frames_at_once_the_older_moved_by_odometry() -> None:
-    from soccerbt.world.types import Detection
-
-    agent, driver, _ = make_agent(lambda t: "SUCCESS", gc_adapter=GameControllerAdapter(1, ROBOT.number))
-    assert agent.frames_per_update == 2
-    loc = FakeLocalizer()
-    agent.context.localizer = loc
-    agent.step(0.01)
-    driver.camera_frame, driver.detections = True, (Detection("T", 2.0, 0.0),)
-    driver.odometry = Pose2D(0.1, 0.0, 0.0)
-    agent.step(0.02)  # a first frame waits for the second
-    assert loc.predicted == [] and loc.updates == 0
-    driver.detections = (Detection("X", 1.0, 1.0), Detection("L", 3.0, -1.0))
-    driver.odometry = Pose2D(0.3, 0.0, math.pi / 2)  # 0.2 m on, then a quarter turn left
-    agent.step(0.03)
-    assert len(loc.predicted) == 1 and loc.updates == 1
-    d = loc.predicted[0]
-    assert (d.x_m, d.y_m, d.theta_rad) == (pytest.approx(0.3), pytest.approx(0.0), pytest.approx(math.pi / 2))
-    first, *newest = loc.weighed[0]
-    # the T seen 2 m ahead from (0.1, 0, 0) lies at (2.1, 0) in the odometry frame: from
-    # (0.3, 0) facing +y it is 1.8 m to the right
-    assert (first.kind, first.x_m, first.y_m) == ("T", pytest.approx(0.0, abs=1e-12), pytest.approx(-1.8))
-    assert newest == list(driver.detections)  # the newest frame as it was seen
-    with pytest.raises(ValueError, match="frames_per_update"):
-        make_agent(frames_per_update=0)
 
 
 def test_a_penalty_resets_the_localizer_to_the_touch_line_entry() -> None:
