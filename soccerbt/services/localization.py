@@ -174,6 +174,12 @@ class ParticleFilterConfig:
     max_inject_fraction: float = 0.25
     inject_min_detections: int = 2
     inject_keep_heading_side: bool = True  # injected mirror twins follow the believed heading
+    # while the long-term fit stays above this the robot is taken as not kidnapped: a poor
+    # frame is a misread or an ambiguous view (a symmetric set of corners looks the same from
+    # the other half), so only candidates near the estimate are injected
+    global_inject_below_slow_fit: float = 0.4
+    local_inject_m: float = 1.0
+    local_inject_rad: float = 0.5
     # confidence: spread at which confidence halves
     confidence_xy_std_m: float = 0.35
     confidence_theta_std_rad: float = 0.25
@@ -578,6 +584,15 @@ class ParticleFilter:
                 flip = np.abs(_wrap(cands[:, 2] - heading)) > math.pi / 2.0
                 cands[flip, 0:2] *= -1.0
                 cands[flip, 2] += math.pi
+        c = self.config
+        if self._w_slow is not None and self._w_slow >= c.global_inject_below_slow_fit:
+            est = self.estimate()
+            near = ((np.hypot(cands[:, 0] - est.x_m, cands[:, 1] - est.y_m) <= c.local_inject_m)
+                    & (np.abs(_wrap(cands[:, 2] - est.theta_rad)) <= c.local_inject_rad))
+            cands = cands[near]
+            if cands.shape[0] == 0:
+                return  # nothing near: no kidnap to recover from, and nothing to refresh
+        if cands.shape[0] > 0:
             pick = self.rng.integers(0, cands.shape[0], n_inject)
             new = cands[pick] + self.rng.normal(0.0, 1.0, (n_inject, 3)) * np.array([0.1, 0.1, 0.05])
         else:

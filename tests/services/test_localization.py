@@ -340,3 +340,24 @@ def test_injected_particles_stay_on_the_field_and_its_border(monkeypatch):
     changed = np.any(after != before, axis=1)
     assert changed.sum() == 50
     assert np.all(np.abs(after[changed, 0] - 2.0) < 0.6) and np.all(np.abs(after[changed, 1] - 1.0) < 0.6)
+
+
+def test_a_well_localized_filter_injects_only_near_its_estimate(monkeypatch):
+    # a symmetric view (corners that look alike from the other half) suggests a far pose; while
+    # the long-term fit is good that is no kidnap, and only the near candidate is injected
+    pf = ParticleFilter(FIELD, 200, rng=np.random.default_rng(5))
+    pf.reset_to(Pose2D(-3.0, 1.0, 0.3), (0.05, 0.05, 0.02))
+    far, near = [3.0, -1.0, 0.3], [-2.8, 1.1, 0.35]
+    monkeypatch.setattr(pf, "_candidates", lambda groups: np.array([far, near]))
+    monkeypatch.setattr(pf, "_log_likelihood", lambda xyt, groups: (np.zeros(xyt.shape[0]), 2))
+    groups = pf._group([Detection("T", 2.0, 0.0), Detection("T", 3.0, 1.0)])
+    pf._fit = pf._w_fast = 0.3
+    pf._w_slow = pf.config.global_inject_below_slow_fit + 0.2
+    pf._inject(groups, 60)
+    xy = pf.particles()
+    assert np.all(np.hypot(xy[:, 0] + 3.0, xy[:, 1] - 1.0) < 1.0)
+    # once the long-term fit has dropped too (a real kidnap), far candidates come in
+    pf._w_slow = pf.config.global_inject_below_slow_fit - 0.2
+    pf._inject(groups, 60)
+    xy = pf.particles()
+    assert np.sum(np.hypot(xy[:, 0] - 3.0, xy[:, 1] + 1.0) < 0.5) > 10
