@@ -59,30 +59,6 @@ def _wrap(a: np.ndarray) -> np.ndarray:
     return t
 
 
-def _sum_rows(a: np.ndarray, lo: int, n: int) -> np.ndarray:
-    """The sum of rows ``a[lo:lo + n]`` in the order numpy sums each row of the transposed,
-    C-contiguous array (``a.T.sum(axis=1)``: pairwise in blocks of eight), bit for bit."""
-    if n < 8:
-        res = a[lo].copy()
-        for i in range(lo + 1, lo + n):
-            res += a[i]
-        return res
-    if n <= 128:
-        r = [a[lo + j].copy() for j in range(8)]
-        i, end = lo + 8, lo + n - n % 8
-        while i < end:
-            for j in range(8):
-                r[j] += a[i + j]
-            i += 8
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        for i in range(end, lo + n):
-            res += a[i]
-        return res
-    n2 = n // 2
-    n2 -= n2 % 8
-    return _sum_rows(a, lo, n2) + _sum_rows(a, lo + n2, n - n2)
-
-
 @runtime_checkable
 class Localizer(Protocol):
     """What the brain needs from a self-localization algorithm (team frame)."""
@@ -417,7 +393,10 @@ class ParticleFilter:
 
         All detections are mapped into the field by every particle at once; the squared
         distance to the nearest landmark of the detection's kind is read from precomputed
-        grids (a likelihood field), so the cost is O(particles x detections).
+        grids (a likelihood field), so the cost is O(particles x detections). At the sizes of
+        a game (a few hundred particles, one to three detections) numpy's per-call overhead is
+        the cost, so the work is laid out for few calls: one row per detection, the
+        per-detection factors folded into scalars or columns.
         """
         c = self.config
         grids = self._grids
@@ -430,26 +409,30 @@ class ParticleFilter:
             kinds = list(groups)
             det = np.concatenate([groups[k] for k in kinds])
             offsets = np.repeat(np.array([grids.offset[k] for k in kinds], dtype=np.intp),
-                                [groups[k].shape[0] for k in kinds])
-        # one row per detection, one column per particle: every numpy call then runs one long
-        # inner loop instead of one short loop per particle. The same operations in the same
-        # order as the plain formula (bit-identical weights), written in place: numpy's
-        # per-call overhead dominates at this size
-        d0, d1 = det[:, 0:1], det[:, 1:2]
-        r2 = d0 ** 2 + d1 ** 2
-        inv_var = 1.0 / (c.obs_sigma_m ** 2 + c.obs_sigma_per_m ** 2 * r2)
+                                [groups[k].shape[0] for k in kinds])[:, None]
+        m = det.shape[0]
+        inv_cell = 1.0 / grids.cell_m
+        gate = -0.5 * c.obs_gate_sigmas ** 2
         th = xyt[:, 2]
         cos, sin = np.cos(th), np.sin(th)
-        inv_cell = 1.0 / grids.cell_m
-        gx = d0 * cos
-        gx -= d1 * sin
-        gx *= inv_cell
-        gx += (xyt[:, 0] - grids.x0_m) * inv_cell
-        gy = d0 * sin
-        gy += d1 * cos
-        gy *= inv_cell
-        gy += (xyt[:, 1] - grids.y0_m) * inv_cell
-        ix = gx.astype(np.intp)
+        # the particles' grid coordinates; the detections scaled to grid cells
+        px = (xyt[:, 0] - grids.x0_m) * inv_cell
+        py = (xyt[:, 1] - grids.y0_m) * inv_cell
+        if m == 1:
+            dx, dy = float(det[0, 0]), float(det[0, 1])
+            scale = -0.5 / (c.obs_sigma_m ** 2 + c.obs_sigma_per_m ** 2 * (dx * dx + dy * dy))
+            dx *= inv_cell
+            dy *= inv_cell
+        else:
+            scale = -0.5 / (c.obs_sigma_m ** 2 + c.obs_sigma_per_m ** 2 * (det * det).sum(axis=1, keepdims=True))
+            dx, dy = det[:, 0:1] * inv_cell, det[:, 1:2] * inv_cell
+        gx = cos * dx
+        gx -= sin * dy
+        gx += px
+        gy = sin * dx
+        gy += cos * dy
+        gy += py
+        ix = gx.astype(np.intp)  # np.clip costs three times a maximum and a minimum here
         np.maximum(ix, 0, out=ix)
         np.minimum(ix, grids.nx - 1, out=ix)
         iy = gy.astype(np.intp)
@@ -457,15 +440,10 @@ class ParticleFilter:
         np.minimum(iy, grids.ny - 1, out=iy)
         ix *= grids.ny
         ix += iy
-        if isinstance(offsets, np.ndarray):
-            ix += offsets[:, None]
-        else:
-            ix += offsets
-        per = grids.flat.take(ix) * inv_var  # float32 distances, float64 terms
-        np.minimum(per, c.obs_gate_sigmas ** 2, out=per)
-        total = _sum_rows(per, 0, per.shape[0])
-        total *= -0.5
-        return total, det.shape[0]
+        ix += offsets
+        per = grids.flat.take(ix) * scale  # float32 squared distances, float64 terms
+        np.maximum(per, gate, out=per)
+        return (per if m == 1 else per.sum(axis=0)), m
 
     def update(self, detections: Sequence[Detection]) -> None:
         """Weigh the particles by one frame of detections, resample, inject when lost."""

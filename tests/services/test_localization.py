@@ -317,16 +317,6 @@ def test_wrap_matches_the_remainder_formula_bit_for_bit():
     assert _wrap(np.zeros(0)).shape == (0,)
 
 
-@pytest.mark.parametrize("rows", [1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 127, 128, 129, 300])
-def test_row_sums_follow_numpys_pairwise_order(rows):
-    from soccerbt.services.localization import _sum_rows
-
-    rng = np.random.default_rng(rows)
-    per = rng.random((40, rows)) * rng.choice([1e-3, 1.0, 1e3], size=(40, rows))
-    # what the per-particle layout summed; the filter sums the transposed layout by rows
-    assert np.array_equal(_sum_rows(np.ascontiguousarray(per.T), 0, rows), per.sum(axis=1))
-
-
 def test_injected_particles_stay_on_the_field_and_its_border(monkeypatch):
     # two far detections of one kind can pair into poses off the field; none may be injected
     pf = ParticleFilter(FIELD, 200, rng=np.random.default_rng(3))
@@ -361,3 +351,28 @@ def test_a_well_localized_filter_injects_only_near_its_estimate(monkeypatch):
     pf._inject(groups, 60)
     xy = pf.particles()
     assert np.sum(np.hypot(xy[:, 0] - 3.0, xy[:, 1] + 1.0) < 0.5) > 10
+
+
+def test_the_likelihood_is_the_gated_sum_over_detections_of_the_grid_distances():
+    # every detection mapped by every particle; its squared distance to the nearest landmark of
+    # its kind, over the detection's variance, clipped at the gate: summed per particle
+    pf = ParticleFilter(FIELD, 50, rng=np.random.default_rng(8))
+    xyt = pf.particles_xyt
+    c = pf.config
+    groups = {"T": np.array([[2.0, 0.5]]), "L": np.array([[1.0, -1.0], [3.5, 2.0]])}
+    for g in ({"T": groups["T"]}, groups):
+        got, count = pf._log_likelihood(xyt, g)
+        expected = np.zeros(xyt.shape[0])
+        for kind, det in g.items():
+            lm = np.array([(f.x_m, f.y_m) for f in FIELD.features_of(FeatureKind(kind))])
+            for dx, dy in det:
+                var = c.obs_sigma_m ** 2 + c.obs_sigma_per_m ** 2 * (dx * dx + dy * dy)
+                for i, (x, y, th) in enumerate(xyt):
+                    px = x + math.cos(th) * dx - math.sin(th) * dy
+                    py = y + math.sin(th) * dx + math.cos(th) * dy
+                    d2 = float(np.min((lm[:, 0] - px) ** 2 + (lm[:, 1] - py) ** 2))
+                    expected[i] += -0.5 * min(d2 / var, c.obs_gate_sigmas ** 2)
+        assert count == sum(d.shape[0] for d in g.values())
+        # the grid's 4 cm cells: distances within a cell of the exact ones
+        assert np.allclose(got, expected, atol=0.6)
+        assert np.corrcoef(got, expected)[0, 1] > 0.99
