@@ -194,14 +194,17 @@ class CameraModel:
         r_occ = cam.occluder_radius_m
         r_occ2 = r_occ * r_occ
         r_occ_cone = r_occ * math.sqrt(1.0 + tan * tan)  # footprint reaching into the view cone
+        behind = -r_occ  # a robot this far behind the camera neither hides nor is seen
+        inf = math.inf
         perfect = self.perfect
         noise = self.noise
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
         sb, sr = noise.range_sigma_base_m, noise.range_sigma_rel
         p_team = noise.team_recognition_probability
         draws = self._draws  # the rest of the random-number block
+        new_twin = object.__new__
         # the target rows of the ball and of the robots, built once per frame, not per observer
-        ball_rows = ((ball.x_m, ball.y_m, False, self._ball_max2, self._ball_info, None),)
+        ball_row = (ball.x_m, ball.y_m, False, self._ball_max2, self._ball_info, None)
         robot_max2, robot_info = self._robot_max2, self._robot_info
         others = [(r.x_m, r.y_m, r, (r.x_m, r.y_m, True, robot_max2, robot_info, r.team)) for r in active]
         bands, grid = self._bands, self._grid  # the caches of _band and _candidates, read inline
@@ -218,15 +221,15 @@ class CameraModel:
             low, far = band if band is not None else self._band(obs.head_tilt_rad)
             # the other robots first: every target's occlusion test needs the occluders (robots
             # whose footprint reaches into the field of view), which are also the robots that
-            # may be seen (listed last)
+            # may be seen, listed after the landmarks and the ball
             occluders = []
-            robot_rows = []
-            nearest2 = math.inf  # squared distance of the nearest occluder
+            later = [ball_row]
+            nearest2 = inf  # squared distance of the nearest occluder
             for qx, qy, other, row in others:
                 dx = qx - ox
                 dy = qy - oy
                 fwd = dx * ch + dy * sh
-                if fwd <= -r_occ or other is obs:  # behind the camera: neither hides nor is seen
+                if fwd <= behind or other is obs:
                     continue
                 lat = dy * ch - dx * sh
                 if lat < 0.0:
@@ -237,7 +240,7 @@ class CameraModel:
                 occluders.append((dx, dy))
                 if d2 < nearest2:
                     nearest2 = d2
-                robot_rows.append(row)
+                later.append(row)
             # a target nearer than sqrt(nearest^2 - r^2) cannot be behind anyone
             clear2 = nearest2 - r_occ2
             bins = grid.get(int((ox + x0) * _INV_CELL) * 4096 + int((oy + y0) * _INV_CELL))
@@ -248,7 +251,7 @@ class CameraModel:
             # each target in one pass, none kept in between: the view test (in front, inside the
             # ground band - tall targets need only their base not beyond its far edge - within
             # the horizontal field of view and the range), occlusion, then noise
-            for fx, fy, tall, max_r2, info, team in chain(candidates, ball_rows, robot_rows):
+            for fx, fy, tall, max_r2, info, team in chain(candidates, later):
                 dx = fx - ox  # world-frame offset from the camera
                 dy = fy - oy
                 fwd = dx * ch + dy * sh
@@ -265,7 +268,6 @@ class CameraModel:
                     # hidden: a robot's centre projects strictly between camera and target and
                     # lies within its radius of the ray (a robot target itself projects onto the
                     # target, along = d2: never its own occluder)
-                    along_max = d2 * (1.0 - 1e-9)
                     perp_max = r_occ2 * d2
                     hidden = False
                     for qx, qy in occluders:
@@ -273,7 +275,7 @@ class CameraModel:
                         perp = qx * dy - qy * dx  # distance off the ray, times d
                         if perp * perp < perp_max:
                             along = qx * dx + qy * dy  # fraction along the ray, times d2
-                            if 0.0 < along < along_max:
+                            if 0.0 < along < d2 * (1.0 - 1e-9):
                                 hidden = True
                                 break
                     if hidden:
@@ -297,8 +299,14 @@ class CameraModel:
                 closeness = 1.0 - 0.5 * d / max_r
                 c = closeness + c_error
                 c = 1.0 if c > 1.0 else (0.05 if c < 0.05 else c)
-                # make_detection inlined (a call costs a third of building the detection)
-                det = DetectionTwin(kind, x, y, c, team if u_team < p_team * closeness else None)
+                # make_detection inlined, its twin's __init__ too (each call costs a third of
+                # building the detection)
+                det = new_twin(DetectionTwin)
+                det.kind = kind
+                det.x_m = x
+                det.y_m = y
+                det.confidence = c
+                det.team = team if u_team < p_team * closeness else None
                 det.__class__ = Detection
                 rows.append(det)
             if rows:

@@ -59,6 +59,7 @@ __all__ = ["World", "WorldConfig", "NoiseConfig", "CameraConfig", "BodyConfig", 
 
 _FRONT_COS = math.cos(math.radians(60.0))  # the feet push the ball within +-60 deg of heading
 _TOUCH_EVENT_GAP_S = 0.5  # a dribbling robot reports one touch per this interval
+_new = object.__new__
 
 
 class RobotState:
@@ -233,6 +234,8 @@ class World:
         self._near_goal_x_m = f.half_length_m - self._post_reach_m
         self._robot_lx_m = f.half_length_m + f.border_strip_m - rr  # the carpet's edge for a robot's centre
         self._robot_ly_m = f.half_width_m + f.border_strip_m - rr
+        self._carpet_x_m = f.half_length_m + f.border_strip_m  # the ball stops at the carpet's edge
+        self._carpet_y_m = f.half_width_m + f.border_strip_m
 
     # --- robots in and out ----------------------------------------------------------------
 
@@ -431,7 +434,8 @@ class World:
     def observe_state(self, robot: RobotState) -> Observations:
         """``observe`` for a RobotState already looked up (drivers keep theirs: no id hashing).
 
-        Every robot calls it at every step: make_pose and make_observations are inlined.
+        Every robot calls it at every step: make_pose and make_observations are inlined, their
+        twins' ``__init__`` too (soccerbt.world._fast).
         """
         step = self.step_count
         if robot._obs_step == step:  # set together with _obs
@@ -444,11 +448,21 @@ class World:
                 detections = tuple(rows)
         odometry = robot._odo_pose
         if odometry is None:  # it moved since the last observation (standing robots keep theirs)
-            odometry = PoseTwin(robot._odo_x, robot._odo_y, robot._odo_th)
+            odometry = _new(PoseTwin)
+            odometry.x_m = robot._odo_x
+            odometry.y_m = robot._odo_y
+            odometry.theta_rad = robot._odo_th
             odometry.__class__ = Pose2D
             robot._odo_pose = odometry
-        obs = ObservationsTwin(self.t_s, frame_now, detections, odometry, robot._imu_yaw,
-                               robot.fallen and not robot.removed, robot.head_pan_rad, robot.head_tilt_rad)
+        obs = _new(ObservationsTwin)
+        obs.t_s = self.t_s
+        obs.camera_frame = frame_now
+        obs.detections = detections
+        obs.odometry = odometry
+        obs.imu_yaw_rad = robot._imu_yaw
+        obs.fallen = robot.fallen and not robot.removed
+        obs.head_pan_rad = robot.head_pan_rad
+        obs.head_tilt_rad = robot.head_tilt_rad
         obs.__class__ = Observations
         robot._obs = obs
         robot._obs_step = step
@@ -717,7 +731,7 @@ class World:
         reach, near_goal_x, lx, ly = self._post_reach_m, self._near_goal_x_m, self._robot_lx_m, self._robot_ly_m
         for r in active:
             x = r.x_m
-            if x > near_goal_x or x < -near_goal_x:
+            if x > near_goal_x or x < -near_goal_x:  # (nearer the centre it is within lx too)
                 for px, py in self._goal_posts:
                     dx, dy = r.x_m - px, r.y_m - py
                     d2 = dx * dx + dy * dy
@@ -726,10 +740,10 @@ class World:
                         nx, ny = (dx / d, dy / d) if d > 1e-9 else (1.0, 0.0)
                         r.x_m, r.y_m = px + nx * reach, py + ny * reach
                 x = r.x_m
-            if x > lx:
-                r.x_m = lx
-            elif x < -lx:
-                r.x_m = -lx
+                if x > lx:
+                    r.x_m = lx
+                elif x < -lx:
+                    r.x_m = -lx
             y = r.y_m
             if y > ly:
                 r.y_m = ly
@@ -759,11 +773,14 @@ class World:
                 vy *= k
             ball.vx_mps, ball.vy_mps = vx, vy
         self._ball_robots(t)
-        self._ball_posts_and_nets(px, py)
-        if ball.in_play:
-            self._ball_out(t, px, py)
         f = self.field
-        lx, ly = f.half_length_m + f.border_strip_m, f.half_width_m + f.border_strip_m
+        # the two calls below do nothing away from the goals and inside the lines: not made then
+        if abs(ball.x_m) >= f.half_length_m - 0.5:
+            self._ball_posts_and_nets(px, py)
+        rb = ball.radius_m
+        if ball.in_play and (abs(ball.x_m) > f.half_length_m + rb or abs(ball.y_m) > f.half_width_m + rb):
+            self._ball_out(t, px, py)
+        lx, ly = self._carpet_x_m, self._carpet_y_m
         if abs(ball.x_m) > lx or abs(ball.y_m) > ly:  # the carpet ends: the ball stops there
             ball.x_m = max(-lx, min(lx, ball.x_m))
             ball.y_m = max(-ly, min(ly, ball.y_m))
@@ -826,7 +843,7 @@ class World:
         f = self.field
         rb = ball.radius_m
         hx = f.half_length_m
-        if abs(ball.x_m) < hx - 0.5:
+        if abs(ball.x_m) < hx - 0.5:  # (_step_ball calls only when it is not)
             return
         post_r = f.goal_post_diameter_m / 2.0
         reach = rb + post_r
