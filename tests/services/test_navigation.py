@@ -261,9 +261,9 @@ def test_follower_reaches_the_goal_pose_around_obstacles_within_limits():
         for o in obs:
             assert p.distance_to(o.x_m, o.y_m) >= o.radius_m + r_robot
     assert t < 20.0  # about 6.5 m of walking at up to 0.8 m/s
-    period_s = nav.config.replan_period_s  # the default: 0.2 s
-    assert period_s == pytest.approx(0.2)
-    assert t / period_s - 2 <= nav.plans <= t / period_s + 2  # replanned at that rate
+    c = nav.config  # checked every 0.2 s, replanned when blocked or 1 s old
+    assert (c.replan_period_s, c.max_path_age_s) == (pytest.approx(0.2), pytest.approx(1.0))
+    assert t / c.max_path_age_s - 2 <= nav.plans <= t / c.replan_period_s + 2
 
 
 def test_follower_respects_caller_limits_and_turns_on_the_spot_at_the_end():
@@ -301,11 +301,11 @@ def test_path_follower_alone_walks_a_path():
     assert abs(pose.theta_rad) < 0.05
 
 
-def test_obstacles_are_read_only_when_the_navigator_replans():
+def test_obstacles_are_read_only_when_the_navigator_checks_or_replans_its_path():
     nav = Navigator(FIELD)
     reads = []
 
-    def obstacles():  # a generator: nothing is built until the planner iterates it
+    def obstacles():  # a generator: nothing is built until the navigator iterates it
         reads.append(1)
         yield Obstacle(0.0, 0.4, 0.25)
 
@@ -313,7 +313,24 @@ def test_obstacles_are_read_only_when_the_navigator_replans():
     for k in range(100):
         vx, vy, vth = nav.velocity_to(pose, Pose2D(2.0, 0.0, 0.0), obstacles(), k * 0.01)
         pose = pose.compose(Pose2D(vx * 0.01, vy * 0.01, vth * 0.01))
-    assert len(reads) == nav.plans == 5  # 1 s at 5 Hz (replan_period_s 0.2 s)
+    # 1 s: planned once, then the path checked at 5 Hz (the obstacle stays off the path)
+    assert nav.plans == 1
+    assert len(reads) == 5
+
+
+def test_an_obstacle_that_moves_onto_the_path_replans_at_the_next_check():
+    nav = Navigator(FIELD)
+    pose, goal = Pose2D(-2.0, 0.0, 0.0), Pose2D(2.0, 0.0, 0.0)
+    nav.velocity_to(pose, goal, [Obstacle(0.0, 2.0, 0.25)], 0.0)
+    assert nav.plans == 1 and np.all(np.abs(nav.path.points[:, 1]) < 1e-9)  # straight
+    for k in range(1, 15):  # at 0.1 s a robot steps onto the straight line
+        obstacles = [Obstacle(0.0, 2.0 if k < 10 else 0.0, 0.25)]
+        nav.velocity_to(pose, goal, obstacles, k * 0.01)
+    assert nav.plans == 1  # the checks come every 0.2 s
+    for k in range(15, 21):
+        nav.velocity_to(pose, goal, [Obstacle(0.0, 0.0, 0.25)], k * 0.01)
+    assert nav.plans == 2  # the check at 0.2 s found it
+    assert np.min(np.hypot(nav.path.points[:, 0], nav.path.points[:, 1])) > 0.5  # around it
 
 
 def test_a_goal_that_keeps_moving_replans_at_most_every_goal_moved_min_period():
@@ -328,8 +345,8 @@ def test_a_goal_that_keeps_moving_replans_at_most_every_goal_moved_min_period():
         nav.velocity_to(pose, goal, [], k * 0.01)
     assert c.goal_moved_m < 0.12 and c.goal_moved_min_period_s == pytest.approx(0.1)
     assert nav.plans == 1 + 5  # one plan per 0.1 s, not one per tick
-    # a goal that stays put replans only at replan_period_s
+    # a goal that stays put, with a clear path, replans only when the path is max_path_age_s old
     nav2 = Navigator(FIELD)
-    for k in range(0, 51):
+    for k in range(0, 151):
         nav2.velocity_to(pose, Pose2D(2.0, 0.0, 0.0), [], k * 0.01)
-    assert nav2.plans == 1 + int(0.5 / c.replan_period_s)
+    assert nav2.plans == 1 + int(1.5 / c.max_path_age_s)
