@@ -9,7 +9,8 @@ behind another robot. Noise then grows with distance: range and bearing errors, 
 confidence, the team colour recognised or not, and now and then a false detection.
 
 Detections come out in the robot frame, listed per robot; the World hands them over in
-``Observations``.
+``Observations``. The frame loop is written for speed (CameraModel says how);
+tests/world/test_camera_reference.py pins it to a plain version of the same model.
 """
 from __future__ import annotations
 
@@ -35,11 +36,14 @@ _INV_CELL = 1.0 / _CELL_M
 _HEADING_BINS = 32  # and heading bins
 _TWO_PI = 2.0 * math.pi
 _BINS_PER_RAD = _HEADING_BINS / _TWO_PI
-_GRIDS: dict[tuple[Field, CameraConfig, NoiseConfig], dict[int, list[tuple]]] = {}  # see CameraModel
-# what the camera may see: x, y (world frame), tall (seen from min range on, whatever the
-# tilt), max range squared, (kind, max range, miss base, miss per metre), team
+# what the camera may see, one row per target: x, y (world frame), tall (seen from the min
+# range on, whatever the tilt), max range squared, (kind, max range, miss base, miss per
+# metre), team
 _Target = tuple[float, float, bool, float, tuple[str, float, float, float], "Team | None"]
-_GRIDS_KEPT = 16  # configurations whose grids are kept (tests make many)
+# the landmark grids (cell -> per heading bin, the landmark rows), one per configuration and
+# shared by its worlds; a few kept (tests make many configurations)
+_GRIDS: dict[tuple[Field, CameraConfig, NoiseConfig], dict[int, list[tuple[_Target, ...]]]] = {}
+_GRIDS_KEPT = 16
 
 
 def ground_band_m(camera: CameraConfig, tilt_rad: float) -> tuple[float, float]:
@@ -67,9 +71,17 @@ class CameraModel:
 
     Plain Python: per robot only a few candidates remain once a grid of (cell, heading) lists
     has ruled out the landmarks that cannot be in view, and numpy calls on arrays that small
-    cost more than they save (measured again in benchmarks/world.py's scenes: one numpy pass
-    for all observers at once, bit-identical, took 81-85 us per 3v3 frame against 48-52 here,
-    and 91-101 us per 4v4 frame against 95-99).
+    cost more than they save (one numpy pass for all observers at once, bit-identical, was
+    measured at 81-85 us per 3v3 frame and 91-101 us per 4v4 frame of benchmarks/world.py's
+    scenes, when this loop took 48-52 and 95-99; it now takes a sixth less than then).
+
+    What keeps the loop short: the grid is computed once per configuration and process (the
+    worlds of a batch or of a benchmark's repeats share it); the ball's and the robots' target
+    rows are built once per frame, not per observer; each target goes through view test,
+    occlusion and noise in one pass, nothing kept in between; the occlusion test looks at the
+    distance off the ray first (most occluders are off to one side); random numbers come from
+    blocks drawn in advance, zipped column by column, with the bearing and confidence errors
+    already scaled; detections are built through their twin (soccerbt.world._fast).
     """
     def __init__(self, field: Field, camera: CameraConfig, noise: NoiseConfig) -> None:
         self.field = field
@@ -90,15 +102,14 @@ class CameraModel:
         self._feature_kinds = sorted({f.kind.value for f in field.features})
         self._x0 = field.half_length_m + field.border_strip_m + 1.0
         self._y0 = field.half_width_m + field.border_strip_m + 1.0
-        # cell -> per heading bin, the landmark rows: shared by the worlds of one configuration
-        # (a batch of matches, a benchmark's repeats), so each cell is computed once per process
+        # the landmark grid of this configuration: each cell is computed once per process
         key = (field, camera, noise)
         grid = _GRIDS.get(key)
         if grid is None:
             if len(_GRIDS) >= _GRIDS_KEPT:
                 _GRIDS.clear()
             grid = _GRIDS[key] = {}
-        self._grid: dict[int, list[tuple]] = grid
+        self._grid: dict[int, list[tuple[_Target, ...]]] = grid
         self._bands: dict[float, tuple[float, float]] = {}
         self._draws: Iterator[tuple[float, float, float, float, float]] = iter(())  # none left
         self._left: Iterator[float] = iter(())  # the block's first column: how many are left
@@ -126,7 +137,7 @@ class CameraModel:
             self._bands[tilt_rad] = band
         return band
 
-    def _candidates(self, x: float, y: float, heading: float) -> tuple:
+    def _candidates(self, x: float, y: float, heading: float) -> tuple[_Target, ...]:
         """Landmarks that may be in view from anywhere in this cell with any head heading in
         this bin (conservative: the exact test follows). Computed for all bins of a cell at
         once, the first time a robot stands in it."""
@@ -137,7 +148,7 @@ class CameraModel:
             bins = self._grid[ix * 4096 + iy] = self._cell_candidates(ix, iy)
         return bins[int((heading % _TWO_PI) * _BINS_PER_RAD) % _HEADING_BINS]
 
-    def _cell_candidates(self, ix: int, iy: int) -> list[tuple]:
+    def _cell_candidates(self, ix: int, iy: int) -> list[tuple[_Target, ...]]:
         cx = (ix + 0.5) * _CELL_M - self._x0
         cy = (iy + 0.5) * _CELL_M - self._y0
         bin_w = _TWO_PI / _HEADING_BINS

@@ -507,6 +507,7 @@ class World:
         fall_rate_dt = self._fall_rate_dt
         cos, sin, sqrt = math.cos, math.sin, math.sqrt
         pi = math.pi
+        neg_pi = -pi  # angles in [-pi, pi) need no wrap_angle_rad (tested as two comparisons)
         for r in self._on_field:
             if r.fallen:
                 self._step_fallen(r, t)
@@ -571,7 +572,9 @@ class World:
                 r.x_m += wvx * dt
                 r.y_m += wvy * dt
                 th += avt * dt
-                r.theta_rad = th if -pi <= th < pi else wrap_angle_rad(th)
+                if th < neg_pi or th >= pi:
+                    th = wrap_angle_rad(th)
+                r.theta_rad = th
                 speed = sqrt(avx * avx + avy * avy)
                 r.distance_walked_m += speed * dt
                 # odometry: the controller's belief, scaled by the calibration error
@@ -583,15 +586,21 @@ class World:
                 r._odo_x += (c * fvx - s * fvy) * k
                 r._odo_y += (s * fvx + c * fvy) * k
                 oth += ovt * dt
-                r._odo_th = oth if -pi <= oth < pi else wrap_angle_rad(oth)
+                if oth < neg_pi or oth >= pi:
+                    oth = wrap_angle_rad(oth)
+                r._odo_th = oth
                 r._odo_pose = None
                 # the gyro sees the true turn
                 if avt != 0.0:
                     yaw = r._imu_yaw + avt * dt
-                    r._imu_yaw = yaw if -pi <= yaw < pi else wrap_angle_rad(yaw)
+                    if yaw < neg_pi or yaw >= pi:
+                        yaw = wrap_angle_rad(yaw)
+                    r._imu_yaw = yaw
             if r._imu_bias:
                 yaw = r._imu_yaw + r._imu_bias_dt
-                r._imu_yaw = yaw if -pi <= yaw < pi else wrap_angle_rad(yaw)
+                if yaw < neg_pi or yaw >= pi:
+                    yaw = wrap_angle_rad(yaw)
+                r._imu_yaw = yaw
             # head joints move toward their targets at limited speed
             pan = r.head_pan_rad
             if pan != r._pan_target:

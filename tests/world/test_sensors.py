@@ -301,3 +301,28 @@ def perfect_world_with(rid: RobotId, pose: Pose2D, ball: tuple[float, float]) ->
     w.add_robot(rid, pose)
     w.place_ball(*ball)
     return w
+
+
+def test_worlds_of_one_configuration_share_the_landmark_grid_and_see_alike():
+    from soccerbt.world import sensors
+
+    def run(config: WorldConfig) -> tuple[World, list]:
+        w = World(config, seed=2)
+        w.add_robot(B1, Pose2D(-2.0, 0.5, 0.3))
+        w.add_robot(R1, Pose2D(2.0, -0.5, math.pi))
+        w.place_ball(0.5, 0.0)
+        w.set_command(B1, RobotCommand(vx_mps=0.3, vtheta_radps=0.4, head_pan_rad=0.6, head_tilt_rad=0.4))
+        w.set_command(R1, RobotCommand(vx_mps=0.2, vtheta_radps=-0.3, head_tilt_rad=0.5))
+        frames = []
+        for _ in range(500):
+            w.step()
+            frames.append((w.observe(B1).detections, w.observe(R1).detections))
+        return w, frames
+
+    sensors._GRIDS.clear()
+    cold, cold_frames = run(WorldConfig())  # computes the cells it visits
+    warm, warm_frames = run(WorldConfig())  # an equal configuration: finds them computed
+    assert warm._camera._grid is cold._camera._grid
+    assert warm_frames == cold_frames and warm.digest() == cold.digest()
+    other, _ = run(WorldConfig(camera=CameraConfig(feature_max_range_m=4.0)))
+    assert other._camera._grid is not cold._camera._grid
