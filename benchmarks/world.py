@@ -13,6 +13,10 @@ put back when it goes out). Three ways, medians of a few repeats:
 Each row says whether it meets the goal of issue 3, at least ``GOAL_X`` (200) x real time on
 one core, by the wall clock and by this process's CPU seconds. Run: ``.venv/bin/python
 benchmarks/world.py [--seconds 30] [--repeats 3]``.
+
+The camera's landmark grid is shared by the worlds of one configuration in a process (as in a
+batch of matches): the first run of each field computes the cells its robots visit, the later
+ones find them, and the medians show the latter, as a match longer than these runs would.
 """
 from __future__ import annotations
 
