@@ -59,7 +59,7 @@ __all__ = ["World", "WorldConfig", "NoiseConfig", "CameraConfig", "BodyConfig", 
 
 _FRONT_COS = math.cos(math.radians(60.0))  # the feet push the ball within +-60 deg of heading
 _TOUCH_EVENT_GAP_S = 0.5  # a dribbling robot reports one touch per this interval
-_new = object.__new__
+_new = object.__new__  # builds the twins of observe_state (soccerbt.world._fast)
 
 
 class RobotState:
