@@ -157,7 +157,7 @@ class WorldModel:
         # game situation
         self.wait_for_opponent_kickoff = False
         self._wait_start_s = 0.0
-        self._wait_ref_odom: tuple[float, float] | None = None  # the ball when the wait began
+        self._wait_ref_odom: tuple[float, float] | None = None  # the ball at the wait's start (odometry frame)
         self._wait_ref_count = 0  # sightings averaged into it
         self._wait_moved_count = 0
         self._wait_last_sighting_s = _NEVER_S
@@ -483,8 +483,9 @@ class WorldModel:
         ref, n = self._wait_ref_odom, self._wait_ref_count
         if ref is None or n < _WAIT_REF_SIGHTINGS:
             # the reference: the running mean of the wait's first sightings
-            ref = ball if ref is None else (ref[0] + (ball[0] - ref[0]) / (n + 1), ref[1] + (ball[1] - ref[1]) / (n + 1))
-            self._wait_ref_odom, self._wait_ref_count = ref, n + 1
+            if ref is not None:
+                ball = (ref[0] + (ball[0] - ref[0]) / (n + 1), ref[1] + (ball[1] - ref[1]) / (n + 1))
+            self._wait_ref_odom, self._wait_ref_count = ball, n + 1
             return
         moved_m = math.hypot(ball[0] - ref[0], ball[1] - ref[1])
         # far balls are seen with more noise: the threshold grows with the distance, and several
