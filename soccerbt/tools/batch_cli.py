@@ -18,13 +18,14 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from soccerbt.match import Match, MatchConfig, default_tree_path
 from soccerbt.tools.batch import (BatchInterrupted, GameOutcome, batch_json, default_jobs, parse_seeds, plan_games,
                                   run_batch, table_lines)
-from soccerbt.tools.run_cli import _positive_float, _team_size
+from soccerbt.tools.run_cli import add_match_shape_arguments
 
 EXIT_INTERRUPTED = 130
 
@@ -54,12 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     colours.add_argument("--swap-colours", action="store_true",
                          help="play every seed twice, each tree once on each side")
     colours.add_argument("--alternate-colours", action="store_true", help="swap the sides of odd seeds")
-    parser.add_argument("--seconds", type=_positive_float, default=None,
-                        help="simulated seconds per match (default: the whole match, two halves)")
-    parser.add_argument("--half", type=_positive_float, default=600.0, help="half length in seconds (default 600)")
-    parser.add_argument("--team-size", type=_team_size, default=None,
-                        help="robots per team (default: 3 AdultSize, 4 KidSize)")
-    parser.add_argument("--field", choices=("adult", "kid"), default="adult", help="field size (default adult)")
+    add_match_shape_arguments(parser)
     parser.add_argument("--tree", default=None, help="XML tree for both A and B (default: our game.xml)")
     parser.add_argument("--blue-tree", default=None, help="tree A: blue unless the colours are swapped")
     parser.add_argument("--red-tree", default=None, help="tree B: red unless the colours are swapped")
@@ -72,7 +68,7 @@ def _colour_mode(args: argparse.Namespace) -> str:
     return "swap" if args.swap_colours else "alternate" if args.alternate_colours else "fixed"
 
 
-def _progress(err: TextIO) -> object:
+def _progress(err: TextIO) -> Callable[[GameOutcome, int, int], None]:
     def report(outcome: GameOutcome, finished: int, total: int) -> None:
         g = outcome.game
         head = f"[{finished}/{total}] seed {g.seed} {g.blue} blue vs {g.red} red:"
@@ -106,7 +102,7 @@ def batch(args: argparse.Namespace) -> int:
     wall_start = time.perf_counter()
     interrupted = False
     try:
-        outcomes = run_batch(games, jobs, None if args.quiet else _progress(err))  # type: ignore[arg-type]
+        outcomes = run_batch(games, jobs, None if args.quiet else _progress(err))
     except BatchInterrupted as stop:
         outcomes = stop.outcomes
         interrupted = True

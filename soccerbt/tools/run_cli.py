@@ -23,18 +23,24 @@ from soccerbt.match import Match, MatchConfig, MatchResult
 PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines
 
 
-def add_match_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that say which match to play (shared by ``run`` and ``view``)."""
+def add_match_shape_arguments(parser: argparse.ArgumentParser) -> None:
+    """How long and how big a match is: ``--seconds``, ``--half``, ``--team-size``, ``--field``
+    (shared by ``run``, ``view`` and ``batch``)."""
     parser.add_argument("--seconds", type=_positive_float, default=None,
-                        help="simulated seconds to play (default: the whole match, two halves)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+                        help="simulated seconds per match (default: the whole match, two halves)")
+    parser.add_argument("--half", type=_positive_float, default=600.0, help="half length in seconds (default 600)")
     parser.add_argument("--team-size", type=_team_size, default=None,
                         help="robots per team (default: 3 AdultSize, 4 KidSize)")
     parser.add_argument("--field", choices=("adult", "kid"), default="adult", help="field size (default adult)")
+
+
+def add_match_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say which match to play (shared by ``run`` and ``view``)."""
+    add_match_shape_arguments(parser)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
     parser.add_argument("--tree", default=None, help="XML tree for both teams (default: our game.xml)")
     parser.add_argument("--blue-tree", default=None, help="XML tree for the blue team")
     parser.add_argument("--red-tree", default=None, help="XML tree for the red team")
-    parser.add_argument("--half", type=_positive_float, default=600.0, help="half length in seconds (default 600)")
     parser.add_argument("--pad", metavar="ROBOT", default=None, help="drive ROBOT (e.g. blue2) with a gamepad")
 
 
