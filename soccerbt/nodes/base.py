@@ -81,7 +81,8 @@ class NodeTickError(RuntimeError):
 class TreeEnv:
     """What every node of one tree shares: clock, timers, wake-up signal, enums, context."""
 
-    __slots__ = ("clock", "enums", "context", "wake_up", "_timers", "_next_timer", "tick_id")
+    __slots__ = ("clock", "enums", "context", "wake_up", "_timers", "_next_timer", "tick_id",
+                 "status_observer", "skip_sink")
 
     def __init__(self, clock: Callable[[], float] | None = None,
                  enums: Mapping[str, int] | None = None, context: Any = None) -> None:
@@ -90,6 +91,10 @@ class TreeEnv:
         self.context = context
         self.wake_up = False
         self.tick_id = 0  # incremented by the Tree before every root tick
+        # set while someone watches the tree (soccerbt.nodes.observe): status changes go to
+        # status_observer(node, previous, status), the uids of skipped nodes to skip_sink
+        self.status_observer: Callable[[Any, NodeStatus, NodeStatus], None] | None = None
+        self.skip_sink: list[int] | None = None
         self._timers: dict[int, tuple[float, Callable[[bool], None]]] = {}
         self._next_timer = 1
 
@@ -223,6 +228,12 @@ class TreeNode(Behaviour):
         self._bt_status = IDLE if st is SKIPPED else st
 
     @property
+    def full_path(self) -> str:
+        """BT.CPP's fullPath: names joined by "/", SubTree instances included; an unnamed
+        node's name is its ID followed by "::" and its uid."""
+        return self.bt_path
+
+    @property
     def node_status(self) -> NodeStatus:
         """The BT.CPP status (IDLE, RUNNING, SUCCESS, FAILURE; never SKIPPED)."""
         return self._bt_status
@@ -281,6 +292,8 @@ class TreeNode(Behaviour):
                 if st is IDLE:
                     self._bad_status(st)
                 self._bt_status = st
+            elif (skipped := self.env.skip_sink) is not None:
+                skipped.append(self.uid)
             mode = self._mode
             if mode:
                 if mode == 2:

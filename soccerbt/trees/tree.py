@@ -3,7 +3,13 @@
 `Tree.root` is the root node (a py_trees Behaviour); `Tree.subtrees` lists every instantiated
 (sub)tree with its blackboard; `Tree.nodes()` walks all nodes depth-first. Each node has
 `.path` (stable, e.g. "MainTree/root/ReactiveSequence[2]"), `.bt_path` (BT.CPP's fullPath),
-`.last_status` (SKIPPED included) and `.node_status` (BT.CPP's stored status).
+`.last_status` (SKIPPED included) and `.node_status` (BT.CPP's stored status). Node uids are
+numbered from 1 in creation order, as BT.CPP numbers them (`Tree.node_by_uid`).
+
+`tree.on_status_change(callback)` reports every status change of every node, in BT.CPP 4.10's
+StatusChangeLogger order, as `StatusChange` objects (see soccerbt.nodes.observe); it returns a
+handle whose `remove()` (or `tree.remove_status_callback(handle)`) stops it. With nobody
+watching, ticking costs what it costs without this feature.
 """
 from __future__ import annotations
 
@@ -13,9 +19,32 @@ from dataclasses import dataclass
 from typing import Any
 
 from soccerbt.nodes.base import TreeEnv, TreeNode
+from soccerbt.nodes.observe import StatusChange, observe, unobserve
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SUCCESS, NodeStatus
 
-__all__ = ["Tree", "SubtreeInfo"]
+__all__ = ["Tree", "SubtreeInfo", "StatusCallbackHandle", "StatusChange"]
+
+StatusObserver = Callable[[TreeNode, NodeStatus, NodeStatus], None]
+
+
+class StatusCallbackHandle:
+    """What `Tree.on_status_change` returns: `remove()` stops the callback (idempotent)."""
+
+    __slots__ = ("_tree", "callback", "raw")
+
+    def __init__(self, tree: Tree, callback: Callable[..., None], raw: bool) -> None:
+        self._tree: Tree | None = tree
+        self.callback = callback
+        self.raw = raw
+
+    def remove(self) -> None:
+        tree, self._tree = self._tree, None
+        if tree is not None:
+            tree.remove_status_callback(self)
+
+    @property
+    def active(self) -> bool:
+        return self._tree is not None
 
 
 @dataclass
@@ -40,6 +69,8 @@ class Tree:
         self.root: TreeNode = subtrees[0].nodes[0]
         self._sleep = sleep or time.sleep
         self.tick_count = 0
+        self._status_handles: list[StatusCallbackHandle] = []
+        self._by_uid: dict[int, TreeNode] | None = None
 
     # -- BT.CPP API ----------------------------------------------------------------------------
 
@@ -106,6 +137,46 @@ class Tree:
         """The root Blackboard (a MutableMapping)."""
         return self.subtrees[0].blackboard
 
+    # -- status changes -------------------------------------------------------------------------
+
+    def on_status_change(self, callback: Callable[[StatusChange], None], *,
+                         raw: bool = False) -> StatusCallbackHandle:
+        """Call `callback(StatusChange)` on every status change of every node, in BT.CPP's
+        logger order. With `raw=True` the callback is `callback(node, previous, status)`
+        instead (no object made per change: what the recorder uses)."""
+        handle = StatusCallbackHandle(self, callback, raw)
+        self._status_handles.append(handle)
+        self._install_observer()
+        return handle
+
+    def remove_status_callback(self, handle: StatusCallbackHandle) -> None:
+        """Stop a callback added by `on_status_change` (unknown handles are ignored)."""
+        if handle in self._status_handles:
+            self._status_handles.remove(handle)
+            handle._tree = None
+            self._install_observer()
+
+    def _install_observer(self) -> None:
+        handles = list(self._status_handles)
+        if not handles:
+            unobserve(self.nodes(), self.env)
+            return
+        env = self.env
+        observer: StatusObserver
+        if len(handles) == 1 and handles[0].raw:
+            observer = handles[0].callback
+        else:
+            def observer(node: TreeNode, previous: NodeStatus, status: NodeStatus) -> None:
+                change = None
+                for h in handles:
+                    if h.raw:
+                        h.callback(node, previous, status)
+                    else:
+                        if change is None:
+                            change = StatusChange(node, previous, status, env.tick_id)
+                        h.callback(change)
+        observe(self.nodes(), env, observer)
+
     # -- inspection ----------------------------------------------------------------------------
 
     def nodes(self) -> Iterator[TreeNode]:
@@ -120,6 +191,16 @@ class Tree:
         """The nodes ticked during the last tick (whatever they returned, SKIPPED included)."""
         tick = self.env.tick_id
         return [n for n in self.nodes() if n.last_tick == tick]
+
+    def node_by_uid(self, uid: int) -> TreeNode | None:
+        """The node with BT.CPP uid `uid` (numbered from 1 in creation order)."""
+        if self._by_uid is None:
+            self._by_uid = {n.uid: n for n in self.nodes()}
+        return self._by_uid.get(uid)
+
+    def nodes_by_uid(self) -> list[TreeNode]:
+        """Every node in uid order (BT.CPP's creation order)."""
+        return sorted(self.nodes(), key=lambda n: n.uid)
 
     def find(self, path: str) -> TreeNode | None:
         """The node whose `.path` or `.bt_path` equals `path`."""
