@@ -171,6 +171,9 @@ class Agent:
         self.reload_period_s = reload_period_s
         self.estimate_period_s = estimate_period_s
         self.on_event = on_event
+        # called as listener(agent, old_tree, new_tree) when a hot reload swaps the tree in,
+        # before the new tree's first tick (the recorder watches the new tree from there)
+        self.tree_listeners: list[Callable[[Agent, TreeLike, TreeLike], None]] = []
         self.now_s = 0.0
         self.ticks = 0
         self.last_status: Any = None
@@ -358,9 +361,11 @@ class Agent:
         new_bb = new_tree.root_blackboard()
         for key, value in list(old_bb.items()):
             new_bb[key] = value
-        self.tree = new_tree
+        old_tree, self.tree = self.tree, new_tree
         self.context.blackboard = new_bb
         self.context.stop()
+        for listener in self.tree_listeners:
+            listener(self, old_tree, new_tree)
 
     @property
     def tree_file_list(self) -> list[Path]:

@@ -62,7 +62,7 @@ def is_strongly_typed(t: type | None) -> bool:
 class Entry:
     """One blackboard entry, shared by every blackboard that resolves to it."""
 
-    __slots__ = ("value", "type_", "converter", "sequence_id", "stamp_s")
+    __slots__ = ("value", "type_", "converter", "sequence_id", "stamp_s", "writer", "writer_seq")
 
     def __init__(
         self,
@@ -75,6 +75,10 @@ class Entry:
         self.converter: Callable[[str], object] | None = converter
         self.sequence_id: int = 0
         self.stamp_s: float | None = None
+        # who made the write numbered writer_seq (a node uid), stamped by tree nodes while a
+        # recorder tracks writers; a later unstamped write (an adapter's) leaves it stale
+        self.writer: object = None
+        self.writer_seq: int = -1
 
     def __repr__(self) -> str:
         kind = btcpp_type_name(self.type_) if self.type_ is not None else "any"

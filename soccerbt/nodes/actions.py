@@ -62,7 +62,7 @@ class ScriptNode(_ScriptHolder, SyncActionNode):
     def bt_tick(self) -> NodeStatus:
         self._load_executor()
         if self._executor is not None:
-            self._executor(self.bb)
+            self.run_script(self._executor)
         return SUCCESS
 
 
@@ -129,6 +129,7 @@ class SetBlackboardNode(SyncActionNode):
                     raise LogicError(f"Can't convert string [{out_value}] to type "
                                      f"[{btcpp_type_name(dst.type_)}]: {exc}") from None
         bb.set_any(output_key, out_value)  # set<BT::Any>: a new entry takes the value's type
+        self.stamp_write(output_key)
         return SUCCESS
 
 

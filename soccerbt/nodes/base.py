@@ -82,7 +82,7 @@ class TreeEnv:
     """What every node of one tree shares: clock, timers, wake-up signal, enums, context."""
 
     __slots__ = ("clock", "enums", "context", "wake_up", "_timers", "_next_timer", "tick_id",
-                 "status_observer", "skip_sink")
+                 "status_observer", "skip_sink", "track_writers", "status_log", "ticked")
 
     def __init__(self, clock: Callable[[], float] | None = None,
                  enums: Mapping[str, int] | None = None, context: Any = None) -> None:
@@ -95,6 +95,12 @@ class TreeEnv:
         # status_observer(node, previous, status), the uids of skipped nodes to skip_sink
         self.status_observer: Callable[[Any, NodeStatus, NodeStatus], None] | None = None
         self.skip_sink: list[int] | None = None
+        # while true, nodes stamp the entries they write with their uid (Entry.writer)
+        self.track_writers = False
+        # while a list, status changes are appended to it as (node, previous, status) tuples
+        self.status_log: list[tuple[Any, NodeStatus, NodeStatus]] | None = None
+        # the nodes ticked since the root tick began (the Tree clears it before each root tick)
+        self.ticked: list[Any] = []
         self._timers: dict[int, tuple[float, Callable[[bool], None]]] = {}
         self._next_timer = 1
 
@@ -209,7 +215,6 @@ class TreeNode(Behaviour):
         self.path = cfg.path or name
         self.registration_id = cfg.registration_id or type(self).__name__
         self.last_status = IDLE  # the last status execute_tick returned (SKIPPED included)
-        self.last_tick = -1      # env.tick_id of that tick
         self._pre = pre_conditions(cfg.pre)
         post = cfg.post
         self._post = tuple(post) if any(p is not None for p in post) else None
@@ -226,6 +231,12 @@ class TreeNode(Behaviour):
     def status(self, value: PTStatus) -> None:
         st = _PT_TO_NS.get(value, IDLE)
         self._bt_status = IDLE if st is SKIPPED else st
+
+    @property
+    def last_tick(self) -> int:
+        """The tree's tick id when this node was ticked in the latest root tick, else -1."""
+        env = self.env
+        return env.tick_id if any(n is self for n in env.ticked) else -1
 
     @property
     def full_path(self) -> str:
@@ -308,7 +319,7 @@ class TreeNode(Behaviour):
         except Exception as exc:
             raise NodeTickError(self, exc) from exc
         self.last_status = st
-        self.last_tick = self.env.tick_id
+        self.env.ticked.append(self)
         return st
 
     def _bad_status(self, st: Any) -> NodeStatus:
@@ -349,18 +360,46 @@ class TreeNode(Behaviour):
         bb = self.bb
         if st is SUCCESS:
             if post[2] is not None:
-                post[2](bb)
+                post[2](bb) if not self.env.track_writers else self.run_script(post[2])
         elif post[1] is not None:
-            post[1](bb)
+            post[1](bb) if not self.env.track_writers else self.run_script(post[1])
         if post[3] is not None:
-            post[3](bb)
+            post[3](bb) if not self.env.track_writers else self.run_script(post[3])
 
     def halt_node(self) -> None:
         """BT.CPP haltNode: halt(), then the `_onHalted` script."""
         self.halt()
         post = self._post
         if post is not None and post[0] is not None:
-            post[0](self.bb)
+            self.run_script(post[0])
+
+    def run_script(self, script: Any) -> object:
+        """Run a compiled script on this node's blackboard. While writers are tracked
+        (`env.track_writers`), the entries it changed are stamped with this node's uid."""
+        bb = self.bb
+        if not self.env.track_writers:
+            return script(bb)
+        keys = getattr(script, "assigned_keys", ())
+        before = {}
+        for key in keys:
+            entry = bb.get_entry(key)
+            before[key] = entry.sequence_id if entry is not None else None
+        try:
+            return script(bb)
+        finally:
+            for key in keys:
+                entry = bb.get_entry(key)
+                if entry is not None and entry.sequence_id != before[key]:
+                    entry.writer = self.uid
+                    entry.writer_seq = entry.sequence_id
+
+    def stamp_write(self, key: str) -> None:
+        """Mark the entry `key` resolves to as last written by this node (when tracked)."""
+        if self.env.track_writers:
+            entry = self.bb.get_entry(key)
+            if entry is not None:
+                entry.writer = self.uid
+                entry.writer_seq = entry.sequence_id
 
     def reset_status(self) -> None:
         self._bt_status = IDLE
@@ -442,11 +481,15 @@ class TreeNode(Behaviour):
                             f"key: [{key}]")
         if raw == "{=}" or raw == "=":
             self.bb.set(key, value)
+            if self.env.track_writers:
+                self.stamp_write(key)
             return
         bb_key = remapped_key(key, raw)
         if bb_key is None:
             raise PortError("setOutput requires a blackboard pointer. Use {}")
         self.bb.set(bb_key, value)
+        if self.env.track_writers:
+            self.stamp_write(bb_key)
 
     def get_raw_port_value(self, key: str) -> str:
         """BT.CPP getRawPortValue: the XML text of a port."""
@@ -659,9 +702,11 @@ class ControlNode(TreeNode):
 
     def reset_children(self) -> None:
         for child in self.children:
-            if child._bt_status is RUNNING:
-                child.halt_node()
-            child._bt_status = IDLE
+            status = child._bt_status
+            if status is not IDLE:
+                if status is RUNNING:
+                    child.halt_node()
+                child._bt_status = IDLE
 
     def halt_child(self, index: int) -> None:
         child = self.children[index]
@@ -673,9 +718,11 @@ class ControlNode(TreeNode):
         children = self.children
         for i in range(first, len(children)):
             child = children[i]
-            if child._bt_status is RUNNING:
-                child.halt_node()
-            child._bt_status = IDLE
+            status = child._bt_status
+            if status is not IDLE:
+                if status is RUNNING:
+                    child.halt_node()
+                child._bt_status = IDLE
 
 
 class DecoratorNode(TreeNode):

@@ -46,9 +46,10 @@ class _ChainNode(ControlNode):
     def bt_tick(self) -> NodeStatus:
         children = self.children
         n = len(children)
-        if self._bt_status is IDLE:
-            self._skipped = 0
-        self._bt_status = RUNNING
+        if self._bt_status is not RUNNING:
+            if self._bt_status is IDLE:
+                self._skipped = 0
+            self._bt_status = RUNNING
         asynch, stop_on, go_on = self.ASYNC, self.STOP_ON, self.GO_ON
         while self._idx < n:
             child = children[self._idx]
@@ -113,9 +114,10 @@ class SequenceWithMemoryNode(ControlNode):
     def bt_tick(self) -> NodeStatus:
         children = self.children
         n = len(children)
-        if self._bt_status is IDLE:
-            self._skipped = 0
-        self._bt_status = RUNNING
+        if self._bt_status is not RUNNING:
+            if self._bt_status is IDLE:
+                self._skipped = 0
+            self._bt_status = RUNNING
         while self._idx < n:
             child = children[self._idx]
             prev = child._bt_status
@@ -158,9 +160,10 @@ class _ReactiveChainNode(ControlNode):
 
     def bt_tick(self) -> NodeStatus:
         skipped = 0
-        if self._bt_status is IDLE:
-            self._running_child = -1
-        self._bt_status = RUNNING
+        if self._bt_status is not RUNNING:
+            if self._bt_status is IDLE:
+                self._running_child = -1
+            self._bt_status = RUNNING
         children = self.children
         stop_on, go_on = self.STOP_ON, self.GO_ON
         index = -1
@@ -170,9 +173,11 @@ class _ReactiveChainNode(ControlNode):
             if cs is RUNNING:
                 for i, other in enumerate(children):
                     if i != index:
-                        if other._bt_status is RUNNING:
-                            other.halt_node()
-                        other._bt_status = IDLE
+                        status = other._bt_status
+                        if status is not IDLE:
+                            if status is RUNNING:
+                                other.halt_node()
+                            other._bt_status = IDLE
                 if self._running_child == -1:
                     self._running_child = index
                 return RUNNING

@@ -10,7 +10,9 @@ Observing costs nothing while nobody listens: `observe(nodes, env)` moves each n
 subclass of its own class (cached, same name) whose `_bt_status` is a set-only data
 descriptor. Reads still go straight to the instance dictionary; only writes run one Python
 call, which compares and reports a change to `env.status_observer(node, previous, status)`.
-`unobserve` moves the nodes back. Skipped nodes are reported separately, through
+`unobserve` moves the nodes back. A recorder that only needs the changes in order sets
+`env.status_log` to a list instead: each change is appended as a (node, previous, status) tuple,
+with no further call. Skipped nodes are reported separately, through
 `env.skip_sink` (a list of uids the engine appends to when it is not None).
 
 Knows nothing of soccer.
@@ -63,9 +65,13 @@ class _ObservedStatus:
     def __set__(self, node: Any, status: NodeStatus) -> None:
         d = node.__dict__
         previous = d["_bt_status"]
-        d["_bt_status"] = status
         if previous is not status:
-            observer = node.env.status_observer
+            d["_bt_status"] = status
+            env = node.env
+            log = env.status_log
+            if log is not None:
+                log.append((node, previous, status))
+            observer = env.status_observer
             if observer is not None:
                 observer(node, previous, status)
 
@@ -92,8 +98,10 @@ def is_observed(node: Any) -> bool:
     return type(node) in _ORIGINAL
 
 
-def observe(nodes: Iterable[Any], env: Any, observer: Callable[[Any, NodeStatus, NodeStatus], None]) -> None:
-    """Report every status change of `nodes` to `observer(node, previous, status)`."""
+def observe(nodes: Iterable[Any], env: Any,
+            observer: Callable[[Any, NodeStatus, NodeStatus], None] | None) -> None:
+    """Report every status change of `nodes` to `observer(node, previous, status)` (and to
+    `env.status_log` when it is a list)."""
     env.status_observer = observer
     for node in nodes:
         cls = type(node)

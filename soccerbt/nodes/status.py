@@ -26,6 +26,13 @@ class NodeStatus(Enum):
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def code(self) -> int:
+        """BT.CPP's numeric code (IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3, SKIPPED 4)."""
+        return _CODES[self.value]
+
+
+_CODES = {"IDLE": 0, "RUNNING": 1, "SUCCESS": 2, "FAILURE": 3, "SKIPPED": 4}
 
 IDLE = NodeStatus.IDLE
 RUNNING = NodeStatus.RUNNING

@@ -183,12 +183,12 @@ class MatchSceneSource:
         root = getattr(tree, "root", None)
         if root is None:
             return []
-        tick = tree.env.tick_id
+        ticked = {id(n) for n in tree.env.ticked}
         lines: list[TreeLine] = []
         stack = [(root, 0)]
         while stack and len(lines) < MAX_TREE_LINES:
             node, depth = stack.pop()
-            if node.last_tick != tick:
+            if id(node) not in ticked:
                 continue  # not on the active branch this tick
             lines.append(TreeLine(depth, node.name, str(node.last_status)))
             stack.extend((child, depth + 1) for child in reversed(node.children))

@@ -49,7 +49,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--headless", action="store_true", help="no viewer, as fast as possible")
     add_match_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
-    parser.add_argument("--record", metavar="FILE", default=None, help="write the replay log (.gz: compressed)")
+    parser.add_argument("--record", metavar="FILE", default=None, help="write the replay log: FILE.mcap (every node, replay tools) "
+                             "or JSON lines (.jsonl, .gz compressed)")
     parser.add_argument("--realtime", action="store_true", help="pace a headless run to simulated time")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--screenshot", metavar="PNG", default=None,
@@ -110,9 +111,13 @@ def run(args: argparse.Namespace) -> int:
         return 1
     recorder = None
     if args.record:
-        from soccerbt.tools.recorder import Recorder
+        from soccerbt.tools.mcap_recorder import check_output_path, make_recorder
 
-        recorder = Recorder(args.record)
+        problem = check_output_path(args.record, [args.tree, args.blue_tree, args.red_tree])
+        if problem is not None:
+            print(f"soccerbt run: {problem}", file=err)
+            return 2
+        recorder = make_recorder(args.record)
         match.observers.append(recorder)
     wall_start = time.perf_counter()
     view = None if args.headless or not display_available() else _viewer_entry()

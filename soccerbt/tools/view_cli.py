@@ -37,6 +37,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speed", type=parse_speed, default=1.0,
                         help="real-time factor 0.1..20, or 'max' (default 1)")
     parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue1")
+    parser.add_argument("--record", metavar="FILE", default=None,
+                        help="write the replay log of what is watched (FILE.mcap, or JSON lines)")
     parser.set_defaults(func=view)
 
 
@@ -73,7 +75,22 @@ def view(args: argparse.Namespace) -> int:
         except KeyError as exc:
             print(f"soccerbt view: {exc.args[0]}", file=sys.stderr)
             return 1
+    recorder = None
+    if args.record:
+        from soccerbt.tools.mcap_recorder import check_output_path, make_recorder
+
+        problem = check_output_path(args.record, [args.tree, args.blue_tree, args.red_tree])
+        if problem is not None:
+            print(f"soccerbt view: {problem}", file=sys.stderr)
+            return 2
+        recorder = make_recorder(args.record)
+        match.observers.append(recorder)
     wall_start = time.perf_counter()
-    view_match(match, speed=args.speed, selected=args.select)
-    print_summary(match.result(), time.perf_counter() - wall_start, sys.stdout)
+    try:
+        view_match(match, speed=args.speed, selected=args.select)
+    finally:
+        result = match.result()
+        if recorder is not None:
+            recorder.finish(result)
+    print_summary(result, time.perf_counter() - wall_start, sys.stdout)
     return 0

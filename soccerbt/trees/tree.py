@@ -81,6 +81,7 @@ class Tree:
             env.fire_due_timers()
         root = self.root
         env.tick_id += 1
+        env.ticked.clear()
         status = root.execute_tick()
         self.tick_count += 1
         if status is SUCCESS or status is FAILURE:
@@ -103,10 +104,12 @@ class Tree:
         while status is IDLE or (while_running and status is RUNNING):
             env.fire_due_timers()
             env.tick_id += 1
+            env.ticked.clear()
             status = root.execute_tick()
             self.tick_count += 1
             while status is RUNNING and env.wait_for():
                 env.tick_id += 1
+                env.ticked.clear()
                 status = root.execute_tick()
                 self.tick_count += 1
             if status is SUCCESS or status is FAILURE:
@@ -156,12 +159,28 @@ class Tree:
             handle._tree = None
             self._install_observer()
 
+    def start_status_log(self) -> list[tuple[TreeNode, NodeStatus, NodeStatus]]:
+        """From now on append every status change, as a (node, previous, status) tuple, to the
+        list returned (the cheapest way to watch: no call per change beyond the append). The
+        owner empties it as it reads it."""
+        if self.env.status_log is None:
+            self.env.status_log = []
+        self._install_observer()
+        return self.env.status_log  # type: ignore[return-value]
+
+    def stop_status_log(self) -> None:
+        self.env.status_log = None
+        self._install_observer()
+
     def _install_observer(self) -> None:
         handles = list(self._status_handles)
-        if not handles:
-            unobserve(self.nodes(), self.env)
-            return
         env = self.env
+        if not handles:
+            if env.status_log is None:
+                unobserve(self.nodes(), env)
+            else:
+                observe(self.nodes(), env, None)
+            return
         observer: StatusObserver
         if len(handles) == 1 and handles[0].raw:
             observer = handles[0].callback
@@ -189,8 +208,7 @@ class Tree:
 
     def active_nodes(self) -> list[TreeNode]:
         """The nodes ticked during the last tick (whatever they returned, SKIPPED included)."""
-        tick = self.env.tick_id
-        return [n for n in self.nodes() if n.last_tick == tick]
+        return list(dict.fromkeys(self.env.ticked))
 
     def node_by_uid(self, uid: int) -> TreeNode | None:
         """The node with BT.CPP uid `uid` (numbered from 1 in creation order)."""

@@ -1,0 +1,287 @@
+"""The MCAP replay log's layout: channel names, schemas and message encodings, in one place.
+
+A run recorded with ``soccerbt run --record FILE.mcap`` is an MCAP file (zstd-compressed
+chunks, message and chunk indexes, a summary) whose message times are simulated time in
+nanoseconds. Channels (the topic names below):
+
+``/soccerbt/header`` (JSON, once at t=0): format and soccerbt versions, seed, the match
+configuration, the field, the robots, dt, which goal blue attacks first, and for each team the
+tree file and every file it includes with their SHA-256 hashes.
+
+``/match/truth`` (binary, every step; ``TRUTH``): step number, simulated time, the ball
+(x, y, vx, vy), the GameController state (state, secondary state, sub-state, score blue, score
+red) and for each robot in header order its true pose, fallen and removed flags.
+
+``/robots/<robot>/tick`` (binary, every step; ``encode_tick``): the agent's tick number (as
+``Agent.ticks``), the root status, an exception flag, the command (vx, vy, vtheta, head pan,
+head tilt, kick direction and strength or NaN), every status transition of the tick in order
+(u16 uid, u8 previous, u8 new: BT.CPP's status codes IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3),
+the uids the tick skipped, a bitmap of the nodes ticked (bit uid-1), and the blackboard changes
+as JSON ``{key: [value, writer]}`` where writer is a node uid (a node wrote it through an
+output port, a Script, SetBlackboard or a pre/post-condition script) or the adapter that owns
+the key (``gamecontroller``, ``world_model``, ``team``, ``gamepad``, ``nodes``).
+
+``/robots/<robot>/tree`` (JSON, at load and at every hot reload): the tree's nodes in uid order
+(uid, parent, name, registration ID, kind, full path, ports, pre/post conditions) and its
+subtree instances, with the time and tick the tree took effect.
+
+``/robots/<robot>/keyframe`` (JSON, at load and every ``KEYFRAME_STEPS``): every node's status
+and the whole root blackboard with writers, so a reader seeks without replaying from the start.
+
+``/events`` (JSON): referee and agent events (goals, penalties, set plays, node exceptions,
+reloads). ``/gamecontroller`` (JSON, on change): the GameController state in words.
+``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``): field, robots and
+ball, which Foxglove and Lichtblick draw in their 3D panel. At the end an attachment
+``soccerbt/index.json`` lists the events and each robot's tree loads (a reader reads it from the
+summary instead of scanning), and ``/soccerbt/summary`` holds the match result.
+
+The same seed and trees give the same bytes: no wall-clock time is written.
+"""
+from __future__ import annotations
+
+import json
+import math
+import struct
+from array import array
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC",
+    "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
+    "STATUS_NAMES", "tick_topic", "tree_topic", "keyframe_topic", "robot_of_topic", "TickRecord",
+    "TruthRecord", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes",
+    "SCHEMAS", "ns_of", "step_of_ns",
+]
+
+FORMAT = "soccerbt-mcap"
+FORMAT_VERSION = 1
+HEADER_TOPIC = "/soccerbt/header"
+STEP_TOPIC = "/match/step"
+EVENTS_TOPIC = "/events"
+GC_TOPIC = "/gamecontroller"
+SCENE_TOPIC = "/foxglove/scene"
+SUMMARY_TOPIC = "/soccerbt/summary"
+INDEX_ATTACHMENT = "soccerbt/index.json"
+KEYFRAME_STEPS = 100      # one keyframe per robot per simulated second
+SCENE_PERIOD_STEPS = 10   # the Foxglove scene at 10 Hz
+STATUS_CODES = {"IDLE": 0, "RUNNING": 1, "SUCCESS": 2, "FAILURE": 3, "SKIPPED": 4}
+STATUS_NAMES = ("IDLE", "RUNNING", "SUCCESS", "FAILURE", "SKIPPED")
+ROOT_EXCEPTION = 5        # the root "status" of a tick that raised
+
+_ROBOT_PREFIX = "/robots/"
+
+
+def tick_topic(robot: str) -> str:
+    return f"{_ROBOT_PREFIX}{robot}/tick"
+
+
+def tree_topic(robot: str) -> str:
+    return f"{_ROBOT_PREFIX}{robot}/tree"
+
+
+def keyframe_topic(robot: str) -> str:
+    return f"{_ROBOT_PREFIX}{robot}/keyframe"
+
+
+def robot_of_topic(topic: str) -> tuple[str, str] | None:
+    """("blue2", "tick") for "/robots/blue2/tick"; None for a match channel."""
+    if not topic.startswith(_ROBOT_PREFIX):
+        return None
+    robot, _, kind = topic[len(_ROBOT_PREFIX):].partition("/")
+    return (robot, kind) if robot and kind else None
+
+
+def ns_of(step: int, dt_s: float) -> int:
+    """A step's log time: simulated nanoseconds (exact for the 10 ms step)."""
+    return round(step * dt_s * 1e9)
+
+
+def step_of_ns(log_time_ns: int, dt_s: float) -> int:
+    return round(log_time_ns / (dt_s * 1e9))
+
+
+def json_bytes(obj: Any) -> bytes:
+    """Deterministic compact JSON (NaN and infinities written as null)."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                      default=_no_json).encode("utf-8")
+
+
+def _no_json(value: object) -> object:
+    return repr(value)
+
+
+# --- per-robot tick -----------------------------------------------------------------------------
+
+_TICK_HEAD = struct.Struct("<IBB7fHHH")   # tick, root status, flags, command, counts
+_NAN = float("nan")
+
+
+@dataclass(slots=True)
+class TickRecord:
+    """One robot's tick as recorded (see the module docstring)."""
+
+    tick: int
+    root: int                       # STATUS_CODES value, or ROOT_EXCEPTION
+    command: tuple[float, ...]      # vx, vy, vtheta, head pan, head tilt, kick dir, kick strength
+    transitions: list[tuple[int, int, int]] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    ticked: list[int] = field(default_factory=list)   # uids in tick order
+    blackboard: dict[str, list[Any]] = field(default_factory=dict)
+
+
+def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions: int, uids: bytes,
+                codes: bytes, skipped: list[int], ticked: bytes, blackboard_json: bytes) -> bytes:
+    """`uids`: u16 per transition; `codes`: previous and new code per transition; `ticked`:
+    the u16 uids of the nodes ticked, in tick order."""
+    head = _TICK_HEAD.pack(tick, root, 0, *command, n_transitions, len(skipped), len(ticked) // 2)
+    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, blackboard_json))
+
+
+def join_parts(parts: list[bytes]) -> bytes:
+    """Length-prefixed parts (u32 each): a step message is the truth then each robot's tick."""
+    out = []
+    for part in parts:
+        out.append(_U32.pack(len(part)))
+        out.append(part)
+    return b"".join(out)
+
+
+def split_parts(data: bytes) -> list[bytes]:
+    parts, o = [], 0
+    while o < len(data):
+        if o + 4 > len(data):
+            raise ValueError("step message cut short")
+        (n,) = _U32.unpack_from(data, o)
+        o += 4
+        if o + n > len(data):
+            raise ValueError("step message cut short")
+        parts.append(bytes(data[o:o + n]))
+        o += n
+    return parts
+
+
+_U32 = struct.Struct("<I")
+
+
+def decode_tick(data: bytes) -> TickRecord:
+    """The inverse of encode_tick; ValueError on a message of the wrong shape."""
+    if len(data) < _TICK_HEAD.size:
+        raise ValueError("tick message too short")
+    tick, root, _flags, *rest = _TICK_HEAD.unpack_from(data)
+    command = tuple(rest[:7])
+    n, n_skipped, n_ticked = rest[7:]
+    o = _TICK_HEAD.size
+    end = o + 2 * n + 2 * n + 2 * n_skipped + 2 * n_ticked
+    if end > len(data):
+        raise ValueError("tick message cut short")
+    uids = array("H")
+    uids.frombytes(data[o:o + 2 * n])
+    o += 2 * n
+    codes = data[o:o + 2 * n]
+    o += 2 * n
+    skipped = array("H")
+    skipped.frombytes(data[o:o + 2 * n_skipped])
+    o += 2 * n_skipped
+    ticked_uids = array("H")
+    ticked_uids.frombytes(data[o:o + 2 * n_ticked])
+    o += 2 * n_ticked
+    bb = json.loads(data[o:]) if o < len(data) else {}
+    transitions = [(uids[i], codes[2 * i], codes[2 * i + 1]) for i in range(n)]
+    return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb)
+
+
+def command_tuple(command: Any) -> tuple[float, ...]:
+    kick = command.kick
+    return (command.vx_mps, command.vy_mps, command.vtheta_radps, command.head_pan_rad,
+            command.head_tilt_rad, _NAN if kick is None else kick.direction_rad,
+            _NAN if kick is None else kick.strength)
+
+
+# --- truth --------------------------------------------------------------------------------------
+
+_TRUTH_HEAD = struct.Struct("<Id4f5h")
+_TRUTH_ROBOT = struct.Struct("<3fBB")
+
+
+@dataclass(slots=True)
+class TruthRecord:
+    step: int
+    t_s: float
+    ball: tuple[float, float, float, float]
+    gc: tuple[int, int, int, int, int]
+    robots: list[tuple[float, float, float, int, int]]
+
+
+def encode_truth(step: int, t_s: float, ball: tuple[float, ...], gc: tuple[int, ...],
+                 robots: list[tuple[float, float, float, int, int]]) -> bytes:
+    parts = [_TRUTH_HEAD.pack(step, t_s, *ball, *gc)]
+    pack = _TRUTH_ROBOT.pack
+    parts.extend(pack(*r) for r in robots)
+    return b"".join(parts)
+
+
+def decode_truth(data: bytes) -> TruthRecord:
+    if len(data) < _TRUTH_HEAD.size or (len(data) - _TRUTH_HEAD.size) % _TRUTH_ROBOT.size:
+        raise ValueError("truth message of the wrong size")
+    step, t_s, *rest = _TRUTH_HEAD.unpack_from(data)
+    robots = [_TRUTH_ROBOT.unpack_from(data, o)
+              for o in range(_TRUTH_HEAD.size, len(data), _TRUTH_ROBOT.size)]
+    return TruthRecord(step, t_s, tuple(rest[:4]), tuple(rest[4:9]), robots)  # type: ignore[arg-type]
+
+
+def finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+# --- schemas ------------------------------------------------------------------------------------
+
+_OBJECT = {"type": "object"}
+_POSE = {"type": "object", "properties": {
+    "position": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"},
+                                                  "z": {"type": "number"}}},
+    "orientation": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"},
+                                                     "z": {"type": "number"}, "w": {"type": "number"}}}}}
+_COLOR = {"type": "object", "properties": {k: {"type": "number"} for k in "rgba"}}
+_VEC3 = {"type": "object", "properties": {k: {"type": "number"} for k in "xyz"}}
+_PRIMITIVE = {"type": "object", "properties": {"pose": _POSE, "size": _VEC3, "color": _COLOR}}
+_SCENE_UPDATE = {
+    "title": "foxglove.SceneUpdate", "type": "object",
+    "properties": {
+        "deletions": {"type": "array", "items": _OBJECT},
+        "entities": {"type": "array", "items": {"type": "object", "properties": {
+            "timestamp": {"type": "object", "properties": {"sec": {"type": "integer"},
+                                                           "nsec": {"type": "integer"}}},
+            "frame_id": {"type": "string"}, "id": {"type": "string"},
+            "lifetime": {"type": "object", "properties": {"sec": {"type": "integer"},
+                                                          "nsec": {"type": "integer"}}},
+            "frame_locked": {"type": "boolean"},
+            "metadata": {"type": "array", "items": _OBJECT},
+            "cubes": {"type": "array", "items": _PRIMITIVE},
+            "spheres": {"type": "array", "items": _PRIMITIVE},
+            "cylinders": {"type": "array", "items": _PRIMITIVE},
+            "texts": {"type": "array", "items": _OBJECT},
+            "lines": {"type": "array", "items": _OBJECT},
+        }}},
+    },
+}
+_EVENT = {"title": "soccerbt.Event", "type": "object", "properties": {
+    "kind": {"type": "string"}, "detail": {"type": "string"}, "t": {"type": "number"},
+    "team": {"type": ["string", "null"]}, "robot": {"type": ["string", "null"]},
+    "node_path": {"type": ["string", "null"]}}}
+_GC = {"title": "soccerbt.GameControllerState", "type": "object", "properties": {
+    "state": {"type": "string"}, "secondary_state": {"type": "string"}, "sub_state": {"type": "string"},
+    "score_blue": {"type": "integer"}, "score_red": {"type": "integer"}}}
+
+# topic kind -> (schema name, encoding, schema data, message encoding)
+SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
+    "header": ("soccerbt.Header", "jsonschema", json_bytes({"title": "soccerbt.Header", **_OBJECT}), "json"),
+    "summary": ("soccerbt.Summary", "jsonschema", json_bytes({"title": "soccerbt.Summary", **_OBJECT}), "json"),
+    "events": ("soccerbt.Event", "jsonschema", json_bytes(_EVENT), "json"),
+    "gc": ("soccerbt.GameControllerState", "jsonschema", json_bytes(_GC), "json"),
+    "scene": ("foxglove.SceneUpdate", "jsonschema", json_bytes(_SCENE_UPDATE), "json"),
+    "tree": ("soccerbt.Tree", "jsonschema", json_bytes({"title": "soccerbt.Tree", **_OBJECT}), "json"),
+    "keyframe": ("soccerbt.Keyframe", "jsonschema", json_bytes({"title": "soccerbt.Keyframe", **_OBJECT}),
+                 "json"),
+    "step": ("soccerbt.Step", "", b"", "soccerbt.step.v1"),
+}

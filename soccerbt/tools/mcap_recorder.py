@@ -1,0 +1,422 @@
+"""The MCAP replay log writer: a match observer recording every node of every robot.
+
+``McapRecorder(path)`` goes into ``match.observers`` (``soccerbt run --record FILE.mcap``). It
+subscribes to each agent's tree (``Tree.on_status_change`` with a raw callback: one list append
+per transition), collects the uids a tick skipped (``env.skip_sink``), asks nodes to stamp the
+blackboard entries they write (``env.track_writers``), and per step writes the messages laid
+out in ``soccerbt.tools.logformat``. A hot reload is seen through the agent's tree listeners,
+so the new tree is observed from its first tick.
+
+Blackboard changes are found by each root entry's sequence number; a change is logged when the
+value's JSON rendering (floats to 4 decimals) differs from the last one logged. The writer of a
+change is the node uid stamped on the entry when that stamp belongs to the last write, else the
+adapter that owns the key in the blackboard schema.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from array import array
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+from mcap.writer import CompressionType, Writer
+
+from soccerbt import __version__
+from soccerbt.blackboard.schema import SCHEMA
+from soccerbt.nodes.status import NodeStatus
+from soccerbt.tools import logformat as lf
+from soccerbt.tools.recorder import json_value
+from soccerbt.trees.structure import describe_tree
+
+__all__ = ["McapRecorder", "file_hashes"]
+
+_UID = attrgetter("uid")
+_CODE_OF_ID = {id(status): status.code for status in NodeStatus}  # an Enum's hash runs Python
+_CHUNK_BYTES = 1 << 20
+_SCHEMA_WRITER = {name: spec.writer for name, spec in SCHEMA.items()}
+
+
+def file_hashes(files: list[Path]) -> list[dict[str, str]]:
+    """Each file's path and SHA-256 (what --verify checks before re-running)."""
+    out = []
+    for f in files:
+        try:
+            digest = hashlib.sha256(Path(f).read_bytes()).hexdigest()
+        except OSError:
+            digest = ""
+        out.append({"path": str(f), "sha256": digest})
+    return out
+
+
+class _RobotTrack:
+    """What the recorder keeps per robot: the watched tree, this tick's transitions and skips,
+    the root entries with their last sequence numbers and logged JSON values."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.tree: Any = None
+        self.handle: Any = None
+        self.nodes: list[Any] = []          # in uid order
+        self.log: list[Any] = []
+        self.skipped: list[int] = []
+        self.entries: list[tuple[str, Any]] = []
+        self.storage_size = -1
+        self.seq: dict[str, int] = {}
+        self.logged: dict[str, object] = {}
+        self.channels: dict[str, int] = {}
+
+
+class McapRecorder:
+    """Writes a run as MCAP (see the module docstring and soccerbt.tools.logformat)."""
+
+    def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES) -> None:
+        self.path = Path(path)
+        self._file = open(self.path, "wb")
+        self._writer = Writer(self._file, chunk_size=chunk_bytes, compression=CompressionType.ZSTD)
+        self._writer.start(profile="", library=f"soccerbt {__version__}")
+        self._schemas: dict[str, int] = {}
+        self._channels: dict[str, int] = {}
+        self._tracks: dict[str, _RobotTrack] = {}
+        self._match: Any = None
+        self._dt_s = 0.01
+        self._history_seen = 0
+        self._agent_events_seen = 0
+        self._events: list[dict[str, Any]] = []
+        self._loads: list[dict[str, Any]] = []
+        self._last_gc: tuple | None = None
+        self._finished = False
+        self.messages = 0
+
+    # --- channels -------------------------------------------------------------------------------
+
+    def _channel(self, topic: str, kind: str) -> int:
+        cid = self._channels.get(topic)
+        if cid is None:
+            name, encoding, data, message_encoding = lf.SCHEMAS[kind]
+            sid = self._schemas.get(kind)
+            if sid is None:
+                sid = self._writer.register_schema(name=name, encoding=encoding, data=data)
+                self._schemas[kind] = sid
+            cid = self._writer.register_channel(topic=topic, message_encoding=message_encoding, schema_id=sid)
+            self._channels[topic] = cid
+        return cid
+
+    def _put(self, channel: int, step: int, data: bytes) -> None:
+        ns = lf.ns_of(step, self._dt_s)
+        self._writer.add_message(channel_id=channel, log_time=ns, data=data, publish_time=ns)
+        self.messages += 1
+
+    # --- observer API ---------------------------------------------------------------------------
+
+    def on_start(self, match: Any) -> None:
+        """The header and each robot's tree (called by the first on_step when nobody did)."""
+        from soccerbt.world.types import Team
+
+        self._match = match
+        self._dt_s = match.dt_s
+        cfg = match.config
+        trees = {}
+        for team in (Team.BLUE, Team.RED):
+            agent = next((a for rid, a in match.agents.items() if rid.team is team), None)
+            tree_path = cfg.tree_of(team)
+            files = agent.tree_file_list if agent is not None else [Path(tree_path)]
+            trees[team.name.lower()] = {"path": str(tree_path), "files": file_hashes(files),
+                                        "idle": bool(cfg.is_idle(team))}
+        header = {
+            "format": lf.FORMAT, "format_version": lf.FORMAT_VERSION, "soccerbt_version": __version__,
+            "seed": cfg.seed, "field": match.field.name, "team_size": match.team_size, "dt_s": match.dt_s,
+            "half_s": cfg.half_s, "duration_s": cfg.duration_s,
+            "robots": [str(rid) for rid in match.agents],
+            "all_robots": [str(rid) for rid in sorted(match.world.robots)],
+            "trees": trees,
+            "blue_attacks_positive_x_first_half": bool(
+                getattr(match.referee.config, "blue_attacks_positive_x_first_half", True)),
+            "keyframe_steps": lf.KEYFRAME_STEPS,
+        }
+        self._put(self._channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
+        for rid, agent in match.agents.items():
+            track = _RobotTrack(str(rid))
+            self._tracks[track.name] = track
+            self._watch(track, agent, agent.tree, "load", match.steps)
+            listeners = getattr(agent, "tree_listeners", None)
+            if listeners is not None:
+                listeners.append(self._on_tree_swap)
+
+    def _on_tree_swap(self, agent: Any, old_tree: Any, new_tree: Any) -> None:
+        track = self._tracks.get(agent.name)
+        if track is None:
+            return
+        if track.handle is not None:
+            track.handle.stop_status_log()
+        track.log = []  # the old tree's halt: that tree is gone
+        track.skipped.clear()
+        self._watch(track, agent, new_tree, "reload", self._match.steps + 1)
+
+    def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, step: int) -> None:
+        track.tree = tree
+        on_status_change = getattr(tree, "on_status_change", None)
+        if on_status_change is None:  # a tree-like stand-in without the status stream
+            track.nodes = []
+            return
+        track.nodes = tree.nodes_by_uid()
+        track.log = tree.start_status_log()
+        track.handle = tree
+        tree.env.skip_sink = track.skipped
+        tree.env.track_writers = True
+        track.entries = []
+        track.storage_size = -1
+        description = describe_tree(tree)
+        t_s = step * self._dt_s
+        message = {"t": round(t_s, 6), "step": step, "tick": agent.ticks + (1 if reason == "load" else 1),
+                   "reason": reason, "file": str(agent.tree_path), **description}
+        self._put(self._channel(lf.tree_topic(track.name), "tree"), step, lf.json_bytes(message))
+        self._loads.append({"robot": track.name, "t": round(t_s, 6), "step": step, "reason": reason})
+        self._keyframe(track, agent, step)
+
+    def _keyframe(self, track: _RobotTrack, agent: Any, step: int) -> None:
+        bb = self._root_values(track, agent, full=True)
+        message = {"step": step, "tick": agent.ticks,
+                   "statuses": [n.node_status.code for n in track.nodes], "blackboard": bb}
+        self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"), step, lf.json_bytes(message))
+
+    def on_step(self, match: Any) -> None:
+        if self._match is None:
+            self.on_start(match)
+        step = match.steps
+        ref = match.referee
+        parts = [self._truth(match, step)]
+        keyframe_due = step % lf.KEYFRAME_STEPS == 0
+        for rid, agent in match.agents.items():
+            track = self._tracks[str(rid)]
+            if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
+                self._on_tree_swap(agent, track.tree, agent.tree)
+            parts.append(self._tick(track, agent))
+        self._put(self._channel(lf.STEP_TOPIC, "step"), step, lf.join_parts(parts))
+        if keyframe_due:
+            for rid, agent in match.agents.items():
+                self._keyframe(self._tracks[str(rid)], agent, step)
+        gc = (int(ref.state), int(ref.secondary_state), int(ref.sub_state))
+        scores = self._scores(ref)
+        if (gc, scores) != self._last_gc:
+            self._last_gc = (gc, scores)
+            self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, scores)))
+        self._write_events(match, step)
+        if step % lf.SCENE_PERIOD_STEPS == 0:
+            self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, lf.json_bytes(self._scene(match, match.world)))
+
+    @staticmethod
+    def _scores(ref: Any) -> tuple[int, int]:
+        from soccerbt.world.types import Team
+
+        return ref.scores[Team.BLUE], ref.scores[Team.RED]
+
+    def _gc_words(self, ref: Any, scores: tuple[int, int]) -> dict[str, Any]:
+        return {"state": getattr(ref.state, "name", str(ref.state)),
+                "secondary_state": getattr(ref.secondary_state, "name", str(ref.secondary_state)),
+                "sub_state": getattr(ref.sub_state, "name", str(ref.sub_state)),
+                "score_blue": scores[0], "score_red": scores[1]}
+
+    def _truth(self, match: Any, step: int) -> bytes:
+        world, ref = match.world, match.referee
+        ball = world.ball
+        robots = []
+        for rid in match.agents:
+            t = world.robots[rid]
+            robots.append((t.x_m, t.y_m, t.theta_rad, int(bool(t.fallen)), int(bool(t.removed))))
+        scores = self._scores(ref)
+        return lf.encode_truth(step, world.t_s, (ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps),
+                               (int(ref.state), int(ref.secondary_state), int(ref.sub_state), *scores), robots)
+
+    def _tick(self, track: _RobotTrack, agent: Any) -> bytes:
+        tree = track.tree
+        if agent.tree_failed:
+            root = lf.ROOT_EXCEPTION
+        else:
+            root = _CODE_OF_ID.get(id(agent.last_status), 0)
+        log = track.log
+        if log:
+            uids = array("H", [t[0].uid for t in log]).tobytes()
+            codes = bytes([_CODE_OF_ID[id(x)] for t in log for x in (t[1], t[2])])
+            n = len(log)
+            log.clear()
+        else:
+            uids = codes = b""
+            n = 0
+        ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
+        changes = self._root_values(track, agent, full=False)
+        data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
+                              track.skipped, ticked, lf.json_bytes(changes) if changes else b"")
+        track.skipped.clear()
+        return data
+
+    def _root_values(self, track: _RobotTrack, agent: Any, full: bool) -> dict[str, list[Any]]:
+        """The root entries that changed since the last call ({key: [value, writer]}), or all
+        of them (full)."""
+        bb = agent.blackboard
+        storage = bb._storage
+        if len(storage) != track.storage_size or full:
+            current = sorted(storage.items())
+            removed = set(track.seq) - {k for k, _e in current}
+            track.entries = current
+            track.storage_size = len(storage)
+        else:
+            removed = set()
+        out: dict[str, list[Any]] = {}
+        seq, logged = track.seq, track.logged
+        for key, entry in track.entries:
+            s = entry.sequence_id
+            if full or seq.get(key) != s:
+                seq[key] = s
+                raw = entry.value
+                enc = _FAST_JSON.get(raw.__class__)
+                value = enc(raw) if enc is not None else json_value(raw)
+                if full or logged.get(key, _UNSET) != value:
+                    logged[key] = value
+                    writer = entry.writer if entry.writer_seq == s else _SCHEMA_WRITER.get(key, "adapter")
+                    out[key] = [value, writer]
+        for key in sorted(removed):
+            seq.pop(key, None)
+            logged.pop(key, None)
+            out[key] = [None, "removed"]
+        return out
+
+    def _write_events(self, match: Any, step: int) -> None:
+        channel = None
+        history = match.referee.history
+        new: list[dict[str, Any]] = []
+        for rec in history[self._history_seen:]:
+            new.append({"kind": rec.kind, "detail": rec.detail, "t": round(rec.t_s, 3),
+                        "team": rec.team.name.lower() if rec.team is not None else None,
+                        "robot": str(rec.robot) if rec.robot is not None else None, "node_path": None})
+        self._history_seen = len(history)
+        for ev in match.agent_events[self._agent_events_seen:]:
+            new.append({"kind": ev.kind, "detail": ev.message, "t": round(ev.t_s, 3), "team": None,
+                        "robot": ev.robot, "node_path": ev.node_path or None})
+        self._agent_events_seen = len(match.agent_events)
+        for event in new:
+            if channel is None:
+                channel = self._channel(lf.EVENTS_TOPIC, "events")
+            event["step"] = step
+            self._events.append(event)
+            self._put(channel, step, lf.json_bytes(event))
+
+    def _scene(self, match: Any, world: Any) -> dict[str, Any]:
+        """A foxglove.SceneUpdate: the carpet, every robot (cylinder) and the ball (sphere)."""
+        t_s = world.t_s
+        stamp = {"sec": int(t_s), "nsec": int(round((t_s - int(t_s)) * 1e9))}
+        f = match.field
+        length = getattr(f, "length_m", 14.0) + 2 * getattr(f, "border_m", 1.0)
+        width = getattr(f, "width_m", 9.0) + 2 * getattr(f, "border_m", 1.0)
+
+        def pose(x: float, y: float, z: float, yaw: float = 0.0) -> dict[str, Any]:
+            return {"position": {"x": x, "y": y, "z": z},
+                    "orientation": {"x": 0.0, "y": 0.0, "z": math.sin(yaw / 2), "w": math.cos(yaw / 2)}}
+
+        entities = [{"timestamp": stamp, "frame_id": "field", "id": "field", "lifetime": {"sec": 0, "nsec": 0},
+                     "frame_locked": False,
+                     "cubes": [{"pose": pose(0.0, 0.0, -0.01), "size": {"x": length, "y": width, "z": 0.02},
+                                "color": {"r": 0.1, "g": 0.5, "b": 0.1, "a": 1.0}}]}]
+        for rid in sorted(world.robots):
+            t = world.robots[rid]
+            blue = rid.team.name == "BLUE"
+            entities.append({
+                "timestamp": stamp, "frame_id": "field", "id": str(rid), "lifetime": {"sec": 0, "nsec": 0},
+                "frame_locked": False,
+                "cylinders": [{"pose": pose(round(t.x_m, 3), round(t.y_m, 3), 0.6, round(t.theta_rad, 3)),
+                               "size": {"x": 0.4, "y": 0.4, "z": 0.1 if t.fallen else 1.2},
+                               "color": {"r": 0.1 if blue else 0.9, "g": 0.2, "b": 0.9 if blue else 0.1, "a": 1.0}}],
+                "texts": [{"pose": pose(round(t.x_m, 3), round(t.y_m, 3), 1.5), "billboard": True,
+                           "font_size": 0.4, "scale_invariant": False,
+                           "color": {"r": 1.0, "g": 1.0, "b": 1.0, "a": 1.0}, "text": str(rid)}]})
+        ball = world.ball
+        entities.append({"timestamp": stamp, "frame_id": "field", "id": "ball", "lifetime": {"sec": 0, "nsec": 0},
+                         "frame_locked": False,
+                         "spheres": [{"pose": pose(round(ball.x_m, 3), round(ball.y_m, 3), 0.08),
+                                      "size": {"x": 0.16, "y": 0.16, "z": 0.16},
+                                      "color": {"r": 1.0, "g": 0.5, "b": 0.0, "a": 1.0}}]})
+        return {"deletions": [], "entities": entities}
+
+    def finish(self, result: Any = None) -> None:
+        """The summary, the index attachment, then MCAP's summary section; closes the file."""
+        if self._finished:
+            return
+        self._finished = True
+        step = self._match.steps if self._match is not None else 0
+        if result is not None:
+            self._put(self._channel(lf.SUMMARY_TOPIC, "summary"), step,
+                      lf.json_bytes(json_value(result.to_dict())))
+        index = {"events": self._events, "loads": self._loads, "steps": step}
+        ns = lf.ns_of(step, self._dt_s)
+        self._writer.add_attachment(create_time=ns, log_time=ns, name=lf.INDEX_ATTACHMENT,
+                                    media_type="application/json", data=lf.json_bytes(index))
+        self._writer.finish()
+        self._file.close()
+        for track in self._tracks.values():
+            if track.handle is not None:
+                track.handle.stop_status_log()
+            if track.tree is not None and getattr(track.tree, "env", None) is not None:
+                track.tree.env.skip_sink = None
+                track.tree.env.track_writers = False
+
+    def close(self) -> None:
+        self.finish(None)
+
+    def __enter__(self) -> McapRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_UNSET = object()
+
+
+def _identity(value: object) -> object:
+    return value
+
+
+def _rounded(value: float) -> object:
+    return round(value, 4) if value - value == 0.0 else repr(value)  # NaN and inf as text
+
+
+def _pose(value: Any) -> list[object]:
+    return [round(value.x_m, 4), round(value.y_m, 4), round(value.theta_rad, 4)]
+
+
+def _fast_json() -> dict[type, Any]:
+    from soccerbt.world.types import Pose2D
+
+    return {bool: _identity, int: _identity, str: _identity, type(None): _identity, float: _rounded,
+            Pose2D: _pose}
+
+
+# the usual entry types rendered as json_value renders them, without its chain of type tests
+_FAST_JSON = _fast_json()
+
+
+def check_output_path(path: str | Path, inputs: list[str | Path] = ()) -> str | None:
+    """Why `path` cannot be written (a missing folder, a directory, one of the inputs), or None."""
+    p = Path(path)
+    if p.is_dir():
+        return f"{p}: is a directory"
+    if not p.parent.exists() if str(p.parent) else False:
+        return f"{p}: the folder {p.parent} does not exist"
+    try:
+        resolved = p.resolve()
+        for item in inputs:
+            if item is not None and Path(item).exists() and Path(item).resolve() == resolved:
+                return f"{p}: would overwrite an input file"
+    except OSError as exc:
+        return f"{p}: {exc.strerror or exc}"
+    return None
+
+
+def make_recorder(path: str | Path) -> Any:
+    """The recorder for `path`: MCAP for .mcap, else the JSON-lines log (.gz compressed)."""
+    if str(path).endswith(".mcap"):
+        return McapRecorder(path)
+    from soccerbt.tools.recorder import Recorder
+
+    return Recorder(path)

@@ -1,0 +1,118 @@
+"""A loaded tree's structure as plain data, and BehaviorTree.CPP's XML for loggers from it.
+
+``describe_tree(tree)`` lists every node in uid order (uid, parent uid, name, registration ID,
+kind, BT.CPP full path, the BehaviorTree ID it belongs to, its port values and pre/post
+conditions as written, the subtree ID of a SubTree node) and every subtree instance (tree ID
+and instance path): what a replay log stores so that a reader rebuilds the tree without the
+XML files. ``logger_xml(description)`` turns that back into the XML BT.CPP's loggers embed
+(``addTreeToXML`` with metadata: one ``<BehaviorTree ID=".." _fullpath="..">`` per subtree
+instance, a ``_uid`` on every node, ``_fullpath`` on SubTree nodes, then a TreeNodesModel).
+
+Knows nothing of soccer.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lxml import etree
+
+from soccerbt.nodes.ports import POST_CONDITIONS, PRE_CONDITIONS
+
+__all__ = ["describe_tree", "logger_xml", "BUILTIN_IDS"]
+
+# node IDs registered by BT.CPP's own factory: left out of the TreeNodesModel, as BT.CPP does
+BUILTIN_IDS = frozenset({
+    "AlwaysFailure", "AlwaysSuccess", "Script", "ScriptCondition", "SetBlackboard", "UnsetBlackboard",
+    "Sleep", "WasEntryUpdated", "Sequence", "SequenceWithMemory", "ReactiveSequence", "Fallback",
+    "ReactiveFallback", "AsyncSequence", "AsyncFallback", "Parallel", "ParallelAll", "IfThenElse",
+    "WhileDoElse", "Switch2", "Switch3", "Switch4", "Switch5", "Switch6", "TryCatch", "Inverter",
+    "ForceSuccess", "ForceFailure", "Repeat", "RetryUntilSuccessful", "KeepRunningUntilFailure",
+    "RunOnce", "Precondition", "Timeout", "Delay", "SkipUnlessUpdated", "WaitValueUpdate",
+    "LoopInt", "LoopBool", "LoopDouble", "LoopString", "SubTree", "EntryUpdated",
+})
+
+
+def describe_tree(tree: Any) -> dict[str, Any]:
+    """The structure of `tree` (a soccerbt.trees.Tree) as JSON-ready data."""
+    nodes = []
+    for node in sorted(tree.nodes(), key=lambda n: n.uid):
+        cfg = node.config
+        ports = dict(cfg.input_ports)
+        for key, value in cfg.output_ports.items():
+            ports.setdefault(key, value)
+        conditions = {PRE_CONDITIONS[idx]: getattr(script, "source", str(script)) for idx, script in cfg.pre}
+        for idx, script in enumerate(cfg.post):
+            if script is not None:
+                conditions[POST_CONDITIONS[idx]] = getattr(script, "source", str(script))
+        parent = node.parent
+        row: dict[str, Any] = {
+            "uid": node.uid, "parent": getattr(parent, "uid", 0) if parent is not None else 0,
+            "name": node.name, "id": node.registration_id, "kind": node.NODE_KIND,
+            "path": node.bt_path, "tree_id": cfg.tree_id, "ports": ports,
+        }
+        if conditions:
+            row["conditions"] = conditions
+        subtree_id = getattr(node, "subtree_id", None)
+        if node.NODE_KIND == "SubTree" and subtree_id:
+            row["subtree"] = subtree_id
+        if cfg.xml_line:
+            row["line"] = cfg.xml_line
+        nodes.append(row)
+    subtrees = [{"tree_id": s.tree_id, "instance": s.instance_name, "root": s.nodes[0].uid if s.nodes else 0}
+                for s in tree.subtrees]
+    return {"nodes": nodes, "subtrees": subtrees}
+
+
+def logger_xml(description: dict[str, Any], models: dict[str, dict[str, Any]] | None = None) -> str:
+    """BT.CPP's logger XML for a described tree (see the module docstring).
+
+    `models`: registration ID -> {"kind": ..., "ports": [{"name", "direction", "type"}]} for the
+    TreeNodesModel; by default the non-built-in IDs of the tree with the ports it uses.
+    """
+    rows = {row["uid"]: row for row in description["nodes"]}
+    children: dict[int, list[int]] = {}
+    for row in description["nodes"]:
+        children.setdefault(row["parent"], []).append(row["uid"])
+    root = etree.Element("root", BTCPP_format="4")
+
+    def add(uid: int, parent_elem: Any) -> None:
+        row = rows[uid]
+        elem = etree.SubElement(parent_elem, row["id"])
+        if row["kind"] == "SubTree":
+            elem.set("ID", row.get("subtree", ""))
+            elem.set("_fullpath", row["path"])
+        else:
+            elem.set("name", row["name"])
+        elem.set("_uid", str(uid))
+        for key, value in row.get("ports", {}).items():
+            if key != "_autoremap" or row["kind"] == "SubTree":
+                elem.set(key, str(value))
+        for key, value in row.get("conditions", {}).items():
+            elem.set(key, value)
+        if row["kind"] != "SubTree":
+            for child in children.get(uid, []):
+                add(child, elem)
+
+    for sub in description["subtrees"]:
+        bt = etree.SubElement(root, "BehaviorTree", ID=sub["tree_id"], _fullpath=sub["instance"])
+        if sub.get("root"):
+            add(sub["root"], bt)
+    model_root = etree.SubElement(root, "TreeNodesModel")
+    if models is None:
+        models = {}
+        for row in description["nodes"]:
+            if row["id"] in BUILTIN_IDS:
+                continue
+            entry = models.setdefault(row["id"], {"kind": row["kind"], "ports": []})
+            known = {p["name"] for p in entry["ports"]}
+            for key in row.get("ports", {}):
+                if key not in known:
+                    entry["ports"].append({"name": key, "direction": "input_port", "type": ""})
+    for model_id in sorted(models):
+        model = models[model_id]
+        elem = etree.SubElement(model_root, model.get("kind", "Action"), ID=model_id)
+        for port in model.get("ports", []):
+            p = etree.SubElement(elem, port.get("direction", "input_port"), name=port["name"])
+            if port.get("type"):
+                p.set("type", port["type"])
+    return etree.tostring(root, encoding="unicode", pretty_print=True)
