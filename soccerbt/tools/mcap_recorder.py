@@ -60,6 +60,7 @@ class _RobotTrack:
         self.handle: Any = None
         self.nodes: list[Any] = []          # in uid order
         self.log: list[Any] = []
+        self.loads = 0
         self.skipped: list[int] = []
         self.entries: list[tuple[str, Any]] = []
         self.storage_size = -1
@@ -128,6 +129,12 @@ class McapRecorder:
             "format": lf.FORMAT, "format_version": lf.FORMAT_VERSION, "soccerbt_version": __version__,
             "seed": cfg.seed, "field": match.field.name, "team_size": match.team_size, "dt_s": match.dt_s,
             "half_s": cfg.half_s, "duration_s": cfg.duration_s,
+            "config": {"field": cfg.field, "team_size": cfg.team_size, "seed": cfg.seed,
+                       "duration_s": cfg.duration_s, "half_s": cfg.half_s,
+                       "blue_tree": None if cfg.blue_tree is None else str(cfg.blue_tree),
+                       "red_tree": None if cfg.red_tree is None else str(cfg.red_tree),
+                       "idle_teams": list(cfg.idle_teams), "particles": cfg.particles,
+                       "reproducible": cfg.noise is None and cfg.referee is None},
             "robots": [str(rid) for rid in match.agents],
             "all_robots": [str(rid) for rid in sorted(match.world.robots)],
             "trees": trees,
@@ -152,9 +159,11 @@ class McapRecorder:
             track.handle.stop_status_log()
         track.log = []  # the old tree's halt: that tree is gone
         track.skipped.clear()
-        self._watch(track, agent, new_tree, "reload", self._match.steps + 1)
+        self._watch(track, agent, new_tree, "reload", self._match.steps)
 
-    def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, step: int) -> None:
+    def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, after_step: int) -> None:
+        """Watch `tree` from the step after `after_step` on; log its structure and a keyframe."""
+        step = after_step + 1
         track.tree = tree
         on_status_change = getattr(tree, "on_status_change", None)
         if on_status_change is None:  # a tree-like stand-in without the status stream
@@ -169,17 +178,21 @@ class McapRecorder:
         track.storage_size = -1
         description = describe_tree(tree)
         t_s = step * self._dt_s
-        message = {"t": round(t_s, 6), "step": step, "tick": agent.ticks + (1 if reason == "load" else 1),
+        track.loads += 1
+        message = {"t": round(t_s, 6), "step": step, "tick": agent.ticks + 1, "load": track.loads,
                    "reason": reason, "file": str(agent.tree_path), **description}
         self._put(self._channel(lf.tree_topic(track.name), "tree"), step, lf.json_bytes(message))
-        self._loads.append({"robot": track.name, "t": round(t_s, 6), "step": step, "reason": reason})
-        self._keyframe(track, agent, step)
+        self._loads.append({"robot": track.name, "t": round(t_s, 6), "step": step, "reason": reason,
+                            "load": track.loads})
+        self._keyframe(track, agent, after_step, log_step=step)
 
-    def _keyframe(self, track: _RobotTrack, agent: Any, step: int) -> None:
+    def _keyframe(self, track: _RobotTrack, agent: Any, after_step: int, log_step: int | None = None) -> None:
+        """Every node's status and the whole root blackboard after step `after_step`."""
         bb = self._root_values(track, agent, full=True)
-        message = {"step": step, "tick": agent.ticks,
+        message = {"after_step": after_step, "tick": agent.ticks, "load": track.loads,
                    "statuses": [n.node_status.code for n in track.nodes], "blackboard": bb}
-        self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"), step, lf.json_bytes(message))
+        self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"),
+                  after_step if log_step is None else log_step, lf.json_bytes(message))
 
     def on_step(self, match: Any) -> None:
         if self._match is None:
@@ -413,10 +426,15 @@ def check_output_path(path: str | Path, inputs: list[str | Path] = ()) -> str | 
     return None
 
 
-def make_recorder(path: str | Path) -> Any:
-    """The recorder for `path`: MCAP for .mcap, else the JSON-lines log (.gz compressed)."""
+def make_recorder(path: str | Path, match: Any) -> Any:
+    """The recorder for `path`, attached to `match` before its first step: MCAP for .mcap,
+    else the JSON-lines log (.gz compressed)."""
     if str(path).endswith(".mcap"):
-        return McapRecorder(path)
-    from soccerbt.tools.recorder import Recorder
+        recorder: Any = McapRecorder(path)
+        recorder.on_start(match)
+    else:
+        from soccerbt.tools.recorder import Recorder
 
-    return Recorder(path)
+        recorder = Recorder(path)
+    match.observers.append(recorder)
+    return recorder

@@ -33,11 +33,11 @@ from soccerbt.tools.viewer import Pacer, Viewer
 
 EXIT_BAD_LOG = 2
 LOADING_NOTE_BYTES = 4_000_000  # files larger than this take a second or more: say so
-MIN_SPEED, MAX_SPEED = 0.1, 20.0
+MIN_SPEED, MAX_SPEED = 0.01, 20.0
 
 
 def parse_speed(text: str) -> float:
-    """A playback speed: a real-time factor in [0.1, 20]."""
+    """A playback speed: a real-time factor in [0.01, 20]."""
     try:
         value = float(text)
     except ValueError:
@@ -59,10 +59,28 @@ def _seconds(text: str) -> float:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``soccerbt replay``."""
-    parser.add_argument("file", metavar="FILE", help="replay log written by soccerbt run --record (.gz or plain)")
+    parser.add_argument("file", metavar="FILE",
+                        help="replay log written by soccerbt run --record (.mcap, or JSON lines .gz/plain); "
+                             "'diff' compares two MCAP logs: soccerbt replay diff A.mcap B.mcap")
+    parser.add_argument("other", metavar="B", nargs="*", help=argparse.SUPPRESS)
+    parser.add_argument("--tick", type=int, default=None, metavar="N",
+                        help="with --robot: after the robot's N-th tick (from 1), instead of --at")
+    parser.add_argument("--tree", action="store_true",
+                        help="with --robot: the tree with each node's status and the blackboard at --at/--tick")
+    parser.add_argument("--json", action="store_true", help="with --tree: one JSON object")
+    parser.add_argument("--node", metavar="NAME", default=None,
+                        help="with --robot and --transitions: the node (name, ID or path)")
+    parser.add_argument("--transitions", action="store_true",
+                        help="with --robot and --node: every status change of that node")
+    parser.add_argument("--find", metavar="CONDITION", default=None,
+                        help="time ranges where a condition holds, e.g. \"blue2: decision == 'kick'\"")
+    parser.add_argument("--btlog", metavar="OUT.btlog", default=None,
+                        help="with --robot: export BT.CPP's FileLogger2 format for Groot2")
+    parser.add_argument("--verify", action="store_true",
+                        help="re-run the match from the log and report the first step that differs")
     parser.add_argument("--at", type=_seconds, default=None, metavar="SECONDS",
                         help="start position in simulated seconds (default: the start; --screenshot: the end)")
-    parser.add_argument("--speed", type=parse_speed, default=1.0, help="playback speed 0.1..20 (default 1)")
+    parser.add_argument("--speed", type=parse_speed, default=1.0, help="playback speed 0.01..20 (default 1)")
     parser.add_argument("--paused", action="store_true", help="open paused")
     parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue2")
     parser.add_argument("--screenshot", metavar="PNG", default=None,
@@ -78,8 +96,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def replay(args: argparse.Namespace) -> int:
-    """The ``replay`` command: 0 done, 1 a usage problem, 2 a bad log."""
+    """The ``replay`` command: 0 done, 1 a usage problem (or ``diff``: the runs differ), 2 a bad log."""
     err = sys.stderr
+    if args.file == "diff" or args.other:
+        return _diff(args, err)
+    from soccerbt.tools.mcap_reader import is_mcap
+
+    mcap_only = args.tree or args.node or args.transitions or args.find or args.btlog or args.verify \
+        or args.tick is not None
+    if is_mcap(args.file):
+        return _replay_mcap(args, err)
+    if mcap_only:
+        print(f"soccerbt replay: {args.file}: --tree, --tick, --transitions, --find, --btlog and --verify need "
+              "an MCAP log (soccerbt run --record FILE.mcap); JSON-lines logs keep root statuses only", file=err)
+        return EXIT_BAD_LOG if os.path.exists(args.file) else 1
     if (args.from_s is not None or args.to_s is not None) and args.robot is None:
         print("soccerbt replay: --from/--to go with --robot", file=err)
         return 1
@@ -125,6 +155,148 @@ def replay(args: argparse.Namespace) -> int:
         viewer.pacer.paused = True
     viewer.run()
     return 0
+
+
+def _diff(args: argparse.Namespace, err: TextIO) -> int:
+    from soccerbt.tools.mcap_reader import McapLog
+    from soccerbt.tools.tree_tools import diff_logs
+
+    files = args.other if args.file == "diff" else [args.file, *args.other]
+    if len(files) != 2:
+        print("soccerbt replay diff: give two MCAP logs: soccerbt replay diff A.mcap B.mcap", file=err)
+        return EXIT_BAD_LOG
+    try:
+        a, b = McapLog.open(files[0]), McapLog.open(files[1])
+    except ReplayError as exc:
+        print(str(exc), file=err)
+        return EXIT_BAD_LOG
+    lines = diff_logs(a, b)
+    for w in a.warnings + b.warnings:
+        print(f"warning: {w}", file=err)
+    if not lines:
+        print(f"identical: {files[0]} and {files[1]} ({a.last_step} steps)")
+        return 0
+    for line in lines:
+        print(line)
+    return 1 if any(not line.startswith("note:") for line in lines) else 0
+
+
+def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
+    """The MCAP tools: --info, --tree/--json, --transitions, --find, --btlog, --verify, the viewer."""
+    import json
+
+    from soccerbt.tools import tree_tools as tt
+    from soccerbt.tools.mcap_reader import McapLog
+
+    try:
+        log = McapLog.open(args.file)
+        for w in log.warnings:
+            print(f"warning: {w}", file=err)
+        if args.robot is not None:
+            log.check_robot(args.robot)
+        if args.verify:
+            ok, lines = tt.verify_log(log)
+            for line in lines:
+                print(line)
+            return 0 if ok else 1
+        if args.find is not None:
+            try:
+                ranges = tt.find_ranges(log, args.find)
+            except ValueError as exc:
+                print(f"soccerbt replay: {exc}", file=err)
+                return 1
+            for t0, t1, k0, k1 in ranges:
+                print(f"{t0:.2f}-{t1:.2f}s  ticks {k0}-{k1}")
+            print(f"{len(ranges)} range(s)", file=err)
+            return 0
+        needs_robot = args.tree or args.transitions or args.btlog or args.tick is not None
+        if needs_robot and args.robot is None:
+            print("soccerbt replay: --tree, --tick, --transitions and --btlog go with --robot ROBOT", file=err)
+            return 1
+        if args.btlog:
+            count, notes = tt.export_btlog(log, args.robot, Path(args.btlog))
+            for note in notes:
+                print(f"warning: {note}", file=err)
+            print(f"soccerbt replay: {count} transitions of {args.robot} written to {args.btlog}", file=err)
+            return 0
+        if args.transitions:
+            if not args.node:
+                print("soccerbt replay: --transitions needs --node NAME", file=err)
+                return 1
+            first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
+            last = log.step_at(args.to_s) if args.to_s is not None else None
+            for line in tt.transition_lines(log, args.robot, args.node, first, last):
+                print(line)
+            return 0
+        if args.tree or args.tick is not None or (args.robot is not None and args.at is not None):
+            if args.tick is not None:
+                step = tt.step_of_tick(log, args.robot, args.tick)
+            else:
+                at = args.at if args.at is not None else log.duration_s
+                if at > log.duration_s + 1e-9:
+                    print(f"soccerbt replay: {args.file}: t={at:g}s is after the end of the log "
+                          f"({log.duration_s:.2f}s)", file=err)
+                    return 1
+                step = log.step_at(at)
+            state = log.robot_state(args.robot, step)
+            t_s = step * log.dt_s
+            if args.json:
+                print(json.dumps(tt.tree_json(state, t_s), separators=(",", ":")))
+            else:
+                for line in tt.tree_lines(state, t_s):
+                    print(line)
+            return 0
+        if args.info:
+            h = log.header
+            print(f"{args.file}: soccerbt {h.get('soccerbt_version')} seed {h.get('seed')} field {h.get('field')} "
+                  f"{h.get('team_size')} v {h.get('team_size')}, {log.last_step} steps ({log.duration_s:.1f} s)")
+            for team, tree in h.get("trees", {}).items():
+                print(f"  {team} tree {tree.get('path')} ({len(tree.get('files', []))} file(s))")
+            result = log.summary_result()
+            if result:
+                print(f"  score {result.get('score')}")
+            for ev in log.events:
+                if ev.get("kind") in ("goal", "tree_reloaded", "node_exception", "penalty"):
+                    print(f"  {ev.get('t'):.2f}s {ev.get('kind')} {ev.get('detail')}")
+            return 0
+        if args.robot is not None:
+            first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
+            last = log.step_at(args.to_s) if args.to_s is not None else None
+            for view in log.steps(first, last):
+                rec = view.ticks[args.robot]
+                print(f"t={view.truth.t_s:.2f}s tick {rec.tick} root {lf_status(rec.root)} "
+                      f"transitions {len(rec.transitions)} bb {json.dumps(rec.blackboard, separators=(',', ':'))}")
+            return 0
+        return _view_mcap(log, args, err)
+    except ReplayError as exc:
+        print(str(exc), file=err)
+        return EXIT_BAD_LOG
+    except OSError as exc:
+        print(f"soccerbt replay: {exc}", file=err)
+        return EXIT_BAD_LOG
+
+
+def lf_status(code: int) -> str:
+    from soccerbt.tools.logformat import STATUS_NAMES
+
+    return STATUS_NAMES[code] if code < len(STATUS_NAMES) else "EXCEPTION"
+
+
+def _view_mcap(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001
+    try:
+        from soccerbt.tools import mcap_view
+    except ImportError:
+        print("soccerbt replay: the MCAP viewer is not available in this build", file=err)
+        return 1
+    if args.screenshot:
+        saved = mcap_view.save_mcap_screenshot(log, args.screenshot, at_s=args.at, select=args.select)
+        print(f"soccerbt replay: saved to {saved}", file=err)
+        return 0
+    if not display_available():
+        print("soccerbt replay: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy; the text tools need none)",
+              file=err)
+        return 1
+    return mcap_view.view_mcap(log, at_s=args.at, speed=args.speed, select=args.select, paused=args.paused)
 
 
 def _size_bytes(path: str) -> int:

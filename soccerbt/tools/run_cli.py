@@ -117,8 +117,7 @@ def run(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"soccerbt run: {problem}", file=err)
             return 2
-        recorder = make_recorder(args.record)
-        match.observers.append(recorder)
+        recorder = make_recorder(args.record, match)
     wall_start = time.perf_counter()
     view = None if args.headless or not display_available() else _viewer_entry()
     try:

@@ -83,8 +83,7 @@ def view(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"soccerbt view: {problem}", file=sys.stderr)
             return 2
-        recorder = make_recorder(args.record)
-        match.observers.append(recorder)
+        recorder = make_recorder(args.record, match)
     wall_start = time.perf_counter()
     try:
         view_match(match, speed=args.speed, selected=args.select)
