@@ -126,7 +126,7 @@ class TickRecord:
     command: tuple[float, ...]      # vx, vy, vtheta, head pan, head tilt, kick dir, kick strength
     transitions: list[tuple[int, int, int]] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)
-    ticked: list[int] = field(default_factory=list)   # uids in tick order
+    ticked: list[int] = field(default_factory=list)   # uids, in the order their ticks returned
     blackboard: dict[str, list[Any]] = field(default_factory=dict)
 
 

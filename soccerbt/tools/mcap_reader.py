@@ -126,6 +126,9 @@ class McapLog:
         self._scan()
         if not self.chunks:
             raise ReplayError(p, None, "no readable chunk: empty or damaged from the start")
+        if not self.complete and not self.warnings:
+            self.warnings.append(f"{p}: no summary at the end (the run did not finish cleanly); "
+                                 "read every whole chunk")
         first = self._chunk(0)
         for topic, _step, data in first:
             if topic == lf.HEADER_TOPIC:
@@ -143,6 +146,7 @@ class McapLog:
 
     def _scan(self) -> None:
         """Walk the records from the start; keep chunks (and the index attachment)."""
+        self.complete = False
         f = self._file
         offset = 8
         size = self.size
@@ -170,6 +174,7 @@ class McapLog:
             elif opcode == _OP_ATTACHMENT:
                 self._read_attachment(offset, length)
             elif opcode == _OP_FOOTER:
+                self.complete = True
                 break
             elif opcode == 0 or opcode > 0x10:
                 resync = self._resync(offset + 1)

@@ -1,0 +1,470 @@
+"""The pygame replay window for MCAP replay logs: the field on the left, the whole tree on the right.
+
+``McapReplaySource`` is the viewer's ``SceneSource`` on an ``McapLog``: its position is a step;
+``step(n)``, ``seek(step)`` move it; ``scene(selected)`` builds the field ``Scene`` from the
+step's truth and each robot's blackboard (estimates come back from the team frame);
+``robot_state(robot)`` is the robot's tree and blackboard after the step, moved forward with
+``apply_step`` during playback and rebuilt from a keyframe after a jump.
+
+``view_mcap(log)`` opens the window. Keys: SPACE pause; RIGHT/LEFT one tick (pauses), with
+SHIFT 1 s, CTRL 10 s, ALT 60 s; PAGE DOWN/UP 10 s; + / - speed (0.01 .. 20); HOME / END;
+TAB next robot (the tree follows); N / SHIFT+N next / previous transition of the selected node;
+E / SHIFT+E next / previous event; B bookmark the step; C fold / unfold the selected subtree;
+UP / DOWN or the mouse wheel scroll the tree (over the blackboard: the blackboard); Q / ESC quit.
+Click a robot to select it, a tree row to select the node, the timeline to seek.
+``save_mcap_screenshot(log, path)`` renders one frame off-screen into a PNG.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+
+import pygame
+
+from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
+from soccerbt.tools import logformat as lf
+from soccerbt.tools.mcap_reader import McapLog, RobotState, StepView, apply_step
+from soccerbt.tools.render import PANEL_BG, TEXT, FieldRenderer
+from soccerbt.tools.scene import Banner, Scene, SceneRobot
+from soccerbt.tools.tree_panel import TreePanel
+from soccerbt.tools.viewer import Pacer, Viewer
+from soccerbt.world.field import Field
+from soccerbt.world.types import Pose2D, Team, from_team_frame
+
+__all__ = ["McapReplaySource", "McapViewer", "view_mcap", "save_mcap_screenshot", "SPEEDS"]
+
+SPEEDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
+_STATE_NAMES = {int(s): s.name for s in GameState}
+_SECONDARY_NAMES = {int(s): s.name for s in SecondaryState}
+_SUB_NAMES = {int(s): s.name for s in SubState}
+_EVENT_COLOURS = {"goal": (255, 230, 0), "state": (200, 200, 200), "kick_off": (120, 200, 255)}
+_BOOKMARK = (0, 230, 230)
+_SCAN_WINDOW_STEPS = 2000  # backward searches read the log in windows of this many steps
+
+
+def _team_number(key: str) -> tuple[Team, int]:
+    for team in Team:
+        name = team.name.lower()
+        if key.startswith(name) and key[len(name):].isdigit():
+            return team, int(key[len(name):])
+    return Team.BLUE, 0
+
+
+def _value(bb: dict[str, list], key: str) -> object:
+    entry = bb.get(key)
+    return entry[0] if entry else None
+
+
+class McapReplaySource:
+    """The viewer's ``SceneSource`` on an ``McapLog`` (see the module docstring)."""
+
+    def __init__(self, log: McapLog) -> None:
+        self.log = log
+        self.field = Field.by_name(str(log.header["field"]))
+        self.dt_s = log.dt_s
+        self.position = log.first_step
+        self._blue_first = bool(log.header.get("blue_attacks_positive_x_first_half", True))
+        # the second half starts at the first "half" event (sides swap there)
+        self._half_step = min((int(e["step"]) for e in log.events if e.get("kind") == "half"), default=None)
+        self._view: StepView | None = None
+        self._states: dict[str, RobotState] = {}
+
+    # --- position -----------------------------------------------------------------------------
+
+    @property
+    def t_s(self) -> float:
+        return self.position * self.dt_s
+
+    def view(self) -> StepView | None:
+        """The decoded current step (None where the log lost it)."""
+        if self._view is None or self._view.step != self.position:
+            self._view = self.log.step_view(self.position)
+        return self._view
+
+    def seek(self, step: int) -> None:
+        """Go to ``step`` (clamped to the log); the robot states are rebuilt when next asked."""
+        step = max(self.log.first_step, min(self.log.last_step, int(step)))
+        if step == self.position + 1:
+            self.step(1)
+        elif step != self.position:
+            self.position = step
+            self._states.clear()
+
+    def seek_time(self, t_s: float) -> None:
+        self.seek(self.log.step_at(t_s))
+
+    def jump(self, seconds: float) -> None:
+        steps = int(round(seconds / self.dt_s)) or (1 if seconds > 0 else -1 if seconds < 0 else 0)
+        self.seek(self.position + steps)
+
+    def step(self, n: int = 1) -> None:
+        """Move ``n`` steps; by +1 the cached robot states follow with apply_step (cheap)."""
+        if n != 1:
+            self.seek(self.position + n)
+            return
+        if self.position >= self.log.last_step:
+            return
+        self.position += 1
+        view = self.view()
+        for robot, state in list(self._states.items()):
+            if view is None or state.step != self.position - 1:
+                del self._states[robot]
+            else:
+                apply_step(state, view)
+
+    def finished(self) -> bool:
+        return self.position >= self.log.last_step
+
+    def place_ball(self, x_m: float, y_m: float) -> None:
+        """Nothing: a replay shows what was recorded."""
+
+    def send_robot_to(self, key: str, x_m: float, y_m: float) -> None:
+        """Nothing: a replay shows what was recorded."""
+
+    def robot_state(self, robot: str) -> RobotState:
+        """``robot``'s tree statuses and blackboard after the current step."""
+        state = self._states.get(robot)
+        if state is None or state.step != self.position:
+            state = self._states[robot] = self.log.robot_state(robot, self.position)
+        return state
+
+    # --- the scene ----------------------------------------------------------------------------
+
+    def blue_attacks_positive_x(self) -> bool:
+        first_half = self._half_step is None or self.position < self._half_step
+        return self._blue_first == first_half
+
+    def scene(self, selected: str | None) -> Scene:
+        view = self.view()
+        if view is None:  # a damaged step: an empty field rather than a crash
+            return Scene(self.field, self.t_s, (0.0, 0.0), [], Banner(state="(step unreadable)"))
+        truth = view.truth
+        blue_positive = self.blue_attacks_positive_x()
+        robots, penalties = [], []
+        bb0: dict[str, list] = {}
+        for key, (x, y, theta, fallen, removed) in zip(self.log.robots, truth.robots):
+            team, number = _team_number(key)
+            attack = blue_positive if team is Team.BLUE else not blue_positive
+            bb = self.robot_state(key).blackboard
+            bb0 = bb0 or bb
+            robot = SceneRobot(key, team, number, Pose2D(x, y, theta), fallen=bool(fallen), removed=bool(removed),
+                               penalised=bool(_value(bb, "gc_is_under_penalty")),
+                               role=str(_value(bb, "player_role") or ""), decision=str(_value(bb, "decision") or ""))
+            pose = _value(bb, "robot_pose_field")
+            if isinstance(pose, list) and len(pose) >= 3:
+                robot.estimate = from_team_frame(Pose2D(*(float(v) for v in pose[:3])), attack)
+            ball = _value(bb, "ball_field")
+            if isinstance(ball, list) and len(ball) >= 2 and _value(bb, "ball_location_known") is not False:
+                bx, by = float(ball[0]), float(ball[1])
+                robot.ball_estimate = (bx, by) if attack else (-bx, -by)
+            if robot.penalised:
+                penalties.append(f"{key} {_value(bb, 'gc_secs_till_unpenalised') or 0}s")
+            robots.append(robot)
+        state, secondary, sub, blue, red = truth.gc
+        sub_text = ""
+        if secondary != int(SecondaryState.NORMAL):
+            sub_text = _SECONDARY_NAMES.get(secondary, str(secondary))
+            if secondary >= int(SecondaryState.DIRECT_FREEKICK):
+                sub_text += " " + _SUB_NAMES.get(sub, "")
+        banner = Banner(state=_STATE_NAMES.get(state, str(state)), sub_state=sub_text.strip(), score_blue=blue,
+                        score_red=red, secs_remaining=int(_value(bb0, "gc_secs_remaining") or 0),
+                        secondary_time=int(_value(bb0, "gc_secondary_time") or 0),
+                        first_half=self._half_step is None or self.position < self._half_step, penalties=penalties)
+        return Scene(self.field, truth.t_s, (truth.ball[0], truth.ball[1]), robots, banner)
+
+    # --- searching ----------------------------------------------------------------------------
+
+    def _transitions(self, robot: str, first: int, last: int) -> list[int]:
+        """Steps in [first, last] where ``robot``'s tick has transitions, with their uids (decoding
+        only that robot's part of each step)."""
+        k = 1 + self.log.robots.index(robot)
+        out = []
+        for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
+            try:
+                rec = lf.decode_tick(lf.split_parts(data)[k])
+            except (ValueError, IndexError):
+                continue
+            out.append((step, {uid for uid, _p, _n in rec.transitions}))
+        return out
+
+    def find_transition(self, robot: str, uid: int, forward: bool = True) -> int | None:
+        """The next (or previous) step where node ``uid`` of ``robot`` changed status."""
+        log = self.log
+        if forward:
+            for step, uids in self._transitions(robot, self.position + 1, log.last_step):
+                if uid in uids:
+                    return step
+            return None
+        hi = self.position - 1
+        while hi >= log.first_step:
+            lo = max(log.first_step, hi - _SCAN_WINDOW_STEPS + 1)
+            hits = [step for step, uids in self._transitions(robot, lo, hi) if uid in uids]
+            if hits:
+                return max(hits)
+            hi = lo - 1
+        return None
+
+    def find_event(self, forward: bool = True) -> int | None:
+        steps = sorted({int(e["step"]) for e in self.log.events})
+        if forward:
+            return next((s for s in steps if s > self.position), None)
+        return next((s for s in reversed(steps) if s < self.position), None)
+
+
+class _McapPacer(Pacer):
+    """The viewer's pacer with the replay's speeds (0.01 .. 20, no "max")."""
+
+    def set_speed(self, speed: float) -> None:
+        if math.isnan(speed) or speed <= 0.0:
+            raise ValueError(f"speed must be positive, got {speed}")
+        self.speed = min(SPEEDS[-1], max(SPEEDS[0], speed))
+        self._debt_s = 0.0
+
+    def faster(self) -> None:
+        self.set_speed(next((s for s in SPEEDS if s > self.speed + 1e-9), SPEEDS[-1]))
+
+    def slower(self) -> None:
+        self.set_speed(next((s for s in reversed(SPEEDS) if s < self.speed - 1e-9), SPEEDS[0]))
+
+    def steps_due(self, wall_elapsed_s: float) -> int:
+        steps, self._single_steps = self._single_steps, 0
+        if self.paused:
+            return steps
+        # the base caps the debt at a few frames' worth, which at x0.01 never reaches one step
+        self._debt_s = min(self._debt_s + wall_elapsed_s * self.speed, max(self.dt_s, 0.15 * self.speed))
+        whole = int(self._debt_s / self.dt_s + 1e-9)
+        self._debt_s -= whole * self.dt_s
+        return steps + whole
+
+
+class McapViewer(Viewer):
+    """The field (left, with a timeline below) and the ``TreePanel`` (right) on a McapReplaySource."""
+
+    PANEL_WIDTH_PX = 470
+    TIMELINE_PX = 26
+
+    def __init__(self, source: McapReplaySource, size_px: tuple[int, int] = (1480, 820), speed: float = 1.0) -> None:
+        super().__init__(source, size_px=size_px)
+        self.replay = source
+        self.pacer = _McapPacer(dt_s=source.dt_s)
+        self.pacer.set_speed(speed)
+        self.renderer = FieldRenderer(source.field, (size_px[0] - self.PANEL_WIDTH_PX, size_px[1] - self.TIMELINE_PX))
+        self.panel = TreePanel()
+        self.bookmarks: list[int] = []
+        self.state.selected = source.log.robots[0] if source.log.robots else None
+
+    # --- layout -----------------------------------------------------------------------------
+
+    @property
+    def panel_rect(self) -> pygame.Rect:
+        return pygame.Rect(self.size_px[0] - self.PANEL_WIDTH_PX, 0, self.PANEL_WIDTH_PX, self.size_px[1])
+
+    @property
+    def timeline_rect(self) -> pygame.Rect:
+        w = self.size_px[0] - self.PANEL_WIDTH_PX
+        return pygame.Rect(0, self.size_px[1] - self.TIMELINE_PX, w, self.TIMELINE_PX)
+
+    def _x_of(self, step: int) -> int:
+        r, log = self.timeline_rect, self.replay.log
+        span = max(1, log.last_step - log.first_step)
+        return r.left + 6 + int((step - log.first_step) / span * (r.width - 12))
+
+    def _step_of(self, x_px: int) -> int:
+        r, log = self.timeline_rect, self.replay.log
+        frac = (x_px - r.left - 6) / max(1, r.width - 12)
+        return log.first_step + int(round(frac * (log.last_step - log.first_step)))
+
+    # --- drawing ------------------------------------------------------------------------------
+
+    def render(self, surface: pygame.Surface) -> Scene:
+        source = self.replay
+        scene = source.scene(self.state.selected)
+        scene.speed_label = f"{'paused' if self.pacer.paused else 'playing'} x{self.pacer.speed:g}  " \
+                            f"step {source.position}/{source.log.last_step}"
+        self.renderer.set_mirrored(self.state.mirrored)
+        self.renderer.draw(surface, scene, self.state.layers, self.state.selected)
+        self._draw_timeline(surface)
+        if self.state.selected is not None:
+            state = source.robot_state(self.state.selected)
+            title = f"{self.state.selected}  step {source.position}  tick {state.tick}  ({len(state.tree['nodes'])} nodes)"
+            self.panel.draw(surface, self.panel_rect, state, title)
+        else:
+            surface.fill(PANEL_BG, self.panel_rect)
+        self._last_scene = scene
+        self.frames += 1
+        return scene
+
+    def _draw_timeline(self, surface: pygame.Surface) -> None:
+        r = self.timeline_rect
+        surface.fill(PANEL_BG, r)
+        mid = r.centery
+        pygame.draw.line(surface, (90, 95, 110), (r.left + 6, mid), (r.right - 6, mid), 3)
+        pygame.draw.line(surface, (150, 170, 220), (r.left + 6, mid), (self._x_of(self.replay.position), mid), 3)
+        for event in self.replay.log.events:
+            x = self._x_of(int(event["step"]))
+            pygame.draw.line(surface, _EVENT_COLOURS.get(event.get("kind"), (255, 160, 60)), (x, r.top + 5),
+                             (x, r.bottom - 5), 1)
+        for step in self.bookmarks:
+            x = self._x_of(step)
+            pygame.draw.polygon(surface, _BOOKMARK, [(x - 4, r.top + 2), (x + 4, r.top + 2), (x, r.top + 9)])
+        x = self._x_of(self.replay.position)
+        pygame.draw.rect(surface, TEXT, (x - 2, r.top + 3, 5, r.height - 6))
+
+    # --- events -------------------------------------------------------------------------------
+
+    def _dispatch(self, event: pygame.event.Event) -> bool:
+        if event.type == pygame.KEYDOWN:
+            handled = self._mcap_key(event)
+            return handled if handled is not None else self._handle_key(event)
+        if event.type == pygame.MOUSEWHEEL:
+            x, y = pygame.mouse.get_pos()
+            if self.panel_rect.collidepoint(x, y) and y > self.panel_rect.top + self.panel_rect.height * \
+                    self.panel.tree_fraction:
+                self.panel.scroll_blackboard(-3 * event.y)
+            else:
+                self.panel.scroll(-3 * event.y)
+            return True
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            x, y = event.pos
+            if self.timeline_rect.collidepoint(x, y):
+                self.replay.seek(self._step_of(x))
+            elif self.panel_rect.collidepoint(x, y) and self.state.selected is not None:
+                self.panel.click(x, y, self.replay.robot_state(self.state.selected))
+            else:
+                hit = self.robot_at(x, y)
+                if hit is not None:
+                    self._select(hit)
+        return True
+
+    def _select(self, robot: str) -> None:
+        if robot != self.state.selected:
+            self.state.selected = robot
+            self.panel.offset = 0  # same tree shape, other robot: the uid selection stays meaningful
+
+    def _pause(self) -> None:
+        if not self.pacer.paused:
+            self.pacer.toggle_pause()
+
+    def _mcap_key(self, event: pygame.event.Event) -> bool | None:
+        """True/False when the key is one of the replay's (False: quit), None to pass it on."""
+        key, mod = event.key, getattr(event, "mod", 0)
+        src, shift = self.replay, bool(mod & pygame.KMOD_SHIFT)
+        robots = src.log.robots
+        if key in (pygame.K_q, pygame.K_ESCAPE):
+            return False
+        if key == pygame.K_SPACE:
+            self.pacer.toggle_pause()
+        elif key in (pygame.K_RIGHT, pygame.K_LEFT):
+            sign = 1 if key == pygame.K_RIGHT else -1
+            if mod & pygame.KMOD_ALT:
+                src.jump(sign * 60.0)
+            elif mod & pygame.KMOD_CTRL:
+                src.jump(sign * 10.0)
+            elif shift:
+                src.jump(sign * 1.0)
+            else:
+                self._pause()
+                src.step(sign)
+        elif key in (pygame.K_PAGEDOWN, pygame.K_PAGEUP):
+            src.jump(10.0 if key == pygame.K_PAGEDOWN else -10.0)
+        elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
+            self.pacer.faster()
+        elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
+            self.pacer.slower()
+        elif key == pygame.K_HOME:
+            src.seek(src.log.first_step)
+        elif key == pygame.K_END:
+            src.seek(src.log.last_step)
+            self._pause()
+        elif key == pygame.K_TAB and robots:
+            i = robots.index(self.state.selected) if self.state.selected in robots else -1
+            self._select(robots[(i + (-1 if shift else 1)) % len(robots)])
+        elif key == pygame.K_n and self.state.selected is not None and self.panel.selected is not None:
+            found = src.find_transition(self.state.selected, self.panel.selected, forward=not shift)
+            if found is not None:
+                self._pause()
+                src.seek(found)
+        elif key == pygame.K_e:
+            found = src.find_event(forward=not shift)
+            if found is not None:
+                self._pause()
+                src.seek(found)
+        elif key == pygame.K_b:
+            if src.position not in self.bookmarks:
+                self.bookmarks.append(src.position)
+        elif key == pygame.K_c and self.state.selected is not None and self.panel.selected is not None:
+            self.panel.toggle(self.panel.selected, src.robot_state(self.state.selected))
+        elif key in (pygame.K_UP, pygame.K_DOWN):
+            self.panel.scroll(-3 if key == pygame.K_UP else 3)
+        else:
+            return None
+        return True
+
+    def run(self, fps: int = 60) -> None:
+        """Loop until Q / ESC / the window closes; playback pauses at the end of the log."""
+        pygame.display.init()
+        pygame.font.init()
+        pygame.display.set_caption(f"soccerbt replay {self.replay.log.path.name}")
+        self._screen = pygame.display.set_mode(self.size_px)
+        clock = pygame.time.Clock()
+        off_screen = pygame.display.get_driver() == "dummy"
+        last = time.perf_counter()
+        running = True
+        while running:
+            for event in pygame.event.get():
+                running = self.handle_event(event) and running
+            now = time.perf_counter()
+            self.advance(now - last)
+            last = now
+            at_end = self.replay.finished()
+            if at_end and not self.pacer.paused:
+                self.pacer.toggle_pause()
+            self.render(self._screen)
+            pygame.display.flip()
+            if at_end and off_screen:
+                break  # nobody can press a key in an off-screen window
+            clock.tick(fps)
+        pygame.display.quit()
+
+
+def _init_pygame() -> None:
+    from soccerbt.tools.run_cli import display_available
+
+    if not display_available():
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+    if not pygame.display.get_init():
+        pygame.display.init()
+    if not pygame.font.get_init():
+        pygame.font.init()
+
+
+def _prepared(log: McapLog, at_s: float | None, select: str | None, speed: float = 1.0) -> McapViewer:
+    source = McapReplaySource(log)
+    if at_s is not None:
+        source.seek_time(at_s)
+    viewer = McapViewer(source, speed=speed)
+    if select is not None:
+        log.check_robot(select)
+        viewer.state.selected = select
+    return viewer
+
+
+def view_mcap(log: McapLog, at_s: float | None = None, speed: float = 1.0, select: str | None = None,
+              paused: bool = False) -> int:
+    """Open the replay window on ``log`` (keys: module docstring); 0 when closed."""
+    _init_pygame()
+    viewer = _prepared(log, at_s, select, speed)
+    viewer.pacer.paused = paused
+    viewer.run()
+    return 0
+
+
+def save_mcap_screenshot(log: McapLog, path: str | Path, at_s: float | None = None,
+                         select: str | None = None) -> Path:
+    """The frame at ``at_s`` (default: the last step) as PNG, rendered off-screen."""
+    _init_pygame()
+    viewer = _prepared(log, log.duration_s if at_s is None else at_s, select)
+    viewer.pacer.paused = True
+    return viewer.screenshot(Path(path))
