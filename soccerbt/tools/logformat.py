@@ -102,13 +102,28 @@ def step_of_ns(log_time_ns: int, dt_s: float) -> int:
 
 
 def json_bytes(obj: Any) -> bytes:
-    """Deterministic compact JSON (NaN and infinities written as null)."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
-                      default=_no_json).encode("utf-8")
+    """Deterministic compact JSON; a NaN or infinity is written as its text ("nan")."""
+    try:
+        return _ENCODE(obj).encode("utf-8")
+    except ValueError:  # a float the recorder did not turn into text: JSON has no NaN
+        return _ENCODE(_finite(obj)).encode("utf-8")
 
 
 def _no_json(value: object) -> object:
     return repr(value)
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else repr(obj)
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_no_json).encode
 
 
 # --- per-robot tick -----------------------------------------------------------------------------
@@ -132,8 +147,9 @@ class TickRecord:
 
 def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions: int, uids: bytes,
                 codes: bytes, skipped: list[int], ticked: bytes, blackboard_json: bytes) -> bytes:
-    """`uids`: u16 per transition; `codes`: previous and new code per transition; `ticked`:
-    the u16 uids of the nodes ticked, in tick order."""
+    """`uids`: u16 per transition; `codes`: the previous codes of all transitions, then their
+    new codes (u8 each); `ticked`: the u16 uids of the nodes ticked, in the order their ticks
+    returned."""
     head = _TICK_HEAD.pack(tick, root, 0, *command, n_transitions, len(skipped), len(ticked) // 2)
     return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, blackboard_json))
 
@@ -187,7 +203,7 @@ def decode_tick(data: bytes) -> TickRecord:
     ticked_uids.frombytes(data[o:o + 2 * n_ticked])
     o += 2 * n_ticked
     bb = json.loads(data[o:]) if o < len(data) else {}
-    transitions = [(uids[i], codes[2 * i], codes[2 * i + 1]) for i in range(n)]
+    transitions = list(zip(uids, codes[:n], codes[n:]))
     return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb)
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import math
 from array import array
+from itertools import compress
+from operator import ne
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,8 @@ __all__ = ["McapRecorder", "file_hashes"]
 
 _UID = attrgetter("uid")
 _CODE_OF_ID = {id(status): status.code for status in NodeStatus}  # an Enum's hash runs Python
+_CODE_GET = _CODE_OF_ID.__getitem__
+_SEQ = attrgetter("sequence_id")
 _CHUNK_BYTES = 1 << 20
 _SCHEMA_WRITER = {name: spec.writer for name, spec in SCHEMA.items()}
 
@@ -62,9 +66,10 @@ class _RobotTrack:
         self.log: list[Any] = []
         self.loads = 0
         self.skipped: list[int] = []
-        self.entries: list[tuple[str, Any]] = []
-        self.storage_size = -1
-        self.seq: dict[str, int] = {}
+        self.keys: list[str] = []
+        self.entries: list[Any] = []
+        self.seqs: list[int] = []
+        self.raw: list[object] = []
         self.logged: dict[str, object] = {}
         self.channels: dict[str, int] = {}
 
@@ -174,8 +179,8 @@ class McapRecorder:
         track.handle = tree
         tree.env.skip_sink = track.skipped
         tree.env.track_writers = True
+        track.keys = []
         track.entries = []
-        track.storage_size = -1
         description = describe_tree(tree)
         t_s = step * self._dt_s
         track.loads += 1
@@ -250,9 +255,10 @@ class McapRecorder:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
         log = track.log
         if log:
-            uids = array("H", [t[0].uid for t in log]).tobytes()
-            codes = bytes([_CODE_OF_ID[id(x)] for t in log for x in (t[1], t[2])])
-            n = len(log)
+            # the log is flat (node, previous, new, node, ...): three C-level passes, no Python loop
+            uids = array("H", map(_UID, log[0::3])).tobytes()
+            codes = bytes(map(_CODE_GET, map(id, log[1::3]))) + bytes(map(_CODE_GET, map(id, log[2::3])))
+            n = len(log) // 3
             log.clear()
         else:
             uids = codes = b""
@@ -266,31 +272,42 @@ class McapRecorder:
 
     def _root_values(self, track: _RobotTrack, agent: Any, full: bool) -> dict[str, list[Any]]:
         """The root entries that changed since the last call ({key: [value, writer]}), or all
-        of them (full)."""
-        bb = agent.blackboard
-        storage = bb._storage
-        if len(storage) != track.storage_size or full:
-            current = sorted(storage.items())
-            removed = set(track.seq) - {k for k, _e in current}
-            track.entries = current
-            track.storage_size = len(storage)
+        of them (full). Sequence numbers are compared in C (map, compress); only the entries
+        written since are looked at, and only a new value (raw, then as logged) is logged."""
+        storage = agent.blackboard._storage
+        removed: list[str] = []
+        if full or len(storage) != len(track.keys) or full:
+            items = sorted(storage.items())
+            keys = [k for k, _e in items]
+            removed = sorted(set(track.keys) - set(keys))
+            track.keys, track.entries = keys, [e for _k, e in items]
+            track.seqs = [-1] * len(keys)
+            track.raw = [_UNSET] * len(keys)
+        entries = track.entries
+        seqs = list(map(_SEQ, entries))
+        if full:
+            changed: Any = range(len(entries))
+        elif seqs == track.seqs:
+            changed = ()
         else:
-            removed = set()
+            changed = compress(range(len(entries)), map(ne, seqs, track.seqs))
+        track.seqs = seqs
         out: dict[str, list[Any]] = {}
-        seq, logged = track.seq, track.logged
-        for key, entry in track.entries:
-            s = entry.sequence_id
-            if full or seq.get(key) != s:
-                seq[key] = s
-                raw = entry.value
-                enc = _FAST_JSON.get(raw.__class__)
-                value = enc(raw) if enc is not None else json_value(raw)
-                if full or logged.get(key, _UNSET) != value:
-                    logged[key] = value
-                    writer = entry.writer if entry.writer_seq == s else _SCHEMA_WRITER.get(key, "adapter")
-                    out[key] = [value, writer]
-        for key in sorted(removed):
-            seq.pop(key, None)
+        keys, raws, logged = track.keys, track.raw, track.logged
+        for i in changed:
+            entry = entries[i]
+            value = entry.value
+            if not full and raws[i] is not _UNSET and raws[i].__class__ is value.__class__ and raws[i] == value:
+                continue
+            raws[i] = value
+            enc = _FAST_JSON.get(value.__class__)
+            shown = enc(value) if enc is not None else json_value(value)
+            key = keys[i]
+            if full or logged.get(key, _UNSET) != shown:
+                logged[key] = shown
+                writer = entry.writer if entry.writer_seq == entry.sequence_id else _SCHEMA_WRITER.get(key, "adapter")
+                out[key] = [shown, writer]
+        for key in removed:
             logged.pop(key, None)
             out[key] = [None, "removed"]
         return out
@@ -398,11 +415,21 @@ def _pose(value: Any) -> list[object]:
     return [round(value.x_m, 4), round(value.y_m, 4), round(value.theta_rad, 4)]
 
 
+def _float_tuple(value: tuple) -> object:
+    """A tuple of floats (a point, a velocity) as json_value renders it; other tuples too."""
+    out = []
+    for v in value:
+        if v.__class__ is not float or v - v != 0.0:
+            return json_value(value)  # not all finite floats (nested points, text): the general rendering
+        out.append(round(v, 4))
+    return out
+
+
 def _fast_json() -> dict[type, Any]:
     from soccerbt.world.types import Pose2D
 
     return {bool: _identity, int: _identity, str: _identity, type(None): _identity, float: _rounded,
-            Pose2D: _pose}
+            Pose2D: _pose, tuple: _float_tuple}
 
 
 # the usual entry types rendered as json_value renders them, without its chain of type tests

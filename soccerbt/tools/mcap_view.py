@@ -176,7 +176,7 @@ class McapReplaySource:
 
     # --- searching ----------------------------------------------------------------------------
 
-    def _transitions(self, robot: str, first: int, last: int) -> list[int]:
+    def _transitions(self, robot: str, first: int, last: int) -> list[tuple[int, set[int]]]:
         """Steps in [first, last] where ``robot``'s tick has transitions, with their uids (decoding
         only that robot's part of each step)."""
         k = 1 + self.log.robots.index(robot)

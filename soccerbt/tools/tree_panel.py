@@ -262,7 +262,13 @@ class TreePanel:
         self._blit_text(surface, f"blackboard ({len(items)} keys, {len(changed)} changed)", _HEAD, x, y)
         y += h
         for key, (value, *writer) in items[self.bb_offset:self.bb_offset + fit]:
-            who = f"  ({writer[0]})" if writer else ""
+            who = ""
+            if writer:
+                by = writer[0]
+                if isinstance(by, int) and not isinstance(by, bool):  # a node: its uid and name
+                    row = shape.by_uid.get(by)
+                    by = f"#{by} {row.get('name')}" if row is not None else f"#{by}"
+                who = f"  ({by})"
             self._blit_text(surface, f"{key} = {_short(value)}{who}", _CHANGED if key in changed else _dim(TEXT),
                             x, y)
             y += h

@@ -159,10 +159,10 @@ class Tree:
             handle._tree = None
             self._install_observer()
 
-    def start_status_log(self) -> list[tuple[TreeNode, NodeStatus, NodeStatus]]:
-        """From now on append every status change, as a (node, previous, status) tuple, to the
-        list returned (the cheapest way to watch: no call per change beyond the append). The
-        owner empties it as it reads it."""
+    def start_status_log(self) -> list[Any]:
+        """From now on append every status change to the list returned, as three items: node,
+        previous status, new status (the cheapest way to watch: no call per change beyond the
+        append). The owner empties it as it reads it."""
         if self.env.status_log is None:
             self.env.status_log = []
         self._install_observer()
