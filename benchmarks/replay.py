@@ -1,26 +1,23 @@
-"""Loading a replay log into the replay index, its memory, seeking, and the replay's frame rate.
+"""The MCAP tree replay: recording overhead, log size, opening, seeking and the tree panel.
 
-Figures (medians of --repeats runs, each loader in a fresh process for its peak memory):
-  - read once: decompress and json-parse every line (the floor any loader pays), baseline;
-  - naive: ``list(replay_frames(path))``, every step record kept as dicts;
-  - index: ``ReplayLog.load(path)`` (numpy arrays + compressed chunks), time, peak RSS and the
-    bytes the index holds;
-  - seek: a random step's scene through the index, against re-reading the log up to that step
-    (what a replay without an index does for every step back);
-  - frames per second of the replay window (off-screen): playing at x1 with a robot selected,
-    and jumping to random positions.
+Prints, in one run (medians; CPU seconds of this process, the fair measure on a shared machine):
+  - recording overhead: the same seeded 3 v 3 match stepped without and with the MCAP recorder,
+    alternated --repeats times (goal: at most +10% CPU), and the engine's status stream alone
+    (every tree watched through Tree.start_status_log, nothing written);
+  - log size per robot-minute (goal: at most 0.5 MB);
+  - opening a whole match log (goal: under 2 s for a 20-minute 3 v 3 match: --seconds 1200);
+  - seeking to a random step and rebuilding one robot's tree and blackboard there (goal: 50 ms);
+  - drawing the tree panel for Booster's game tree (stub leaves, the PLAY branch; goal 5 ms).
 
-    python benchmarks/replay.py --log run.jsonl.gz     # a log you recorded
-    python benchmarks/replay.py --seconds 300          # records a 300 s match first
+    python benchmarks/replay.py                  # a 300 s match
+    python benchmarks/replay.py --seconds 1200   # a whole 20-minute match (takes minutes)
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,127 +26,158 @@ from pathlib import Path
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-_LOADERS = {
-    "read once": "from soccerbt.tools.replay import _Lines\nfor _, raw in _Lines(path): json.loads(raw)",
-    "naive": "from soccerbt.tools.recorder import replay_frames\nframes = list(replay_frames(path))",
-    "index": "from soccerbt.tools.replay import ReplayLog\nlog = ReplayLog.load(path)\n"
-             "extra['index_MB'] = log.memory_bytes() / 1e6\nextra['steps'] = log.n",
-}
-_CHILD = """
-import json, resource, sys, time
-from pathlib import Path
-path = Path(sys.argv[1])
-extra = {{}}
-import soccerbt.tools.replay, soccerbt.tools.recorder
-before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-start = time.perf_counter()
-{code}
-wall = time.perf_counter() - start
-peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"wall_s": wall, "rss_MB": (peak_kb - before_kb) / 1e3, **extra}}))
-"""
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from soccerbt.match import Match, MatchConfig  # noqa: E402
+from soccerbt.tools.mcap_reader import McapLog  # noqa: E402
+from soccerbt.tools.mcap_recorder import make_recorder  # noqa: E402
+
+BOOSTER = ROOT.parent / "shared" / "booster"
 
 
-def _record(seconds: float, path: Path) -> None:
-    from soccerbt.match import Match, MatchConfig
-    from soccerbt.tools.recorder import Recorder
+class _Drain:
+    """Empties the status logs every step: the status stream's cost without a recorder."""
 
-    recorder = Recorder(path)
-    match = Match(MatchConfig(seed=1, duration_s=seconds), observers=[recorder])
+    def __init__(self, logs: list[list]) -> None:
+        self.logs = logs
+
+    def on_step(self, match: Match) -> None:
+        for log in self.logs:
+            log.clear()
+
+
+def _match_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
+    match = Match(MatchConfig(seed=seed, duration_s=seconds + 5.0))
+    recorder = None
+    if mode == "record":
+        recorder = make_recorder(out, match)
+    elif mode == "stream":
+        match.observers.append(_Drain([a.tree.start_status_log() for a in match.agents.values()]))
+    match.run(2.0)  # warm-up: imports, first plans, the first chunk
+    start = time.process_time()
+    match.run(seconds)
+    cpu = time.process_time() - start
+    if recorder is not None:
+        recorder.finish(match.result())
+    return cpu
+
+
+def overhead(seconds: float, repeats: int) -> None:
+    runs: dict[str, list[float]] = {"plain": [], "stream": [], "record": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeats):
+            for mode in runs:
+                runs[mode].append(_match_cpu_s(mode, seconds, 1, Path(tmp) / "o.mcap"))
+    base = statistics.median(runs["plain"])
+    print(f"recording overhead, 3 v 3, {seconds:g} s simulated, median of {repeats} (CPU s):")
+    for mode, values in runs.items():
+        med = statistics.median(values)
+        print(f"  {mode:7s} {med:7.2f} s  x{med / base:5.3f}  ({', '.join(f'{v:.2f}' for v in values)})")
+    print(f"  status stream alone +{(statistics.median(runs['stream']) / base - 1) * 100:.0f}%, "
+          f"whole recorder +{(statistics.median(runs['record']) / base - 1) * 100:.0f}% (goal +10%)")
+
+
+def record(seconds: float, path: Path) -> float:
+    match = Match(MatchConfig(seed=1, duration_s=seconds))
+    recorder = make_recorder(path, match)
+    start = time.perf_counter()
     while not match.finished():
         match.step()
     recorder.finish(match.result())
+    return time.perf_counter() - start
 
 
-def _load_in_child(name: str, path: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", _CHILD.format(code=_LOADERS[name]), str(path)],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--log", type=Path, default=None, help="a replay log (default: record one)")
-    parser.add_argument("--seconds", type=float, default=300.0, help="length of the match to record")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--naive", action="store_true", help="also measure the naive list of dicts (slow, big)")
-    parser.add_argument("--frames", type=int, default=300)
-    args = parser.parse_args()
-    path = args.log
-    if path is None:
-        path = Path(tempfile.mkdtemp()) / "bench.jsonl.gz"
+def opening_and_seeking(path: Path, repeats: int) -> None:
+    size = path.stat().st_size
+    opens = []
+    for _ in range(repeats):
         start = time.perf_counter()
-        _record(args.seconds, path)
-        print(f"recorded {args.seconds:.0f} s to {path} in {time.perf_counter() - start:.1f} s")
-    print(f"log {path}: {path.stat().st_size / 1e6:.1f} MB on disk")
-
-    loaders = ["read once", "index"] + (["naive"] if args.naive else [])
-    figures: dict[str, dict[str, float]] = {}
-    for name in loaders:
-        runs = [_load_in_child(name, path) for _ in range(args.repeats)]
-        figures[name] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    base = figures["read once"]["wall_s"]
-    for name in loaders:
-        f = figures[name]
-        extra = "".join(f"  {k} {v:.0f}" if k == "steps" else f"  {k} {v:.1f}" for k, v in f.items()
-                        if k not in ("wall_s", "rss_MB"))
-        print(f"load {name:<10} {f['wall_s']:6.2f} s (x{f['wall_s'] / base:.2f} of read once)  "
-              f"peak RSS +{f['rss_MB']:.0f} MB{extra}")
-
-    from soccerbt.tools.recorder import replay_frames
-    from soccerbt.tools.replay import ReplayLog, ReplaySceneSource
-    from soccerbt.tools.replay_cli import ReplayViewer
-
-    log = ReplayLog.load(path)
-    source = ReplaySceneSource(log)
-    rng = random.Random(1)
-    targets = [rng.randrange(log.n) for _ in range(50)]
-    seek_s = []
-    log.record(0)  # warm-up; each later target is a fresh chunk
-    for i in targets:
+        log = McapLog.open(path)
+        opens.append(time.perf_counter() - start)
+    robot_minutes = len(log.robots) * log.duration_s / 60.0
+    print(f"log: {size / 1e6:.1f} MB, {log.last_step} steps, {len(log.robots)} robots, {len(log.chunks)} chunks")
+    print(f"  size per robot-minute: {size / 1e6 / robot_minutes:.3f} MB (goal 0.5)")
+    print(f"  open: {statistics.median(opens) * 1e3:.1f} ms median of {repeats} (goal 2 s)")
+    rng = random.Random(7)
+    seeks = []
+    for _ in range(30):
+        fresh = McapLog.open(path)  # cold: no decoded chunk cached
+        step = rng.randint(1, log.last_step)
+        robot = rng.choice(log.robots)
         start = time.perf_counter()
-        source.seek(i)
-        source.scene("blue2")
-        seek_s.append(time.perf_counter() - start)
-    naive_s = []
-    for i in targets[:3]:  # re-reading up to the step: what a log without an index costs per step back
-        start = time.perf_counter()
-        for k, _ in enumerate(replay_frames(path)):
-            if k == i:
-                break
-        naive_s.append(time.perf_counter() - start)
-    bare_s = []
-    for i in targets:
-        start = time.perf_counter()
-        source.seek(i)
-        source.scene(None)
-        bare_s.append(time.perf_counter() - start)
-    print(f"seek to a random step + scene, nobody selected: {statistics.median(bare_s) * 1e3:.3f} ms")
-    print(f"seek to a random step + scene: index {statistics.median(seek_s) * 1e3:.2f} ms, "
-          f"re-reading the log {statistics.median(naive_s) * 1e3:.0f} ms "
-          f"(x{statistics.median(naive_s) / statistics.median(seek_s):.0f})")
+        fresh.robot_state(robot, step)
+        fresh.step_view(step)
+        seeks.append(time.perf_counter() - start)
+    print(f"  seek to a random step (one robot's tree and blackboard, the step's truth): "
+          f"median {statistics.median(seeks) * 1e3:.1f} ms, max {max(seeks) * 1e3:.1f} ms (goal 50 ms)")
 
+
+def tree_panel(frames: int) -> None:
+    if not (BOOSTER / "trees" / "game.xml").exists():
+        print("tree panel: ../shared/booster missing, skipped")
+        return
     import pygame
 
-    pygame.display.init()
-    pygame.font.init()
-    viewer = ReplayViewer(source)
-    viewer.state.selected = "blue2"
-    surface = pygame.Surface(viewer.size_px)
-    for label, move in (("playing x1, blue2 selected", lambda: viewer.advance(1.0 / 60.0)),
-                        ("random jumps, blue2 selected", lambda: source.seek(rng.randrange(log.n)))):
-        fps = []
-        for _ in range(args.repeats):
-            source.seek(log.n // 3)
-            viewer.pacer.paused = False
+    from soccerbt.nodes.stubs import register_stub_nodes
+    from soccerbt.tools.mcap_reader import RobotState
+    from soccerbt.tools.tree_panel import TreePanel
+    from soccerbt.trees import TreeFactory
+    from soccerbt.trees.structure import describe_tree
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from tick import PLAY
+
+    factory = TreeFactory()
+    register_stub_nodes(factory, BOOSTER / "nodes.json")
+    tree = factory.create_tree_from_file(str(BOOSTER / "trees" / "game.xml"))
+    bb = tree.root_blackboard()
+    for key, value in PLAY.items():
+        bb[key] = value
+    log = tree.start_status_log()
+    tree.tick_exactly_once()
+    tree.tick_exactly_once()
+    description = describe_tree(tree)
+    statuses = {n.uid: n.node_status.code for n in tree.nodes()}
+    state = RobotState("blue1", 2, description, statuses, ticked=[n.uid for n in tree.env.ticked],
+                       blackboard={k: [v, "adapter"] for k, v in PLAY.items()}, changed=["decision"])
+    pygame.init()
+    surface = pygame.Surface((480, 820))
+    panel = TreePanel()
+    times = []
+    for expand in (False, True):
+        if expand:  # every subtree unfolded: the most rows
+            panel.opened = {row["uid"] for row in description["nodes"] if row["kind"] == "SubTree"}
+        for _ in range(frames):
             start = time.perf_counter()
-            for _ in range(args.frames):
-                move()
-                viewer.render(surface)
-            fps.append(args.frames / (time.perf_counter() - start))
-        print(f"frames per second, {label}: {statistics.median(fps):.0f}")
+            panel.draw(surface, surface.get_rect(), state)
+            times.append(time.perf_counter() - start)
+    print(f"tree panel, Booster's game tree ({len(description['nodes'])} nodes, {len(log) // 3} transitions "
+          f"in two ticks): median {statistics.median(times) * 1e3:.2f} ms a frame over {len(times)} frames "
+          f"(goal 5 ms)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=300.0, help="match length for the log (default 300)")
+    parser.add_argument("--overhead-seconds", type=float, default=30.0,
+                        help="simulated seconds per overhead run (default 30)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--log", type=Path, default=None, help="use this MCAP log instead of recording one")
+    args = parser.parse_args()
+    overhead(args.overhead_seconds, args.repeats)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.log
+        if path is None:
+            path = Path(tmp) / "match.mcap"
+            wall = record(args.seconds, path)
+            print(f"recorded a {args.seconds:g} s match in {wall:.1f} s wall")
+        opening_and_seeking(path, args.repeats)
+    tree_panel(100)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

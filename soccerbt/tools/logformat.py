@@ -29,7 +29,9 @@ subtree instances, with the time and tick the tree took effect.
 and the whole root blackboard with writers, so a reader seeks without replaying from the start.
 
 ``/events`` (JSON): referee and agent events (goals, penalties, set plays, node exceptions,
-reloads). ``/gamecontroller`` (JSON, on change): the GameController state in words.
+reloads) and the recorder's own (falls, role changes). ``/gamecontroller`` (JSON, on change):
+the GameController state in words. ``/commands`` (JSON, ``SCENE_PERIOD_STEPS``): every robot's
+command (vx, vy, vtheta, head pan, head tilt, kick direction, kick strength; null: no kick).
 ``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``): field, robots and
 ball, which Foxglove and Lichtblick draw in their 3D panel. At the end an attachment
 ``soccerbt/index.json`` lists the events and each robot's tree loads (a reader reads it from the
@@ -47,10 +49,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC",
+    "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
     "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
     "STATUS_NAMES", "tick_topic", "tree_topic", "keyframe_topic", "robot_of_topic", "TickRecord",
-    "TruthRecord", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes",
+    "TruthRecord", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text",
     "SCHEMAS", "ns_of", "step_of_ns",
 ]
 
@@ -61,6 +63,7 @@ STEP_TOPIC = "/match/step"
 EVENTS_TOPIC = "/events"
 GC_TOPIC = "/gamecontroller"
 SCENE_TOPIC = "/foxglove/scene"
+COMMANDS_TOPIC = "/commands"
 SUMMARY_TOPIC = "/soccerbt/summary"
 INDEX_ATTACHMENT = "soccerbt/index.json"
 KEYFRAME_STEPS = 100      # one keyframe per robot per simulated second
@@ -107,6 +110,14 @@ def json_bytes(obj: Any) -> bytes:
         return _ENCODE(obj).encode("utf-8")
     except ValueError:  # a float the recorder did not turn into text: JSON has no NaN
         return _ENCODE(_finite(obj)).encode("utf-8")
+
+
+def json_text(obj: Any) -> str:
+    """json_bytes as text."""
+    try:
+        return _ENCODE(obj)
+    except ValueError:
+        return _ENCODE(_finite(obj))
 
 
 def _no_json(value: object) -> object:
@@ -285,6 +296,9 @@ _EVENT = {"title": "soccerbt.Event", "type": "object", "properties": {
     "kind": {"type": "string"}, "detail": {"type": "string"}, "t": {"type": "number"},
     "team": {"type": ["string", "null"]}, "robot": {"type": ["string", "null"]},
     "node_path": {"type": ["string", "null"]}}}
+_COMMANDS = {"title": "soccerbt.Commands", "type": "object", "properties": {
+    "t": {"type": "number"},
+    "commands": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": ["number", "null"]}}}}}
 _GC = {"title": "soccerbt.GameControllerState", "type": "object", "properties": {
     "state": {"type": "string"}, "secondary_state": {"type": "string"}, "sub_state": {"type": "string"},
     "score_blue": {"type": "integer"}, "score_red": {"type": "integer"}}}
@@ -295,6 +309,7 @@ SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
     "summary": ("soccerbt.Summary", "jsonschema", json_bytes({"title": "soccerbt.Summary", **_OBJECT}), "json"),
     "events": ("soccerbt.Event", "jsonschema", json_bytes(_EVENT), "json"),
     "gc": ("soccerbt.GameControllerState", "jsonschema", json_bytes(_GC), "json"),
+    "commands": ("soccerbt.Commands", "jsonschema", json_bytes(_COMMANDS), "json"),
     "scene": ("foxglove.SceneUpdate", "jsonschema", json_bytes(_SCENE_UPDATE), "json"),
     "tree": ("soccerbt.Tree", "jsonschema", json_bytes({"title": "soccerbt.Tree", **_OBJECT}), "json"),
     "keyframe": ("soccerbt.Keyframe", "jsonschema", json_bytes({"title": "soccerbt.Keyframe", **_OBJECT}),

@@ -92,6 +92,8 @@ class McapRecorder:
         self._events: list[dict[str, Any]] = []
         self._loads: list[dict[str, Any]] = []
         self._last_gc: tuple | None = None
+        self._fallen: dict[str, bool] = {}
+        self._roles: dict[str, object] = {}
         self._finished = False
         self.messages = 0
 
@@ -223,6 +225,10 @@ class McapRecorder:
         self._write_events(match, step)
         if step % lf.SCENE_PERIOD_STEPS == 0:
             self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, lf.json_bytes(self._scene(match, match.world)))
+            commands = {str(rid): [round(v, 4) if v == v else None for v in lf.command_tuple(agent.last_command)]
+                        for rid, agent in match.agents.items()}
+            self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step,
+                      lf.json_bytes({"t": round(match.world.t_s, 3), "commands": commands}))
 
     @staticmethod
     def _scores(ref: Any) -> tuple[int, int]:
@@ -266,17 +272,20 @@ class McapRecorder:
         ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
         changes = self._root_values(track, agent, full=False)
         data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
-                              track.skipped, ticked, lf.json_bytes(changes) if changes else b"")
+                              track.skipped, ticked, changes.encode("utf-8"))
         track.skipped.clear()
         return data
 
-    def _root_values(self, track: _RobotTrack, agent: Any, full: bool) -> dict[str, list[Any]]:
-        """The root entries that changed since the last call ({key: [value, writer]}), or all
-        of them (full). Sequence numbers are compared in C (map, compress); only the entries
-        written since are looked at, and only a new value (raw, then as logged) is logged."""
+    def _root_values(self, track: _RobotTrack, agent: Any, full: bool) -> Any:
+        """The root entries that changed since the last call, as the JSON text of
+        {key: [value, writer]} ("" when none); with `full`, every entry as a dict (keyframes).
+
+        Sequence numbers are compared in C (map, compress); only entries written since are
+        looked at; an entry is logged when its JSON text (floats to 4 decimals) is new. The
+        text is built per entry (json.dumps of a whole dict every tick cost more)."""
         storage = agent.blackboard._storage
         removed: list[str] = []
-        if full or len(storage) != len(track.keys) or full:
+        if full or len(storage) != len(track.keys):
             items = sorted(storage.items())
             keys = [k for k, _e in items]
             removed = sorted(set(track.keys) - set(keys))
@@ -292,25 +301,33 @@ class McapRecorder:
         else:
             changed = compress(range(len(entries)), map(ne, seqs, track.seqs))
         track.seqs = seqs
-        out: dict[str, list[Any]] = {}
         keys, raws, logged = track.keys, track.raw, track.logged
+        parts: list[str] = []
+        everything: dict[str, list[Any]] = {}
         for i in changed:
             entry = entries[i]
             value = entry.value
             if not full and raws[i] is not _UNSET and raws[i].__class__ is value.__class__ and raws[i] == value:
                 continue
             raws[i] = value
-            enc = _FAST_JSON.get(value.__class__)
-            shown = enc(value) if enc is not None else json_value(value)
+            text = _json_text(value)
             key = keys[i]
-            if full or logged.get(key, _UNSET) != shown:
-                logged[key] = shown
+            if full or logged.get(key) != text:
+                logged[key] = text
                 writer = entry.writer if entry.writer_seq == entry.sequence_id else _SCHEMA_WRITER.get(key, "adapter")
-                out[key] = [shown, writer]
+                if full:
+                    everything[key] = [json_value(value), writer]
+                else:
+                    parts.append(f"{_key_text(key)}:[{text},{_writer_text(writer)}]")
         for key in removed:
             logged.pop(key, None)
-            out[key] = [None, "removed"]
-        return out
+            if full:
+                everything[key] = [None, "removed"]
+            else:
+                parts.append(f'{_key_text(key)}:[null,"removed"]')
+        if full:
+            return everything
+        return "{" + ",".join(parts) + "}" if parts else ""
 
     def _write_events(self, match: Any, step: int) -> None:
         channel = None
@@ -325,6 +342,21 @@ class McapRecorder:
             new.append({"kind": ev.kind, "detail": ev.message, "t": round(ev.t_s, 3), "team": None,
                         "robot": ev.robot, "node_path": ev.node_path or None})
         self._agent_events_seen = len(match.agent_events)
+        world = match.world
+        for rid, agent in match.agents.items():
+            name = str(rid)
+            fallen = bool(world.robots[rid].fallen)
+            if fallen and not self._fallen.get(name, False):
+                new.append({"kind": "fall", "detail": name, "t": round(world.t_s, 3), "team": rid.team.name.lower(),
+                            "robot": name, "node_path": None})
+            self._fallen[name] = fallen
+            role = agent.blackboard.get("player_role")
+            if role is not None and role != self._roles.get(name):
+                if name in self._roles:
+                    new.append({"kind": "role", "detail": f"{name} {self._roles[name]} -> {role}",
+                                "t": round(world.t_s, 3), "team": rid.team.name.lower(), "robot": name,
+                                "node_path": None})
+                self._roles[name] = role
         for event in new:
             if channel is None:
                 channel = self._channel(lf.EVENTS_TOPIC, "events")
@@ -434,6 +466,40 @@ def _fast_json() -> dict[type, Any]:
 
 # the usual entry types rendered as json_value renders them, without its chain of type tests
 _FAST_JSON = _fast_json()
+_ENCODE = lf.json_text
+_KEY_TEXT: dict[str, str] = {}
+_WRITER_TEXT: dict[object, str] = {}
+
+
+def _key_text(key: str) -> str:
+    text = _KEY_TEXT.get(key)
+    if text is None:
+        text = _KEY_TEXT[key] = _ENCODE(key)
+    return text
+
+
+def _writer_text(writer: object) -> str:
+    text = _WRITER_TEXT.get(writer)
+    if text is None:
+        text = _WRITER_TEXT[writer] = _ENCODE(writer)
+    return text
+
+
+def _json_text(value: object) -> str:
+    """json.dumps(json_value(value)) for the usual types, faster (the same text)."""
+    cls = value.__class__
+    if cls is float:
+        return repr(round(value, 4)) if value - value == 0.0 else _ENCODE(repr(value))  # type: ignore[operator]
+    if cls is bool:
+        return "true" if value else "false"
+    if cls is int:
+        return repr(value)
+    if cls is str:
+        return _ENCODE(value)
+    if value is None:
+        return "null"
+    enc = _FAST_JSON.get(cls)
+    return _ENCODE(enc(value) if enc is not None else json_value(value))
 
 
 def check_output_path(path: str | Path, inputs: list[str | Path] = ()) -> str | None:

@@ -4,22 +4,33 @@
 ``step(n)``, ``seek(step)`` move it; ``scene(selected)`` builds the field ``Scene`` from the
 step's truth and each robot's blackboard (estimates come back from the team frame);
 ``robot_state(robot)`` is the robot's tree and blackboard after the step, moved forward with
-``apply_step`` during playback and rebuilt from a keyframe after a jump.
+``apply_step`` during playback and rebuilt from a keyframe after a jump; ``key_history(robot, key)``
+is a blackboard key's last changes up to the current step.
 
 ``view_mcap(log)`` opens the window. Keys: SPACE pause; RIGHT/LEFT one tick (pauses), with
 SHIFT 1 s, CTRL 10 s, ALT 60 s; PAGE DOWN/UP 10 s; + / - speed (0.01 .. 20); HOME / END;
 TAB next robot (the tree follows); N / SHIFT+N next / previous transition of the selected node;
 E / SHIFT+E next / previous event; B bookmark the step; C fold / unfold the selected subtree;
-UP / DOWN or the mouse wheel scroll the tree (over the blackboard: the blackboard); Q / ESC quit.
-Click a robot to select it, a tree row to select the node, the timeline to seek.
+UP / DOWN or the mouse wheel scroll the tree (over the blackboard: the blackboard); Q / ESC quit
+(ESC first closes the search box, then the key history, then the search).
+/ or CTRL+F opens the search box over the tree (typing edits it, BACKSPACE deletes, ESC cancels,
+RETURN runs it, RETURN again: the next match). ``robot: condition`` (a ":" in it) is a condition
+as in ``soccerbt replay --find`` (tree_tools.find_ranges): its ranges show on the timeline and the
+position jumps to the first range at or after it; M / SHIFT+M next / previous range. Other text
+selects the next node of the selected robot's tree whose name, ID or path holds it.
+Click a robot to select it, a tree row to select the node, a blackboard row for that key's
+history (again: off), the timeline to seek.
 ``save_mcap_screenshot(log, path)`` renders one frame off-screen into a PNG.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pygame
 
@@ -28,12 +39,13 @@ from soccerbt.tools import logformat as lf
 from soccerbt.tools.mcap_reader import McapLog, RobotState, StepView, apply_step
 from soccerbt.tools.render import PANEL_BG, TEXT, FieldRenderer
 from soccerbt.tools.scene import Banner, Scene, SceneRobot
-from soccerbt.tools.tree_panel import TreePanel
+from soccerbt.tools.tree_panel import HistoryEntry, TreePanel
+from soccerbt.tools.tree_tools import find_ranges
 from soccerbt.tools.viewer import Pacer, Viewer
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team, from_team_frame
 
-__all__ = ["McapReplaySource", "McapViewer", "view_mcap", "save_mcap_screenshot", "SPEEDS"]
+__all__ = ["McapReplaySource", "McapViewer", "SearchBox", "view_mcap", "save_mcap_screenshot", "SPEEDS"]
 
 SPEEDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 _STATE_NAMES = {int(s): s.name for s in GameState}
@@ -42,6 +54,15 @@ _SUB_NAMES = {int(s): s.name for s in SubState}
 _EVENT_COLOURS = {"goal": (255, 230, 0), "state": (200, 200, 200), "kick_off": (120, 200, 255)}
 _BOOKMARK = (0, 230, 230)
 _SCAN_WINDOW_STEPS = 2000  # backward searches read the log in windows of this many steps
+_HISTORY_LEN = 12          # changes a key history lists
+_HISTORY_WINDOW_S = 30.0   # how far back a key history looks
+_HISTORY_SCAN_STEPS = 500  # a key history reads back in windows of this many steps (stops when full)
+_HISTORY_CACHE = 512       # (robot, key, step) histories kept
+_RANGE_BAND = (200, 90, 220)
+_SEARCH_BG = (30, 33, 44)
+_SEARCH_ERROR = (255, 90, 90)
+_SEARCH_NOTE = (255, 180, 80)
+_SEARCH_DIM = (140, 145, 160)
 
 
 def _team_number(key: str) -> tuple[Team, int]:
@@ -70,6 +91,7 @@ class McapReplaySource:
         self._half_step = min((int(e["step"]) for e in log.events if e.get("kind") == "half"), default=None)
         self._view: StepView | None = None
         self._states: dict[str, RobotState] = {}
+        self._history: dict[tuple[str, str, int, int], list[HistoryEntry]] = {}
 
     # --- position -----------------------------------------------------------------------------
 
@@ -206,11 +228,77 @@ class McapReplaySource:
             hi = lo - 1
         return None
 
+    def _key_changes(self, robot: str, key: str, first: int, last: int) -> list[tuple[int, Any, Any]]:
+        """(step, value, writer) of every change of ``key`` by ``robot`` in [first, last], in order
+        (decoding only that robot's part, and only where its bytes mention the key)."""
+        k = 1 + self.log.robots.index(robot)
+        needle = json.dumps(key).encode() if key.isascii() else None
+        out = []
+        for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
+            try:
+                part = lf.split_parts(data)[k]
+                if needle is not None and needle not in part:
+                    continue  # most steps leave the key alone: skip the JSON decode
+                entry = lf.decode_tick(part).blackboard.get(key)
+            except (ValueError, IndexError):
+                continue
+            if entry is not None:
+                out.append((step, entry[0], entry[1] if len(entry) > 1 else None))
+        return out
+
+    def key_history(self, robot: str, key: str, limit: int = _HISTORY_LEN) -> list[HistoryEntry]:
+        """The last ``limit`` changes of ``robot``'s blackboard ``key`` at or before the current step
+        and within _HISTORY_WINDOW_S of it, newest first, as (step, t, value, writer)."""
+        step = self.position
+        cache_key = (robot, key, step, limit)
+        cached = self._history.get(cache_key)
+        if cached is not None:
+            return cached
+        floor = max(self.log.first_step, step - int(round(_HISTORY_WINDOW_S / self.dt_s)) + 1)
+        before = self._history.get((robot, key, step - 1, limit))
+        if before is not None:  # playback: the last step's answer (trimmed to the window) plus this step
+            changes = [(s, v, w) for s, _t, v, w in reversed(before) if s >= floor]
+            changes += self._key_changes(robot, key, step, step)
+        else:
+            changes, hi = [], step
+            while hi >= floor and len(changes) < limit:
+                lo = max(floor, hi - _HISTORY_SCAN_STEPS + 1)
+                changes = self._key_changes(robot, key, lo, hi) + changes
+                hi = lo - 1
+        out = [(s, s * self.dt_s, v, w) for s, v, w in reversed(changes[-limit:])]
+        if len(self._history) >= _HISTORY_CACHE:
+            self._history.clear()
+        self._history[cache_key] = out
+        return out
+
     def find_event(self, forward: bool = True) -> int | None:
         steps = sorted({int(e["step"]) for e in self.log.events})
         if forward:
             return next((s for s in steps if s > self.position), None)
         return next((s for s in reversed(steps) if s < self.position), None)
+
+
+def _is_condition(text: str) -> bool:
+    """A ":" makes a condition ("blue2: decision == 'kick'"); a node path's "::" does not."""
+    return ":" in text.replace("::", "")
+
+
+@dataclass
+class SearchBox:
+    """The viewer's search: the box's text and what the last run found (see the module docstring)."""
+
+    text: str = ""
+    editing: bool = False                 # keys go to the box
+    visible: bool = False                 # the box is drawn (also after a run, with its result)
+    ran: str | None = None                # the text of the last run (None: nothing run yet)
+    note: str = ""                        # the result line of a node search, or an error
+    error: bool = False                   # note is an error (drawn red)
+    condition: str | None = None          # the condition whose ranges are shown
+    ranges: list[tuple[float, float, int, int]] = field(default_factory=list)  # as find_ranges gives
+    range_steps: list[tuple[int, int]] = field(default_factory=list)           # the same, as steps
+    matches: list[int] = field(default_factory=list)                           # node uids
+    match_index: int = -1
+    match_robot: str | None = None        # the robot whose tree the matches are of
 
 
 class _McapPacer(Pacer):
@@ -244,6 +332,7 @@ class McapViewer(Viewer):
 
     PANEL_WIDTH_PX = 470
     TIMELINE_PX = 26
+    SEARCH_PX = 36  # the search box: its line and its result line
 
     def __init__(self, source: McapReplaySource, size_px: tuple[int, int] = (1480, 820), speed: float = 1.0) -> None:
         super().__init__(source, size_px=size_px)
@@ -253,6 +342,7 @@ class McapViewer(Viewer):
         self.renderer = FieldRenderer(source.field, (size_px[0] - self.PANEL_WIDTH_PX, size_px[1] - self.TIMELINE_PX))
         self.panel = TreePanel()
         self.bookmarks: list[int] = []
+        self.search = SearchBox()
         self.state.selected = source.log.robots[0] if source.log.robots else None
 
     # --- layout -----------------------------------------------------------------------------
@@ -260,6 +350,20 @@ class McapViewer(Viewer):
     @property
     def panel_rect(self) -> pygame.Rect:
         return pygame.Rect(self.size_px[0] - self.PANEL_WIDTH_PX, 0, self.PANEL_WIDTH_PX, self.size_px[1])
+
+    @property
+    def search_rect(self) -> pygame.Rect:
+        """The search box, over the top of the panel (the tree is drawn below it while it shows)."""
+        r = self.panel_rect
+        return pygame.Rect(r.left, r.top, r.width, self.SEARCH_PX)
+
+    @property
+    def tree_panel_rect(self) -> pygame.Rect:
+        """Where the TreePanel draws: the panel, less the search box while it shows."""
+        r = self.panel_rect
+        if not self.search.visible:
+            return r
+        return pygame.Rect(r.left, r.top + self.SEARCH_PX, r.width, r.height - self.SEARCH_PX)
 
     @property
     def timeline_rect(self) -> pygame.Rect:
@@ -289,9 +393,13 @@ class McapViewer(Viewer):
         if self.state.selected is not None:
             state = source.robot_state(self.state.selected)
             title = f"{self.state.selected}  step {source.position}  tick {state.tick}  ({len(state.tree['nodes'])} nodes)"
-            self.panel.draw(surface, self.panel_rect, state, title)
+            key = self.panel.history_key
+            history = source.key_history(self.state.selected, key) if key is not None else None
+            self.panel.draw(surface, self.tree_panel_rect, state, title, history)
         else:
             surface.fill(PANEL_BG, self.panel_rect)
+        if self.search.visible:
+            self._draw_search(surface)
         self._last_scene = scene
         self.frames += 1
         return scene
@@ -300,6 +408,9 @@ class McapViewer(Viewer):
         r = self.timeline_rect
         surface.fill(PANEL_BG, r)
         mid = r.centery
+        for first, last in self.search.range_steps:  # under the line and the marks: they stay readable
+            x0 = self._x_of(first)
+            pygame.draw.rect(surface, _RANGE_BAND, (x0, r.top + 6, max(2, self._x_of(last) - x0 + 1), r.height - 12))
         pygame.draw.line(surface, (90, 95, 110), (r.left + 6, mid), (r.right - 6, mid), 3)
         pygame.draw.line(surface, (150, 170, 220), (r.left + 6, mid), (self._x_of(self.replay.position), mid), 3)
         for event in self.replay.log.events:
@@ -312,16 +423,148 @@ class McapViewer(Viewer):
         x = self._x_of(self.replay.position)
         pygame.draw.rect(surface, TEXT, (x - 2, r.top + 3, 5, r.height - 6))
 
+    def _search_result(self) -> tuple[str, tuple[int, int, int]]:
+        """The box's second line and its colour."""
+        box = self.search
+        if box.note:
+            return box.note, _SEARCH_ERROR if box.error else _SEARCH_NOTE
+        if box.ran is not None and box.ran == box.condition:
+            n = len(box.range_steps)
+            inside = self._range_index()
+            if inside is None:
+                return f"{n} ranges  (M / SHIFT+M: next / previous)", _RANGE_BAND
+            t0, t1 = box.ranges[inside][:2]
+            return f"{n} ranges, in {inside + 1}/{n}: t={t0:.2f}-{t1:.2f}s  (M / SHIFT+M)", _RANGE_BAND
+        if box.editing:
+            return "RETURN: search   ESC: cancel   robot: condition  or a node name", _SEARCH_DIM
+        return "", _SEARCH_DIM
+
+    def _draw_search(self, surface: pygame.Surface) -> None:
+        r = self.search_rect
+        font, box = self.panel.font, self.search
+        surface.fill(_SEARCH_BG, r)
+        pygame.draw.rect(surface, _RANGE_BAND if box.editing else (70, 75, 90), r, 1)
+        width = r.width - 10
+        text = "/" + box.text + ("_" if box.editing else "")
+        while font.size(text)[0] > width and len(text) > 4:  # a long text: show its end (the cursor)
+            text = "..." + text[4:]
+        surface.blit(font.render(text, True, TEXT), (r.left + 5, r.top + 3))
+        note, colour = self._search_result()
+        while font.size(note)[0] > width and len(note) > 4:  # a long error: cut, rather than spill out
+            note = note[:-4] + "..."
+        if note:
+            surface.blit(font.render(note, True, colour), (r.left + 5, r.top + 3 + font.get_linesize()))
+
+    # --- searching ----------------------------------------------------------------------------
+
+    def open_search(self) -> None:
+        """Start editing the box (the last text stays: fix a condition, or RETURN for the next match)."""
+        self.search.editing = self.search.visible = True
+
+    def run_search(self) -> None:
+        """Run the box's text: a condition (ranges) or a node name (select, reveal); RETURN on the
+        same text again goes to the next match."""
+        box = self.search
+        text = box.text.strip()
+        box.editing = False
+        if not text:
+            self.clear_search()
+            return
+        again = text == box.ran and not box.error
+        box.visible, box.ran, box.note, box.error = True, text, "", False
+        if _is_condition(text):
+            if again and text == box.condition:
+                self.next_range(forward=True)
+            else:
+                self._run_condition(text)
+        else:
+            self._run_node_search(text, again)
+
+    def _run_condition(self, text: str) -> None:
+        box, log = self.search, self.replay.log
+        try:
+            ranges = find_ranges(log, text)
+        except Exception as exc:  # noqa: BLE001 - a bad condition, an unknown robot: say so, keep running
+            box.note, box.error = f"{type(exc).__name__}: {exc}", True
+            return
+        box.condition, box.ranges = text, ranges
+        box.range_steps = [(log.step_at(t0), log.step_at(t1)) for t0, t1, _k0, _k1 in ranges]
+        if box.range_steps and self._range_index() is None:
+            # the first range after the position (inside one: stay), else round to the first of all
+            position = self.replay.position
+            self._pause()
+            self.replay.seek(next((a for a, _b in box.range_steps if a > position), box.range_steps[0][0]))
+
+    def _run_node_search(self, text: str, again: bool) -> None:
+        box, robot = self.search, self.state.selected
+        if robot is None:
+            box.note, box.error = "select a robot first (TAB)", True
+            return
+        state = self.replay.robot_state(robot)
+        if again and box.match_robot == robot and box.matches:
+            box.match_index = (box.match_index + 1) % len(box.matches)
+        else:
+            box.matches, box.match_robot, box.match_index = self.panel.find_nodes(state, text), robot, 0
+        if not box.matches:
+            box.note = f"no node of {robot} matches {text!r}"
+            box.ran = None  # RETURN again searches again (after TAB the tree may differ)
+            return
+        uid = box.matches[box.match_index]
+        self.panel.reveal(uid, state)
+        node = self.panel.shape(state.tree).by_uid[uid]
+        box.note = f"node {box.match_index + 1}/{len(box.matches)}: {node.get('name')} #{uid}  (RETURN: next)"
+
+    def _range_index(self) -> int | None:
+        """The index of the range holding the position, if any."""
+        position = self.replay.position
+        return next((i for i, (a, b) in enumerate(self.search.range_steps) if a <= position <= b), None)
+
+    def next_range(self, forward: bool = True) -> None:
+        """Seek to the start of the next range (or the previous one wholly before the position)."""
+        steps, position = self.search.range_steps, self.replay.position
+        if forward:
+            target = next((a for a, _b in steps if a > position), None)
+        else:
+            target = next((a for a, b in reversed(steps) if b < position), None)
+        if target is not None:
+            self._pause()
+            self.replay.seek(target)
+
+    def clear_search(self) -> None:
+        self.search = SearchBox()
+
+    def _search_key(self, event: pygame.event.Event) -> bool:
+        """A key while the box is being edited: all of them go to the box."""
+        box = self.search
+        key, mod, char = event.key, getattr(event, "mod", 0), getattr(event, "unicode", "")
+        if key == pygame.K_ESCAPE:  # cancel the edit: back to the last run's text, or no box
+            box.editing = False
+            if box.ran is None and not box.note:
+                box.visible = False
+            else:
+                box.text = box.ran or box.text
+        elif key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+            self.run_search()
+        elif key == pygame.K_BACKSPACE:
+            box.text = "" if mod & pygame.KMOD_CTRL else box.text[:-1]
+        elif key == pygame.K_u and mod & pygame.KMOD_CTRL:
+            box.text = ""
+        elif char and char.isprintable() and not mod & pygame.KMOD_CTRL:
+            box.text += char
+        return True
+
     # --- events -------------------------------------------------------------------------------
 
     def _dispatch(self, event: pygame.event.Event) -> bool:
         if event.type == pygame.KEYDOWN:
+            if self.search.editing:
+                return self._search_key(event)
             handled = self._mcap_key(event)
             return handled if handled is not None else self._handle_key(event)
         if event.type == pygame.MOUSEWHEEL:
             x, y = pygame.mouse.get_pos()
-            if self.panel_rect.collidepoint(x, y) and y > self.panel_rect.top + self.panel_rect.height * \
-                    self.panel.tree_fraction:
+            tree = self.tree_panel_rect
+            if tree.collidepoint(x, y) and y > tree.top + tree.height * self.panel.tree_fraction:
                 self.panel.scroll_blackboard(-3 * event.y)
             else:
                 self.panel.scroll(-3 * event.y)
@@ -330,6 +573,8 @@ class McapViewer(Viewer):
             x, y = event.pos
             if self.timeline_rect.collidepoint(x, y):
                 self.replay.seek(self._step_of(x))
+            elif self.search.visible and self.search_rect.collidepoint(x, y):
+                self.open_search()
             elif self.panel_rect.collidepoint(x, y) and self.state.selected is not None:
                 self.panel.click(x, y, self.replay.robot_state(self.state.selected))
             else:
@@ -352,9 +597,20 @@ class McapViewer(Viewer):
         key, mod = event.key, getattr(event, "mod", 0)
         src, shift = self.replay, bool(mod & pygame.KMOD_SHIFT)
         robots = src.log.robots
-        if key in (pygame.K_q, pygame.K_ESCAPE):
+        if key == pygame.K_ESCAPE and self.panel.history_key is not None:
+            self.panel.history_key = None
+        elif key == pygame.K_ESCAPE and (self.search.visible or self.search.range_steps):
+            self.clear_search()
+        elif key in (pygame.K_q, pygame.K_ESCAPE):
             return False
-        if key == pygame.K_SPACE:
+        elif key == pygame.K_SLASH or key == pygame.K_KP_DIVIDE or getattr(event, "unicode", "") == "/" or (
+                key == pygame.K_f and mod & pygame.KMOD_CTRL):
+            self.open_search()
+        elif key in (pygame.K_RETURN, pygame.K_KP_ENTER) and self.search.visible:
+            self.run_search()
+        elif key == pygame.K_m and self.search.range_steps:
+            self.next_range(forward=not shift)
+        elif key == pygame.K_SPACE:
             self.pacer.toggle_pause()
         elif key in (pygame.K_RIGHT, pygame.K_LEFT):
             sign = 1 if key == pygame.K_RIGHT else -1

@@ -234,8 +234,7 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
             else:
                 at = args.at if args.at is not None else log.duration_s
                 if at > log.duration_s + 1e-9:
-                    print(f"soccerbt replay: {args.file}: t={at:g}s is after the end of the log "
-                          f"({log.duration_s:.2f}s)", file=err)
+                    print(f"{args.file}: t={at:g}s is after the end of the log ({log.duration_s:.2f}s)", file=err)
                     return 1
                 step = log.step_at(at)
             state = log.robot_state(args.robot, step)

@@ -7,10 +7,13 @@ marker for the nodes ticked in that step, dimmed text for the others. SubTree no
 default every subtree holding no RUNNING or ticked node is folded, so the running branch is what
 shows; a click on a SubTree row's +/- box folds or unfolds it against that default. Below the
 tree: the selected node's ports and the root blackboard (``key = value  (writer)``, the keys
-changed in the step highlighted).
+changed in the step highlighted). A click on a blackboard row selects that key (``history_key``;
+again: clears it); the caller passes its recent changes to ``draw`` and they are listed at the
+bottom of the details, newest first. ``find_nodes(state, text)`` / ``reveal(uid, state)`` back a
+node search: the matching uids, and unfolding a node's ancestors and scrolling it into view.
 
 The caller owns the events: ``scroll(rows)`` (mouse wheel, keys), ``click(x, y)`` / ``row_at(y)``
-after a draw. Text surfaces are cached per (text, colour), so a 150-node tree draws in ~1-2 ms.
+/ ``key_at(y)`` after a draw. Text surfaces are cached per (text, colour), so a 150-node tree draws in ~1-2 ms.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import pygame
 
 from soccerbt.tools.render import IDLE_COLOUR, PANEL_BG, STATUS_COLOURS, TEXT
 
-__all__ = ["TreePanel", "STATUS_COLOURS_BY_CODE", "SKIPPED_COLOUR"]
+__all__ = ["TreePanel", "STATUS_COLOURS_BY_CODE", "SKIPPED_COLOUR", "HistoryEntry"]
 
 SKIPPED_COLOUR = STATUS_COLOURS["SKIPPED"]
 # status codes of mcap_reader / logformat: 0 IDLE, 1 RUNNING, 2 SUCCESS, 3 FAILURE
@@ -35,6 +38,10 @@ _HEAD = (150, 200, 255)
 _INDENT_PX = 12
 _BOX_PX = 9
 _CACHE_LIMIT = 5000  # blackboard values change every step: drop the cache rather than grow forever
+_MIN_BB_ROWS = 3     # blackboard rows kept when a key history takes the bottom of the details
+
+# one change of a blackboard key: (step, t in s, value, writer); writer "removed" for a removal
+HistoryEntry = tuple[int, float, Any, Any]
 
 
 def _dim(colour: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -91,11 +98,14 @@ class TreePanel:
         self.selected: int | None = None     # uid
         self.opened: set[int] = set()        # SubTrees unfolded by hand (folded by default)
         self.closed: set[int] = set()        # SubTrees folded by hand (open by default)
+        self.history_key: str | None = None  # the blackboard key whose history the details show
         self._text: dict[tuple[str, tuple[int, int, int]], pygame.Surface] = {}
         self._shape: _Shape | None = None
         self._shape_of: int | None = None    # id() of the tree dict the shape was built from
         self._rows: list[int] = []           # uids drawn, top to bottom, after the last draw
         self._tree_rect = pygame.Rect(0, 0, 0, 0)
+        self._bb_rows: list[tuple[int, str]] = []  # (top y, key) of the blackboard rows last drawn
+        self._reveal: int | None = None      # uid to scroll into view at the next draw
 
     # --- state -------------------------------------------------------------------------------
 
@@ -142,6 +152,32 @@ class TreePanel:
                 skip_deeper_than = depth
         return rows
 
+    def find_nodes(self, state: Any, text: str) -> list[int]:
+        """The uids (in tree order) whose name, ID or path contains ``text``, case-insensitive."""
+        needle = text.strip().lower()
+        if not needle:
+            return []
+        shape = self.shape(state.tree)
+        out = []
+        for uid, _depth in shape.order:
+            node = shape.by_uid[uid]
+            if any(needle in str(node.get(k) or "").lower() for k in ("name", "id", "path")):
+                out.append(uid)
+        return out
+
+    def reveal(self, uid: int, state: Any) -> None:
+        """Select ``uid``, unfold its folded ancestors; the next draw scrolls its row into view."""
+        shape = self.shape(state.tree)
+        folded = self.collapsed(state)
+        p = shape.parent.get(uid, 0)
+        while p:
+            if p in folded:
+                self.closed.discard(p)
+                self.opened.add(p)
+            p = shape.parent.get(p, 0)
+        self.selected = uid
+        self._reveal = uid
+
     def scroll(self, rows: int) -> None:
         """Move the tree view by ``rows`` (negative: up); clamped at the next draw."""
         self.offset = max(0, self.offset + rows)
@@ -157,10 +193,21 @@ class TreePanel:
         i = (y_px - r.top - self.row_height_px) // self.row_height_px
         return self._rows[i] if 0 <= i < len(self._rows) else None
 
+    def key_at(self, y_px: int) -> str | None:
+        """The blackboard key of the row drawn at ``y_px`` by the last draw, if any."""
+        for top, key in self._bb_rows:
+            if top <= y_px < top + self.row_height_px:
+                return key
+        return None
+
     def click(self, x_px: int, y_px: int, state: Any) -> int | None:
-        """Select the row under the click (a click on a SubTree's +/- box folds it); the uid or None."""
+        """Select the row under the click (a click on a SubTree's +/- box folds it); the uid or None.
+        A click on a blackboard row selects its key for the history (the same key again: clears)."""
         uid = self.row_at(y_px)
         if uid is None:
+            key = self.key_at(y_px)
+            if key is not None:
+                self.history_key = None if key == self.history_key else key
             return None
         shape = self.shape(state.tree)
         depth = next(d for u, d in shape.order if u == uid)
@@ -184,8 +231,10 @@ class TreePanel:
         surface.blit(img, (x, y))
         return img.get_width()
 
-    def draw(self, surface: pygame.Surface, rect: pygame.Rect, state: Any, title: str = "") -> None:
-        """Draw ``state`` (a RobotState) into ``rect``: the tree on top, the details below."""
+    def draw(self, surface: pygame.Surface, rect: pygame.Rect, state: Any, title: str = "",
+             history: list[HistoryEntry] | None = None) -> None:
+        """Draw ``state`` (a RobotState) into ``rect``: the tree on top, the details below (with
+        ``history``, newest first, the changes of ``history_key``)."""
         surface.fill(PANEL_BG, rect)
         tree_h = int(rect.height * self.tree_fraction)
         self._tree_rect = pygame.Rect(rect.left, rect.top, rect.width, tree_h)
@@ -199,7 +248,7 @@ class TreePanel:
         pygame.draw.line(surface, (70, 75, 90), details.topleft, details.topright)
         surface.set_clip(details)
         try:
-            self._draw_details(surface, details, state)
+            self._draw_details(surface, details, state, history)
         finally:
             surface.set_clip(clip)
 
@@ -207,6 +256,11 @@ class TreePanel:
         h = self.row_height_px
         rows = self.visible_rows(state)
         fit = max(1, rect.height // h - 1)
+        if self._reveal is not None:
+            i = next((i for i, (uid, _d) in enumerate(rows) if uid == self._reveal), None)
+            if i is not None and not self.offset <= i < self.offset + fit:
+                self.offset = max(0, i - fit // 3)  # a third down: its parents show above it
+            self._reveal = None
         self.offset = min(self.offset, max(0, len(rows) - fit))
         shown = rows[self.offset:self.offset + fit]
         self._rows = [uid for uid, _d in shown]
@@ -238,7 +292,15 @@ class TreePanel:
             self._blit_text(surface, text, colour if uid in ticked else _dim(colour), x, y + 1)
             y += h
 
-    def _draw_details(self, surface: pygame.Surface, rect: pygame.Rect, state: Any) -> None:
+    def _writer_text(self, writer: Any, shape: _Shape) -> str:
+        """A blackboard writer: a node as its uid and name, else as recorded."""
+        if isinstance(writer, int) and not isinstance(writer, bool):
+            row = shape.by_uid.get(writer)
+            return f"#{writer} {row.get('name')}" if row is not None else f"#{writer}"
+        return str(writer)
+
+    def _draw_details(self, surface: pygame.Surface, rect: pygame.Rect, state: Any,
+                      history: list[HistoryEntry] | None = None) -> None:
         h = self.row_height_px
         x, y = rect.left + 4, rect.top + 3
         shape = self.shape(state.tree)
@@ -257,18 +319,43 @@ class TreePanel:
             y += h
         changed = set(state.changed)
         items = sorted(state.blackboard.items())
-        fit = max(1, (rect.bottom - y) // h - 1)
+        bottom = rect.bottom
+        if self.history_key is not None:
+            # the history takes the bottom, down to a few blackboard rows (so the key can be clicked off)
+            room = max(1, (rect.bottom - y) // h - 2 - _MIN_BB_ROWS)  # lines: 2 headers, the rows kept
+            shown = (history or [])[:room]
+            bottom = rect.bottom - (1 + max(1, len(shown))) * h - 4
+            self._draw_history(surface, pygame.Rect(rect.left, bottom, rect.width, rect.bottom - bottom), state,
+                               shape, history, shown)
+        fit = max(1, (bottom - y) // h - 1)
         self.bb_offset = min(self.bb_offset, max(0, len(items) - fit))
         self._blit_text(surface, f"blackboard ({len(items)} keys, {len(changed)} changed)", _HEAD, x, y)
         y += h
+        self._bb_rows = []
         for key, (value, *writer) in items[self.bb_offset:self.bb_offset + fit]:
-            who = ""
-            if writer:
-                by = writer[0]
-                if isinstance(by, int) and not isinstance(by, bool):  # a node: its uid and name
-                    row = shape.by_uid.get(by)
-                    by = f"#{by} {row.get('name')}" if row is not None else f"#{by}"
-                who = f"  ({by})"
+            who = f"  ({self._writer_text(writer[0], shape)})" if writer else ""
+            if key == self.history_key:
+                surface.fill(_SELECTED_BG, (rect.left, y, rect.width, h))
             self._blit_text(surface, f"{key} = {_short(value)}{who}", _CHANGED if key in changed else _dim(TEXT),
                             x, y)
+            self._bb_rows.append((y, key))
+            y += h
+
+    def _draw_history(self, surface: pygame.Surface, rect: pygame.Rect, state: Any, shape: _Shape,
+                      history: list[HistoryEntry] | None, shown: list[HistoryEntry]) -> None:
+        """``history_key``'s recent changes (newest first) in ``rect``, under a rule."""
+        h = self.row_height_px
+        x, y = rect.left + 4, rect.top + 2
+        pygame.draw.line(surface, (70, 75, 90), rect.topleft, rect.topright)
+        count = len(history or [])
+        more = f", {len(shown)} shown" if len(shown) < count else ""
+        self._blit_text(surface, f"history of {self.history_key} on {state.robot} ({count} recent changes{more})",
+                        _HEAD, x, y)
+        y += h
+        if not shown:
+            self._blit_text(surface, "  no change in the scanned steps", IDLE_COLOUR, x, y)
+        for step, t_s, value, writer in shown:
+            text = "(removed)" if writer == "removed" else f"{_short(value, 40)}  ({self._writer_text(writer, shape)})"
+            colour = _CHANGED if step == state.step else TEXT  # a change in this very step stands out
+            self._blit_text(surface, f"  t={t_s:.2f}s  {text}", colour, x, y)
             y += h
