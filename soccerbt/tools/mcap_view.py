@@ -62,6 +62,7 @@ _RANGE_BAND = (200, 90, 220)
 _SEARCH_BG = (30, 33, 44)
 _SEARCH_ERROR = (255, 90, 90)
 _SEARCH_NOTE = (255, 180, 80)
+_SEARCH_FOUND = (150, 200, 255)
 _SEARCH_DIM = (140, 145, 160)
 
 
@@ -289,10 +290,12 @@ class SearchBox:
 
     text: str = ""
     editing: bool = False                 # keys go to the box
+    fresh: bool = False                   # the text is the last one, selected: typing replaces it
     visible: bool = False                 # the box is drawn (also after a run, with its result)
     ran: str | None = None                # the text of the last run (None: nothing run yet)
     note: str = ""                        # the result line of a node search, or an error
     error: bool = False                   # note is an error (drawn red)
+    found: bool = False                   # note names a node found (else: nothing found)
     condition: str | None = None          # the condition whose ranges are shown
     ranges: list[tuple[float, float, int, int]] = field(default_factory=list)  # as find_ranges gives
     range_steps: list[tuple[int, int]] = field(default_factory=list)           # the same, as steps
@@ -427,7 +430,7 @@ class McapViewer(Viewer):
         """The box's second line and its colour."""
         box = self.search
         if box.note:
-            return box.note, _SEARCH_ERROR if box.error else _SEARCH_NOTE
+            return box.note, _SEARCH_ERROR if box.error else _SEARCH_FOUND if box.found else _SEARCH_NOTE
         if box.ran is not None and box.ran == box.condition:
             n = len(box.range_steps)
             inside = self._range_index()
@@ -445,10 +448,14 @@ class McapViewer(Viewer):
         surface.fill(_SEARCH_BG, r)
         pygame.draw.rect(surface, _RANGE_BAND if box.editing else (70, 75, 90), r, 1)
         width = r.width - 10
-        text = "/" + box.text + ("_" if box.editing else "")
+        text = "/" + box.text + ("_" if box.editing and not box.fresh else "")
         while font.size(text)[0] > width and len(text) > 4:  # a long text: show its end (the cursor)
             text = "..." + text[4:]
-        surface.blit(font.render(text, True, TEXT), (r.left + 5, r.top + 3))
+        img = font.render(text, True, TEXT)
+        if box.editing and box.fresh:  # selected: the next character replaces it
+            surface.fill((60, 80, 130), (r.left + 5 + font.size("/")[0], r.top + 2,
+                                         img.get_width() - font.size("/")[0], font.get_linesize()))
+        surface.blit(img, (r.left + 5, r.top + 3))
         note, colour = self._search_result()
         while font.size(note)[0] > width and len(note) > 4:  # a long error: cut, rather than spill out
             note = note[:-4] + "..."
@@ -458,8 +465,11 @@ class McapViewer(Viewer):
     # --- searching ----------------------------------------------------------------------------
 
     def open_search(self) -> None:
-        """Start editing the box (the last text stays: fix a condition, or RETURN for the next match)."""
-        self.search.editing = self.search.visible = True
+        """Start editing the box; the last text stays, selected as in a browser's find bar: typing
+        replaces it, BACKSPACE edits it (a typo in a condition), RETURN runs it again."""
+        box = self.search
+        box.editing = box.visible = True
+        box.fresh = bool(box.text)
 
     def run_search(self) -> None:
         """Run the box's text: a condition (ranges) or a node name (select, reveal); RETURN on the
@@ -471,7 +481,7 @@ class McapViewer(Viewer):
             self.clear_search()
             return
         again = text == box.ran and not box.error
-        box.visible, box.ran, box.note, box.error = True, text, "", False
+        box.visible, box.ran, box.note, box.error, box.found = True, text, "", False, False
         if _is_condition(text):
             if again and text == box.condition:
                 self.next_range(forward=True)
@@ -485,7 +495,10 @@ class McapViewer(Viewer):
         try:
             ranges = find_ranges(log, text)
         except Exception as exc:  # noqa: BLE001 - a bad condition, an unknown robot: say so, keep running
-            box.note, box.error = f"{type(exc).__name__}: {exc}", True
+            # one line: a script error's last line says what is wrong (its first repeats the text);
+            # a ReplayError's path is the viewer's own log
+            lines = [ln.strip() for ln in str(exc).replace(f"{log.path}: ", "").splitlines() if ln.strip()]
+            box.note, box.error = f"error: {lines[-1] if lines else type(exc).__name__}", True
             return
         box.condition, box.ranges = text, ranges
         box.range_steps = [(log.step_at(t0), log.step_at(t1)) for t0, t1, _k0, _k1 in ranges]
@@ -512,6 +525,7 @@ class McapViewer(Viewer):
         uid = box.matches[box.match_index]
         self.panel.reveal(uid, state)
         node = self.panel.shape(state.tree).by_uid[uid]
+        box.found = True
         box.note = f"node {box.match_index + 1}/{len(box.matches)}: {node.get('name')} #{uid}  (RETURN: next)"
 
     def _range_index(self) -> int | None:
@@ -550,7 +564,8 @@ class McapViewer(Viewer):
         elif key == pygame.K_u and mod & pygame.KMOD_CTRL:
             box.text = ""
         elif char and char.isprintable() and not mod & pygame.KMOD_CTRL:
-            box.text += char
+            box.text = char if box.fresh else box.text + char
+        box.fresh = False
         return True
 
     # --- events -------------------------------------------------------------------------------

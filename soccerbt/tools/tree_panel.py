@@ -106,6 +106,7 @@ class TreePanel:
         self._tree_rect = pygame.Rect(0, 0, 0, 0)
         self._bb_rows: list[tuple[int, str]] = []  # (top y, key) of the blackboard rows last drawn
         self._reveal: int | None = None      # uid to scroll into view at the next draw
+        self._reveal_key: str | None = None  # blackboard key to scroll into view at the next draw
 
     # --- state -------------------------------------------------------------------------------
 
@@ -208,6 +209,7 @@ class TreePanel:
             key = self.key_at(y_px)
             if key is not None:
                 self.history_key = None if key == self.history_key else key
+                self._reveal_key = self.history_key  # the history shortens the list: keep the row in it
             return None
         shape = self.shape(state.tree)
         depth = next(d for u, d in shape.order if u == uid)
@@ -328,6 +330,11 @@ class TreePanel:
             self._draw_history(surface, pygame.Rect(rect.left, bottom, rect.width, rect.bottom - bottom), state,
                                shape, history, shown)
         fit = max(1, (bottom - y) // h - 1)
+        if self._reveal_key is not None:
+            i = next((i for i, (key, _v) in enumerate(items) if key == self._reveal_key), None)
+            if i is not None and not self.bb_offset <= i < self.bb_offset + fit:
+                self.bb_offset = max(0, i - fit // 2)
+            self._reveal_key = None
         self.bb_offset = min(self.bb_offset, max(0, len(items) - fit))
         self._blit_text(surface, f"blackboard ({len(items)} keys, {len(changed)} changed)", _HEAD, x, y)
         y += h

@@ -139,3 +139,144 @@ def test_scene_and_searches(log: McapLog) -> None:
     assert found is not None and found > 450
     back = source.find_transition("blue2", 64, forward=False)
     assert back is not None and back < 450
+
+
+# --- search and key history, driven through the viewer's event dispatch ----------------------
+
+
+def _press(viewer: McapViewer, key: int, char: str = "", mod: int = 0) -> bool:
+    return viewer.handle_event(pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod, unicode=char))
+
+
+def _search(viewer: McapViewer, text: str) -> None:
+    """/ TEXT RETURN, one KEYDOWN per character (as a keyboard sends them)."""
+    _press(viewer, pygame.K_SLASH, "/")
+    for ch in text:
+        _press(viewer, ord(ch.lower()), ch)
+    _press(viewer, pygame.K_RETURN, "\r")
+
+
+def _viewer_at(log: McapLog, step: int) -> tuple[McapViewer, pygame.Surface]:
+    viewer = McapViewer(McapReplaySource(log))
+    viewer.replay.seek(step)
+    viewer.state.selected = "blue2"
+    viewer.pacer.paused = True
+    surface = pygame.Surface(viewer.size_px)
+    viewer.render(surface)
+    return viewer, surface
+
+
+def _row_shown(viewer: McapViewer, uid: int) -> bool:
+    r = viewer.tree_panel_rect
+    return any(viewer.panel.row_at(y) == uid for y in range(r.top, r.bottom))
+
+
+def test_node_search_selects_and_reveals(log: McapLog) -> None:
+    viewer, surface = _viewer_at(log, 450)
+    state = viewer.replay.robot_state("blue2")
+    expected = [n["uid"] for n in state.tree["nodes"]
+                if any("supportpos" in str(n.get(k, "")).lower() for k in ("name", "id", "path"))]
+    assert expected and expected[0] not in [u for u, _d in viewer.panel.visible_rows(state)]  # folded at first
+    _search(viewer, "SupportPos")
+    viewer.render(surface)
+    assert viewer.panel.selected == expected[0]
+    assert _row_shown(viewer, expected[0])
+    assert not viewer.search.error and not viewer.search.editing
+    # several matches: RETURN again goes on to the next one, revealed too
+    heads = [n["uid"] for n in state.tree["nodes"] if "headcontrol" in n["name"].lower()]
+    _search(viewer, "headcontrol")
+    viewer.render(surface)
+    assert viewer.panel.selected == heads[0] and _row_shown(viewer, heads[0])
+    _press(viewer, pygame.K_RETURN, "\r")
+    viewer.render(surface)
+    assert viewer.panel.selected == heads[1] and _row_shown(viewer, heads[1])
+    assert viewer.replay.position == 450  # a node search does not move the replay
+
+
+def test_condition_search_gives_find_ranges_and_jumps(log: McapLog) -> None:
+    from soccerbt.tools.mcap_view import _RANGE_BAND
+    from soccerbt.tools.tree_tools import find_ranges
+
+    condition = "blue2: ball_distance_m < 3.0"
+    expected = find_ranges(log, condition)
+    viewer, surface = _viewer_at(log, 450)
+    _search(viewer, condition)
+    assert viewer.search.ranges == expected and len(expected) >= 2 and not viewer.search.error
+    first = next(r for r in expected if log.step_at(r[1]) >= 450)
+    position = viewer.replay.position
+    assert log.step_at(first[0]) <= position <= log.step_at(first[1])
+    assert first[2] <= log.step_view(position).ticks["blue2"].tick <= first[3]
+    _press(viewer, pygame.K_HOME)  # the position's marker away from the band
+    viewer.render(surface)
+    r = viewer.timeline_rect
+    band_x = viewer._x_of(log.step_at(first[0]))
+    assert tuple(surface.get_at((band_x, r.top + 7)))[:3] == _RANGE_BAND
+    viewer.replay.seek(position)
+    _press(viewer, pygame.K_m, "m")  # the next range
+    second = expected[expected.index(first) + 1]
+    assert viewer.replay.position == log.step_at(second[0])
+    _press(viewer, pygame.K_m, "M", pygame.KMOD_SHIFT)  # back to the previous one
+    assert viewer.replay.position == log.step_at(first[0])
+
+
+def test_bad_condition_shows_error_and_viewer_keeps_working(log: McapLog) -> None:
+    viewer, surface = _viewer_at(log, 450)
+    for bad in ("blue2: decision == == 'kick'", "nobody: decision == 'kick'"):
+        _search(viewer, bad)
+        assert viewer.search.error and viewer.search.note.startswith("error")
+        assert viewer.search.visible and not viewer.search.editing
+        viewer.render(surface)  # the error is drawn, nothing raised
+        assert viewer.replay.position == 450 and not viewer.search.range_steps
+    assert _press(viewer, pygame.K_RIGHT)  # the replay's keys work again
+    assert viewer.replay.position == 451
+    assert _press(viewer, pygame.K_ESCAPE)  # ESC first closes the search ...
+    assert not viewer.search.visible
+    _search(viewer, "supportpos")  # ... and searching still works
+    assert viewer.panel.selected is not None and not viewer.search.error
+    _press(viewer, pygame.K_ESCAPE)
+    assert not _press(viewer, pygame.K_ESCAPE)  # nothing left to close: ESC quits
+
+
+def _expected_history(log: McapLog, robot: str, key: str, step: int, limit: int = 12) -> list[tuple]:
+    """The last changes of ``key`` up to ``step`` (30 s back), newest first, from the TickRecords."""
+    changes = [(view.step, view.truth.t_s, *view.ticks[robot].blackboard[key])
+               for view in log.steps(max(1, step - 2999), step) if key in view.ticks[robot].blackboard]
+    return changes[-limit:][::-1]
+
+
+def test_key_history_matches_the_log(log: McapLog) -> None:
+    viewer, surface = _viewer_at(log, 450)
+    key = "ball_distance_m"
+    y = next(y for y in range(viewer.size_px[1]) if viewer.panel.key_at(y) == key)
+    x = viewer.panel_rect.left + 40
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=(x, y + 2)))
+    assert viewer.panel.history_key == key
+    viewer.render(surface)
+    for _ in range(2):  # at 450, then stepped on (the history follows the step by step)
+        step = viewer.replay.position
+        history = viewer.replay.key_history("blue2", key)
+        expected = _expected_history(log, "blue2", key, step)
+        assert len(history) == 12
+        assert [(s, v, w) for s, _t, v, w in history] == [(s, v, w) for s, _t, v, w in expected]
+        assert all(abs(t - te) < 1e-6 for (_s, t, _v, _w), (_se, te, _ve, _we) in zip(history, expected))
+        for _ in range(3):
+            _press(viewer, pygame.K_RIGHT)
+            viewer.render(surface)
+    assert viewer.panel.key_at(y) is not None  # the list still shows rows beside the history
+    y = next(y for y in range(viewer.size_px[1]) if viewer.panel.key_at(y) == key)  # the row stays in view
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=(x, y + 2)))
+    assert viewer.panel.history_key is None  # the same row again: off
+    viewer.render(surface)
+    y = next(y for y in range(viewer.size_px[1]) if viewer.panel.key_at(y) == key)
+    viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=(x, y + 2)))
+    assert viewer.panel.history_key == key
+    assert _press(viewer, pygame.K_ESCAPE)  # ESC clears the history, does not quit
+    assert viewer.panel.history_key is None
+
+
+def test_screenshot_with_search_and_history(log: McapLog, tmp_path) -> None:
+    viewer, surface = _viewer_at(log, 450)
+    _search(viewer, "blue2: ball_distance_m < 3.0")
+    viewer.panel.history_key = "ball_distance_m"
+    out = viewer.screenshot(tmp_path / "search.png")
+    assert pygame.image.load(str(out)).get_size() == viewer.size_px

@@ -50,14 +50,18 @@ SLEEP_MSEC = "3600000"
 
 
 # --------------------------------------------------------------------------- XML
+def _parse(path: Path) -> ET.Element:
+    # Booster writes `&&` unescaped in attributes (tinyxml2 accepts it, expat does not)
+    text = re.sub(r"&(?![A-Za-z]+;|#[0-9]+;|#x[0-9A-Fa-f]+;)", "&amp;", path.read_text())
+    return ET.fromstring(text)
+
+
 def _collect_trees(path: Path, seen_files: set, trees: dict) -> None:
     path = path.resolve()
     if path in seen_files:
         return
     seen_files.add(path)
-    # Booster writes `&&` unescaped in attributes (tinyxml2 accepts it, expat does not)
-    text = re.sub(r"&(?![A-Za-z]+;|#[0-9]+;|#x[0-9A-Fa-f]+;)", "&amp;", path.read_text())
-    root = ET.fromstring(text)
+    root = _parse(path)
     for el in root:
         if el.tag == "include":
             _collect_trees(path.parent / el.get("path"), seen_files, trees)
@@ -69,10 +73,7 @@ def resolve_includes(game_xml: Path) -> tuple[str, list[str]]:
     """One XML text with every BehaviorTree of game.xml and its includes; main tree first."""
     trees: dict[str, ET.Element] = {}
     _collect_trees(game_xml, set(), trees)
-    main = next(iter(trees))                      # game.xml's includes come first: look it up
-    for tid, el in trees.items():
-        if tid == "MainTree":
-            main = tid
+    main = _parse(game_xml).find("BehaviorTree").get("ID")
     order = [main] + [t for t in trees if t != main]
     out = ET.Element("root", {"BTCPP_format": "4", "main_tree_to_execute": main})
     for tid in order:
@@ -103,7 +104,7 @@ def status_cycle(node_id: str) -> str:
     """Deterministic status cycle of a leaf id, e.g. "R,R,S,F,S"."""
     rng = random.Random(f"{SEED}:{node_id}")
     n = rng.randint(3, 8)
-    return ",".join(rng.choices("SFR", weights=(4, 2, 4), k=n))
+    return ",".join(rng.choices("SFR", weights=(5, 1, 3), k=n))
 
 
 # --------------------------------------------------------------------------- blackboard script
@@ -237,6 +238,7 @@ def record(xml_text: str, cycles: dict[str, str], writes: list[dict]) -> dict:
             if leaves.failure:
                 raise rec.RecorderError(leaves.failure)
             step["events"] = leaves.events
+            leaves.events = []     # halts when the tree is destroyed belong to no tick
             lines = cout.new_lines()
             counts.append(len(lines))
             cout_lines.extend(lines)
