@@ -11,8 +11,9 @@ subclass of its own class (cached, same name) whose `_bt_status` is a set-only d
 descriptor. Reads still go straight to the instance dictionary; only writes run one Python
 call, which compares and reports a change to `env.status_observer(node, previous, status)`.
 `unobserve` moves the nodes back. A recorder that only needs the changes in order sets
-`env.status_log` to a list instead: each change is appended to it as three items (node,
-previous, status), with no further call. Skipped nodes are reported separately, through
+`env.status_log` to a list instead: each change is appended to it as three integers (uid,
+previous status code, new status code: BT.CPP's IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3), with
+no further call, so a recorder turns a tick's changes into bytes with one C call. Skipped nodes are reported separately, through
 `env.skip_sink` (a list of uids the engine appends to when it is not None).
 
 Knows nothing of soccer.
@@ -70,7 +71,7 @@ class _ObservedStatus:
             env = node.env
             log = env.status_log
             if log is not None:
-                log += (node, previous, status)
+                log += (node.uid, previous._code, status._code)
             observer = env.status_observer
             if observer is not None:
                 observer(node, previous, status)

@@ -33,6 +33,9 @@ class NodeStatus(Enum):
 
 
 _CODES = {"IDLE": 0, "RUNNING": 1, "SUCCESS": 2, "FAILURE": 3, "SKIPPED": 4}
+for _member in NodeStatus:
+    # a plain attribute too: read per status change by a watched tree, where a property costs a call
+    _member._code = _CODES[_member.value]  # type: ignore[attr-defined]
 
 IDLE = NodeStatus.IDLE
 RUNNING = NodeStatus.RUNNING

@@ -36,7 +36,6 @@ __all__ = ["McapRecorder", "file_hashes"]
 
 _UID = attrgetter("uid")
 _CODE_OF_ID = {id(status): status.code for status in NodeStatus}  # an Enum's hash runs Python
-_CODE_GET = _CODE_OF_ID.__getitem__
 _SEQ = attrgetter("sequence_id")
 _CHUNK_BYTES = 1 << 20
 _SCHEMA_WRITER = {name: spec.writer for name, spec in SCHEMA.items()}
@@ -261,9 +260,9 @@ class McapRecorder:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
         log = track.log
         if log:
-            # the log is flat (node, previous, new, node, ...): three C-level passes, no Python loop
-            uids = array("H", map(_UID, log[0::3])).tobytes()
-            codes = bytes(map(_CODE_GET, map(id, log[1::3]))) + bytes(map(_CODE_GET, map(id, log[2::3])))
+            # the log is flat integers (uid, previous code, new code, uid, ...): C-level slices
+            uids = array("H", log[0::3]).tobytes()
+            codes = bytes(log[1::3]) + bytes(log[2::3])
             n = len(log) // 3
             log.clear()
         else:
@@ -304,13 +303,23 @@ class McapRecorder:
         keys, raws, logged = track.keys, track.raw, track.logged
         parts: list[str] = []
         everything: dict[str, list[Any]] = {}
+        key_texts, writer_texts = _KEY_TEXT, _WRITER_TEXT
         for i in changed:
             entry = entries[i]
             value = entry.value
-            if not full and raws[i] is not _UNSET and raws[i].__class__ is value.__class__ and raws[i] == value:
-                continue
+            cls = value.__class__
+            if not full:
+                before = raws[i]
+                if before.__class__ is cls and before == value:
+                    continue
             raws[i] = value
-            text = _json_text(value)
+            # the common types inline (json_value's rendering, as json.dumps writes it)
+            if cls is float and value - value == 0.0:
+                text = repr(round(value, 4))
+            elif cls is bool:
+                text = "true" if value else "false"
+            else:
+                text = _json_text(value)
             key = keys[i]
             if full or logged.get(key) != text:
                 logged[key] = text
@@ -318,7 +327,8 @@ class McapRecorder:
                 if full:
                     everything[key] = [json_value(value), writer]
                 else:
-                    parts.append(f"{_key_text(key)}:[{text},{_writer_text(writer)}]")
+                    parts.append((key_texts.get(key) or _key_text(key)) + ":[" + text + ","
+                                 + (writer_texts.get(writer) or _writer_text(writer)) + "]")
         for key in removed:
             logged.pop(key, None)
             if full:
@@ -498,8 +508,33 @@ def _json_text(value: object) -> str:
         return _ENCODE(value)
     if value is None:
         return "null"
+    if cls is tuple:
+        text = _floats_text(value)
+        if text is not None:
+            return text
+    elif cls is _POSE:
+        text = _floats_text((value.x_m, value.y_m, value.theta_rad))  # type: ignore[attr-defined]
+        if text is not None:
+            return text
     enc = _FAST_JSON.get(cls)
     return _ENCODE(enc(value) if enc is not None else json_value(value))
+
+
+def _floats_text(values: tuple) -> str | None:
+    """"[1.2346,-0.5]" for a tuple of finite floats (json_value's rendering); None otherwise."""
+    for v in values:
+        if v.__class__ is not float or v - v != 0.0:
+            return None
+    return "[" + ",".join([repr(round(v, 4)) for v in values]) + "]"
+
+
+def _pose_class() -> type:
+    from soccerbt.world.types import Pose2D
+
+    return Pose2D
+
+
+_POSE = _pose_class()
 
 
 def check_output_path(path: str | Path, inputs: list[str | Path] = ()) -> str | None:

@@ -159,10 +159,11 @@ class Tree:
             handle._tree = None
             self._install_observer()
 
-    def start_status_log(self) -> list[Any]:
-        """From now on append every status change to the list returned, as three items: node,
-        previous status, new status (the cheapest way to watch: no call per change beyond the
-        append). The owner empties it as it reads it."""
+    def start_status_log(self) -> list[int]:
+        """From now on append every status change to the list returned, as three integers: the
+        node's uid, the previous and the new status code (BT.CPP's: IDLE 0, RUNNING 1, SUCCESS
+        2, FAILURE 3). The cheapest way to watch (no call per change beyond the append); the
+        owner empties the list as it reads it."""
         if self.env.status_log is None:
             self.env.status_log = []
         self._install_observer()

@@ -168,3 +168,18 @@ def test_a_halt_resets_children_before_the_parent() -> None:
     tree.halt_tree()
     assert [(c.name, c.previous.name, c.status.name) for c in seen] == [
         ("F", "RUNNING", "IDLE"), ("Sequence", "RUNNING", "IDLE")]
+
+
+def test_the_status_log_holds_uid_and_codes_in_order() -> None:
+    tree = _tree()
+    seen = []
+    tree.on_status_change(seen.append)
+    log = tree.start_status_log()
+    tree.tick_exactly_once()
+    assert len(log) == 3 * len(seen)
+    assert [tuple(log[i:i + 3]) for i in range(0, len(log), 3)] == [
+        (c.uid, c.previous.code, c.status.code) for c in seen]
+    tree.stop_status_log()
+    log.clear()
+    tree.tick_exactly_once()
+    assert log == [] and all(type(n).__name__ for n in tree.nodes())
