@@ -250,3 +250,36 @@ def test_hot_reload_mid_run_is_recorded_with_its_time(tmp_path: Path) -> None:
     state = log.robot_state("blue1", step)
     assert 6 in state.ticked and state.statuses[1] == 0
     assert log.robot_state("blue1", step - 1).tree["nodes"][-1]["name"] == "wait"
+
+
+HALT_TREE = """<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence name="top">
+      <RunOnce><Script name="init" code="n := 0"/></RunOnce>
+      <ReactiveSequence name="guard">
+        <Script name="count" code="n += 1"/>
+        <ScriptCondition name="early" code="n &lt; 3"/>
+        <Sleep name="wait" msec="1000"/>
+      </ReactiveSequence>
+    </Sequence>
+  </BehaviorTree>
+</root>
+"""
+
+
+def test_a_running_node_halted_to_idle_within_one_tick(tmp_path: Path) -> None:
+    tree = tmp_path / "halt.xml"
+    tree.write_text(HALT_TREE)
+    log = McapLog.open(_record(tmp_path, "halt.mcap", 0.05, tree))
+    names = {row["name"]: row["uid"] for row in log.tree("blue1", 1)["nodes"]}
+    wait, guard, early = names["wait"], names["guard"], names["early"]
+    second = log.step_view(2).ticks["blue1"]
+    assert (wait, 1, 1) not in second.transitions and wait in second.ticked  # still RUNNING
+    third = log.step_view(3).ticks["blue1"]
+    # n reaches 3: the condition (reset to IDLE while Sleep ran, as BT.CPP's ReactiveSequence
+    # does) fails, the ReactiveSequence resets its children in order (Sleep halted: RUNNING ->
+    # IDLE), then fails itself; all in tick 3
+    order = [(u, p, n) for u, p, n in third.transitions if u in (wait, guard, early)]
+    assert order == [(early, 0, 3), (early, 3, 0), (wait, 1, 0), (guard, 1, 3), (guard, 3, 0)]
+    assert log.robot_state("blue1", 3).statuses[wait] == 0
+    assert third.blackboard["n"][0] == 3.0
