@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -25,9 +26,11 @@ from typing import TextIO
 from soccerbt.match import Match, MatchConfig, default_tree_path
 from soccerbt.tools.batch import (BatchInterrupted, GameOutcome, batch_json, default_jobs, parse_seeds, plan_games,
                                   run_batch, table_lines)
+from soccerbt.tools.outputs import check_output_path, write_atomically
 from soccerbt.tools.run_cli import add_match_shape_arguments
 
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process ended by it
 
 
 def _seeds(text: str) -> list[int]:
@@ -98,15 +101,31 @@ def batch(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(f"soccerbt batch: {exc}", file=err)
         return 1
+    if args.json:
+        problem = check_output_path(args.json, [tree_a, tree_b])
+        if problem is not None:
+            print(f"soccerbt batch: {problem} (--json)", file=err)
+            return 2
     jobs = args.jobs or default_jobs()
     wall_start = time.perf_counter()
     interrupted = False
+    terminated: list[int] = []
+
+    def on_sigterm(signum: int, _frame: object) -> None:
+        # stop like Ctrl-C: the pool's workers are terminated at once, finished games kept
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         outcomes = run_batch(games, jobs, None if args.quiet else _progress(err))
     except BatchInterrupted as stop:
         outcomes = stop.outcomes
         interrupted = True
-        print(f"soccerbt batch: interrupted: {len(outcomes)} of {len(games)} games finished", file=err)
+        why = "terminated" if terminated else "interrupted"
+        print(f"soccerbt batch: {why}: {len(outcomes)} of {len(games)} games finished", file=err)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     wall_s = time.perf_counter() - wall_start
     for line in table_lines(outcomes, trees):
         print(line)
@@ -116,10 +135,12 @@ def batch(args: argparse.Namespace) -> int:
     if args.json:
         summary = batch_json(outcomes, trees, _colour_mode(args),
                              {"seeds": args.seeds, "complete": not interrupted})
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(summary, f, indent=1)
-            f.write("\n")
+        try:
+            write_atomically(Path(args.json), json.dumps(summary, indent=1) + "\n")
+        except OSError as exc:
+            print(f"soccerbt batch: {args.json}: not written ({exc.strerror or exc})", file=err)
+            return 2
     if interrupted:
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     return 1 if any(o.result is None for o in outcomes) else 0
 

@@ -433,7 +433,12 @@ class McapRecorder:
                 track.tree.env.track_writers = False
 
     def close(self) -> None:
-        self.finish(None)
+        """Finish the file (summary and index) without a match result."""
+        try:
+            self.finish(None)
+        except OSError:
+            self._file.close()
+            raise
 
     def __enter__(self) -> McapRecorder:
         return self
@@ -537,26 +542,10 @@ def _pose_class() -> type:
 _POSE = _pose_class()
 
 
-def check_output_path(path: str | Path, inputs: list[str | Path] = ()) -> str | None:
-    """Why `path` cannot be written (a missing folder, a directory, one of the inputs), or None."""
-    p = Path(path)
-    if p.is_dir():
-        return f"{p}: is a directory"
-    if not p.parent.exists() if str(p.parent) else False:
-        return f"{p}: the folder {p.parent} does not exist"
-    try:
-        resolved = p.resolve()
-        for item in inputs:
-            if item is not None and Path(item).exists() and Path(item).resolve() == resolved:
-                return f"{p}: would overwrite an input file"
-    except OSError as exc:
-        return f"{p}: {exc.strerror or exc}"
-    return None
-
-
-def make_recorder(path: str | Path, match: Any) -> Any:
+def make_recorder(path: str | Path, match: Any, *, guarded: bool = False) -> Any:
     """The recorder for `path`, attached to `match` before its first step: MCAP for .mcap,
-    else the JSON-lines log (.gz compressed)."""
+    else the JSON-lines log (.gz compressed). `guarded`: wrapped in a GuardedRecorder (a write
+    error stops the recording, not the match)."""
     if str(path).endswith(".mcap"):
         recorder: Any = McapRecorder(path)
         recorder.on_start(match)
@@ -564,5 +553,9 @@ def make_recorder(path: str | Path, match: Any) -> Any:
         from soccerbt.tools.recorder import Recorder
 
         recorder = Recorder(path)
+    if guarded:
+        from soccerbt.tools.outputs import GuardedRecorder
+
+        recorder = GuardedRecorder(recorder, path)
     match.observers.append(recorder)
     return recorder

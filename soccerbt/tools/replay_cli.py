@@ -100,6 +100,14 @@ def replay(args: argparse.Namespace) -> int:
     err = sys.stderr
     if args.file == "diff" or args.other:
         return _diff(args, err)
+    from soccerbt.tools.outputs import check_output_path
+
+    for path, flag in ((args.screenshot, "--screenshot"), (args.btlog, "--btlog")):
+        if path:
+            problem = check_output_path(path, [args.file])
+            if problem is not None:
+                print(f"soccerbt replay: {problem} ({flag})", file=err)
+                return 2
     from soccerbt.tools.mcap_reader import is_mcap
 
     mcap_only = args.tree or args.node or args.transitions or args.find or args.btlog or args.verify \

@@ -100,8 +100,12 @@ def _viewer_entry() -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The ``run`` command; exit code 0, or 1 when the match could not start."""
+    """The ``run`` command; exit code 0, 1 when the match could not start, 2 a bad output path."""
     err = sys.stderr
+    problem = check_outputs(args, ("record", "screenshot"))
+    if problem is not None:
+        print(f"soccerbt run: {problem}", file=err)
+        return 2
     try:
         config = config_from_args(args)
         pads, pad_robots = _pads(args.pad)
@@ -111,13 +115,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     recorder = None
     if args.record:
-        from soccerbt.tools.mcap_recorder import check_output_path, make_recorder
+        from soccerbt.tools.mcap_recorder import make_recorder
 
-        problem = check_output_path(args.record, [args.tree, args.blue_tree, args.red_tree])
-        if problem is not None:
-            print(f"soccerbt run: {problem}", file=err)
-            return 2
-        recorder = make_recorder(args.record, match)
+        recorder = make_recorder(args.record, match, guarded=True)
     wall_start = time.perf_counter()
     view = None if args.headless or not display_available() else _viewer_entry()
     try:
@@ -134,7 +134,10 @@ def run(args: argparse.Namespace) -> int:
     if recorder is not None:
         recorder.finish(result)
     if getattr(args, "screenshot", None):
-        _save_screenshot(match, args.screenshot, err)
+        try:
+            _save_screenshot(match, args.screenshot, err)
+        except (OSError, pygame_error()) as exc:  # an optional output: the summary still prints
+            print(f"soccerbt run: {args.screenshot}: screenshot not saved ({exc})", file=err)
     if args.json:
         summary = result_json(result, wall_s)
         json.dump(summary, sys.stdout, indent=None, separators=(",", ":"))
@@ -142,6 +145,35 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_summary(result, wall_s, sys.stdout)
     return 0
+
+
+def check_outputs(args: argparse.Namespace, names: tuple[str, ...]) -> str | None:
+    """The first problem with the output files named by options `names` ("record" for
+    --record), checked before any work: a missing folder, a directory, an input file, or two
+    outputs on one path."""
+    from soccerbt.tools.outputs import check_output_path
+
+    inputs = [getattr(args, k, None) for k in ("tree", "blue_tree", "red_tree")]
+    seen: dict[str, str] = {}
+    for name in names:
+        path = getattr(args, name, None)
+        if not path:
+            continue
+        flag = "--" + name.replace("_", "-")
+        problem = check_output_path(path, inputs)
+        if problem is not None:
+            return f"{problem} ({flag})"
+        key = os.path.abspath(path)
+        if key in seen:
+            return f"{path}: given to both {seen[key]} and {flag}"
+        seen[key] = flag
+    return None
+
+
+def pygame_error() -> type[BaseException]:
+    """pygame's error class, or a class nothing raises when pygame is not imported yet."""
+    module = sys.modules.get("pygame")
+    return getattr(module, "error", OSError) if module is not None else OSError
 
 
 def _save_screenshot(match: Match, path: str, err: TextIO) -> None:

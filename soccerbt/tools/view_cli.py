@@ -64,6 +64,12 @@ def view(args: argparse.Namespace) -> int:
         print("soccerbt view: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy for an off-screen run)",
               file=sys.stderr)
         return 1
+    from soccerbt.tools.run_cli import check_outputs
+
+    problem = check_outputs(args, ("record",))
+    if problem is not None:
+        print(f"soccerbt view: {problem}", file=sys.stderr)
+        return 2
     try:
         match = build_viewer_match(args)
     except Exception as exc:  # a broken tree prints path:line: message
@@ -77,13 +83,9 @@ def view(args: argparse.Namespace) -> int:
             return 1
     recorder = None
     if args.record:
-        from soccerbt.tools.mcap_recorder import check_output_path, make_recorder
+        from soccerbt.tools.mcap_recorder import make_recorder
 
-        problem = check_output_path(args.record, [args.tree, args.blue_tree, args.red_tree])
-        if problem is not None:
-            print(f"soccerbt view: {problem}", file=sys.stderr)
-            return 2
-        recorder = make_recorder(args.record, match)
+        recorder = make_recorder(args.record, match, guarded=True)
     wall_start = time.perf_counter()
     try:
         view_match(match, speed=args.speed, selected=args.select)
