@@ -54,6 +54,10 @@ DEFAULT_LAYERS = frozenset({"estimates", "ball_estimates", "paths", "kick", "lab
 ALL_LAYERS = frozenset(LAYER_KEYS)
 
 
+_FAR_PX = 1e6     # beyond this a point is not drawn where it is (pygame takes C ints)
+_OFF_PX = 100_000  # where such a point is drawn: off every surface
+
+
 class FieldRenderer:
     """Draws scenes of one field into a rectangle of ``field_size_px`` at the surface's top-left."""
 
@@ -79,11 +83,15 @@ class FieldRenderer:
         self.mirrored = mirrored
 
     def to_px(self, x_m: float, y_m: float) -> tuple[int, int]:
-        """World metres to surface pixels (+y up on screen)."""
+        """World metres to surface pixels (+y up on screen). A NaN, infinite or huge value (a
+        damaged log, a diverged estimate) lands far off the surface instead of raising."""
         if self.mirrored:
             x_m, y_m = -x_m, -y_m
-        return (int(round(self.centre_px[0] + x_m * self.px_per_m)),
-                int(round(self.centre_px[1] - y_m * self.px_per_m)))
+        x_px = self.centre_px[0] + x_m * self.px_per_m
+        y_px = self.centre_px[1] - y_m * self.px_per_m
+        if not (-_FAR_PX < x_px < _FAR_PX and -_FAR_PX < y_px < _FAR_PX):  # NaN fails every test
+            return (-_OFF_PX, -_OFF_PX)
+        return (int(round(x_px)), int(round(y_px)))
 
     def to_world(self, x_px: float, y_px: float) -> tuple[float, float]:
         """Surface pixels back to world metres."""
@@ -92,6 +100,8 @@ class FieldRenderer:
         return (-x_m, -y_m) if self.mirrored else (x_m, y_m)
 
     def _screen_angle(self, theta_rad: float) -> float:
+        if not math.isfinite(theta_rad):  # a damaged log: draw the heading as 0 rather than fail
+            theta_rad = 0.0
         return theta_rad + math.pi if self.mirrored else theta_rad
 
     def _m(self, metres: float) -> int:
@@ -211,7 +221,7 @@ class FieldRenderer:
 
     def _draw_covariance(self, surface: pygame.Surface, robot: SceneRobot) -> None:
         cov_xy = np.asarray(robot.covariance, dtype=float)[:2, :2]
-        if not np.all(np.isfinite(cov_xy)):
+        if not np.all(np.isfinite(cov_xy)) or np.any(np.abs(cov_xy) > 1e6):
             return
         values, vectors = np.linalg.eigh(cov_xy)
         values = np.sqrt(np.clip(values, 0.0, None)) * 2.0  # two standard deviations
@@ -233,6 +243,7 @@ class FieldRenderer:
                 if robot.particles is None or robot.removed or len(robot.particles) == 0:
                     continue
                 xy = np.asarray(robot.particles, dtype=float)[:, :2]
+                xy = xy[np.all(np.abs(xy) < 1e4, axis=1)]  # NaN, infinite or far points drawn nowhere
                 sign = -1.0 if self.mirrored else 1.0
                 px = np.rint(self.centre_px[0] + sign * xy[:, 0] * self.px_per_m).astype(np.intp)
                 py = np.rint(self.centre_px[1] - sign * xy[:, 1] * self.px_per_m).astype(np.intp)

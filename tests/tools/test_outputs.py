@@ -118,3 +118,34 @@ def test_sigterm_stops_a_batch_and_every_worker_at_once(tmp_path: Path) -> None:
     assert "terminated: 0 of 6 games finished" in err and "Traceback" not in err and "BrokenPipe" not in err
     assert workers and not any(_alive(pid) for pid in workers)
     assert (tmp_path / "r.json").exists()
+
+
+def test_nan_infinite_and_huge_values_in_a_log_do_not_stop_a_screenshot(tmp_path: Path) -> None:
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    from soccerbt.tools.mcap_reader import McapLog
+    from soccerbt.tools.mcap_view import save_mcap_screenshot
+    from soccerbt.world.types import Pose2D
+
+    match = Match(MatchConfig(seed=1, duration_s=2.0, team_size=1))
+    out = tmp_path / "nan.mcap"
+    recorder = make_recorder(out, match)
+
+    class Poison:
+        def on_step(self, m: Match) -> None:
+            bb = m.agent("blue1").blackboard
+            bb["robot_pose_field"] = Pose2D(float("nan"), float("inf"), float("nan"))
+            bb["ball_field"] = (float("inf"), -1e308)
+            m.world.ball.x_m = 1e30
+
+    match.run(0.5)
+    match.observers.insert(0, Poison())
+    match.run(0.2)
+    recorder.finish(match.result())
+    log = McapLog.open(out)
+    state = log.robot_state("blue1", log.last_step)
+    assert state.blackboard["robot_pose_field"][0] == ["nan", "inf", "nan"]
+    png = save_mcap_screenshot(log, tmp_path / "nan.png", select="blue1")
+    assert png.stat().st_size > 1000
+    cli = subprocess.run(SOCCERBT + ["replay", str(out), "--screenshot", str(tmp_path / "c.png")],
+                         capture_output=True, text=True, env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
+    assert cli.returncode == 0, cli.stderr
