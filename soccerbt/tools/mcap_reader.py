@@ -266,11 +266,17 @@ class McapLog:
         if compression == "zstd":
             import zstandard
 
-            records = zstandard.ZstdDecompressor().decompress(payload, max_output_size=usize)
+            try:
+                records = zstandard.ZstdDecompressor().decompress(payload, max_output_size=usize)
+            except zstandard.ZstdError as exc:
+                raise ValueError(f"zstd: {exc}") from None
         elif compression == "lz4":
             import lz4.frame
 
-            records = lz4.frame.decompress(payload)
+            try:
+                records = lz4.frame.decompress(payload)
+            except RuntimeError as exc:
+                raise ValueError(f"lz4: {exc}") from None
         elif compression == "":
             records = payload
         else:

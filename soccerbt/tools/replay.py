@@ -39,6 +39,7 @@ __all__ = ["ReplayError", "ReplayLog", "ReplaySceneSource", "GoalEvent", "summar
 
 CHUNK_STEPS = 128  # step records per compressed chunk (one chunk is ~1.3 simulated s)
 _READ_BLOCK_BYTES = 1 << 20
+_INFLATE_SLICE_BYTES = 4096
 _GZIP_MAGIC = b"\x1f\x8b"
 _DECODED_CHUNKS_KEPT = 4  # decoded chunks cached: playback and a short look back stay in cache
 _BB_LOOKBACK_STEPS = 300  # the side panel lists changes of the last 3 simulated seconds at most
@@ -86,6 +87,7 @@ class _Lines:
         self.path = path
         self.cut: str | None = None
         self.tail: tuple[int, bytes] | None = None
+        self.compressed = False  # a gzip file (damage inflates to garbage, not to an error)
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         try:
@@ -118,27 +120,39 @@ class _Lines:
                 yield block
             return
         # zlib by hand rather than gzip.open: a stream cut short still gives every byte before the cut
-        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        self.compressed = True
+        inflater_box = [zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)]
         offset_bytes = 0
         while block := f.read(_READ_BLOCK_BYTES):
-            data = block
-            while data:
-                if inflater.eof:  # a second gzip member (concatenated files) or garbage
-                    if not _GZIP_MAGIC.startswith(data[:2]):
-                        self.cut = f"{len(data)} bytes of garbage after the gzip stream (ignored)"
-                        return
-                    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-                try:
-                    out = inflater.decompress(data)
-                except zlib.error as exc:
-                    self.cut = f"corrupt gzip data within bytes {offset_bytes}..{offset_bytes + len(block)} ({exc})"
+            # inflated a slice at a time: zlib gives nothing of a call that fails, so small calls
+            # keep every record before a damaged byte (as zcat does)
+            for start in range(0, len(block), _INFLATE_SLICE_BYTES):
+                yield from self._inflate(inflater_box, block[start:start + _INFLATE_SLICE_BYTES],
+                                         offset_bytes + start)
+                if self.cut is not None:
                     return
-                if out:
-                    yield out
-                data = inflater.unused_data if inflater.eof else b""
             offset_bytes += len(block)
-        if not inflater.eof:
+        if not inflater_box[0].eof:
             self.cut = "the gzip stream is cut short (truncated file)"
+
+    def _inflate(self, box: list, data: bytes, offset_bytes: int) -> Iterator[bytes]:
+        """Inflate one slice into lines' bytes; sets ``cut`` on damage."""
+        inflater = box[0]
+        while data:
+            if inflater.eof:  # a second gzip member (concatenated files) or garbage
+                if not _GZIP_MAGIC.startswith(data[:2]):
+                    self.cut = f"{len(data)} bytes of garbage after the gzip stream (ignored)"
+                    return
+                inflater = box[0] = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            try:
+                out = inflater.decompress(data)
+            except zlib.error as exc:
+                self.cut = (f"corrupt gzip data within bytes {offset_bytes}..{offset_bytes + len(data)} "
+                            f"({exc}); read up to there")
+                return
+            if out:
+                yield out
+            data = inflater.unused_data if inflater.eof else b""
 
 
 # --- the index -------------------------------------------------------------------------------------------
@@ -384,6 +398,11 @@ class ReplayLog:
                 if is_tail:  # the run stopped while writing this line
                     self.warnings.append(f"{path}:{lineno}: the last record is cut short ({exc.message}); "
                                          "replaying up to the record before it")
+                    break
+                if len(t_s) and lines.compressed:
+                    # damaged compressed data inflates to garbage from here on: keep what came before
+                    self.warnings.append(f"{path}:{lineno}: damaged data ({exc.message}); "
+                                         f"replaying the {len(t_s)} steps before it")
                     break
                 raise
             kind = record["type"]
