@@ -58,9 +58,26 @@ class StatefulStub(StatefulActionNode):
 
 
 def stub_node_types(nodes_json_path: str | os.PathLike) -> dict[str, tuple[type, list[PortInfo]]]:
-    """Node id -> (stub class, ports) for every entry of a nodes.json file."""
-    with open(nodes_json_path, encoding="utf-8") as fh:
-        spec = json.load(fh)
+    """Node id -> (stub class, ports) for every entry of a nodes.json file.
+
+    Raises ValueError (``path: what is wrong``, with the line for bad JSON) for a file that is
+    missing, unreadable, not JSON, or not shaped as {node id: {"base", "ports": [...]}}."""
+    try:
+        with open(nodes_json_path, encoding="utf-8") as fh:
+            text = fh.read(_MAX_NODES_JSON_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"{nodes_json_path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{nodes_json_path}: not a UTF-8 text file") from None
+    if len(text) > _MAX_NODES_JSON_BYTES:
+        raise ValueError(f"{nodes_json_path}: larger than {_MAX_NODES_JSON_BYTES} bytes")
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{nodes_json_path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    problem = _shape_problem(spec)
+    if problem is not None:
+        raise ValueError(f"{nodes_json_path}: {problem}")
     out: dict[str, tuple[type, list[PortInfo]]] = {}
     for node_id, info in spec.items():
         base = StatefulStub if info.get("base") == "StatefulActionNode" else SyncStub
@@ -73,6 +90,29 @@ def stub_node_types(nodes_json_path: str | os.PathLike) -> dict[str, tuple[type,
                                   NO_DEFAULT if default is None else default))
         out[node_id] = (cls, ports)
     return out
+
+
+_MAX_NODES_JSON_BYTES = 8 << 20
+
+
+def _shape_problem(spec: object) -> str | None:
+    """What is wrong with the shape of a nodes.json document, or None."""
+    if not isinstance(spec, dict):
+        return f"expected an object of node types, got {type(spec).__name__}"
+    for node_id, info in spec.items():
+        if not node_id.isidentifier():
+            return f"node type {node_id!r} is not a valid ID"
+        if not isinstance(info, dict):
+            return f"{node_id}: expected an object, got {type(info).__name__}"
+        ports = info.get("ports", [])
+        if not isinstance(ports, list):
+            return f"{node_id}: 'ports' must be a list"
+        for port in ports:
+            if not isinstance(port, dict) or not isinstance(port.get("name"), str):
+                return f"{node_id}: every port needs a 'name'"
+            if port.get("direction", "input") not in _DIRECTIONS:
+                return f"{node_id}.{port['name']}: unknown direction {port.get('direction')!r}"
+    return None
 
 
 def register_stub_nodes(factory: Any, nodes_json_path: str | os.PathLike,

@@ -27,7 +27,7 @@ from soccerbt.match import Match, MatchConfig, default_tree_path
 from soccerbt.tools.batch import (BatchInterrupted, GameOutcome, batch_json, default_jobs, parse_seeds, plan_games,
                                   run_batch, table_lines)
 from soccerbt.tools.outputs import check_output_path, write_atomically
-from soccerbt.tools.run_cli import add_match_shape_arguments
+from soccerbt.tools.run_cli import add_match_shape_arguments, tree_problem
 
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process ended by it
@@ -89,10 +89,10 @@ def batch(args: argparse.Namespace) -> int:
     err = sys.stderr
     tree_a = args.blue_tree or args.tree
     tree_b = args.red_tree or args.tree
-    for name, path in (("--blue-tree", tree_a), ("--red-tree", tree_b)):
-        if path is not None and not Path(path).is_file():
-            print(f"soccerbt batch: {path}: no such tree file ({name})", file=err)
-            return 1
+    problem = tree_problem(args)
+    if problem is not None:
+        print(f"soccerbt batch: {problem}", file=err)
+        return 1
     base = MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half)
     games = plan_games(base, args.seeds, tree_a, tree_b, _colour_mode(args))
     trees = {"A": tree_a or str(default_tree_path()), "B": tree_b or str(default_tree_path())}

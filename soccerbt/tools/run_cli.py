@@ -37,7 +37,7 @@ def add_match_shape_arguments(parser: argparse.ArgumentParser) -> None:
 def add_match_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that say which match to play (shared by ``run`` and ``view``)."""
     add_match_shape_arguments(parser)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of the run, 0 or more (default 0)")
     parser.add_argument("--tree", default=None, help="XML tree for both teams (default: our game.xml)")
     parser.add_argument("--blue-tree", default=None, help="XML tree for the blue team")
     parser.add_argument("--red-tree", default=None, help="XML tree for the red team")
@@ -72,13 +72,39 @@ def _team_size(text: str) -> int:
     return value
 
 
+def seed_value(text: str) -> int:
+    """A seed: an integer of 0 or more (numpy's generators take no negative seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is 0 or more, got {value}")
+    return value
+
+
+def tree_problem(args: argparse.Namespace) -> str | None:
+    """Why a tree option names no tree file ("PATH: is a directory (--tree)"), or None."""
+    for team in ("blue", "red"):
+        own = getattr(args, f"{team}_tree", None)
+        path, flag = (own, f"--{team}-tree") if own is not None else (getattr(args, "tree", None), "--tree")
+        if path is None:
+            continue
+        p = Path(path)
+        if p.is_dir():
+            return f"{path}: is a directory, not a tree file ({flag})"
+        if not p.is_file():
+            return f"{path}: no such tree file ({flag})"
+    return None
+
+
 def config_from_args(args: argparse.Namespace) -> MatchConfig:
     """The match configuration the arguments ask for."""
     blue = args.blue_tree or args.tree
     red = args.red_tree or args.tree
-    for name, path in (("--blue-tree", blue), ("--red-tree", red)):
-        if path is not None and not Path(path).is_file():
-            raise FileNotFoundError(f"{path}: no such tree file ({name})")
+    problem = tree_problem(args)
+    if problem is not None:
+        raise FileNotFoundError(problem)
     return MatchConfig(team_size=args.team_size, field=args.field, seed=args.seed, duration_s=args.seconds,
                        half_s=args.half, blue_tree=blue, red_tree=red,
                        realtime=getattr(args, "realtime", False))
@@ -113,6 +139,11 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a broken tree prints path:line: message
         print(f"soccerbt run: {exc}", file=err)
         return 1
+    for robot in pad_robots or ():
+        if robot not in match.agents:
+            print(f"soccerbt run: --pad {args.pad}: no such robot in this match "
+                  f"(robots: {', '.join(str(r) for r in match.agents)})", file=err)
+            return 1
     recorder = None
     if args.record:
         from soccerbt.tools.mcap_recorder import make_recorder
