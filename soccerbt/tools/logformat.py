@@ -16,17 +16,20 @@ red) and for each robot in header order its true pose, fallen and removed flags.
 ``Agent.ticks``), the root status, an exception flag, the command (vx, vy, vtheta, head pan,
 head tilt, kick direction and strength or NaN), every status transition of the tick in order
 (u16 uid, u8 previous, u8 new: BT.CPP's status codes IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3),
-the uids the tick skipped, a bitmap of the nodes ticked (bit uid-1), and the blackboard changes
-as JSON ``{key: [value, writer]}`` where writer is a node uid (a node wrote it through an
-output port, a Script, SetBlackboard or a pre/post-condition script) or the adapter that owns
-the key (``gamecontroller``, ``world_model``, ``team``, ``gamepad``, ``nodes``).
+the uids the tick skipped, the uids of the nodes ticked (in the order their ticks returned),
+and the blackboard changes (binary, ``encode_changes``: key indexes into the key table of the
+robot's latest keyframe, writers, floats as f32, other values as JSON) where a writer is a node
+uid (a node wrote it through an output port, a Script, SetBlackboard or a pre/post-condition
+script) or the adapter that owns the key (``gamecontroller``, ``world_model``, ``team``,
+``gamepad``, ``nodes``).
 
 ``/robots/<robot>/tree`` (JSON, at load and at every hot reload): the tree's nodes in uid order
 (uid, parent, name, registration ID, kind, full path, ports, pre/post conditions) and its
 subtree instances, with the time and tick the tree took effect.
 
-``/robots/<robot>/keyframe`` (JSON, at load and every ``KEYFRAME_STEPS``): every node's status
-and the whole root blackboard with writers, so a reader seeks without replaying from the start.
+``/robots/<robot>/keyframe`` (JSON, at load, every ``KEYFRAME_STEPS`` and whenever a root key
+appears or goes): every node's status, the key table (the root keys, sorted) and the whole root
+blackboard with writers, so a reader seeks without replaying from the start.
 
 ``/events`` (JSON): referee and agent events (goals, penalties, set plays, node exceptions,
 reloads) and the recorder's own (falls, role changes). ``/gamecontroller`` (JSON, on change):
@@ -51,8 +54,8 @@ from typing import Any
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
     "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
-    "STATUS_NAMES", "tick_topic", "tree_topic", "keyframe_topic", "robot_of_topic", "TickRecord",
-    "TruthRecord", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text",
+    "STATUS_NAMES", "tick_topic", "tree_topic", "keyframe_topic", "keys_topic", "robot_of_topic", "TickRecord",
+    "TruthRecord", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
     "SCHEMAS", "ns_of", "step_of_ns",
 ]
 
@@ -81,6 +84,10 @@ def tick_topic(robot: str) -> str:
 
 def tree_topic(robot: str) -> str:
     return f"{_ROBOT_PREFIX}{robot}/tree"
+
+
+def keys_topic(robot: str) -> str:
+    return f"{_ROBOT_PREFIX}{robot}/keys"
 
 
 def keyframe_topic(robot: str) -> str:
@@ -153,16 +160,120 @@ class TickRecord:
     transitions: list[tuple[int, int, int]] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)
     ticked: list[int] = field(default_factory=list)   # uids, in the order their ticks returned
-    blackboard: dict[str, list[Any]] = field(default_factory=dict)
+    blackboard: dict[str, list[Any]] = field(default_factory=dict)  # key -> [value, writer]
+    changes: bytes = b""                                  # the blackboard section, undecoded
+
+    def changed_indexes(self) -> list[int]:
+        """The key-table indexes this tick changed (no value decoded)."""
+        if len(self.changes) < _BB_HEAD.size:
+            return []
+        n = _BB_HEAD.unpack_from(self.changes)[0]
+        idx = array("H")
+        idx.frombytes(self.changes[_BB_HEAD.size:_BB_HEAD.size + 2 * n])
+        return list(idx)
 
 
 def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions: int, uids: bytes,
-                codes: bytes, skipped: list[int], ticked: bytes, blackboard_json: bytes) -> bytes:
+                codes: bytes, skipped: list[int], ticked: bytes, changes: bytes) -> bytes:
     """`uids`: u16 per transition; `codes`: the previous codes of all transitions, then their
     new codes (u8 each); `ticked`: the u16 uids of the nodes ticked, in the order their ticks
-    returned."""
+    returned; `changes`: the blackboard section (encode_changes)."""
     head = _TICK_HEAD.pack(tick, root, 0, *command, n_transitions, len(skipped), len(ticked) // 2)
-    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, blackboard_json))
+    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, changes))
+
+
+# --- blackboard changes -------------------------------------------------------------------------
+# A tick's blackboard section: u16 n, u32 floats, u16 kind bytes, u32 text bytes; then n u16 key
+# indexes (into the key table of the robot's latest keyframe: a new or removed key makes the
+# recorder write a keyframe), n i16 writers (a node uid, or minus 1 + the index of an adapter in
+# WRITERS), the kind bytes, the f32 values, and the JSON texts of the other values joined by
+# newlines. Kinds: 1 a float (one f32), 2 a tuple of floats (then its length byte), 3 a pose
+# (x, y, theta), 4 false, 5 true, 6 any other value (one JSON text), 7 removed.
+
+_BB_HEAD = struct.Struct("<HIHI")
+KIND_FLOAT, KIND_FLOATS, KIND_POSE, KIND_FALSE, KIND_TRUE, KIND_JSON, KIND_REMOVED = 1, 2, 3, 4, 5, 6, 7
+WRITERS = ("adapter", "gamecontroller", "world_model", "team", "gamepad", "nodes", "tree", "removed")
+_WRITER_CODE = {name: -1 - i for i, name in enumerate(WRITERS)}
+
+
+def writer_code(writer: object) -> int:
+    """A writer as stored: a node uid as it is, an adapter name as -1 - its index in WRITERS."""
+    if isinstance(writer, int) and not isinstance(writer, bool):
+        return writer
+    return _WRITER_CODE.get(str(writer), -1)
+
+
+def writer_of_code(code: int) -> object:
+    return code if code > 0 else WRITERS[-1 - code] if -1 - code < len(WRITERS) else "adapter"
+
+
+def encode_changes(indexes: array, writers: array, kinds: bytearray, floats: array, texts: list[str]) -> bytes:
+    """The blackboard section of a tick (b"" when nothing changed)."""
+    if not indexes:
+        return b""
+    text = "\n".join(texts).encode("utf-8")
+    return b"".join((_BB_HEAD.pack(len(indexes), len(floats), len(kinds), len(text)), indexes.tobytes(),
+                     writers.tobytes(), bytes(kinds), floats.tobytes(), text))
+
+
+def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
+    """{key: [value, writer]} of a blackboard section, with the key table in force; floats come
+    back at f32 precision, shown with 7 significant digits."""
+    if not data:
+        return {}
+    if len(data) < _BB_HEAD.size:
+        raise ValueError("blackboard section cut short")
+    n, n_floats, n_kinds, n_text = _BB_HEAD.unpack_from(data)
+    o = _BB_HEAD.size
+    if o + 4 * n + n_kinds + 4 * n_floats + n_text > len(data):
+        raise ValueError("blackboard section cut short")
+    idx = array("H")
+    idx.frombytes(data[o:o + 2 * n])
+    o += 2 * n
+    writers = array("h")
+    writers.frombytes(data[o:o + 2 * n])
+    o += 2 * n
+    kinds = data[o:o + n_kinds]
+    o += n_kinds
+    floats = array("f")
+    floats.frombytes(data[o:o + 4 * n_floats])
+    o += 4 * n_floats
+    texts = data[o:o + n_text].decode("utf-8").split("\n") if n_text else []
+    out: dict[str, list[Any]] = {}
+    k = f = t = 0
+    for i in range(n):
+        kind = kinds[k]
+        k += 1
+        if kind == KIND_FLOAT:
+            value: Any = _nice(floats[f])
+            f += 1
+        elif kind == KIND_FLOATS or kind == KIND_POSE:
+            count = 3 if kind == KIND_POSE else kinds[k]
+            if kind == KIND_FLOATS:
+                k += 1
+            value = [_nice(v) for v in floats[f:f + count]]
+            f += count
+        elif kind == KIND_FALSE or kind == KIND_TRUE:
+            value = kind == KIND_TRUE
+        elif kind == KIND_JSON:
+            value = json.loads(texts[t])
+            t += 1
+        elif kind == KIND_REMOVED:
+            value = None
+        else:
+            raise ValueError(f"unknown blackboard value kind {kind}")
+        index = idx[i]
+        if index >= len(keys):
+            raise ValueError(f"blackboard key index {index} outside the key table ({len(keys)} keys)")
+        out[keys[index]] = [value, writer_of_code(writers[i])]
+    return out
+
+
+def _nice(value: float) -> float | str:
+    """An f32 read back as the shortest decimal that names it (NaN and infinities as text)."""
+    if value - value != 0.0:
+        return repr(value)
+    return float(f"{value:.7g}")
 
 
 def join_parts(parts: list[bytes]) -> bytes:
@@ -191,8 +302,10 @@ def split_parts(data: bytes) -> list[bytes]:
 _U32 = struct.Struct("<I")
 
 
-def decode_tick(data: bytes) -> TickRecord:
-    """The inverse of encode_tick; ValueError on a message of the wrong shape."""
+def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
+    """The inverse of encode_tick; ValueError on a message of the wrong shape. The blackboard
+    changes are decoded with `keys` (the robot's key table); without it they stay in
+    `changes`."""
     if len(data) < _TICK_HEAD.size:
         raise ValueError("tick message too short")
     tick, root, _flags, *rest = _TICK_HEAD.unpack_from(data)
@@ -213,9 +326,10 @@ def decode_tick(data: bytes) -> TickRecord:
     ticked_uids = array("H")
     ticked_uids.frombytes(data[o:o + 2 * n_ticked])
     o += 2 * n_ticked
-    bb = json.loads(data[o:]) if o < len(data) else {}
+    changes = bytes(data[o:])
     transitions = list(zip(uids, codes[:n], codes[n:]))
-    return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb)
+    bb = decode_changes(changes, keys) if keys is not None else {}
+    return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb, changes)
 
 
 def command_tuple(command: Any) -> tuple[float, ...]:
@@ -312,6 +426,7 @@ SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
     "commands": ("soccerbt.Commands", "jsonschema", json_bytes(_COMMANDS), "json"),
     "scene": ("foxglove.SceneUpdate", "jsonschema", json_bytes(_SCENE_UPDATE), "json"),
     "tree": ("soccerbt.Tree", "jsonschema", json_bytes({"title": "soccerbt.Tree", **_OBJECT}), "json"),
+    "keys": ("soccerbt.KeyTable", "jsonschema", json_bytes({"title": "soccerbt.KeyTable", **_OBJECT}), "json"),
     "keyframe": ("soccerbt.Keyframe", "jsonschema", json_bytes({"title": "soccerbt.Keyframe", **_OBJECT}),
                  "json"),
     "step": ("soccerbt.Step", "", b"", "soccerbt.step.v1"),

@@ -99,6 +99,9 @@ class McapLog:
         self._cache: OrderedDict[int, list[tuple[str, int, bytes]]] = OrderedDict()
         self._file: Any = None
         self._trees: dict[tuple[str, int], dict[str, Any]] = {}
+        self._tables: dict[tuple[str, int], list[str]] = {}
+        self._unknown_channels = False
+        self._channels_learnt = False
         self._summary: dict[str, Any] | None = None
 
     # --- opening --------------------------------------------------------------------------------
@@ -173,6 +176,9 @@ class McapLog:
                     self.chunks.append(ref)
             elif opcode == _OP_ATTACHMENT:
                 self._read_attachment(offset, length)
+            elif opcode == _OP_CHANNEL and length <= 1 << 16:  # the summary repeats every channel
+                f.seek(offset + 9)
+                self._read_channel(f.read(length))
             elif opcode == _OP_FOOTER:
                 self.complete = True
                 break
@@ -185,6 +191,14 @@ class McapLog:
                 offset = resync
                 continue
             offset = end
+
+    def _read_channel(self, body: bytes) -> None:
+        try:
+            cid, _sid = struct.unpack_from("<HH", body, 0)
+            (tn,) = struct.unpack_from("<I", body, 4)
+            self.topics[cid] = body[8:8 + tn].decode()
+        except (struct.error, UnicodeDecodeError):
+            self.warnings.append(f"{self.path}: a damaged channel record; skipped")
 
     def _resync(self, start: int) -> int | None:
         """The offset of the next plausible chunk record after damage, or None."""
@@ -242,6 +256,17 @@ class McapLog:
         ref = self.chunks[i]
         try:
             messages = self._decode_chunk(ref)
+            if self._unknown_channels and not self._channels_learnt:
+                # a file without its summary: channels are declared in the chunk that first used
+                # them, so learn them from every chunk once, then decode this one again
+                self._channels_learnt = True
+                for j in range(len(self.chunks)):
+                    if j != i:
+                        try:
+                            self._decode_chunk(self.chunks[j])
+                        except (ValueError, struct.error, OSError, UnicodeDecodeError, MemoryError):
+                            pass
+                messages = self._decode_chunk(ref)
         except (ValueError, struct.error, OSError, UnicodeDecodeError, MemoryError) as exc:
             self.warnings.append(f"{self.path}: chunk at byte {ref.offset} is damaged ({exc}); skipped")
             messages = []
@@ -297,7 +322,9 @@ class McapLog:
             if opcode == _OP_MESSAGE:
                 cid, _seq, log_ns, _pub = _MESSAGE_HEAD.unpack_from(records, body_start)
                 topic = topics.get(cid)
-                if topic is not None:
+                if topic is None:
+                    self._unknown_channels = True
+                else:
                     out.append((topic, round(log_ns / dt_ns), bytes(mv[body_start + _MESSAGE_HEAD.size:o])))
             elif opcode == _OP_CHANNEL:
                 cid, _sid = struct.unpack_from("<HH", records, body_start)
@@ -396,21 +423,96 @@ class McapLog:
 
     # --- steps and states -----------------------------------------------------------------------
 
-    def decode_step(self, data: bytes) -> StepView:
+    def decode_step(self, data: bytes, tables: dict[str, list[str]] | None = None) -> StepView:
+        """A step message decoded; blackboard changes with the robots' key tables (`tables`,
+        by default those in force at the step, looked up)."""
         parts = lf.split_parts(data)
         truth = lf.decode_truth(parts[0])
-        ticks = {robot: lf.decode_tick(part) for robot, part in zip(self.robots, parts[1:])}
+        if tables is None:
+            tables = {robot: self.key_table(robot, truth.step) for robot in self.robots}
+        ticks = {robot: lf.decode_tick(part, tables.get(robot)) for robot, part in zip(self.robots, parts[1:])}
         return StepView(truth.step, truth, ticks)
 
     def steps(self, first_step: int = 1, last_step: int | None = None) -> Iterator[StepView]:
-        for _topic, _step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC}):
+        """Decoded steps first..last, in order (key tables followed as they change)."""
+        tables = {robot: self.key_table(robot, first_step) for robot in self.robots}
+        table_topics = {}
+        for robot in self.robots:
+            table_topics[lf.keys_topic(robot)] = robot
+            table_topics[lf.keyframe_topic(robot)] = robot
+        for topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC, *table_topics}):
+            if topic != lf.STEP_TOPIC:
+                try:
+                    keys = json.loads(data).get("keys")
+                except ValueError:
+                    keys = None
+                if keys is not None:
+                    tables[table_topics[topic]] = keys
+                continue
             try:
-                yield self.decode_step(data)
+                yield self.decode_step(data, tables)
             except ValueError as exc:
-                self.warnings.append(f"{self.path}: step {_step} unreadable ({exc}); skipped")
+                self.warnings.append(f"{self.path}: step {step} unreadable ({exc}); skipped")
 
     def step_view(self, step: int) -> StepView | None:
         return next(self.steps(step, step), None)
+
+    def key_changes(self, robot: str, key: str, first_step: int, last_step: int) -> list[tuple[int, Any, Any]]:
+        """(step, value, writer) of every change of `robot`'s blackboard `key` in the steps
+        first..last, decoding only that robot's part, and its values only where the key changed."""
+        self.check_robot(robot)
+        k = 1 + self.robots.index(robot)
+        keys_topic, kf_topic = lf.keys_topic(robot), lf.keyframe_topic(robot)
+        table = self.key_table(robot, first_step)
+        index = table.index(key) if key in table else -1
+        out: list[tuple[int, Any, Any]] = []
+        for topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC, keys_topic, kf_topic}):
+            if topic != lf.STEP_TOPIC:
+                keys = json.loads(data).get("keys")
+                if keys is not None:
+                    table = keys
+                    index = table.index(key) if key in table else -1
+                continue
+            if index < 0:
+                continue
+            try:
+                rec = lf.decode_tick(lf.split_parts(data)[k])
+                if index not in rec.changed_indexes():
+                    continue
+                entry = lf.decode_changes(rec.changes, table).get(key)
+            except (ValueError, IndexError):
+                continue
+            if entry is not None:
+                out.append((step, entry[0], entry[1]))
+        return out
+
+    def key_table(self, robot: str, step: int) -> list[str]:
+        """`robot`'s blackboard key table in force at `step` (from the latest /keys message or
+        keyframe before it)."""
+        cached = self._tables.get((robot, step))
+        if cached is not None:
+            return cached
+        keys_topic, kf_topic = lf.keys_topic(robot), lf.keyframe_topic(robot)
+        best: tuple[int, list[str]] | None = None
+        for i in reversed(self._chunks_for(0, step)):
+            for topic, _s, data in self._chunk(i):
+                if topic == keys_topic:
+                    msg = json.loads(data)
+                    valid = msg["from_step"]
+                elif topic == kf_topic:
+                    msg = json.loads(data)
+                    valid = msg["after_step"] + 1
+                else:
+                    continue
+                if valid <= step and "keys" in msg and (best is None or valid >= best[0]):
+                    best = (valid, msg["keys"])
+            if best is not None:
+                break
+        table = best[1] if best is not None else []
+        if len(self._tables) > 4096:
+            self._tables.clear()
+        self._tables[(robot, step)] = table
+        return table
 
     def _keyframe_before(self, robot: str, step: int) -> dict[str, Any] | None:
         topic = lf.keyframe_topic(robot)

@@ -8,7 +8,7 @@ out in ``soccerbt.tools.logformat``. A hot reload is seen through the agent's tr
 so the new tree is observed from its first tick.
 
 Blackboard changes are found by each root entry's sequence number; a change is logged when the
-value's JSON rendering (floats to 4 decimals) differs from the last one logged. The writer of a
+value differs from the last one logged (floats as f32, see logformat.encode_changes). The writer of a
 change is the node uid stamped on the entry when that stamp belongs to the last write, else the
 adapter that owns the key in the blackboard schema.
 """
@@ -18,7 +18,7 @@ import hashlib
 import math
 from array import array
 from itertools import compress
-from operator import ne
+from operator import is_not, ne
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,7 @@ def file_hashes(files: list[Path]) -> list[dict[str, str]]:
 
 class _RobotTrack:
     """What the recorder keeps per robot: the watched tree, this tick's transitions and skips,
-    the root entries with their last sequence numbers and logged JSON values."""
+    the key table (root keys, sorted) with each entry, its last sequence number and value."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -69,6 +69,7 @@ class _RobotTrack:
         self.entries: list[Any] = []
         self.seqs: list[int] = []
         self.raw: list[object] = []
+        self.adapter: list[int] = []
         self.logged: dict[str, object] = {}
         self.channels: dict[str, int] = {}
 
@@ -194,9 +195,10 @@ class McapRecorder:
 
     def _keyframe(self, track: _RobotTrack, agent: Any, after_step: int, log_step: int | None = None) -> None:
         """Every node's status and the whole root blackboard after step `after_step`."""
-        bb = self._root_values(track, agent, full=True)
+        bb = self._full_blackboard(track, agent)
         message = {"after_step": after_step, "tick": agent.ticks, "load": track.loads,
-                   "statuses": [n.node_status.code for n in track.nodes], "blackboard": bb}
+                   "statuses": [n.node_status.code for n in track.nodes], "keys": track.keys,
+                   "blackboard": bb}
         self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"),
                   after_step if log_step is None else log_step, lf.json_bytes(message))
 
@@ -211,7 +213,7 @@ class McapRecorder:
             track = self._tracks[str(rid)]
             if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
                 self._on_tree_swap(agent, track.tree, agent.tree)
-            parts.append(self._tick(track, agent))
+            parts.append(self._tick(track, agent, step))
         self._put(self._channel(lf.STEP_TOPIC, "step"), step, lf.join_parts(parts))
         if keyframe_due:
             for rid, agent in match.agents.items():
@@ -252,7 +254,7 @@ class McapRecorder:
         return lf.encode_truth(step, world.t_s, (ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps),
                                (int(ref.state), int(ref.secondary_state), int(ref.sub_state), *scores), robots)
 
-    def _tick(self, track: _RobotTrack, agent: Any) -> bytes:
+    def _tick(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
         tree = track.tree
         if agent.tree_failed:
             root = lf.ROOT_EXCEPTION
@@ -269,75 +271,95 @@ class McapRecorder:
             uids = codes = b""
             n = 0
         ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
-        changes = self._root_values(track, agent, full=False)
+        changes = self._changes(track, agent, step)
         data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
-                              track.skipped, ticked, changes.encode("utf-8"))
+                              track.skipped, ticked, changes)
         track.skipped.clear()
         return data
 
-    def _root_values(self, track: _RobotTrack, agent: Any, full: bool) -> Any:
-        """The root entries that changed since the last call, as the JSON text of
-        {key: [value, writer]} ("" when none); with `full`, every entry as a dict (keyframes).
-
-        Sequence numbers are compared in C (map, compress); only entries written since are
-        looked at; an entry is logged when its JSON text (floats to 4 decimals) is new. The
-        text is built per entry (json.dumps of a whole dict every tick cost more)."""
+    def _table(self, track: _RobotTrack, agent: Any) -> bool:
+        """Refresh the key table when the root keys changed; True when it did."""
         storage = agent.blackboard._storage
+        if len(storage) == len(track.keys) and all(k in storage for k in track.keys):
+            if all(storage[k] is e for k, e in zip(track.keys, track.entries)):
+                return False
+        items = sorted(storage.items())
+        track.keys = [k for k, _e in items]
+        track.entries = [e for _k, e in items]
+        track.seqs = [-1] * len(items)
+        track.raw = [_UNSET] * len(items)
+        track.adapter = [lf.writer_code(_SCHEMA_WRITER.get(k, "adapter")) for k in track.keys]
+        return True
+
+    def _full_blackboard(self, track: _RobotTrack, agent: Any) -> dict[str, list[Any]]:
+        """Every root entry {key: [value, writer]} (keyframes), in key-table order."""
+        self._table(track, agent)
+        out: dict[str, list[Any]] = {}
+        for i, (key, entry) in enumerate(zip(track.keys, track.entries)):
+            writer = entry.writer if entry.writer_seq == entry.sequence_id else _SCHEMA_WRITER.get(key, "adapter")
+            out[key] = [json_value(entry.value), writer]
+            track.seqs[i] = entry.sequence_id
+            track.raw[i] = entry.value
+        return out
+
+    def _changes(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
+        """The blackboard section of this tick (logformat.encode_changes): the root entries
+        written since the last tick whose value is new. Sequence numbers are compared in C (map,
+        compress); floats go to an f32 array, so a usual change costs a few appends. A new or
+        removed key writes the new key table first (a /keys message from this step on)."""
         removed: list[str] = []
-        if full or len(storage) != len(track.keys):
-            items = sorted(storage.items())
-            keys = [k for k, _e in items]
-            removed = sorted(set(track.keys) - set(keys))
-            track.keys, track.entries = keys, [e for _k, e in items]
-            track.seqs = [-1] * len(keys)
-            track.raw = [_UNSET] * len(keys)
+        storage = agent.blackboard._storage
+        if (len(storage) != len(track.keys) or not track.keys
+                or any(map(is_not, map(storage.get, track.keys), track.entries))):  # a key unset and set again
+            old = track.keys
+            if self._table(track, agent):
+                removed = sorted(set(old) - set(track.keys))
+                self._put(self._channel(lf.keys_topic(track.name), "keys"), step,
+                          lf.json_bytes({"from_step": step, "keys": track.keys + removed}))
+                track.keys = track.keys + removed  # removed keys keep an index for their removal
         entries = track.entries
         seqs = list(map(_SEQ, entries))
-        if full:
-            changed: Any = range(len(entries))
-        elif seqs == track.seqs:
-            changed = ()
-        else:
-            changed = compress(range(len(entries)), map(ne, seqs, track.seqs))
+        if seqs == track.seqs and not removed:
+            return b""
+        changed = compress(range(len(entries)), map(ne, seqs, track.seqs))
         track.seqs = seqs
-        keys, raws, logged = track.keys, track.raw, track.logged
-        parts: list[str] = []
-        everything: dict[str, list[Any]] = {}
-        key_texts, writer_texts = _KEY_TEXT, _WRITER_TEXT
+        raws, adapter = track.raw, track.adapter
+        indexes, writers, kinds, floats = array("H"), array("h"), bytearray(), array("f")
+        texts: list[str] = []
         for i in changed:
             entry = entries[i]
             value = entry.value
             cls = value.__class__
-            if not full:
-                before = raws[i]
-                if before.__class__ is cls and before == value:
-                    continue
+            before = raws[i]
+            if before.__class__ is cls and before == value:
+                continue
             raws[i] = value
-            # the common types inline (json_value's rendering, as json.dumps writes it)
-            if cls is float and value - value == 0.0:
-                text = repr(round(value, 4))
+            indexes.append(i)
+            writers.append(entry.writer if entry.writer_seq == entry.sequence_id else adapter[i])
+            if cls is float:
+                kinds.append(lf.KIND_FLOAT)
+                floats.append(value)
+            elif cls is _POSE:
+                kinds.append(lf.KIND_POSE)
+                floats.extend((value.x_m, value.y_m, value.theta_rad))
             elif cls is bool:
-                text = "true" if value else "false"
+                kinds.append(lf.KIND_TRUE if value else lf.KIND_FALSE)
+            elif cls is tuple and 0 < len(value) < 256 and all(v.__class__ is float for v in value):
+                kinds.append(lf.KIND_FLOATS)
+                kinds.append(len(value))
+                floats.extend(value)
             else:
-                text = _json_text(value)
-            key = keys[i]
-            if full or logged.get(key) != text:
-                logged[key] = text
-                writer = entry.writer if entry.writer_seq == entry.sequence_id else _SCHEMA_WRITER.get(key, "adapter")
-                if full:
-                    everything[key] = [json_value(value), writer]
-                else:
-                    parts.append((key_texts.get(key) or _key_text(key)) + ":[" + text + ","
-                                 + (writer_texts.get(writer) or _writer_text(writer)) + "]")
-        for key in removed:
-            logged.pop(key, None)
-            if full:
-                everything[key] = [None, "removed"]
-            else:
-                parts.append(f'{_key_text(key)}:[null,"removed"]')
-        if full:
-            return everything
-        return "{" + ",".join(parts) + "}" if parts else ""
+                kinds.append(lf.KIND_JSON)
+                texts.append(_json_text(value))
+        base = len(entries)
+        for n, key in enumerate(removed):
+            indexes.append(base + n)
+            writers.append(lf.writer_code("removed"))
+            kinds.append(lf.KIND_REMOVED)
+        if removed:
+            track.entries = entries  # the removed keys have no entry: only the table keeps them
+            track.keys = track.keys[:base]
+        return lf.encode_changes(indexes, writers, kinds, floats, texts)
 
     def _write_events(self, match: Any, step: int) -> None:
         channel = None

@@ -230,22 +230,8 @@ class McapReplaySource:
         return None
 
     def _key_changes(self, robot: str, key: str, first: int, last: int) -> list[tuple[int, Any, Any]]:
-        """(step, value, writer) of every change of ``key`` by ``robot`` in [first, last], in order
-        (decoding only that robot's part, and only where its bytes mention the key)."""
-        k = 1 + self.log.robots.index(robot)
-        needle = json.dumps(key).encode() if key.isascii() else None
-        out = []
-        for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
-            try:
-                part = lf.split_parts(data)[k]
-                if needle is not None and needle not in part:
-                    continue  # most steps leave the key alone: skip the JSON decode
-                entry = lf.decode_tick(part).blackboard.get(key)
-            except (ValueError, IndexError):
-                continue
-            if entry is not None:
-                out.append((step, entry[0], entry[1] if len(entry) > 1 else None))
-        return out
+        """(step, value, writer) of every change of ``robot``'s ``key`` in [first, last], in order."""
+        return self.log.key_changes(robot, key, first, last)
 
     def key_history(self, robot: str, key: str, limit: int = _HISTORY_LEN) -> list[HistoryEntry]:
         """The last ``limit`` changes of ``robot``'s blackboard ``key`` at or before the current step
