@@ -41,11 +41,24 @@ from soccerbt.nodes.ports import (
 from soccerbt.nodes.scripting import compile_script
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.tree import SubtreeInfo, Tree
-from soccerbt.trees.xmlload import XmlDocument, XNode, parse_xml_text, read_xml_file
+from soccerbt.trees.includes import IncludeRules, _env_int, default_max_file_bytes, resolve_include
+from soccerbt.trees.xmlload import (
+    FileRefused,
+    XmlDocument,
+    XNode,
+    decode_xml_bytes,
+    limit_message,
+    parse_xml_text,
+    read_limited,
+)
 
 __all__ = ["TreeFactory", "Manifest"]
 
 _KIND_TAGS = ("Action", "Condition", "Control", "Decorator", "SubTree")
+
+#: the most nodes one tree may have once every SubTree is expanded; TreeFactory(max_nodes=...)
+DEFAULT_MAX_NODES = 20_000
+_COUNT_CAP = 1 << 62  # expanded sizes saturate here (a bomb's exact size is of no interest)
 
 
 @dataclass
@@ -67,12 +80,14 @@ class _Errors:
     def __init__(self, collect: bool) -> None:
         self.collect = collect
         self.items: list[TreeLoadError] = []
+        self._keys: set[tuple[str, int | None, str]] = set()
 
     def add(self, err: TreeLoadError) -> None:
         if not self.collect:
             raise err
         key = (err.path, err.line, err.message)
-        if all((e.path, e.line, e.message) != key for e in self.items):
+        if key not in self._keys:
+            self._keys.add(key)
             self.items.append(err)
 
 
@@ -93,9 +108,24 @@ class _DocSet:
 
 
 class TreeFactory:
-    """Registered node types plus the XML loader (BT.CPP BehaviorTreeFactory)."""
+    """Registered node types plus the XML loader (BT.CPP BehaviorTreeFactory).
 
-    def __init__(self) -> None:
+    Limits for untrusted trees: `max_file_bytes` (largest file read, 8 MiB by default, or the
+    environment variable SOCCERBT_MAX_TREE_BYTES) and `max_nodes` (most nodes of one tree
+    with its SubTrees expanded, 20,000 by default, or SOCCERBT_MAX_TREE_NODES). Both are
+    attributes and may be changed at any time.
+    """
+
+    def __init__(self, *, max_nodes: int | None = None, max_file_bytes: int | None = None) -> None:
+        self.max_nodes: int = max_nodes if max_nodes is not None else \
+            _env_int("SOCCERBT_MAX_TREE_NODES", DEFAULT_MAX_NODES)
+        self.max_file_bytes: int = max_file_bytes if max_file_bytes is not None else \
+            default_max_file_bytes()
+        for name in ("max_nodes", "max_file_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"TreeFactory({name}=...) must be a positive whole number, "
+                                 f"not {value!r}")
         self._manifests: dict[str, Manifest] = {}
         self._enums: dict[str, int] = {}
         self._declared_keys: frozenset[str] | None = None
@@ -215,6 +245,8 @@ class TreeFactory:
         """Instantiate a tree registered with register_behavior_tree_from_file/text."""
         errors = _Errors(False)
         builder = _Builder(self, self._registered, errors, context, clock)
+        if tree_id in self._registered.trees:
+            _check_expanded_size(self._registered, tree_id, self.max_nodes)
         try:
             return builder.build(tree_id, blackboard, self._registered.docs[0]
                                  if self._registered.docs else None)
@@ -259,6 +291,8 @@ class TreeFactory:
                     raise errors.items[0]
                 raise TreeLoadError(shown, None, "nothing could be loaded")
             tree_id = main_tree or _detect_main_tree(top, set(docset.trees) - before)
+            if tree_id is not None and tree_id in docset.trees:
+                _check_expanded_size(docset, tree_id, self.max_nodes)
             tree = builder.build(tree_id, blackboard, top)
         except TreeLoadError:
             raise
@@ -278,6 +312,68 @@ class TreeFactory:
         from soccerbt.trees.model_xml import tree_nodes_model_xml
 
         return tree_nodes_model_xml(self._manifests, include_builtin)
+
+
+def expanded_size(docset: _DocSet, tree_id: str, cap: int = _COUNT_CAP) -> int:
+    """How many nodes `tree_id` has once every SubTree is expanded (a SubTree element counts
+    itself and its tree). Linear in the definitions: each tree is counted once (memoised), with
+    no recursion; unknown trees and cycles count 0 (the builder reports them). Saturates at
+    `cap`."""
+    trees = docset.trees
+    own: dict[str, tuple[int, list[str]]] = {}  # tree ID -> (its own elements, SubTree IDs used)
+
+    def scan(tid: str) -> tuple[int, list[str]]:
+        tdef = trees[tid]
+        count = 0
+        refs: list[str] = []
+        stack = list(tdef.element.children[:1])
+        while stack:
+            el = stack.pop()
+            count += 1
+            if el.tag == "SubTree":
+                sid = el.attrs.get("ID")
+                if sid:
+                    refs.append(sid)
+            else:
+                stack.extend(el.children)
+        return count, refs
+
+    size: dict[str, int] = {}
+    if tree_id not in trees:
+        return 0
+    visiting: set[str] = set()
+    stack: list[tuple[str, bool]] = [(tree_id, False)]
+    while stack:
+        tid, done = stack.pop()
+        if done:
+            count, refs = own[tid]
+            total = count + sum(size.get(r, 0) for r in refs)
+            size[tid] = min(total, cap)
+            visiting.discard(tid)
+            continue
+        if tid in size or tid in visiting or tid not in trees:
+            continue
+        visiting.add(tid)
+        own[tid] = scan(tid)
+        stack.append((tid, True))
+        for ref in own[tid][1]:
+            if ref not in size and ref not in visiting and ref in trees:
+                stack.append((ref, False))
+    return size.get(tree_id, 0)
+
+
+def _check_expanded_size(docset: _DocSet, tree_id: str, max_nodes: int) -> None:
+    """Refuse, before building anything, a tree that expands beyond `max_nodes` nodes."""
+    count = expanded_size(docset, tree_id)
+    if count <= max_nodes:
+        return
+    tdef = docset.trees[tree_id]
+    shown = f"more than {_COUNT_CAP:,}" if count >= _COUNT_CAP else f"{count:,}"
+    raise TreeLoadError(tdef.doc.path, tdef.element.line,
+                        f"the tree '{tree_id}' expands to {shown} nodes once its SubTrees are "
+                        f"instantiated, more than the limit of {max_nodes:,} (raise it with "
+                        "TreeFactory(max_nodes=...) or the environment variable "
+                        "SOCCERBT_MAX_TREE_NODES)")
 
 
 def _detect_main_tree(doc: XmlDocument, new_trees: set[str]) -> str | None:
@@ -303,18 +399,27 @@ class _Loader:
                  allow_any: bool, docset: _DocSet) -> None:
         self.factory = factory
         self.errors = errors
-        self.allow_any = allow_any
-        self.roots = [Path(r).resolve() for r in include_roots] if include_roots else []
+        self.rules = IncludeRules.make(include_roots, allow_any)
+        self.max_bytes = factory.max_file_bytes
         self.docset = docset
         self.stack: list[Path] = []
         self.cache: dict[Path, XmlDocument] = {}
 
     def load_file(self, path: Path) -> XmlDocument | None:
-        resolved = path.resolve()
-        if not self.roots:
-            self.roots = [resolved.parent]
+        shown = str(path)
         try:
-            doc = self._read(resolved, str(path))
+            resolved = path.resolve()
+        except (OSError, RuntimeError) as exc:  # a symlink loop
+            self.errors.add(TreeLoadError(shown, None, f"cannot read file: {exc}"))
+            return None
+        self.rules.default_to(resolved.parent)
+        try:
+            doc = self._read(resolved, shown)
+        except FileRefused as exc:
+            self.errors.add(TreeLoadError(shown, None if exc.missing else 1,
+                                          "cannot read file: No such file or directory"
+                                          if exc.missing else exc.reason))
+            return None
         except TreeLoadError as exc:
             self.errors.add(exc)
             return None
@@ -326,9 +431,12 @@ class _Loader:
         return doc
 
     def load_text(self, text: str, base: Path, source_name: str = "<string>") -> XmlDocument | None:
-        if not self.roots:
-            self.roots = [base.resolve()]
+        self.rules.default_to(base)
         try:
+            if len(text) > self.max_bytes or len(text.encode("utf-8", "surrogatepass")) \
+                    > self.max_bytes:
+                raise TreeLoadError(source_name, 1, f"the text is more than "
+                                                    f"{limit_message(self.max_bytes)}")
             doc = parse_xml_text(text, source_name, base)
         except TreeLoadError as exc:
             self.errors.add(exc)
@@ -337,20 +445,21 @@ class _Loader:
         return doc
 
     def _read(self, resolved: Path, shown: str) -> XmlDocument:
+        """Parse a file (cached): FileRefused when it is not read (not a regular file, too
+        large, missing), TreeLoadError when it does not parse."""
         doc = self.cache.get(resolved)
         if doc is None:
-            doc = read_xml_file(resolved, shown)
+            raw = read_limited(resolved, self.max_bytes)
+            doc = parse_xml_text(decode_xml_bytes(raw, shown), shown, resolved.parent)
             self.cache[resolved] = doc
         return doc
 
+    @property
+    def roots(self) -> list[Path]:
+        return self.rules.roots
+
     def _inside_roots(self, p: Path) -> bool:
-        for root in self.roots:
-            try:
-                p.relative_to(root)
-                return True
-            except ValueError:
-                continue
-        return False
+        return self.rules.inside(p)
 
     def _load_doc(self, doc: XmlDocument) -> None:
         errors = self.errors
@@ -375,39 +484,28 @@ class _Loader:
 
     def _include(self, doc: XmlDocument, incl: XNode) -> None:
         errors = self.errors
-        attr = incl.attrs.get("path")
-        if attr is None:
-            errors.add(TreeLoadError(doc.path, incl.line,
-                                     "Invalid <include> tag: missing 'path' attribute"))
+        try:
+            resolved = resolve_include(doc, incl, self.rules)  # the folder rule, in one place
+        except TreeLoadError as exc:
+            errors.add(exc)
             return
-        if "ros_pkg" in incl.attrs:
-            errors.add(TreeLoadError(doc.path, incl.attr_line("ros_pkg"),
-                                     "Using attribute [ros_pkg] in <include>, but this library "
-                                     "was compiled without ROS support"))
-            return
-        base = doc.directory or Path.cwd()
-        target = Path(attr)
-        if not target.is_absolute():
-            target = base / target
-        resolved = target.resolve()
+        attr = incl.attrs["path"]
         line = incl.attr_line("path")
-        if not self.allow_any and not self._inside_roots(resolved):
-            errors.add(TreeLoadError(doc.path, line,
-                                     f"<include path=\"{attr}\"> leaves the tree's folder "
-                                     f"({', '.join(str(r) for r in self.roots)})"))
-            return
         if resolved in self.stack:
             chain = " -> ".join(p.name for p in self.stack[self.stack.index(resolved):])
             errors.add(TreeLoadError(doc.path, line,
                                      f"include cycle: {chain} -> {resolved.name}"))
             return
-        if not resolved.is_file():
-            errors.add(TreeLoadError(doc.path, line,
-                                     f"cannot open included file \"{attr}\" ({resolved})"))
-            return
         shown = os.path.relpath(resolved) if not os.path.isabs(doc.path) else str(resolved)
         try:
             sub = self._read(resolved, shown)
+        except FileRefused as exc:
+            if exc.missing:
+                msg = f"cannot open included file \"{attr}\" ({resolved})"
+            else:
+                msg = f"cannot include \"{attr}\" ({resolved}): {exc.reason}"
+            errors.add(TreeLoadError(doc.path, line, msg))
+            return
         except TreeLoadError as exc:
             errors.add(exc)
             return
@@ -547,6 +645,7 @@ class _Builder:
         self.env = TreeEnv(clock, dict(factory._enums), context)
         self.uid = 0
         self.subtrees: list[SubtreeInfo] = []
+        self._subtree_paths: set[str] = set()  # instance names of self.subtrees
         self.ancestors: list[str] = []
         self._doc: XmlDocument | None = None
         self._node: XNode | None = None
@@ -607,6 +706,7 @@ class _Builder:
                             f"'{tree_id}' must have exactly 1 child")
         info = SubtreeInfo(tree_path, tree_id, bb, [])
         self.subtrees.append(info)
+        self._subtree_paths.add(tree_path)
         self.ancestors.append(tree_id)
         try:
             root_el = tdef.element.children[0]
@@ -922,7 +1022,7 @@ class _Builder:
         subtree_path = parent_instance + "/" if parent_instance else ""
         subtree_path += element.attrs.get("name") or f"{subtree_id}::{node.uid}"
         node.subtree_blackboard = new_bb
-        if any(s.instance_name == subtree_path for s in self.subtrees):
+        if subtree_path in self._subtree_paths:
             raise self._err(doc, element.line,
                             f"Duplicate SubTree path detected: '{subtree_path}'")
         self._create_subtree(subtree_id, subtree_path, subtree_path + "/", new_bb, node,

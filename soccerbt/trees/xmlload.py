@@ -7,7 +7,9 @@ no DTD, no entity expansion and no network access, and turned into small `XNode`
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +17,12 @@ from lxml import etree
 
 from soccerbt.trees.errors import TreeLoadError
 
-__all__ = ["XNode", "XmlDocument", "parse_xml_text", "read_xml_file", "escape_lenient"]
+__all__ = ["XNode", "XmlDocument", "parse_xml_text", "read_xml_file", "escape_lenient",
+           "FileRefused", "read_limited", "check_regular_file", "decode_xml_bytes",
+           "limit_message", "DEFAULT_MAX_FILE_BYTES"]
+
+#: the largest tree file read (bytes); TreeFactory(max_file_bytes=...) changes it
+DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 
 _ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);")
 _NAME_END = re.compile(r"[\s/>=]")
@@ -46,11 +53,14 @@ class XmlDocument:
     directory: Path | None
 
 
-def escape_lenient(text: str) -> tuple[str, list[dict[str, int]]]:
+def escape_lenient(text: str, declarations: list[int] | None = None
+                   ) -> tuple[str, list[dict[str, int]]]:
     """Escape raw `<` and stray `&` inside attribute values (and stray `&` in text).
 
     Returns the fixed text and, for every start tag in document order, the line of each of
-    its attributes. Line breaks are never added or removed.
+    its attributes. Line breaks are never added or removed. The line of every markup
+    declaration (`<!DOCTYPE ...>`, `<!ENTITY ...>`, outside comments and CDATA) is appended
+    to `declarations` when given.
     """
     out: list[str] = []
     tags: list[dict[str, int]] = []
@@ -89,6 +99,8 @@ def escape_lenient(text: str) -> tuple[str, list[dict[str, int]]]:
             j = text.find("?>", i + 2)
             j = n if j < 0 else j + 2
         elif text.startswith("<!", i):
+            if declarations is not None:
+                declarations.append(line_at(i))
             j = _skip_declaration(text, i)
         elif text.startswith("</", i):
             j = text.find(">", i)
@@ -198,8 +210,24 @@ def _escape_value(value: str) -> str:
 
 
 _PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, load_dtd=False,
-                       dtd_validation=False, remove_comments=True, remove_pis=True,
-                       huge_tree=False, collect_ids=False, recover=False)
+                       dtd_validation=False, attribute_defaults=False, remove_comments=True,
+                       remove_pis=True, huge_tree=False, collect_ids=False, recover=False)
+
+_DOCTYPE_MESSAGE = ("a DOCTYPE or other markup declaration is not allowed in a BehaviorTree.CPP "
+                    "file (no DTD or entity is ever loaded); remove it")
+
+
+class _RefuseAll(etree.Resolver):
+    """Never hand lxml a DTD, entity or any other external resource."""
+
+    def resolve(self, system_url, public_id, context):  # noqa: ANN001 - lxml's signature
+        return self.resolve_string("", context)
+
+
+def _parser() -> etree.XMLParser:
+    parser = etree.XMLParser(**_PARSER_OPTIONS)
+    parser.resolvers.add(_RefuseAll())
+    return parser
 
 
 def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
@@ -210,10 +238,12 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
     if m:
         decl = m.group(0)
         text = "".join(ch if ch == "\n" else " " for ch in decl) + text[m.end():]
-    fixed, tag_lines = escape_lenient(text)
+    declarations: list[int] = []
+    fixed, tag_lines = escape_lenient(text, declarations)
+    if declarations:  # refused before lxml sees the text: nothing named in it is ever opened
+        raise TreeLoadError(path, declarations[0], _DOCTYPE_MESSAGE)
     try:
-        parser = etree.XMLParser(**_PARSER_OPTIONS)
-        root = etree.fromstring(fixed.encode("utf-8"), parser)
+        root = etree.fromstring(fixed.encode("utf-8"), _parser())
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if isinstance(exc.lineno, int) and exc.lineno > 0 else 1
         msg = getattr(exc, "msg", None) or str(exc)
@@ -222,6 +252,9 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
         raise TreeLoadError(path, 1, f"Error parsing the XML: {exc}") from None
     if root is None:
         raise TreeLoadError(path, 1, "Invalid XML: missing root element")
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
+        raise TreeLoadError(path, 1, _DOCTYPE_MESSAGE)  # defence in depth: never reached
     elements = [e for e in root.iter() if isinstance(e.tag, str)]
     aligned = len(elements) == len(tag_lines)
     nodes: dict[object, XNode] = {}
@@ -240,18 +273,102 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
     return XmlDocument(path, nodes[root], directory)
 
 
-def read_xml_file(path: Path, shown: str) -> XmlDocument:
-    """Read and parse a file; TreeLoadError when it cannot be read or parsed."""
+class FileRefused(Exception):
+    """A file that is not read: not a regular file, too large, missing or unreadable.
+
+    `reason` says why, without the path (callers locate it)."""
+
+    def __init__(self, reason: str, missing: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.missing = missing
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode: int) -> str:
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def limit_message(max_bytes: int) -> str:
+    return (f"the limit of {max_bytes:,} bytes per tree file (raise it with "
+            "TreeFactory(max_file_bytes=...) or the environment variable SOCCERBT_MAX_TREE_BYTES)")
+
+
+def check_regular_file(path: Path, max_bytes: int) -> os.stat_result:
+    """stat() `path` (never opened): a regular file of at most `max_bytes`, else FileRefused."""
     try:
-        raw = path.read_bytes()
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise FileRefused("no such file", missing=True) from None
     except OSError as exc:
-        raise TreeLoadError(shown, None, f"cannot read file: {exc.strerror or exc}") from None
+        raise FileRefused(f"cannot read file: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise FileRefused(f"not a regular file ({_kind(st.st_mode)}); a tree must be a file")
+    if st.st_size > max_bytes:
+        raise FileRefused(f"the file is {st.st_size:,} bytes, more than {limit_message(max_bytes)}")
+    return st
+
+
+def read_limited(path: Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`; FileRefused otherwise.
+
+    The type and size are checked with stat() before opening; the file is opened without
+    blocking (a FIFO swapped in meanwhile cannot hang) or following a final symlink, checked
+    again on the open descriptor, and never read beyond `max_bytes` + 1 bytes.
+    """
+    st = check_regular_file(path, max_bytes)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) \
+        | getattr(os, "O_CLOEXEC", 0)
     try:
-        text = raw.decode("utf-8-sig")
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise FileRefused(f"cannot read file: {exc.strerror or exc}") from None
+    try:
+        st2 = os.fstat(fd)
+        if not stat.S_ISREG(st2.st_mode) or (st2.st_dev, st2.st_ino) != (st.st_dev, st.st_ino):
+            raise FileRefused("the file changed while it was opened; not read")
+        chunks: list[bytes] = []
+        total = 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > max_bytes:
+            raise FileRefused(f"the file grew beyond {limit_message(max_bytes)}")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise FileRefused(f"cannot read file: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def decode_xml_bytes(raw: bytes, shown: str) -> str:
+    try:
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         m = re.match(rb'\s*<\?xml[^>]*encoding=["\']([A-Za-z0-9._-]+)["\']', raw)
         try:
-            text = raw.decode(m.group(1).decode("ascii") if m else "latin-1")
+            return raw.decode(m.group(1).decode("ascii") if m else "latin-1")
         except (LookupError, UnicodeDecodeError) as exc:
             raise TreeLoadError(shown, 1, f"cannot decode file: {exc}") from None
-    return parse_xml_text(text, shown, path.parent)
+
+
+def read_xml_file(path: Path, shown: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> XmlDocument:
+    """Read (bounded, regular files only) and parse a file; TreeLoadError when it cannot be
+    read or parsed."""
+    try:
+        raw = read_limited(path, max_bytes)
+    except FileRefused as exc:
+        raise TreeLoadError(shown, None if exc.missing else 1, exc.reason
+                            if not exc.missing else "cannot read file: No such file or directory"
+                            ) from None
+    return parse_xml_text(decode_xml_bytes(raw, shown), shown, path.parent)

@@ -56,9 +56,11 @@ def test_no_entity_expansion_or_external_access(factory, tmp_path):
     secret = write(tmp_path, "secret.txt", "TOP-SECRET")
     xml = (f'<?xml version="1.0"?>\n<!DOCTYPE root [<!ENTITY x SYSTEM "file://{secret}">]>\n'
            '<root BTCPP_format="4"><BehaviorTree ID="T"><Leaf v="&x;" o="{o}"/></BehaviorTree></root>')
-    t = factory.create_tree_from_text(xml)
-    t.tick_exactly_once()
-    assert t.root_blackboard()["o"] == "&x;"
+    # issue 14: a DOCTYPE is refused with a located error before lxml sees it
+    with pytest.raises(TreeLoadError) as info:
+        factory.create_tree_from_text(xml)
+    assert info.value.line == 2 and "DOCTYPE" in info.value.message
+    assert "TOP-SECRET" not in str(info.value)
 
 
 def test_syntax_errors_are_located(factory):
