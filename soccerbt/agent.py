@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,15 +34,13 @@ from soccerbt.blackboard.schema import default_blackboard_values
 from soccerbt.gamecontroller.adapter import PenaltyEnded, PenaltyStarted
 from soccerbt.services.planning import Role, TeamMessage, cost_to_ball
 from soccerbt.services.world_model import TeammateInfo
+from soccerbt.trees.includes import tree_files as resolve_tree_files
 from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, wrap_angle_rad
 
 __all__ = ["Agent", "AgentEvent", "ReloadResult", "TeamAdapter", "TreeLike", "tree_files", "node_path_of"]
 
 _log = logging.getLogger("soccerbt.agent")
 
-# <include path="..."/> in a BT.CPP file; the path is relative to the including file
-_INCLUDE_RE = re.compile(r"<include\b[^>]*?\bpath\s*=\s*(['\"])(.*?)\1", re.DOTALL)
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 class TreeLike(Protocol):
@@ -83,26 +80,14 @@ class ReloadResult:
 def tree_files(path: str | os.PathLike[str]) -> list[Path]:
     """The tree file and every file it includes, recursively (each once, in discovery order).
 
-    A missing or unreadable file is listed but not followed, so that its reappearance counts as
-    a change.
+    The XML engine resolves the includes (``soccerbt.trees.includes.tree_files``): the same
+    parser and folder rule as the loader, so an ``<include>`` inside an attribute value, a
+    comment or CDATA is no include, a target outside the tree's folder is neither read nor
+    listed, a FIFO or device is never opened and no file is read beyond the size limit. A
+    missing file (or one over the limit) is listed but not followed, so that its reappearance
+    counts as a change.
     """
-    root = Path(path).resolve()
-    out: list[Path] = []
-    seen: set[Path] = set()
-    todo = [root]
-    while todo:
-        current = todo.pop(0)
-        if current in seen:
-            continue
-        seen.add(current)
-        out.append(current)
-        try:
-            text = current.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for match in _INCLUDE_RE.finditer(_COMMENT_RE.sub("", text)):
-            todo.append((current.parent / match.group(2)).resolve())
-    return out
+    return resolve_tree_files(path)
 
 
 def _stamp(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
@@ -303,7 +288,12 @@ class Agent:
         try:
             self.tree.halt_tree()
         except Exception as halt_exc:  # a second faulty node in on_halted: still stop
-            self.node_exceptions.setdefault(node_path_of(halt_exc), 1)
+            halt_path = node_path_of(halt_exc)
+            if halt_path not in self.node_exceptions:
+                original = getattr(halt_exc, "original", None) or halt_exc
+                self._emit("node_exception", f"{type(original).__name__} in {halt_path} (halted): {original}",
+                           halt_path)
+            self.node_exceptions.setdefault(halt_path, 1)
         self.context.stop()
         self.context.begin_tick()  # no kick, no stand-up from the failed tick
         if count == 1:
@@ -378,6 +368,8 @@ class Agent:
         event = AgentEvent(self.now_s, self.name, kind, message, node_path)
         self.events.append(event)
         level = logging.INFO if kind == "tree_reloaded" else logging.ERROR
+        if kind == "tree_reload_failed" and self.on_event is not None:
+            level = logging.DEBUG  # robots share tree files: the owner reports the failure once
         _log.log(level, "%s", event)
         if self.on_event is not None:
             self.on_event(event)

@@ -16,6 +16,7 @@ function of the config (batch runs call it in worker processes).
 """
 from __future__ import annotations
 
+import logging
 import math
 import statistics
 import traceback
@@ -35,6 +36,8 @@ from soccerbt.world.config import NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sim import World
 from soccerbt.world.types import Pose2D, RobotCommand, RobotId, Team, from_team_frame, to_team_frame
+
+_match_log = logging.getLogger("soccerbt.match")
 
 __all__ = ["MatchConfig", "MatchResult", "GoalSummary", "RobotSummary", "Match", "MatchObserver",
            "run_match", "default_tree_path", "start_role"]
@@ -213,6 +216,7 @@ class Match:
         self.observers: list[MatchObserver] = list(observers)
         self.errors: list[str] = []
         self.agent_events: list[AgentEvent] = []
+        self._reload_failures_reported: set[str] = set()
         ref_cfg = config.referee or RefereeConfig(blue_team_number=BLUE_TEAM_NUMBER,
                                                   red_team_number=RED_TEAM_NUMBER,
                                                   players_per_team=self.team_size,
@@ -279,6 +283,12 @@ class Match:
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.agent_events.append(event)
+        if event.kind == "tree_reload_failed":
+            # every robot of a team runs the same file: one report per distinct failure
+            if event.message in self._reload_failures_reported:
+                return
+            self._reload_failures_reported.add(event.message)
+            _match_log.error("%s", event)
         if event.kind != "tree_reloaded":
             self.errors.append(str(event))
 
@@ -394,11 +404,13 @@ class Match:
 
 def _knows_role(tree_path: Path, role: str) -> bool:
     """Whether a tree (or an include) mentions a role name: Booster's trees know no supporter."""
+    from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, FileRefused, read_limited
+
     for f in tree_files(tree_path):
-        try:
-            if f"'{role}'" in f.read_text(encoding="utf-8", errors="replace"):
+        try:  # the loader's bounded read: a listed file over the limit is not read whole
+            if f"'{role}'".encode() in read_limited(f, DEFAULT_MAX_FILE_BYTES):
                 return True
-        except OSError:
+        except (OSError, FileRefused):
             continue
     return False
 

@@ -443,3 +443,42 @@ def test_team_adapter_negotiates_one_striker_and_shares_the_ball() -> None:
     assert leads == [False, True, False]  # the nearest to the ball leads, the other assists
     keeper = agents[0][0]
     assert keeper.blackboard["tm_ball_pos_reliable"] is True  # the keeper knows the team's ball
+
+
+def test_an_exception_in_on_halted_is_reported_with_its_node_path() -> None:
+    from py_trees.common import Status
+
+    from soccerbt.nodes import ActionNode
+    from soccerbt.trees import NodeTickError, TreeFactory
+
+    class Busy(ActionNode):
+        def update(self):
+            return Status.RUNNING
+
+        def on_halted(self):
+            raise RuntimeError("motor driver gone")
+
+    factory = TreeFactory()
+    factory.register_node_type("Busy", Busy)
+    tree = factory.create_tree_from_text(
+        '<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence name="top">'
+        '<Busy name="walker"/></Sequence></BehaviorTree></root>')
+    tree.tick_exactly_once()
+    with pytest.raises(NodeTickError) as err:
+        tree.halt_tree()
+    assert err.value.node.name == "walker" and "motor driver gone" in str(err.value)
+
+    def fail_then_halt(fake: FakeTree) -> str:
+        raise NodeError("boom", "M/top/Chase")
+
+    agent, _driver, trees = make_agent(fail_then_halt)
+    events: list = []
+    agent.on_event = events.append
+    trees[0].halt_tree = tree.halt_tree  # the halt after the failed tick meets the faulty on_halted
+    tree.tick_exactly_once()
+    agent.step(0.01)
+    kinds = [(e.kind, e.node_path) for e in events]
+    assert ("node_exception", "M/top/Chase") in kinds
+    halted = [e for e in events if "(halted)" in e.message]
+    assert len(halted) == 1 and halted[0].node_path == tree.node_by_uid(2).path
+    assert "RuntimeError" in halted[0].message and "motor driver gone" in halted[0].message

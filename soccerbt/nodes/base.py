@@ -367,11 +367,17 @@ class TreeNode(Behaviour):
             post[3](bb) if not self.env.track_writers else self.run_script(post[3])
 
     def halt_node(self) -> None:
-        """BT.CPP haltNode: halt(), then the `_onHalted` script."""
-        self.halt()
-        post = self._post
-        if post is not None and post[0] is not None:
-            self.run_script(post[0])
+        """BT.CPP haltNode: halt(), then the `_onHalted` script. An exception raised by the node
+        (its on_halted, its script) comes out as a NodeTickError naming this node."""
+        try:
+            self.halt()
+            post = self._post
+            if post is not None and post[0] is not None:
+                self.run_script(post[0])
+        except NodeTickError:
+            raise
+        except Exception as exc:
+            raise NodeTickError(self, exc) from exc
 
     def run_script(self, script: Any) -> object:
         """Run a compiled script on this node's blackboard. While writers are tracked

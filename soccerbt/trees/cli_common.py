@@ -16,11 +16,28 @@ def add_factory_options(parser: argparse.ArgumentParser) -> None:
                         help="do not register the soccer nodes (only BT.CPP built-ins)")
     parser.add_argument("--no-schema", action="store_true",
                         help="do not check script keys against the blackboard key schema")
+    parser.add_argument("--max-nodes", type=_positive_int, metavar="N", default=None,
+                        help="most nodes of a tree with its SubTrees expanded (default 20000, "
+                             "or SOCCERBT_MAX_TREE_NODES)")
+    parser.add_argument("--max-file-bytes", type=_positive_int, metavar="N", default=None,
+                        help="largest tree file read, in bytes (default 8388608, "
+                             "or SOCCERBT_MAX_TREE_BYTES)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
 
 
 def factory_from_args(args: argparse.Namespace) -> TreeFactory:
     """Built-ins, the soccer nodes (with the key schema) and any --nodes-json stubs."""
-    factory = TreeFactory()
+    factory = TreeFactory(max_nodes=getattr(args, "max_nodes", None),
+                          max_file_bytes=getattr(args, "max_file_bytes", None))
     if not getattr(args, "no_soccer", False):
         try:
             from soccerbt.nodes.soccer import register_soccer_nodes
@@ -31,5 +48,8 @@ def factory_from_args(args: argparse.Namespace) -> TreeFactory:
     from soccerbt.nodes.stubs import register_stub_nodes
 
     for path in getattr(args, "nodes_json", []) or []:
-        register_stub_nodes(factory, path, replace=True)
+        try:
+            register_stub_nodes(factory, path, replace=True)
+        except ValueError as exc:  # "path[:line]: what is wrong" (missing, not JSON, wrong shape)
+            raise SystemExit(f"soccerbt: --nodes-json {exc}") from None
     return factory

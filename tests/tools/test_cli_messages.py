@@ -60,3 +60,13 @@ def test_a_good_nodes_json_still_loads(tmp_path: Path) -> None:
                                          "ports": [{"name": "speed", "direction": "input", "type": "double"}]}}))
     types = stub_node_types(path)
     assert list(types) == ["Kick"] and [p.name for p in types["Kick"][1]] == ["speed"]
+
+
+def test_validate_with_a_bad_nodes_json_prints_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "nodes.json"
+    bad.write_text("[1, 2]")
+    tree = Path(__file__).resolve().parents[2] / "soccerbt/trees/xml/game.xml"
+    for path in (bad, tmp_path / "missing.json"):
+        out = _run("validate", "--nodes-json", str(path), str(tree))
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert out.stderr.strip().startswith(f"soccerbt: --nodes-json {path}")
