@@ -3,7 +3,8 @@
 Decoding: a stream of HL v12 packets (every packet different in its header, team blocks that
 change now and then, as in a real game) through ``decode``, against a baseline measured in the
 same run: one bare ``struct.unpack`` of all 175 fields (the least any decoder must do); also
-the cold case, where every team block is new. Adapter: ``apply`` of a new packet where only the
+the cold case, where every team block is new; the same for HSL control messages v19 (198 bytes)
+and v20 (158 bytes) through the same ``decode`` (baseline: a bare unpack of their layout). Adapter: ``apply`` of a new packet where only the
 clock moved (the usual 2 Hz traffic), of the game stream, of the same packet object again (what
 a 100 Hz brain sees between packets), and of packets whose every entry changes, against a
 baseline of writing the 17 gc_* values by hand; on a plain dict and on soccerbt's Blackboard.
@@ -19,7 +20,7 @@ import statistics
 import time
 import timeit
 
-from soccerbt.gamecontroller import protocol
+from soccerbt.gamecontroller import hsl_protocol, protocol
 from soccerbt.gamecontroller.adapter import DEFAULTS, GameControllerAdapter
 from soccerbt.gamecontroller.protocol import (GameControlData, Penalty, RobotInfo, SecondaryState, TeamInfo, decode,
                                               encode)
@@ -44,6 +45,28 @@ def game_stream(n: int) -> list[bytes]:
                             secondary_state=SecondaryState.THROW_IN if k % 100 < 20 else 0,
                             secondary_state_info=(9, k % 3, 0, 0) if k % 100 < 20 else (0, 0, 0, 0),
                             secs_remaining=600 - k // 2, secondary_time=k % 10, teams=(ours, theirs))
+        out.append(encode(p))
+    return out
+
+
+def hsl_stream(n: int, version: int) -> list[bytes]:
+    """n HSL packets of a plausible game (as ``game_stream``): clock, budget, set plays, penalties."""
+    robot = hsl_protocol.HslRobotInfoV19 if version == 19 else hsl_protocol.HslRobotInfoV20
+    pick_up = hsl_protocol.penalty_enum(version)["PICK_UP"]
+    substitute = hsl_protocol.penalty_enum(version)["SUBSTITUTE"]
+    out = []
+    for k in range(n):
+        pen = k // 40 % 2
+        ours = hsl_protocol.HslTeamInfo(5, 0, 2, 1, score=k // 300, message_budget=12000 - k // 3, players=tuple(
+            robot(int(pick_up) if (pen and j == 1) else 0, 10 - k % 10 if (pen and j == 1) else 0)
+            if j < 5 else robot(int(substitute)) for j in range(20)))
+        theirs = hsl_protocol.HslTeamInfo(9, 1, 3, 1, score=k // 500, message_budget=12000 - k // 4,
+                                          players=(robot(),) * 20)
+        set_play = k % 100 < 20
+        p = hsl_protocol.HslControlData(version=version, packet_number=k & 0xFF, players_per_team=5, state=3,
+                                        set_play=hsl_protocol.SetPlay.THROW_IN if set_play else 0,
+                                        stopped=int(set_play and k % 100 < 8), kicking_team=9 if set_play else 5,
+                                        secs_remaining=600 - k // 2, secondary_time=k % 10, teams=(ours, theirs))
         out.append(encode(p))
     return out
 
@@ -77,6 +100,30 @@ def main() -> int:
     print(f"  cold team blocks  {1 / t_cold:12,.0f} packets/s  {t_cold * 1e6:7.2f} us/packet")
     print(f"  baseline: bare struct.unpack of 175 fields {1 / t_base:12,.0f} /s  {t_base * 1e6:7.2f} us")
     print(f"  ratio decode / baseline: {t_decode / t_base:.2f}x (cold: {t_cold / t_base:.2f}x)")
+
+    for version in (19, 20):
+        hstream = hsl_stream(2000, version)
+        layout = hsl_protocol._PACKETS[version]
+
+        def hsl_decode_next() -> None:
+            decode(hstream[next(it) % 2000])
+
+        def hsl_baseline() -> None:
+            layout.unpack(hstream[next(it) % 2000])
+
+        def hsl_cold() -> None:
+            hsl_protocol._players_cache.clear()  # every players array unseen
+            decode(hstream[next(it) % 2000])
+
+        t_h = median_s(hsl_decode_next, repeat, number)
+        t_hb = median_s(hsl_baseline, repeat, number)
+        t_hc = median_s(hsl_cold, repeat, max(1, number // 4))
+        n_fields = len(layout.unpack(hstream[0]))
+        print(f"decode (HSL v{version}, {layout.size} bytes)")
+        print(f"  game stream       {1 / t_h:12,.0f} packets/s  {t_h * 1e6:7.2f} us/packet")
+        print(f"  cold team blocks  {1 / t_hc:12,.0f} packets/s  {t_hc * 1e6:7.2f} us/packet")
+        print(f"  baseline: bare struct.unpack of {n_fields} fields {1 / t_hb:12,.0f} /s  {t_hb * 1e6:7.2f} us")
+        print(f"  ratio decode / baseline: {t_h / t_hb:.2f}x (cold: {t_hc / t_hb:.2f}x)")
 
     packets = [decode(b) for b in stream]
     boards: list[tuple[str, object]] = [("dict", dict)]

@@ -109,7 +109,8 @@ _SPECS: tuple[KeySpec, ...] = (
     # --- the GameController adapter (../shared/reference/gamecontroller.md) ----------------
     KeySpec("gc_game_state", str, "", "INITIAL", "gamecontroller", '"INITIAL", "READY", "SET", "PLAY" or "END"'),
     KeySpec("gc_game_sub_state_type", str, "", "NONE", "gamecontroller", '"NONE", "TIMEOUT" or "FREE_KICK"'),
-    KeySpec("gc_game_sub_state", str, "", "", "gamecontroller", 'in a free kick "STOP", "GET_READY" or "SET", else ""'),
+    KeySpec("gc_game_sub_state", str, "", "", "gamecontroller",
+            'in a free kick "STOP", "GET_READY" or "SET" (HSL: "STOP" or "GET_READY"); else "" (HSL: "NONE")'),
     KeySpec("gc_game_phase", str, "", "NORMAL", "gamecontroller", '"NORMAL", "PENALTYSHOOT", "OVERTIME" or "TIMEOUT"'),
     KeySpec("gc_set_play", str, "", "", "gamecontroller",
             '"DIRECT_FREEKICK", "INDIRECT_FREEKICK", "PENALTY_KICK", "CORNER_KICK", "GOAL_KICK", "THROW_IN" or ""'),
@@ -125,6 +126,16 @@ _SPECS: tuple[KeySpec, ...] = (
     KeySpec("gc_secs_till_unpenalised", int, "s", 0, "gamecontroller", "time left of this player's penalty"),
     KeySpec("gc_first_half", bool, "", True, "gamecontroller", "the game is in its first half"),
     KeySpec("gc_kick_off_team", int, "", 0, "gamecontroller", "team number with the kick-off (128/255: nobody, a dropped ball)"),
+    # --- HSL (2026-) entries of ../shared/reference/hsl-gamecontroller.md, filled from HL v12 too
+    KeySpec("gc_real_game_sub_state", str, "", "NONE", "gamecontroller",
+            '"NONE", "DIRECT_FREEKICK", "INDIRECT_FREEKICK", "PENALTY_KICK", "THROW_IN", "GOAL_KICK" or "CORNER_KICK"'),
+    KeySpec("gc_stopped", bool, "", False, "gamecontroller",
+            "play is stopped while a set play is prepared (HSL stopped = 1; HL v12: a free kick's STOP)"),
+    KeySpec("gc_penalty_name", str, "", "NONE", "gamecontroller",
+            "this player's penalty by meaning in the packet's version (NONE, PICK_UP, MOTION_IN_STOP, ...)"),
+    KeySpec("gc_message_budget", int, "messages", -1, "gamecontroller",
+            "team messages our team may still send this game (HSL messageBudget; -1 for HL v12)"),
+    KeySpec("gc_packet_version", int, "", 0, "gamecontroller", "version of the last packet for our team: 12, 19 or 20 (0: none)"),
 )
 
 SCHEMA: Mapping[str, KeySpec] = {spec.name: spec for spec in _SPECS}

@@ -2,7 +2,9 @@
 adapter, and the referee that plays the GameController's part in simulated matches.
 
 - ``protocol``: HL v12 data packets and HL v2 / HSL v4 return packets (``decode``, ``encode``,
-  ``PacketError``), with the snake_case field names of the C structs.
+  ``PacketError``), with the snake_case field names of the C structs; ``decode`` dispatches on
+  version and length to HL v12 or to ``hsl_protocol`` (HSL control messages v19 and v20, the
+  status message v4 builder ``status_message``).
 - ``receiver``: ``GameControllerReceiver``, the non-blocking UDP listener of one robot.
 - ``adapter``: ``GameControllerAdapter``, packets to gc_* blackboard entries and edge events.
 - ``referee``: ``Referee`` and ``RefereeConfig`` for simulated matches, ``RefereeBroadcaster``.
@@ -13,6 +15,9 @@ May import soccerbt.world and soccerbt.blackboard. Importing it opens no socket.
 from soccerbt.gamecontroller.adapter import (ConnectionChanged, GameControllerAdapter, GcEvent, GoalScored,
                                              HalfChanged, KickOffChanged, PenaltyEnded, PenaltyStarted,
                                              StateChanged, SubStateChanged)
+from soccerbt.gamecontroller.hsl_protocol import (CompetitionType, GamePhase, HslControlData, HslRobotInfoV19,
+                                                  HslRobotInfoV20, HslTeamInfo, PenaltyV19, PenaltyV20, SetPlay,
+                                                  penalty_meaning, status_message)
 from soccerbt.gamecontroller.protocol import (GameControlData, GameState, HslReturnData, PacketError, Penalty,
                                               ReturnData, ReturnMessage, RobotInfo, SecondaryState, SubState,
                                               TeamInfo, decode, decode_return, encode, encode_return)
@@ -21,6 +26,8 @@ from soccerbt.gamecontroller.referee import (Referee, RefereeBroadcaster, Refere
                                              RefereeWorld)
 
 __all__ = [
+    "CompetitionType", "GamePhase", "HslControlData", "HslRobotInfoV19", "HslRobotInfoV20", "HslTeamInfo",
+    "PenaltyV19", "PenaltyV20", "SetPlay", "penalty_meaning", "status_message",
     "ConnectionChanged", "GameControlData", "GameControllerAdapter", "GameControllerReceiver", "GameState",
     "GcEvent", "GoalScored", "HalfChanged", "HslReturnData", "KickOffChanged", "PacketError", "Penalty",
     "PenaltyEnded", "PenaltyStarted", "ReceiverCounters", "Referee", "RefereeBroadcaster", "RefereeConfig",

@@ -1,12 +1,21 @@
 """The GameController blackboard adapter: turns packets into the gc_* entries of one robot.
 
 ``GameControllerAdapter(team, player).apply(packet, now_s, blackboard)`` writes the entries of
-the reference table (``../shared/reference/gamecontroller.md``) and returns the edges as events
+the reference tables (HL v12: ``../shared/reference/gamecontroller.md``; HSL v19/v20: the last
+table of ``../shared/reference/hsl-gamecontroller.md``) and returns the edges as events
 (state changed, penalty started, goal, ...) for other adapters: a ``PenaltyStarted`` means the
 robot was or will be picked up, so localization must treat its pose as lost.
 
 It runs for every robot at 100 Hz in simulated matches, so it writes only entries that
 changed and does nothing for a packet object it has already seen.
+
+Every version writes the same keys. From an HSL packet (Booster's 2026 brain, with two rules
+of our own): gc_game_sub_state_type is "TIMEOUT" during a timeout (gamePhase TIMEOUT), else
+"FREE_KICK" for setPlay 1..6, else "NONE"; gc_game_sub_state is "STOP" while ``stopped``,
+"GET_READY" otherwise during a set play, "NONE" outside one (HL v12 writes "" there); penalty
+codes are read by their meaning in the packet's version (``hsl_protocol.penalty_meaning``), so
+v20's MOTION_IN_STOP and CAUTIONED penalise like any other code. Keys only HSL fills have HL
+v12 stand-ins: gc_stopped (a free kick in its STOP sub-state), gc_message_budget (-1).
 """
 from __future__ import annotations
 
@@ -14,8 +23,9 @@ import math
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
-from soccerbt.gamecontroller.protocol import (FREE_KICK_STATES, MAX_NUM_PLAYERS, GameControlData,
-                                              SecondaryState)
+from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, GamePhase, HslControlData, SetPlay,
+                                                  penalty_meaning)
+from soccerbt.gamecontroller.protocol import FREE_KICK_STATES, GameControlData, Penalty, SecondaryState
 
 GAME_STATE_NAMES = ("INITIAL", "READY", "SET", "PLAY", "END")
 SUB_STATE_NAMES = ("STOP", "GET_READY", "SET")
@@ -28,6 +38,18 @@ SET_PLAY_NAMES = {
     SecondaryState.GOAL_KICK: "GOAL_KICK",
     SecondaryState.THROW_IN: "THROW_IN",
 }
+# HSL codes to the names the HL v12 entries use
+HSL_PHASE_NAMES = {GamePhase.NORMAL: "NORMAL", GamePhase.PENALTY_SHOOT_OUT: "PENALTYSHOOT",
+                   GamePhase.EXTRA_TIME: "OVERTIME", GamePhase.TIMEOUT: "TIMEOUT"}
+HSL_SET_PLAY_NAMES = {
+    SetPlay.DIRECT_FREE_KICK: "DIRECT_FREEKICK",
+    SetPlay.INDIRECT_FREE_KICK: "INDIRECT_FREEKICK",
+    SetPlay.PENALTY_KICK: "PENALTY_KICK",
+    SetPlay.THROW_IN: "THROW_IN",
+    SetPlay.GOAL_KICK: "GOAL_KICK",
+    SetPlay.CORNER_KICK: "CORNER_KICK",
+}
+NO_MESSAGE_BUDGET = -1  # gc_message_budget of an HL v12 packet (no budget in that protocol)
 
 # key -> (type, unit, meaning): the entries this adapter writes, for the blackboard schema.
 GC_KEYS: dict[str, tuple[type, str, str]] = {
@@ -49,6 +71,12 @@ GC_KEYS: dict[str, tuple[type, str, str]] = {
     "gc_secs_till_unpenalised": (int, "s", "time left of this player's penalty"),
     "gc_first_half": (bool, "", "the game is in its first half"),
     "gc_kick_off_team": (int, "", "team number with the kick-off (128/255: nobody)"),
+    # HSL (2026-) entries, filled from HL v12 packets too
+    "gc_real_game_sub_state": (str, "", "NONE or the set play (DIRECT_FREEKICK, ..., CORNER_KICK)"),
+    "gc_stopped": (bool, "", "play is stopped while a set play is prepared"),
+    "gc_penalty_name": (str, "", "this player's penalty by meaning in the packet's version (NONE, PICK_UP, ...)"),
+    "gc_message_budget": (int, "messages", "team messages our team may still send (-1: HL v12, no budget)"),
+    "gc_packet_version": (int, "", "version of the last packet for our team: 12, 19 or 20 (0: none yet)"),
 }
 
 DEFAULTS: dict[str, object] = {
@@ -57,6 +85,8 @@ DEFAULTS: dict[str, object] = {
     "gc_is_sub_state_kickoff_side": False, "gc_is_under_penalty": False, "gc_score": 0,
     "gc_opponent_score": 0, "gc_secs_remaining": 0, "gc_secondary_time": 0, "gc_connected": False,
     "gc_penalty": 0, "gc_secs_till_unpenalised": 0, "gc_first_half": True, "gc_kick_off_team": 0,
+    "gc_real_game_sub_state": "NONE", "gc_stopped": False, "gc_penalty_name": "NONE",
+    "gc_message_budget": NO_MESSAGE_BUDGET, "gc_packet_version": 0,
 }
 
 
@@ -147,12 +177,12 @@ class GameControllerAdapter:
     def __init__(self, team: int, player: int, timeout_s: float = 2.0) -> None:
         if not 0 <= team <= 255:
             raise ValueError(f"team number {team} out of range 0..255")
-        if not 1 <= player <= MAX_NUM_PLAYERS:
-            raise ValueError(f"player number {player} out of range 1..{MAX_NUM_PLAYERS}")
+        if not 1 <= player <= HSL_MAX_NUM_PLAYERS:
+            raise ValueError(f"player number {player} out of range 1..{HSL_MAX_NUM_PLAYERS}")
         self.team = team
         self.player = player
         self.timeout_s = timeout_s
-        self._last_packet: GameControlData | None = None
+        self._last_packet: GameControlData | HslControlData | None = None
         self._last_rx_s = -math.inf
         self._written: dict[str, object] = {}  # what we last wrote to the blackboard
         self._bb_id: int | None = None
@@ -175,7 +205,7 @@ class GameControllerAdapter:
         """Forget everything (a new match): defaults are written on the next apply."""
         GameControllerAdapter.__init__(self, self.team, self.player, self.timeout_s)
 
-    def apply(self, packet: GameControlData | None, now_s: float,
+    def apply(self, packet: GameControlData | HslControlData | None, now_s: float,
               blackboard: MutableMapping[str, object]) -> list[GcEvent]:
         """Update the gc_* entries of ``blackboard``; returns the edge events, in a fixed order:
         ConnectionChanged, StateChanged, SubStateChanged, KickOffChanged, HalfChanged,
@@ -190,20 +220,32 @@ class GameControllerAdapter:
             i = packet.team_index(self.team)
             if i is not None:
                 self._last_rx_s = now_s
-                me = packet.teams[i].players[self.player - 1]
-                signature = (i, packet.state, packet.secondary_state, packet.secondary_state_info,
-                             packet.kick_off_team, packet.first_half, packet.teams[0].score,
-                             packet.teams[1].score, me.penalty, me.secs_till_unpenalised, me.red_card_count)
+                me = packet.teams[i].player(self.player)
+                if isinstance(packet, HslControlData):
+                    budget = packet.teams[i].message_budget
+                    signature = (packet.version, i, packet.state, packet.stopped, packet.game_phase,
+                                 packet.set_play, packet.kicking_team, packet.first_half, packet.teams[0].score,
+                                 packet.teams[1].score, me)
+                else:
+                    budget = NO_MESSAGE_BUDGET
+                    signature = (i, packet.state, packet.secondary_state, packet.secondary_state_info,
+                                 packet.kick_off_team, packet.first_half, packet.teams[0].score,
+                                 packet.teams[1].score, me)
                 if signature == self._signature:  # the usual case: only the clocks moved
                     v = self._values
                     if v["gc_secs_remaining"] != packet.secs_remaining \
-                            or v["gc_secondary_time"] != packet.secondary_time:
+                            or v["gc_secondary_time"] != packet.secondary_time \
+                            or v["gc_message_budget"] != budget:
                         v["gc_secs_remaining"] = packet.secs_remaining
                         v["gc_secondary_time"] = packet.secondary_time
+                        v["gc_message_budget"] = budget
                         self._dirty = True
                 else:
                     self._signature = signature
-                    self._update(packet, i, now_s, events)
+                    if isinstance(packet, HslControlData):
+                        self._update_hsl(packet, i, now_s, events)
+                    else:
+                        self._update(packet, i, now_s, events)
         connected = now_s - self._last_rx_s <= self.timeout_s
         if connected != self._connected:
             self._connected = connected
@@ -220,17 +262,9 @@ class GameControllerAdapter:
         return events
 
     def _update(self, p: GameControlData, i: int, now_s: float, events: list[GcEvent]) -> None:
+        """The entries of an HL v12 packet."""
         v = self._values
-        first = not self._seen_packet
-        self._seen_packet = True
-        old_state = v["gc_game_state"]
-        old_type = v["gc_game_sub_state_type"]
-        old_sub = v["gc_game_sub_state"]
-        old_kick_off = v["gc_kick_off_team"]
-        old_first_half = v["gc_first_half"]
-        old_penalised = v["gc_is_under_penalty"]
-        old_score = v["gc_score"]
-        old_opponent_score = v["gc_opponent_score"]
+        old = self._snapshot()
         ours = p.teams[i]
         team = self.team
 
@@ -242,34 +276,97 @@ class GameControllerAdapter:
         if sec in FREE_KICK_STATES:
             v["gc_game_sub_state_type"] = "FREE_KICK"
             v["gc_game_phase"] = "NORMAL"
-            v["gc_set_play"] = SET_PLAY_NAMES[sec]
+            v["gc_set_play"] = v["gc_real_game_sub_state"] = SET_PLAY_NAMES[sec]
             if 0 <= info[1] < len(SUB_STATE_NAMES):
                 v["gc_game_sub_state"] = SUB_STATE_NAMES[info[1]]
-            elif old_type != "FREE_KICK":  # unknown sub-state: keep the last, STOP when new
+            elif old[1] != "FREE_KICK":  # unknown sub-state: keep the last, STOP when new
                 v["gc_game_sub_state"] = "STOP"
         elif 0 <= sec < len(PHASE_NAMES):  # unknown secondary state: keep the last
             v["gc_game_sub_state_type"] = "TIMEOUT" if sec == SecondaryState.TIMEOUT else "NONE"
             v["gc_game_phase"] = PHASE_NAMES[sec]
             v["gc_set_play"] = ""
+            v["gc_real_game_sub_state"] = "NONE"
             v["gc_game_sub_state"] = ""
+        v["gc_stopped"] = v["gc_game_sub_state_type"] == "FREE_KICK" and v["gc_game_sub_state"] == "STOP"
         kick_off_team = p.kick_off_team
         v["gc_is_kickoff_side"] = kick_off_team == team
         v["gc_is_sub_state_kickoff_side"] = info[0] == team
         v["gc_kick_off_team"] = kick_off_team
+        me = ours.player(self.player)  # None: a player number beyond v12's 11
+        penalty = me.penalty if me is not None else 0
+        v["gc_penalty"] = penalty
+        try:
+            v["gc_penalty_name"] = Penalty(penalty).name
+        except ValueError:
+            v["gc_penalty_name"] = f"UNKNOWN_{penalty}"
+        v["gc_secs_till_unpenalised"] = me.secs_till_unpenalised if me is not None else 0
+        v["gc_is_under_penalty"] = me is not None and (penalty != 0 or me.red_card_count > 0)
+        v["gc_message_budget"] = NO_MESSAGE_BUDGET
+        v["gc_packet_version"] = p.version
+        self._common(p, i, now_s, old, events)
+
+    def _update_hsl(self, p: HslControlData, i: int, now_s: float, events: list[GcEvent]) -> None:
+        """The entries of an HSL v19/v20 packet (the last table of hsl-gamecontroller.md)."""
+        v = self._values
+        old = self._snapshot()
+        team = self.team
+        state = p.state
+        if 0 <= state < len(GAME_STATE_NAMES):  # unknown: keep the last
+            v["gc_game_state"] = GAME_STATE_NAMES[state]
+        phase = HSL_PHASE_NAMES.get(p.game_phase)
+        if phase is not None:  # unknown: keep the last
+            v["gc_game_phase"] = phase
+        set_play = HSL_SET_PLAY_NAMES.get(p.set_play)
+        stopped = p.stopped != 0
+        if p.game_phase == GamePhase.TIMEOUT:  # our rule: Booster shows a timeout as NONE
+            v["gc_game_sub_state_type"] = "TIMEOUT"
+        else:
+            v["gc_game_sub_state_type"] = "NONE" if set_play is None else "FREE_KICK"
+        v["gc_set_play"] = set_play or ""
+        v["gc_real_game_sub_state"] = set_play or "NONE"
+        free_kick = set_play is not None
+        v["gc_game_sub_state"] = ("STOP" if stopped else "GET_READY") if free_kick else "NONE"
+        v["gc_stopped"] = stopped
+        kicking_team = p.kicking_team
+        v["gc_is_kickoff_side"] = kicking_team == team
+        v["gc_is_sub_state_kickoff_side"] = free_kick and kicking_team == team
+        v["gc_kick_off_team"] = kicking_team
+        me = p.teams[i].player(self.player)
+        penalty = me.penalty if me is not None else 0
+        meaning = penalty_meaning(p.version, penalty)
+        v["gc_penalty"] = penalty
+        v["gc_penalty_name"] = meaning
+        v["gc_secs_till_unpenalised"] = me.secs_till_unpenalised if me is not None else 0
+        v["gc_is_under_penalty"] = meaning != "NONE"  # MOTION_IN_STOP, CAUTIONED, unknown codes too
+        v["gc_message_budget"] = p.teams[i].message_budget
+        v["gc_packet_version"] = p.version
+        self._common(p, i, now_s, old, events)
+
+    def _snapshot(self) -> tuple:
+        v = self._values
+        return (v["gc_game_state"], v["gc_game_sub_state_type"], v["gc_game_sub_state"], v["gc_kick_off_team"],
+                v["gc_first_half"], v["gc_is_under_penalty"], v["gc_score"], v["gc_opponent_score"])
+
+    def _common(self, p: GameControlData | HslControlData, i: int, now_s: float, old: tuple,
+                events: list[GcEvent]) -> None:
+        """The entries both families fill alike, then the edge events."""
+        v = self._values
+        first = not self._seen_packet
+        self._seen_packet = True
+        old_state, old_type, old_sub, old_kick_off, old_first_half, old_penalised, old_score, \
+            old_opponent_score = old
         first_half = p.first_half != 0
         v["gc_first_half"] = first_half
-        me = ours.players[self.player - 1]
-        penalised = me.penalty != 0 or me.red_card_count > 0
-        v["gc_penalty"] = me.penalty
-        v["gc_secs_till_unpenalised"] = me.secs_till_unpenalised
-        v["gc_is_under_penalty"] = penalised
-        score = ours.score
+        score = p.teams[i].score
         opponent_score = p.teams[1 - i].score
         v["gc_score"] = score
         v["gc_opponent_score"] = opponent_score
         v["gc_secs_remaining"] = p.secs_remaining
         v["gc_secondary_time"] = p.secondary_time
         self._dirty = True
+        team = self.team
+        kick_off_team = v["gc_kick_off_team"]
+        penalised = v["gc_is_under_penalty"]
 
         new_state = v["gc_game_state"]
         if first or new_state != old_state:
@@ -283,7 +380,7 @@ class GameControllerAdapter:
         if not first and first_half != old_first_half:
             events.append(HalfChanged(now_s, first_half))
         if penalised and not old_penalised:
-            events.append(PenaltyStarted(now_s, me.penalty, me.secs_till_unpenalised))
+            events.append(PenaltyStarted(now_s, v["gc_penalty"], v["gc_secs_till_unpenalised"]))
         elif old_penalised and not penalised:
             events.append(PenaltyEnded(now_s))
         if not first:

@@ -1,9 +1,10 @@
 """``soccerbt gc``: GameController tools for real networks.
 
-``gc listen`` prints the gc_* blackboard entries of one robot for each packet received (a monitor
-for real matches; ``--json``: one object a line). ``gc send`` plays a scripted game as real v12
-packets (the script language is in ``soccerbt.gamecontroller.script``), for testing robots
-without a GameController.
+``gc listen`` prints the gc_* blackboard entries of one robot for each packet received, the same
+entries for HL v12 and HSL v19/v20 packets (a monitor for real matches; ``--json``: one object a
+line), answering in the family it hears (HL v2 alive, HSL v4 status message). ``gc send`` plays
+a scripted game as real packets, HSL v20 by default (``--version 12|19|20``; the script language
+is in ``soccerbt.gamecontroller.script``), for testing robots without a GameController.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import time
 from pathlib import Path
 
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
-from soccerbt.gamecontroller.protocol import DATA_PORT, MAX_NUM_PLAYERS, RETURN_PORT, encode
+from soccerbt.gamecontroller.hsl_protocol import HSL_MAX_NUM_PLAYERS, HSL_V20, HslControlData
+from soccerbt.gamecontroller.protocol import DATA_PORT, HL_VERSION, MAX_NUM_PLAYERS, RETURN_PORT, encode
 from soccerbt.gamecontroller.receiver import GameControllerReceiver
 from soccerbt.gamecontroller.script import ScriptedGame, ScriptError, parse_script
 
@@ -43,14 +45,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     listen.add_argument("--allow", action="append", metavar="ADDR",
                         help="accept packets only from this GameController address (repeatable)")
     listen.add_argument("--return-port", type=_port, default=RETURN_PORT,
-                        help=f"port of the alive return packets (default {RETURN_PORT})")
-    listen.add_argument("--no-alive", action="store_true", help="do not send alive return packets")
+                        help=f"port of the alive packets / status messages (default {RETURN_PORT})")
+    listen.add_argument("--no-alive", action="store_true",
+                        help="send no alive packets (HL) or status messages (HSL)")
     listen.set_defaults(func=run_listen)
 
     send = sub.add_parser("send", help="send a scripted game as real packets",
-                          description="Send a scripted game as HL v12 packets. Script: statements separated "
-                                      "by ';', e.g. \"READY 5; SET 3; PLAYING 60; FREEKICK THROW_IN 2 STOP 3; "
-                                      "PENALTY 2 3 34; GOAL 1; HALFTIME\" (see soccerbt.gamecontroller.script).")
+                          description="Send a scripted game as HSL v20 (default), v19 or HL v12 packets. Script: "
+                                      "statements separated by ';', e.g. \"READY 5; SET 3; PLAYING 60; SETPLAY "
+                                      "THROW_IN 2 STOPPED 3; SETPLAY THROW_IN 2 RESUMED 5; PENALTY 2 3 PICK_UP; "
+                                      "GOAL 1; HALFTIME\" (see soccerbt.gamecontroller.script).")
     send.add_argument("--host", default="127.0.0.1", help="destination (default 127.0.0.1; x.x.x.255 broadcasts)")
     send.add_argument("--port", type=_port, default=DATA_PORT, help=f"destination port (default {DATA_PORT})")
     send.add_argument("--team", type=_team_number, default=1, help="first team number (default 1)")
@@ -58,9 +62,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     group = send.add_mutually_exclusive_group(required=True)
     group.add_argument("--script", help="the script text")
     group.add_argument("--script-file", type=Path, help="a file holding the script")
+    send.add_argument("--version", type=int, choices=(HL_VERSION, 19, HSL_V20), default=HSL_V20,
+                      help="packet version: 12 (HL), 19 or 20 (HSL GameController v6 / v7; default 20)")
     send.add_argument("--rate-hz", type=_positive_float, default=2.0, help="packets per second (default 2)")
-    send.add_argument("--players-per-team", type=int, choices=range(1, MAX_NUM_PLAYERS + 1), default=4,
-                      metavar="N", help="players per team (default 4; the other slots are substitutes)")
+    send.add_argument("--players-per-team", type=int, choices=range(1, HSL_MAX_NUM_PLAYERS + 1), default=4,
+                      metavar="N", help=f"players per team (default 4; at most {MAX_NUM_PLAYERS} for v12, "
+                                        f"{HSL_MAX_NUM_PLAYERS} for HSL; the other slots are substitutes)")
     send.add_argument("--half-s", type=int, default=600, help="length of a half in seconds (default 600)")
     send.add_argument("--dry-run", action="store_true", help="print the packets instead of sending them")
     send.set_defaults(func=run_send)
@@ -88,7 +95,7 @@ def _team_number(text: str) -> int:
 
 
 def _player_number(text: str) -> int:
-    return _ranged_int(text, 1, MAX_NUM_PLAYERS, "player number")
+    return _ranged_int(text, 1, HSL_MAX_NUM_PLAYERS, "player number")
 
 
 def _positive_int(text: str) -> int:
@@ -154,7 +161,8 @@ def run_listen(args: argparse.Namespace) -> int:
                 source = rx.latest_address[0] if rx.latest_address else "?"
                 entries = {k: blackboard[k] for k in adapter.entries}
                 if args.json:
-                    line = json.dumps({"packet_number": packet.packet_number, "from": source,
+                    line = json.dumps({"packet_number": packet.packet_number, "version": packet.version,
+                                       "from": source,
                                        "t_s": round(now - start, 3), **entries}, default=int)
                 else:
                     line = _format_text(entries, packet.packet_number, source)
@@ -162,7 +170,8 @@ def run_listen(args: argparse.Namespace) -> int:
     finally:
         c = rx.counters
         print(f"gc listen: received {c.received}, for us {c.accepted}, malformed {c.dropped_malformed}, "
-              f"foreign {c.foreign}, not allowed {c.not_allowed}, returns sent {c.returns_sent}",
+              f"foreign {c.foreign}, not allowed {c.not_allowed}, v12 {c.hl_v12}, v19 {c.hsl_v19}, "
+              f"v20 {c.hsl_v20}, returns sent {c.returns_sent} (status messages {c.status_sent})",
               file=sys.stderr)
     return exit_code
 
@@ -183,19 +192,27 @@ def run_send(args: argparse.Namespace) -> int:
         source = str(args.script_file)
     else:
         text, source = args.script, "--script"
+    if args.version == HL_VERSION and args.players_per_team > MAX_NUM_PLAYERS:
+        print(f"gc send: --players-per-team {args.players_per_team}: v12 has {MAX_NUM_PLAYERS} player slots",
+              file=sys.stderr)
+        return 2
     try:
-        statements = parse_script(text, (args.team, args.opponent), source)
+        statements = parse_script(text, (args.team, args.opponent), source, version=args.version)
     except ScriptError as exc:
         print(exc, file=sys.stderr)
         return 2
     game = ScriptedGame(statements, args.team, args.opponent, players_per_team=args.players_per_team,
-                        half_s=args.half_s)
+                        half_s=args.half_s, version=args.version)
     if args.dry_run:
         for t, p in game.packets(args.rate_hz):
-            print(f"{t:8.2f} s #{p.packet_number:3d} state={p.state} secondary={p.secondary_state} "
-                  f"info={list(p.secondary_state_info)} kick_off={p.kick_off_team} "
-                  f"secs={p.secs_remaining} secondary_time={p.secondary_time} "
-                  f"teams={[(tm.team_number, tm.score) for tm in p.teams]}")
+            if isinstance(p, HslControlData):
+                detail = (f"v{p.version} state={p.state} stopped={p.stopped} phase={p.game_phase} "
+                          f"set_play={p.set_play} kicking_team={p.kicking_team}")
+            else:
+                detail = (f"state={p.state} secondary={p.secondary_state} info={list(p.secondary_state_info)} "
+                          f"kick_off={p.kick_off_team}")
+            print(f"{t:8.2f} s #{p.packet_number:3d} {detail} secs={p.secs_remaining} "
+                  f"secondary_time={p.secondary_time} teams={[(tm.team_number, tm.score) for tm in p.teams]}")
         return 0
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)

@@ -1,5 +1,8 @@
 """The RoboCup GameController wire protocol: Humanoid League v12 data packets (688 bytes) and
-return packets (HL v2, 8 bytes; HSL v4, 32 bytes).
+return packets (HL v2, 8 bytes; HSL status message v4, 32 bytes). ``decode`` is the one entry
+for datagrams: it dispatches on the version byte and the length together, to HL v12 here or to
+the Humanoid Soccer League's control messages v19/v20 (``hsl_protocol``); ``encode`` takes
+either packet class.
 
 Field names are the snake_case of the C structs (``../shared/reference/gamecontroller.md``).
 Decoded values stay plain ints, so that unknown codes survive and ``encode(decode(b)) == b``
@@ -11,6 +14,10 @@ from __future__ import annotations
 import enum
 import struct
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from soccerbt.gamecontroller.hsl_protocol import HslControlData
 
 # --- constants ------------------------------------------------------------------------------
 
@@ -106,7 +113,7 @@ class ReturnMessage(enum.IntEnum):
 
 class PacketError(ValueError):
     """A datagram that is not a packet soccerbt understands. ``kind`` names the reason
-    (``short``, ``header``, ``spl``, ``hsl``, ``version``, ``size``, ``value``) for counting."""
+    (``short``, ``header``, ``spl``, ``version``, ``size``, ``value``, ``malformed``) for counting."""
 
     def __init__(self, message: str, kind: str = "malformed") -> None:
         super().__init__(message)
@@ -294,16 +301,22 @@ def _classify(data: bytes) -> PacketError:
     if version8 in (14, 15, 16, 17, 18):
         return PacketError(f"SPL GameController3 packet (v{version8}, {n} bytes): not supported", "spl")
     if version8 in (19, 20):
-        return PacketError(f"HSL packet (v{version8}, {n} bytes): not supported", "hsl")
+        want = 198 if version8 == 19 else 158
+        return PacketError(f"HSL v{version8} packet of {n} bytes (expected {want})", "size")
     if version16 == HL_VERSION:
         return PacketError(f"HL v12 packet of {n} bytes (expected {HL_PACKET_SIZE})", "size")
     return PacketError(f"unknown version {version16} ({n} bytes)", "version")
 
 
-def decode(data: bytes) -> GameControlData:
-    """An HL v12 data packet from its 688 bytes. Anything else raises ``PacketError``."""
+def decode(data: bytes) -> GameControlData | HslControlData:
+    """A control packet from a datagram: HL v12 (688 bytes, uint16 version 12 at offset 4) as
+    ``GameControlData``, HSL v19 (198 bytes) or v20 (158 bytes, uint8 version at 4) as
+    ``HslControlData``. Anything else raises ``PacketError``."""
     try:
-        if len(data) != HL_PACKET_SIZE or data[:4] != HEADER or data[4] != HL_VERSION or data[5] != 0:
+        n = len(data)
+        if n != HL_PACKET_SIZE or data[:4] != HEADER or data[4] != HL_VERSION or data[5] != 0:
+            if (n == 158 or n == 198) and data[4] == (19 if n == 198 else 20) and data[:4] == HEADER:
+                return _hsl.decode_hsl(data)
             raise _classify(data)
         v = _HEADER_STRUCT.unpack_from(data)
         return GameControlData(
@@ -320,8 +333,11 @@ def _flatten_robot(out: list, info: RobotInfo) -> None:
             info.yellow_card_count, info.red_card_count, int(info.goal_keeper))
 
 
-def encode(packet: GameControlData) -> bytes:
-    """The 688 bytes of an HL v12 data packet. Out-of-range fields raise ``PacketError``."""
+def encode(packet: GameControlData | HslControlData) -> bytes:
+    """The bytes of a control packet: 688 for HL v12 (``GameControlData``), 198 or 158 for an
+    ``HslControlData`` of version 19 or 20. Out-of-range fields raise a located ``PacketError``."""
+    if isinstance(packet, _hsl.HslControlData):
+        return _hsl.encode_hsl(packet)
     try:
         if len(packet.teams) != 2:
             raise PacketError(f"teams: expected 2 blocks, got {len(packet.teams)}", "value")
@@ -393,10 +409,28 @@ def _find_bad_field(packet: GameControlData) -> str | None:
 # --- return packets ----------------------------------------------------------------------
 
 
+_STATUS_FLOATS = ("pose_x_mm", "pose_y_mm", "pose_theta_rad", "ball_age_s", "ball_x_mm", "ball_y_mm")
+
+
+def _check_status(player: int, fallen: int, values: tuple[float, ...]) -> None:
+    """What the HSL GameController checks before it accepts a status message v4."""
+    if not 1 <= player <= 20:
+        raise PacketError(f"status message: player = {player!r} out of range 1..20", "value")
+    if fallen not in (0, 1):
+        raise PacketError(f"status message: fallen = {fallen!r} (must be 0 or 1)", "value")
+    for name, value in zip(_STATUS_FLOATS, values):
+        if value != value:
+            raise PacketError(f"status message: {name} is NaN", "value")
+
+
 def encode_return(data: ReturnData | HslReturnData) -> bytes:
-    """The bytes of a return packet: HL v2 (8 bytes, team then player) or HSL v4 (32 bytes)."""
+    """The bytes of a return packet: HL v2 (8 bytes, team then player) or HSL v4 (32 bytes; a
+    player outside 1..20, fallen other than 0/1 or a NaN raise ``PacketError``, as the GameController
+    would drop it: build it with ``hsl_protocol.status_message``)."""
     try:
         if isinstance(data, HslReturnData):
+            _check_status(data.player, data.fallen, (data.pose_x_mm, data.pose_y_mm, data.pose_theta_rad,
+                                                     data.ball_age_s, data.ball_x_mm, data.ball_y_mm))
             return _HSL_RETURN.pack(RETURN_HEADER, data.version, data.player, data.team, int(data.fallen),
                                     data.pose_x_mm, data.pose_y_mm, data.pose_theta_rad, data.ball_age_s,
                                     data.ball_x_mm, data.ball_y_mm)
@@ -406,7 +440,8 @@ def encode_return(data: ReturnData | HslReturnData) -> bytes:
 
 
 def decode_return(data: bytes) -> ReturnData | HslReturnData:
-    """A return packet from its bytes (HL v2 or HSL v4); anything else raises ``PacketError``."""
+    """A return packet from its bytes (HL v2 or HSL v4, checked as the HSL GameController does);
+    anything else raises ``PacketError``."""
     try:
         n = len(data)
         if n < 5 or data[:4] != RETURN_HEADER:
@@ -417,9 +452,14 @@ def decode_return(data: bytes) -> ReturnData | HslReturnData:
             return ReturnData(team, player, message, version)
         if version == HSL_RETURN_VERSION and n == HSL_RETURN_SIZE:
             _, version, player, team, fallen, x, y, th, age, bx, by = _HSL_RETURN.unpack(data)
+            _check_status(player, fallen, (x, y, th, age, bx, by))
             return HslReturnData(player, team, fallen, x, y, th, age, bx, by, version)
         raise PacketError(f"return packet v{version} of {n} bytes: not supported", "version")
     except PacketError:
         raise
     except Exception as exc:
         raise PacketError(f"undecodable return packet: {exc}", "malformed") from None
+
+
+# The HSL family lives in its own module, which imports this one: bound last, used at call time.
+from soccerbt.gamecontroller import hsl_protocol as _hsl  # noqa: E402

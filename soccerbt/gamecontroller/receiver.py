@@ -1,9 +1,12 @@
 """The UDP GameController receiver of one robot, with the alive return sender.
 
 ``GameControllerReceiver.poll(now_s)`` drains a non-blocking socket (it never blocks the brain),
-decodes every datagram, keeps the newest packet naming our team and counts the rest; it sends
-the HL v2 alive return packet to the sender's address, port 3939, about once a second while
-packets arrive. Several robots on one host can listen on the same port (SO_REUSEADDR and
+decodes every datagram (HL v12, HSL v19 and v20 on the same port), keeps the newest packet
+naming our team and counts the rest; while packets arrive it answers, about once a second, in
+the family it hears, to the sender's address, port 3939: the HL v2 alive packet to an HL
+GameController, the HSL status message v4 to an HSL one (fallen, pose, ball: feed them with
+``update_status``; non-finite values are replaced, see ``hsl_protocol.status_message``).
+Several robots on one host can listen on the same port (SO_REUSEADDR and
 SO_REUSEPORT; the GameController broadcasts, so each socket gets every packet).
 """
 from __future__ import annotations
@@ -14,9 +17,10 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from soccerbt.gamecontroller.protocol import (DATA_PORT, MAX_NUM_PLAYERS, RETURN_PORT, GameControlData,
-                                              PacketError, ReturnData, ReturnMessage, decode,
-                                              encode_return)
+from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, HSL_V19, HSL_V20, HslControlData,
+                                                  status_message)
+from soccerbt.gamecontroller.protocol import (DATA_PORT, RETURN_PORT, GameControlData, HslReturnData,
+                                              PacketError, ReturnData, ReturnMessage, decode, encode_return)
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +37,11 @@ class ReceiverCounters:
     dropped_malformed: int = 0
     foreign: int = 0  # well-formed, but not naming our team
     not_allowed: int = 0  # from an address outside the allow-list
-    returns_sent: int = 0
+    hl_v12: int = 0  # well-formed packets of each family (ours and foreign)
+    hsl_v19: int = 0
+    hsl_v20: int = 0
+    returns_sent: int = 0  # HL v2 alive packets and HSL v4 status messages
+    status_sent: int = 0  # of which HSL v4 status messages
     send_errors: int = 0
     socket_errors: int = 0
 
@@ -62,7 +70,8 @@ class GameControllerReceiver:
     ``clock`` gives the time used when ``poll``/``connected`` are called without ``now_s``
     (``time.monotonic`` by default; the brain passes its simulated time explicitly).
     ``allow``: GameController addresses accepted (None: any). ``return_port`` is where the alive
-    packet goes (3939; tests use another); ``send_alive=False`` switches it off.
+    packet or status message goes (3939; tests use another); ``send_alive=False`` switches both
+    off; ``alive_period_s`` is their period (the HSL GameController wants 0.5-2 s).
     """
 
     def __init__(self, team: int, player: int, host: str = "0.0.0.0", port: int = DATA_PORT,
@@ -71,8 +80,8 @@ class GameControllerReceiver:
                  send_alive: bool = True, alive_period_s: float = 1.0) -> None:
         if not 0 <= team <= 255:
             raise ValueError(f"team number {team} out of range 0..255")
-        if not 1 <= player <= MAX_NUM_PLAYERS:
-            raise ValueError(f"player number {player} out of range 1..{MAX_NUM_PLAYERS}")
+        if not 1 <= player <= HSL_MAX_NUM_PLAYERS:
+            raise ValueError(f"player number {player} out of range 1..{HSL_MAX_NUM_PLAYERS}")
         self.team = team
         self.player = player
         self.timeout_s = timeout_s
@@ -82,12 +91,14 @@ class GameControllerReceiver:
         self.send_alive = send_alive
         self.alive_period_s = alive_period_s
         self.counters = ReceiverCounters()
-        self.latest: GameControlData | None = None  # newest packet for our team
+        self.latest: GameControlData | HslControlData | None = None  # newest packet for our team
         self.latest_address: tuple[str, int] | None = None
         self.last_rx_s = float("-inf")
         self._next_alive_s = float("-inf")
         self._logged_kinds: set[str] = set()
         self._alive_bytes = encode_return(ReturnData(team, player, ReturnMessage.ALIVE))
+        self._status: HslReturnData = status_message(team, player, fallen=False)
+        self._status_bytes: bytes | None = None  # encoded lazily, once per update_status
         self._sock: socket.socket | None = _open_socket(host, port)
         self.host, self.port = self._sock.getsockname()[:2]  # the bound port (0 picks one)
 
@@ -112,7 +123,7 @@ class GameControllerReceiver:
 
     # --- receiving ------------------------------------------------------------------------
 
-    def poll(self, now_s: float | None = None) -> GameControlData | None:
+    def poll(self, now_s: float | None = None) -> GameControlData | HslControlData | None:
         """Drain the socket without blocking. The newest packet for our team that arrived in
         this call, or None when none did (``latest`` keeps the newest ever)."""
         if now_s is None:
@@ -121,7 +132,7 @@ class GameControllerReceiver:
         if sock is None:
             return None
         c = self.counters
-        newest: GameControlData | None = None
+        newest: GameControlData | HslControlData | None = None
         for _ in range(_MAX_DRAIN):
             try:
                 data, address = sock.recvfrom(_RECV_BUFFER)
@@ -143,6 +154,13 @@ class GameControllerReceiver:
                 c.dropped_malformed += 1
                 self._log_once(exc.kind, f"dropped packet from {address[0]}: {exc}")
                 continue
+            version = packet.version
+            if version == HSL_V20:
+                c.hsl_v20 += 1
+            elif version == HSL_V19:
+                c.hsl_v19 += 1
+            else:
+                c.hl_v12 += 1
             if not packet.names_team(self.team):
                 c.foreign += 1
                 continue
@@ -155,8 +173,33 @@ class GameControllerReceiver:
         if self.send_alive and self.latest_address is not None and self.connected(now_s) \
                 and now_s >= self._next_alive_s:
             self._next_alive_s = now_s + self.alive_period_s
-            self.send_return(ReturnMessage.ALIVE)
+            if isinstance(self.latest, HslControlData):
+                self.send_status()
+            else:
+                self.send_return(ReturnMessage.ALIVE)
         return newest
+
+    def update_status(self, *, fallen: bool, pose_x_mm: float = 0.0, pose_y_mm: float = 0.0,
+                      pose_theta_rad: float = 0.0, ball_age_s: float = -1.0, ball_x_mm: float = 0.0,
+                      ball_y_mm: float = 0.0) -> HslReturnData:
+        """What the next HSL status messages say: fallen, pose (field frame, +x toward the
+        opponent goal, mm and rad), seconds since the ball was seen (-1: never) and the ball
+        relative to the robot in mm. Non-finite values become the documented defaults
+        (``hsl_protocol.STATUS_DEFAULTS``). Returns the message that will be sent."""
+        self._status = status_message(self.team, self.player, fallen=fallen, pose_x_mm=pose_x_mm,
+                                      pose_y_mm=pose_y_mm, pose_theta_rad=pose_theta_rad, ball_age_s=ball_age_s,
+                                      ball_x_mm=ball_x_mm, ball_y_mm=ball_y_mm)
+        self._status_bytes = None
+        return self._status
+
+    def send_status(self) -> bool:
+        """Send the HSL status message v4 (see ``update_status``) to the last GameController seen."""
+        if self._status_bytes is None:
+            self._status_bytes = encode_return(self._status)
+        if self._send(self._status_bytes):
+            self.counters.status_sent += 1
+            return True
+        return False
 
     def connected(self, now_s: float | None = None) -> bool:
         """A packet for our team arrived within ``timeout_s``."""
@@ -165,11 +208,17 @@ class GameControllerReceiver:
         return now_s - self.last_rx_s <= self.timeout_s
 
     def send_return(self, message: int = ReturnMessage.ALIVE) -> bool:
-        """Send a return packet (team, player, message) to the last GameController seen."""
+        """Send an HL v2 return packet (team, player, message) to the last GameController seen
+        (HL v2 numbers players 1..255: fine for 1..20)."""
         if self._sock is None or self.latest_address is None:
             return False
         data = self._alive_bytes if message == ReturnMessage.ALIVE else encode_return(
             ReturnData(self.team, self.player, message))
+        return self._send(data)
+
+    def _send(self, data: bytes) -> bool:
+        if self._sock is None or self.latest_address is None:
+            return False
         try:
             self._sock.sendto(data, (self.latest_address[0], self.return_port))
         except OSError as exc:

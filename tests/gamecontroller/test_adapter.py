@@ -213,7 +213,7 @@ def test_bad_numbers_are_rejected() -> None:
     with pytest.raises(ValueError, match="player"):
         GameControllerAdapter(1, 0)
     with pytest.raises(ValueError, match="player"):
-        GameControllerAdapter(1, 12)
+        GameControllerAdapter(1, 21)  # HSL numbers players 1..20
     with pytest.raises(ValueError, match="team"):
         GameControllerAdapter(256, 1)
 
@@ -249,3 +249,142 @@ def test_entries_after_a_sequence_equal_a_fresh_adapter_on_the_last_packet(seq: 
     fresh: dict = {}
     GameControllerAdapter(US, 2).apply(seq[-1], 0.0, fresh)
     assert bb == fresh
+
+
+# --- HSL v19 / v20 packets: the last table of hsl-gamecontroller.md --------------------------
+
+from soccerbt.gamecontroller.hsl_protocol import (GamePhase, HslControlData, HslRobotInfoV19,  # noqa: E402
+                                                  HslRobotInfoV20, HslTeamInfo, PenaltyV19, PenaltyV20, SetPlay)
+
+HSL_ROBOT = {19: HslRobotInfoV19, 20: HslRobotInfoV20}
+
+
+def hsl(version: int = 20, *, penalty: int = 0, player: int = 2, swapped: bool = False, scores=(0, 0),
+        budget: int = 11000, **kw) -> HslControlData:
+    cls = HSL_ROBOT[version]
+    ours = HslTeamInfo(US, score=scores[0], message_budget=budget,
+                       players=tuple(cls(penalty if j + 1 == player else 0, 7 if j + 1 == player and penalty else 0)
+                                     for j in range(20)))
+    theirs = HslTeamInfo(THEM, 1, score=scores[1], players=(cls(),) * 20)
+    teams = (theirs, ours) if swapped else (ours, theirs)
+    return dataclasses.replace(HslControlData(version=version, teams=teams), **kw)
+
+
+def entries(p, player: int = 2) -> dict:
+    bb: dict = {}
+    GameControllerAdapter(US, player).apply(p, 0.0, bb)
+    return bb
+
+
+@pytest.mark.parametrize("version", [19, 20])
+@pytest.mark.parametrize("state, name", list(zip(range(5), ("INITIAL", "READY", "SET", "PLAY", "END"))))
+def test_hsl_game_state(version: int, state: int, name: str) -> None:
+    bb = entries(hsl(version, state=state))
+    assert bb["gc_game_state"] == name and bb["gc_packet_version"] == version and bb["gc_connected"] is True
+
+
+@pytest.mark.parametrize("version", [19, 20])
+@pytest.mark.parametrize("set_play, name", [
+    (SetPlay.DIRECT_FREE_KICK, "DIRECT_FREEKICK"), (SetPlay.INDIRECT_FREE_KICK, "INDIRECT_FREEKICK"),
+    (SetPlay.PENALTY_KICK, "PENALTY_KICK"), (SetPlay.THROW_IN, "THROW_IN"), (SetPlay.GOAL_KICK, "GOAL_KICK"),
+    (SetPlay.CORNER_KICK, "CORNER_KICK")])
+@pytest.mark.parametrize("stopped, sub", [(1, "STOP"), (0, "GET_READY")])
+@pytest.mark.parametrize("kicking, ours", [(US, True), (THEM, False)])
+def test_hsl_set_plays(version: int, set_play: int, name: str, stopped: int, sub: str, kicking: int,
+                       ours: bool) -> None:
+    bb = entries(hsl(version, state=GameState.PLAYING, set_play=set_play, stopped=stopped, kicking_team=kicking))
+    assert bb["gc_game_sub_state_type"] == "FREE_KICK"
+    assert bb["gc_real_game_sub_state"] == name and bb["gc_set_play"] == name
+    assert bb["gc_game_sub_state"] == sub and bb["gc_stopped"] is bool(stopped)
+    assert bb["gc_is_sub_state_kickoff_side"] is ours and bb["gc_is_kickoff_side"] is ours
+    assert bb["gc_kick_off_team"] == kicking
+
+
+@pytest.mark.parametrize("kicking", [US, THEM, 255])
+def test_hsl_no_set_play(kicking: int) -> None:
+    bb = entries(hsl(state=GameState.READY, kicking_team=kicking))
+    assert (bb["gc_game_sub_state_type"], bb["gc_real_game_sub_state"], bb["gc_game_sub_state"], bb["gc_set_play"]) \
+        == ("NONE", "NONE", "NONE", "")
+    assert bb["gc_is_kickoff_side"] is (kicking == US)  # kick-off: setPlay NONE with kickingTeam
+    assert bb["gc_is_sub_state_kickoff_side"] is False and bb["gc_stopped"] is False
+
+
+@pytest.mark.parametrize("version", [19, 20])
+def test_hsl_timeout_is_a_timeout(version: int) -> None:
+    bb = entries(hsl(version, state=GameState.INITIAL, game_phase=GamePhase.TIMEOUT, kicking_team=US))
+    assert bb["gc_game_state"] == "INITIAL"
+    assert bb["gc_game_sub_state_type"] == "TIMEOUT" and bb["gc_game_phase"] == "TIMEOUT"
+    assert bb["gc_game_sub_state"] == "NONE"
+
+
+@pytest.mark.parametrize("phase, name", [(GamePhase.NORMAL, "NORMAL"), (GamePhase.PENALTY_SHOOT_OUT, "PENALTYSHOOT"),
+                                         (GamePhase.EXTRA_TIME, "OVERTIME")])
+def test_hsl_game_phase_uses_the_v12_names(phase: int, name: str) -> None:
+    bb = entries(hsl(game_phase=phase))
+    assert bb["gc_game_phase"] == name and bb["gc_game_sub_state_type"] == "NONE"
+
+
+@pytest.mark.parametrize("version, code", [(19, p) for p in PenaltyV19] + [(20, p) for p in PenaltyV20])
+def test_hsl_penalties_by_meaning(version: int, code) -> None:
+    bb = entries(hsl(version, penalty=int(code)))
+    assert bb["gc_penalty"] == int(code) and bb["gc_penalty_name"] == code.name
+    assert bb["gc_is_under_penalty"] is (code.name != "NONE")  # MOTION_IN_STOP and CAUTIONED too
+    assert bb["gc_secs_till_unpenalised"] == (7 if int(code) else 0)
+
+
+def test_hsl_v20_codes_are_not_read_as_v19() -> None:
+    # code 11 is SUBSTITUTE in v19 and CAUTIONED in v20; 3 is LOCAL_GAME_STUCK / MOTION_IN_STOP
+    assert entries(hsl(19, penalty=11))["gc_penalty_name"] == "SUBSTITUTE"
+    assert entries(hsl(20, penalty=11))["gc_penalty_name"] == "CAUTIONED"
+    assert entries(hsl(20, penalty=3))["gc_penalty_name"] == "MOTION_IN_STOP"
+    bb = entries(hsl(20, penalty=99))
+    assert bb["gc_penalty_name"] == "UNKNOWN_99" and bb["gc_is_under_penalty"] is True
+
+
+def test_hsl_players_beyond_eleven() -> None:
+    bb = entries(hsl(penalty=int(PenaltyV20.PICK_UP), player=17), player=17)
+    assert bb["gc_is_under_penalty"] is True and bb["gc_penalty_name"] == "PICK_UP"
+    assert entries(packet(), player=17)["gc_is_under_penalty"] is False  # v12 has no slot 17
+
+
+@pytest.mark.parametrize("swapped", [False, True])
+def test_hsl_scores_half_and_budget(swapped: bool) -> None:
+    bb = entries(hsl(scores=(3, 1), swapped=swapped, first_half=0, secs_remaining=-5, secondary_time=30))
+    assert (bb["gc_score"], bb["gc_opponent_score"]) == (3, 1)
+    assert bb["gc_first_half"] is False
+    assert (bb["gc_secs_remaining"], bb["gc_secondary_time"]) == (-5, 30)
+    assert bb["gc_message_budget"] == 11000
+
+
+def test_v12_fills_the_hsl_keys() -> None:
+    bb = entries(packet(secondary_state=SecondaryState.CORNER_KICK, secondary_state_info=(US, SubState.STOP, 0, 0)))
+    assert bb["gc_real_game_sub_state"] == "CORNER_KICK" and bb["gc_stopped"] is True
+    assert bb["gc_message_budget"] == -1 and bb["gc_packet_version"] == 12 and bb["gc_penalty_name"] == "NONE"
+    bb = entries(packet())
+    assert bb["gc_real_game_sub_state"] == "NONE" and bb["gc_stopped"] is False
+    pen = {2: RobotInfo(penalty=Penalty.PICKUP_OR_INCAPABLE)}
+    assert entries(packet(ours=team(US, players=pen)))["gc_penalty_name"] == "PICKUP_OR_INCAPABLE"
+
+
+def test_hsl_events_and_clock_only_updates() -> None:
+    adapter = GameControllerAdapter(US, 2)
+    bb: dict = {}
+    ev = adapter.apply(hsl(state=GameState.PLAYING, secs_remaining=100), 0.0, bb)
+    assert StateChanged(0.0, None, "PLAY") in ev
+    ev = adapter.apply(hsl(state=GameState.PLAYING, secs_remaining=99, budget=10999), 0.5, bb)
+    assert ev == [] and bb["gc_secs_remaining"] == 99 and bb["gc_message_budget"] == 10999
+    ev = adapter.apply(hsl(state=GameState.PLAYING, set_play=SetPlay.GOAL_KICK, stopped=1, kicking_team=THEM), 1.0, bb)
+    assert SubStateChanged(1.0, "NONE", "FREE_KICK", "NONE", "STOP", "GOAL_KICK", False) in ev
+    ev = adapter.apply(hsl(state=GameState.PLAYING, penalty=int(PenaltyV20.MOTION_IN_STOP)), 1.5, bb)
+    assert PenaltyStarted(1.5, int(PenaltyV20.MOTION_IN_STOP), 7) in ev
+    ev = adapter.apply(hsl(state=GameState.PLAYING, scores=(1, 0)), 2.0, bb)
+    assert PenaltyEnded(2.0) in ev and GoalScored(2.0, True, 1, 0) in ev
+    # a switch to v12 in the same match still works
+    ev = adapter.apply(packet(state=GameState.SET, ours=team(US, score=1)), 2.5, bb)
+    assert StateChanged(2.5, "PLAY", "SET") in ev and bb["gc_packet_version"] == 12
+    assert adapter.apply(hsl(kicking_team=THEM, teams=(HslTeamInfo(1), HslTeamInfo(2))), 3.0, bb) == []
+
+
+def test_hsl_packet_from_bytes() -> None:
+    bb = entries(decode(encode(hsl(19, state=GameState.PLAYING, set_play=SetPlay.THROW_IN, kicking_team=US))))
+    assert bb["gc_game_sub_state"] == "GET_READY" and bb["gc_is_sub_state_kickoff_side"] is True

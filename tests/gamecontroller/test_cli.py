@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from soccerbt.gamecontroller.cli import configure
-from soccerbt.gamecontroller.protocol import GameControlData, TeamInfo, decode_return, encode
+from soccerbt.gamecontroller.hsl_protocol import HslControlData, HslRobotInfoV19, HslRobotInfoV20, HslTeamInfo
+from soccerbt.gamecontroller.protocol import GameControlData, HslReturnData, TeamInfo, decode_return, encode
 
 LOOPBACK = "127.0.0.1"
 
@@ -41,7 +42,7 @@ def test_send_to_listen_over_loopback() -> None:
         listener, port = start_listener("--team", "1", "--player", "2", "--json", "--count", str(N_PACKETS),
                                         "--timeout", "5", "--return-port", str(returns.getsockname()[1]))
         sender = soccerbt("gc", "send", "--port", str(port), "--team", "1", "--opponent", "2", "--rate-hz", "10",
-                          "--script", SCRIPT)
+                          "--version", "12", "--script", SCRIPT)
         send_out, send_err = sender.communicate()
         out, err = listener.communicate()
         assert sender.returncode == 0, send_err
@@ -137,7 +138,7 @@ def test_send_reports_script_errors_with_location(capsys, tmp_path) -> None:
 
 
 def test_send_dry_run_prints_packets(capsys) -> None:
-    code, out, err = run_in_process(capsys, "send", "--dry-run", "--rate-hz", "4", "--script",
+    code, out, err = run_in_process(capsys, "send", "--dry-run", "--version", "12", "--rate-hz", "4", "--script",
                                     "READY 0.5; GOAL 2; PLAYING 0.25")
     assert code == 0, err
     lines = out.splitlines()
@@ -146,7 +147,7 @@ def test_send_dry_run_prints_packets(capsys) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["listen", "--team", "1", "--player", "12"], "player number 12 out of range"),
+    (["listen", "--team", "1", "--player", "21"], "player number 21 out of range"),
     (["listen", "--team", "1", "--player", "1", "--port", "70000"], "port 70000 out of range"),
     (["listen", "--team", "1", "--player", "1", "--timeout", "-1"], "must be positive"),
     (["send", "--team", "1", "--opponent", "1", "--script", "READY 1"], "need different numbers"),
@@ -155,3 +156,83 @@ def test_send_dry_run_prints_packets(capsys) -> None:
 def test_bad_arguments(capsys, args: list[str], message: str) -> None:
     code, _, err = run_in_process(capsys, *args)
     assert code == 2 and message in err
+
+
+HSL_SCRIPT = ("READY 0.2; SET 0.2; PLAYING 0.2; SETPLAY GOAL_KICK 2 STOPPED 0.2; SETPLAY GOAL_KICK 2 RESUMED 0.2; "
+              "PENALTY 1 2 MOTION_IN_STOP; PLAYING 0.2; UNPENALIZE 1 2; PENALTY 1 2 CAUTIONED; GOAL 1; TIMEOUT 2 0.2; "
+              "UNPENALIZE 1 2; HALFTIME; INITIAL 0.2")
+HSL_PACKETS = 2 * 8
+
+
+def test_send_v20_to_listen_over_loopback() -> None:
+    returns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    returns.bind((LOOPBACK, 0))
+    try:
+        listener, port = start_listener("--team", "1", "--player", "2", "--json", "--count", str(HSL_PACKETS),
+                                        "--timeout", "5", "--return-port", str(returns.getsockname()[1]))
+        sender = soccerbt("gc", "send", "--port", str(port), "--team", "1", "--opponent", "2", "--rate-hz", "10",
+                          "--script", HSL_SCRIPT)  # --version 20 is the default
+        _, send_err = sender.communicate()
+        out, err = listener.communicate()
+        assert sender.returncode == 0, send_err
+        assert f"sent {HSL_PACKETS} packets" in send_err
+        assert listener.returncode == 0, err
+        rows = [json.loads(line) for line in out.splitlines()]
+        assert len(rows) == HSL_PACKETS and all(r["version"] == 20 and r["gc_packet_version"] == 20 for r in rows)
+        keys = ("gc_game_state", "gc_game_sub_state_type", "gc_game_sub_state", "gc_real_game_sub_state",
+                "gc_is_kickoff_side", "gc_is_sub_state_kickoff_side", "gc_is_under_penalty", "gc_penalty_name",
+                "gc_score", "gc_opponent_score", "gc_first_half")
+        seq = []
+        for r in rows:
+            v = tuple(r[k] for k in keys)
+            if not seq or seq[-1] != v:
+                seq.append(v)
+        assert seq == [
+            ("READY", "NONE", "NONE", "NONE", True, False, False, "NONE", 0, 0, True),
+            ("SET", "NONE", "NONE", "NONE", True, False, False, "NONE", 0, 0, True),
+            ("PLAY", "NONE", "NONE", "NONE", True, False, False, "NONE", 0, 0, True),
+            ("PLAY", "FREE_KICK", "STOP", "GOAL_KICK", False, False, False, "NONE", 0, 0, True),
+            ("PLAY", "FREE_KICK", "GET_READY", "GOAL_KICK", False, False, False, "NONE", 0, 0, True),
+            ("PLAY", "NONE", "NONE", "NONE", True, False, True, "MOTION_IN_STOP", 0, 0, True),
+            ("INITIAL", "TIMEOUT", "NONE", "NONE", False, False, True, "CAUTIONED", 1, 0, True),  # team 2 kicks off
+            ("INITIAL", "NONE", "NONE", "NONE", False, False, False, "NONE", 1, 0, False),
+        ]
+        assert all(r["gc_message_budget"] == 12000 and r["gc_connected"] is True for r in rows)
+        assert [r["gc_stopped"] for r in rows[6:10]] == [True, True, False, False]
+        assert f"for us {HSL_PACKETS}" in err and "malformed 0" in err and f"v20 {HSL_PACKETS}" in err
+        # the listener answered an HSL GameController with status messages v4, player before team
+        returns.setblocking(False)
+        status = []
+        while select.select([returns], [], [], 0.2)[0]:
+            status.append(decode_return(returns.recv(64)))
+        assert status and all(isinstance(s, HslReturnData) and (s.player, s.team, s.fallen) == (2, 1, 0)
+                              and s.ball_age_s == -1.0 for s in status)
+    finally:
+        returns.close()
+
+
+@pytest.mark.parametrize("version", ["19", "20"])
+def test_listen_text_output_for_hsl(version: int) -> None:
+    listener, port = start_listener("--team", "1", "--player", "1", "--count", "1", "--timeout", "5", "--no-alive")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.sendto(b"RGme\x14" + bytes(10), (LOOPBACK, port))
+        robot = HslRobotInfoV19() if version == "19" else HslRobotInfoV20()
+        s.sendto(encode(HslControlData(version=int(version), state=2, teams=(
+            HslTeamInfo(2, players=(robot,) * 20), HslTeamInfo(1, players=(robot,) * 20)))), (LOOPBACK, port))
+    out, err = listener.communicate()
+    assert listener.returncode == 0, err
+    assert out.startswith("#  0 127.0.0.1 gc_game_state=SET ") and f"gc_packet_version={version}" in out
+    assert "malformed 1" in err and f"v{version} 1" in err and "HSL v20 packet of 15 bytes" in err
+
+
+def test_send_dry_run_hsl(capsys) -> None:
+    code, out, err = run_in_process(capsys, "send", "--dry-run", "--version", "19", "--rate-hz", "2", "--script",
+                                    "SETPLAY THROW_IN 2 STOPPED 0.5; PLAYING 0.5")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 2 and "v19 state=3 stopped=1" in lines[0] and "set_play=4 kicking_team=2" in lines[0]
+
+
+def test_send_v12_keeps_eleven_players(capsys) -> None:
+    code, _, err = run_in_process(capsys, "send", "--version", "12", "--players-per-team", "15", "--script", "READY 1")
+    assert code == 2 and "v12 has 11 player slots" in err

@@ -162,8 +162,13 @@ def test_encode_rejects_bad_shapes() -> None:
     (b"RGrt\x02\x01\x02\x02", "header"),
     (b"RGme\x0c" + bytes(49), "spl"),  # SPL 2019: 54 bytes, uint8 version 12
     (b"RGme\x0f" + bytes(113), "spl"),
-    (b"RGme\x13" + bytes(193), "hsl"),  # HSL v19, 198 bytes
-    (b"RGme\x14" + bytes(153), "hsl"),
+    (b"RGme\x13" + bytes(192), "size"),  # HSL v19 is 198 bytes, not 197
+    (b"RGme\x14" + bytes(154), "size"),  # HSL v20 is 158 bytes, not 159
+    (b"RGme\x14" + bytes(193), "size"),  # a v19 length with the v20 version byte
+    (b"RGme\x13" + bytes(153), "size"),
+    (b"RGme\x15" + bytes(153), "version"),
+    (b"RGme\x0c" + bytes(153), "size"),  # 158 bytes with v12's version: a short HL packet
+    (b"RGrt\x14" + bytes(153), "header"),
     (b"RGme\x0c\x00" + bytes(600), "size"),
     (b"RGme\x0c\x01" + bytes(682), "version"),  # version 0x010c as uint16
     (b"RGme\x0b\x00" + bytes(682), "version"),

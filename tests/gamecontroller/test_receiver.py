@@ -163,3 +163,81 @@ def test_closed_receiver_polls_none() -> None:
     assert rx.poll(0.0) is None
     with pytest.raises(ValueError):
         rx.fileno()
+
+
+# --- HSL v19 / v20 on the same port ----------------------------------------------------------
+
+from soccerbt.gamecontroller.hsl_protocol import (HslControlData, HslRobotInfoV19, HslTeamInfo,  # noqa: E402
+                                                  status_message)
+from soccerbt.gamecontroller.protocol import HslReturnData, ReturnData  # noqa: E402
+
+
+def hsl_packet(number: int, version: int = 20, teams: tuple[int, int] = (3, 4)) -> bytes:
+    if version == 19:
+        blocks = tuple(HslTeamInfo(t, players=(HslRobotInfoV19(),) * 20) for t in teams)
+    else:
+        blocks = (HslTeamInfo(teams[0]), HslTeamInfo(teams[1], 1))
+    return encode(HslControlData(version=version, packet_number=number, teams=blocks))
+
+
+def test_all_three_versions_on_one_port(rx: GameControllerReceiver, udp_sender: socket.socket) -> None:
+    sends = [packet(1), hsl_packet(2, 19), hsl_packet(3, 20), hsl_packet(4, 20, teams=(7, 8)),
+             hsl_packet(5, 20)[:-1], b"RGme\x15" + bytes(153), hsl_packet(6, 19) + b"\x00"]
+    for data in sends:
+        udp_sender.sendto(data, (LOOPBACK, rx.port))
+    newest = poll_until(rx, 0.0, len(sends))
+    c = rx.counters
+    assert (c.hl_v12, c.hsl_v19, c.hsl_v20) == (1, 1, 2)
+    assert (c.accepted, c.foreign, c.dropped_malformed) == (3, 1, 3)
+    assert isinstance(newest, HslControlData) and newest.version == 20 and newest.packet_number == 3
+
+
+def _collect(sock: socket.socket, want: int) -> list:
+    got = []
+    for _ in range(100):
+        select.select([sock], [], [], 0.05)
+        try:
+            got.append(decode_return(sock.recvfrom(64)[0]))
+        except BlockingIOError:
+            if len(got) >= want:
+                break
+    return got
+
+
+def test_robot_answers_in_the_family_it_hears() -> None:
+    ret = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    ret.bind((LOOPBACK, 0))
+    ret.setblocking(False)
+    try:
+        with GameControllerReceiver(3, 12, host=LOOPBACK, port=0, return_port=ret.getsockname()[1]) as rx, \
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as gc:
+            sent = rx.update_status(fallen=True, pose_x_mm=1200.0, pose_y_mm=-300.0, pose_theta_rad=float("nan"),
+                                    ball_age_s=0.5, ball_x_mm=400.0, ball_y_mm=10.0)
+            assert sent.pose_theta_rad == 0.0  # NaN replaced
+            times = [0.0, 0.5, 1.0, 1.5, 2.0]  # HSL at 2 Hz: status messages at t = 0, 1, 2
+            for k, t in enumerate(times):
+                gc.sendto(hsl_packet(k), (LOOPBACK, rx.port))
+                poll_until(rx, t, k + 1)
+            assert rx.counters.status_sent == 3 and rx.counters.returns_sent == 3
+            got = _collect(ret, 3)
+            assert got == [HslReturnData(12, 3, 1, 1200.0, -300.0, 0.0, 0.5, 400.0, 10.0)] * 3
+            # the GameController switches to HL v12: alive packets from then on
+            gc.sendto(packet(9), (LOOPBACK, rx.port))
+            poll_until(rx, 3.0, 6)
+            got = _collect(ret, 1)
+            assert got == [ReturnData(3, 12, 2)]
+            assert rx.counters.status_sent == 3 and rx.counters.returns_sent == 4
+    finally:
+        ret.close()
+
+
+def test_status_defaults_before_any_update(rx: GameControllerReceiver) -> None:
+    assert rx._status == status_message(3, 2, fallen=False)
+    assert rx._status.ball_age_s == -1.0 and rx._status.fallen == 0
+
+
+def test_player_numbers_up_to_twenty() -> None:
+    with GameControllerReceiver(3, 20, host=LOOPBACK, port=0, send_alive=False) as rx:
+        assert rx.player == 20
+    with pytest.raises(ValueError, match="1..20"):
+        GameControllerReceiver(3, 21, host=LOOPBACK, port=0)

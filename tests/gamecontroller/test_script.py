@@ -87,3 +87,71 @@ def test_kick_off_timeout_phase_and_clock_statements() -> None:
     assert p2.secondary_state == SecondaryState.TIMEOUT and p2.secondary_state_info[0] == 2
     assert p2.state == GameState.PLAYING and p2.secs_remaining == -6  # a timeout stops the clock
     assert p4.state == GameState.SET and p4.kick_off_team == 2
+
+
+# --- HSL v19 / v20 packets -------------------------------------------------------------------
+
+from soccerbt.gamecontroller.hsl_protocol import GamePhase, HslControlData, PenaltyV19, PenaltyV20, SetPlay  # noqa: E402
+from soccerbt.gamecontroller.protocol import decode, encode  # noqa: E402
+
+
+def hsl_timeline(text: str, version: int = 20, rate_hz: float = 1.0, **kw) -> list[HslControlData]:
+    game = ScriptedGame(parse_script(text, (1, 2), version=version), 1, 2, version=version, **kw)
+    out = [p for _, p in game.packets(rate_hz)]
+    assert all(decode(encode(p)) == p for p in out)
+    return out
+
+
+@pytest.mark.parametrize("version", [19, 20])
+def test_hsl_set_plays_and_stopped(version: int) -> None:
+    pk = hsl_timeline("READY 1; SET 1; PLAYING 1; SETPLAY CORNER_KICK 2 STOPPED 1; SETPLAY CORNER_KICK 2 RESUMED 1; "
+                      "FREEKICK DIRECT_FREE_KICK 1 STOP 1; FREEKICK PENALTYKICK 1 SET 1; PLAYING 1", version)
+    assert all(p.version == version for p in pk)
+    assert [(p.state, p.stopped, p.set_play, p.kicking_team) for p in pk] == [
+        (GameState.READY, 0, SetPlay.NONE, 1), (GameState.SET, 0, SetPlay.NONE, 1),
+        (GameState.PLAYING, 0, SetPlay.NONE, 1),
+        (GameState.PLAYING, 1, SetPlay.CORNER_KICK, 2), (GameState.PLAYING, 0, SetPlay.CORNER_KICK, 2),
+        (GameState.PLAYING, 1, SetPlay.DIRECT_FREE_KICK, 1), (GameState.PLAYING, 0, SetPlay.PENALTY_KICK, 1),
+        (GameState.PLAYING, 0, SetPlay.NONE, 1)]
+    assert pk[2].secondary_time == 10 and pk[3].secondary_time == 1
+
+
+def test_hsl_timeout_phase_and_dropball() -> None:
+    pk = hsl_timeline("PLAYING 1; TIMEOUT 2 1; PHASE EXTRA_TIME; KICKOFF DROPBALL; PLAYING 1; PHASE PENALTYSHOOT; "
+                      "SET 1")
+    assert (pk[1].state, pk[1].game_phase) == (GameState.INITIAL, GamePhase.TIMEOUT)
+    assert (pk[2].game_phase, pk[2].kicking_team) == (GamePhase.EXTRA_TIME, 255)
+    assert pk[3].game_phase == GamePhase.PENALTY_SHOOT_OUT
+
+
+@pytest.mark.parametrize("version, name, code", [(20, "MOTION_IN_STOP", PenaltyV20.MOTION_IN_STOP),
+                                                 (20, "CAUTIONED", PenaltyV20.CAUTIONED),
+                                                 (19, "LOCAL_GAME_STUCK", PenaltyV19.LOCAL_GAME_STUCK),
+                                                 (20, "6", PenaltyV20.PICK_UP)])
+def test_hsl_penalties_by_version(version: int, name: str, code: int) -> None:
+    pk = hsl_timeline(f"PENALTY 1 15 {name} 1.5; PLAYING 3", version, players_per_team=16)
+    assert [p.teams[0].players[14].penalty for p in pk] == [code, code, 0]
+    assert pk[0].teams[0].players[14].secs_till_unpenalised == 2
+    substitute = PenaltyV19.SUBSTITUTE if version == 19 else PenaltyV20.SUBSTITUTE
+    assert pk[0].teams[0].players[16].penalty == substitute and pk[0].teams[0].players[15].penalty == 0
+    assert pk[0].teams[0].message_budget == 12000
+
+
+@pytest.mark.parametrize("text, version, column, message", [
+    ("PENALTY 1 2 MOTION_IN_STOP; PLAYING 1", 19, 13, "unknown v19 penalty 'MOTION_IN_STOP'"),
+    ("PENALTY 1 21 PICK_UP; PLAYING 1", 20, 11, "player 21 out of range 1..20"),
+    ("PENALTY 1 12 34; PLAYING 1", 12, 11, "player 12 out of range 1..11"),
+    ("SETPLAY THROW_IN 2 PAUSED 1", 20, 20, "unknown set play flag 'PAUSED'"),
+    ("SETPLAY KICK 2 STOPPED 1", 20, 9, "unknown set play 'KICK'"),
+])
+def test_hsl_script_errors_are_located(text: str, version: int, column: int, message: str) -> None:
+    with pytest.raises(ScriptError) as info:
+        parse_script(text, (1, 2), "g", version=version)
+    assert info.value.column == column and message in info.value.message
+
+
+def test_bad_versions_are_rejected() -> None:
+    with pytest.raises(ValueError, match="version 18"):
+        parse_script("READY 1", (1, 2), version=18)
+    with pytest.raises(ValueError, match="players_per_team 12"):
+        ScriptedGame(parse_script("READY 1", (1, 2)), 1, 2, players_per_team=12)
