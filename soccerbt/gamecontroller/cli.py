@@ -179,15 +179,35 @@ def run_listen(args: argparse.Namespace) -> int:
 # --- send -----------------------------------------------------------------------------------
 
 
+_MAX_SCRIPT_BYTES = 1 << 20  # a script of a whole tournament is a few kilobytes
+
+
 def run_send(args: argparse.Namespace) -> int:
     if args.team == args.opponent:
         print("gc send: --team and --opponent need different numbers", file=sys.stderr)
         return 2
     if args.script_file is not None:
+        path = args.script_file
         try:
-            text = args.script_file.read_text(encoding="utf-8")
+            if not path.is_file():
+                print(f"gc send: {path}: not a regular file", file=sys.stderr)
+                return 2
+            with open(path, "rb") as f:
+                data = f.read(_MAX_SCRIPT_BYTES + 1)
+            if len(data) > _MAX_SCRIPT_BYTES:
+                print(f"gc send: {path}: larger than {_MAX_SCRIPT_BYTES} bytes: not a script", file=sys.stderr)
+                return 2
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[:exc.start].count(b"\n") + 1
+            print(f"gc send: {path}:{line}: not UTF-8 text (a binary file?)", file=sys.stderr)
+            return 2
         except OSError as exc:
-            print(f"gc send: {args.script_file}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"gc send: {path}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        if "\x00" in text:
+            print(f"gc send: {path}:{text[:text.index(chr(0))].count(chr(10)) + 1}: a NUL byte: not a script",
+                  file=sys.stderr)
             return 2
         source = str(args.script_file)
     else:

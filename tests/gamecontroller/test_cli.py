@@ -236,3 +236,21 @@ def test_send_dry_run_hsl(capsys) -> None:
 def test_send_v12_keeps_eleven_players(capsys) -> None:
     code, _, err = run_in_process(capsys, "send", "--version", "12", "--players-per-team", "15", "--script", "READY 1")
     assert code == 2 and "v12 has 11 player slots" in err
+
+
+@pytest.mark.parametrize("content,message", [
+    (bytes(range(128, 256)), ":1: not UTF-8 text (a binary file?)"),
+    (b"READY 5;\nSET 3\x00", ":2: a NUL byte: not a script"),
+])
+def test_gc_send_refuses_a_binary_script_file(tmp_path, content, message) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "script.bin"
+    path.write_bytes(content)
+    out = subprocess.run([sys.executable, "-m", "soccerbt", "gc", "send", "--script-file", str(path), "--dry-run"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+    out = subprocess.run([sys.executable, "-m", "soccerbt", "gc", "send", "--script-file", str(tmp_path), "--dry-run"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "not a regular file" in out.stderr
