@@ -55,7 +55,7 @@ __all__ = [
     "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
     "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
     "STATUS_NAMES", "tick_topic", "tree_topic", "keyframe_topic", "keys_topic", "robot_of_topic", "TickRecord",
-    "TruthRecord", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
+    "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
     "SCHEMAS", "ns_of", "step_of_ns",
 ]
 
@@ -360,6 +360,17 @@ def encode_truth(step: int, t_s: float, ball: tuple[float, ...], gc: tuple[int, 
     pack = _TRUTH_ROBOT.pack
     parts.extend(pack(*r) for r in robots)
     return b"".join(parts)
+
+
+_TRUTH_STRUCTS: dict[int, struct.Struct] = {}
+
+
+def truth_struct(robots: int) -> struct.Struct:
+    """The struct of a whole truth part with `robots` robots (what encode_truth writes)."""
+    st = _TRUTH_STRUCTS.get(robots)
+    if st is None:
+        st = _TRUTH_STRUCTS[robots] = struct.Struct(_TRUTH_HEAD.format + _TRUTH_ROBOT.format[1:] * robots)
+    return st
 
 
 def decode_truth(data: bytes) -> TruthRecord:

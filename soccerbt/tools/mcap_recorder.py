@@ -35,6 +35,15 @@ from soccerbt.trees.structure import describe_tree
 __all__ = ["McapRecorder", "file_hashes"]
 
 _UID = attrgetter("uid")
+
+
+def _teams() -> tuple[Any, Any]:
+    from soccerbt.world.types import Team
+
+    return Team.BLUE, Team.RED
+
+
+_BLUE, _RED = _teams()
 _CODE_OF_ID = {id(status): status.code for status in NodeStatus}  # an Enum's hash runs Python
 _SEQ = attrgetter("sequence_id")
 _CHUNK_BYTES = 1 << 20
@@ -70,6 +79,8 @@ class _RobotTrack:
         self.seqs: list[int] = []
         self.raw: list[object] = []
         self.adapter: list[int] = []
+        self.role_index = -1          # player_role's index in the key table
+        self.role_changed = True      # player_role written since the events looked at it
         self.logged: dict[str, object] = {}
         self.channels: dict[str, int] = {}
 
@@ -92,7 +103,8 @@ class McapRecorder:
         self._events: list[dict[str, Any]] = []
         self._loads: list[dict[str, Any]] = []
         self._last_gc: tuple | None = None
-        self._fallen: dict[str, bool] = {}
+        self._fallen_before: list[int] = []
+        self._pending_events: list[dict[str, Any]] = []
         self._roles: dict[str, object] = {}
         self._finished = False
         self.messages = 0
@@ -218,10 +230,11 @@ class McapRecorder:
         if keyframe_due:
             for rid, agent in match.agents.items():
                 self._keyframe(self._tracks[str(rid)], agent, step)
-        gc = (int(ref.state), int(ref.secondary_state), int(ref.sub_state))
-        scores = self._scores(ref)
-        if (gc, scores) != self._last_gc:
-            self._last_gc = (gc, scores)
+        scores = ref.scores
+        gc = (ref.state, ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED])
+        if gc != self._last_gc:
+            self._last_gc = gc
+            scores = (gc[3], gc[4])
             self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, scores)))
         self._write_events(match, step)
         if step % lf.SCENE_PERIOD_STEPS == 0:
@@ -231,12 +244,6 @@ class McapRecorder:
             self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step,
                       lf.json_bytes({"t": round(match.world.t_s, 3), "commands": commands}))
 
-    @staticmethod
-    def _scores(ref: Any) -> tuple[int, int]:
-        from soccerbt.world.types import Team
-
-        return ref.scores[Team.BLUE], ref.scores[Team.RED]
-
     def _gc_words(self, ref: Any, scores: tuple[int, int]) -> dict[str, Any]:
         return {"state": getattr(ref.state, "name", str(ref.state)),
                 "secondary_state": getattr(ref.secondary_state, "name", str(ref.secondary_state)),
@@ -244,15 +251,27 @@ class McapRecorder:
                 "score_blue": scores[0], "score_red": scores[1]}
 
     def _truth(self, match: Any, step: int) -> bytes:
+        """The truth part of the step message (one struct for the whole step); notes falls."""
         world, ref = match.world, match.referee
         ball = world.ball
-        robots = []
+        robots = world.robots
+        scores = ref.scores
+        values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(ref.state),
+                             int(ref.secondary_state), int(ref.sub_state), scores[_BLUE], scores[_RED]]
+        fallen_now = []
         for rid in match.agents:
-            t = world.robots[rid]
-            robots.append((t.x_m, t.y_m, t.theta_rad, int(bool(t.fallen)), int(bool(t.removed))))
-        scores = self._scores(ref)
-        return lf.encode_truth(step, world.t_s, (ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps),
-                               (int(ref.state), int(ref.secondary_state), int(ref.sub_state), *scores), robots)
+            t = robots[rid]
+            fallen = 1 if t.fallen else 0
+            fallen_now.append(fallen)
+            values += (t.x_m, t.y_m, t.theta_rad, fallen, 1 if t.removed else 0)
+        if fallen_now != self._fallen_before:
+            for rid, was, now in zip(match.agents, self._fallen_before or [0] * len(fallen_now), fallen_now):
+                if now and not was:
+                    self._pending_events.append({"kind": "fall", "detail": str(rid), "t": round(world.t_s, 3),
+                                                 "team": rid.team.name.lower(), "robot": str(rid),
+                                                 "node_path": None})
+            self._fallen_before = fallen_now
+        return lf.truth_struct(len(fallen_now)).pack(*values)
 
     def _tick(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
         tree = track.tree
@@ -289,6 +308,8 @@ class McapRecorder:
         track.seqs = [-1] * len(items)
         track.raw = [_UNSET] * len(items)
         track.adapter = [lf.writer_code(_SCHEMA_WRITER.get(k, "adapter")) for k in track.keys]
+        track.role_index = track.keys.index("player_role") if "player_role" in track.keys else -1
+        track.role_changed = True
         return True
 
     def _full_blackboard(self, track: _RobotTrack, agent: Any) -> dict[str, list[Any]]:
@@ -334,6 +355,8 @@ class McapRecorder:
             if before.__class__ is cls and before == value:
                 continue
             raws[i] = value
+            if i == track.role_index:
+                track.role_changed = True
             indexes.append(i)
             writers.append(entry.writer if entry.writer_seq == entry.sequence_id else adapter[i])
             if cls is float:
@@ -374,19 +397,19 @@ class McapRecorder:
             new.append({"kind": ev.kind, "detail": ev.message, "t": round(ev.t_s, 3), "team": None,
                         "robot": ev.robot, "node_path": ev.node_path or None})
         self._agent_events_seen = len(match.agent_events)
-        world = match.world
+        new.extend(self._pending_events)
+        self._pending_events.clear()
         for rid, agent in match.agents.items():
-            name = str(rid)
-            fallen = bool(world.robots[rid].fallen)
-            if fallen and not self._fallen.get(name, False):
-                new.append({"kind": "fall", "detail": name, "t": round(world.t_s, 3), "team": rid.team.name.lower(),
-                            "robot": name, "node_path": None})
-            self._fallen[name] = fallen
+            track = self._tracks[str(rid)]
+            if not track.role_changed:
+                continue
+            track.role_changed = False
+            name = track.name
             role = agent.blackboard.get("player_role")
-            if role is not None and role != self._roles.get(name):
+            if role != self._roles.get(name):
                 if name in self._roles:
                     new.append({"kind": "role", "detail": f"{name} {self._roles[name]} -> {role}",
-                                "t": round(world.t_s, 3), "team": rid.team.name.lower(), "robot": name,
+                                "t": round(match.world.t_s, 3), "team": rid.team.name.lower(), "robot": name,
                                 "node_path": None})
                 self._roles[name] = role
         for event in new:

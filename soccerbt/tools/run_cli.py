@@ -31,7 +31,38 @@ def add_match_shape_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--half", type=_positive_float, default=600.0, help="half length in seconds (default 600)")
     parser.add_argument("--team-size", type=_team_size, default=None,
                         help="robots per team (default: 3 AdultSize, 4 KidSize)")
-    parser.add_argument("--field", choices=("adult", "kid"), default="adult", help="field size (default adult)")
+    parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
+                        help="HSL field: S 9x6 m (up to 7 a team), M 14x9 m (up to 5), L 22x14 m (up to 5, "
+                             "5 v 5 by default); any case; kid and adult name S and M (default M)")
+    _check_team_size_on_field(parser)
+
+
+FIELD_CHOICES = ("s", "m", "l", "kid", "adult", "small", "medium", "large")
+
+
+def _field_name(text: str) -> str:
+    """``--field``: case-insensitive (``L``, ``l``, ``Kid``); the choices check the name."""
+    return text.strip().lower()
+
+
+def _check_team_size_on_field(parser: argparse.ArgumentParser) -> None:
+    """After parsing, ``--team-size`` must fit ``--field`` (7 on S, 5 on M and L): an argparse
+    error otherwise, whatever the order of the two options."""
+    from soccerbt.world.field import Field
+
+    parse = parser.parse_known_args
+
+    def parse_known_args(args=None, namespace=None):  # type: ignore[no-untyped-def]
+        ns, rest = parse(args, namespace)
+        size, name = getattr(ns, "team_size", None), getattr(ns, "field", None)
+        if size is not None and name is not None:
+            limit = Field.by_name(name).max_players_per_team
+            if size > limit:
+                parser.error(f"argument --team-size: at most {limit} robots a team on the "
+                             f"{name.upper() if len(name) == 1 else name} field, got {size}")
+        return ns, rest
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
 
 
 def add_match_arguments(parser: argparse.ArgumentParser) -> None:
