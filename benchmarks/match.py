@@ -1,4 +1,4 @@
-"""Match speed: simulated seconds per wall second of a 3 v 3 AdultSize match, headless, full stack.
+"""Match speed: simulated seconds per wall second of a match (3 v 3 on M by default), headless, full stack.
 
 Plays the first ``--seconds`` of a match (default 300: READY, kick-off, play, free kicks) of our
 trees against our trees (every robot with its tree, localization, world model, navigation, team
@@ -8,9 +8,11 @@ and by this process's CPU seconds (the fairer figure on a busy machine), against
 measured in the same run: the world and the referee alone (statues, no brains). ``--full``
 plays a whole match (two 10-minute halves) of our trees instead: the goal's own measure, a
 20-minute match in 2 minutes. Then a cProfile breakdown of where the full stack's time goes,
-by area. Goal: >= 10x real time on one core.
+by area. Goal: >= 10x real time on one core. ``--field S|M|L`` and ``--team-size N`` choose the
+field and the team size (e.g. ``--field L --team-size 5``: the T1's 5 v 5 on the 22 x 14 m field).
 
     .venv/bin/python benchmarks/match.py [--seconds 300] [--segments 10] [--full] [--no-profile]
+        [--field M] [--team-size 3]
 """
 from __future__ import annotations
 
@@ -106,20 +108,30 @@ def main() -> int:
     parser.add_argument("--segments", type=int, default=10)
     parser.add_argument("--full", action="store_true", help="a whole match (two 10-minute halves) of our trees")
     parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument("--field", default="adult", help="HSL field S, M or L (kid, adult: S, M; default M)")
+    parser.add_argument("--team-size", type=int, default=None, help="robots per team (default: the field's)")
     args = parser.parse_args()
+    shape = {"field": args.field, "team_size": args.team_size}
+    try:
+        probe = MatchConfig(**shape)
+    except ValueError as exc:
+        parser.error(str(exc))
     seconds = 1200.0 if args.full else args.seconds
     segments = 20 if args.full else args.segments
     part_s = seconds / segments
 
-    print(f"3 v 3 AdultSize, headless, {seconds:.0f} simulated s from kick-off READY in {segments} parts "
-          f"of {part_s:.0f} s")
-    base, _ = segment_speeds(MatchConfig(seed=1, idle_teams=("blue", "red")), seconds, segments)
+    n = probe.players_per_team()
+    field = probe.field_geometry()
+    print(f"{n} v {n} on the {args.field} field ({field.length_m:g} x {field.width_m:g} m), headless, "
+          f"{seconds:.0f} simulated s from kick-off READY in {segments} parts of {part_s:.0f} s")
+    base, _ = segment_speeds(MatchConfig(seed=1, idle_teams=("blue", "red"), **shape), seconds, segments)
     base_x = summary(base, part_s)
     print(f"  {'baseline (world + referee, no brains)':<38} {base_x[2]:8.1f} x real time (whole run, wall), "
           f"{base_x[3]:.1f} x per CPU second")
-    runs = [("our trees v our trees", MatchConfig(seed=1))]
+    runs = [("our trees v our trees", MatchConfig(seed=1, **shape))]
     if BOOSTER.is_file() and not args.full:
-        runs.append(("Booster's trees v Booster's", MatchConfig(seed=1, blue_tree=str(BOOSTER), red_tree=str(BOOSTER))))
+        runs.append(("Booster's trees v Booster's", MatchConfig(seed=1, blue_tree=str(BOOSTER), red_tree=str(BOOSTER),
+                                                                **shape)))
     for label, config in runs:
         speeds, match = segment_speeds(config, seconds, segments)
         med_wall, med_cpu, whole_wall, whole_cpu = summary(speeds, part_s)
@@ -132,7 +144,7 @@ def main() -> int:
               f"{'met' if whole_wall >= 10 else 'NOT met'} on the wall clock")
     if not args.no_profile:
         print("where the full stack's time goes (our trees, cProfile tottime by area, 10 s of play):")
-        for area, share in profile_breakdown(MatchConfig(seed=1), warmup_s=20.0, seconds=10.0):
+        for area, share in profile_breakdown(MatchConfig(seed=1, **shape), warmup_s=20.0, seconds=10.0):
             if share >= 0.005:
                 print(f"  {share * 100:5.1f} %  {area}")
     return 0

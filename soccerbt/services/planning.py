@@ -6,9 +6,12 @@
   agree: the designated goalkeeper keeps the goal (when it is missing and the team has two
   robots or more, the field player nearest the own goal covers it); of the others the lowest
   cost becomes striker, with hysteresis (a challenger must be clearly cheaper, for a while) so
-  roles do not flip on noise; the rest support.
+  roles do not flip on noise; of the rest, in teams of four or more (5 v 5 on the L field, up
+  to 7 on S), about half defend (those nearest the own goal, with hysteresis) and the others
+  support. Three robots keep a goalkeeper, a striker and a supporter.
 - ``assign_positions``: ``scipy.optimize.linear_sum_assignment`` over walking distances, with
-  a bonus for keeping the previous assignment; ``supporter_targets`` proposes the spots.
+  a bonus for keeping the previous assignment; ``supporter_targets`` and ``defender_targets``
+  propose the spots, scaled to the field (S, M or L).
 - Set pieces that obey the HL laws: ``kickoff_positions`` (own half; outside the centre
   circle unless kicking off), ``free_kick_position`` (defenders keep
   ``field.free_kick_distance_m``), ``goalkeeper_blocking_position``.
@@ -41,6 +44,7 @@ __all__ = [
     "TeamMessage",
     "assign_positions",
     "cost_to_ball",
+    "defender_targets",
     "free_kick_position",
     "goalkeeper_blocking_position",
     "is_legal_kickoff_position",
@@ -55,6 +59,7 @@ class Role(str, enum.Enum):
     STRIKER = "striker"
     GOALKEEPER = "goal_keeper"
     SUPPORTER = "supporter"
+    DEFENDER = "defender"  # teams of four or more: between the ball and the own goal
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,14 @@ class RoleConfig:
     striker_hysteresis_ratio: float = 0.8  # ... and cost at most this fraction of the striker's
     striker_switch_hold_s: float = 0.5  # ... for this long without a break
     keeper_substitute_hysteresis_m: float = 1.0
+    defenders: int | None = None  # None: auto, half the non-strikers (rounded up) when two or more
+    defender_hysteresis_m: float = 1.0  # a defender stays one unless another is this much deeper
+
+    def defender_count(self, others: int) -> int:
+        """How many of ``others`` field players (neither goalkeeper nor striker) defend."""
+        if self.defenders is not None:
+            return max(0, min(others, self.defenders))
+        return (others + 1) // 2 if others >= 2 else 0
 
 
 @runtime_checkable
@@ -127,6 +140,7 @@ class RoleAssigner:
         self.config = config or RoleConfig()
         self.striker: int | None = None
         self.keeper_substitute: int | None = None
+        self.defenders: frozenset[int] = frozenset()
         self.roles: dict[int, Role] = {}
         self._challenger: tuple[int, float] | None = None  # (number, since when)
         self._now_s = 0.0
@@ -159,8 +173,10 @@ class RoleAssigner:
         if field_players:
             striker = self._striker(field_players)
             roles[striker] = Role.STRIKER
+            others = {n: m for n, m in field_players.items() if n != striker}
+            self.defenders = self._defenders(others)
             for n in field_players:
-                roles.setdefault(n, Role.SUPPORTER)
+                roles.setdefault(n, Role.DEFENDER if n in self.defenders else Role.SUPPORTER)
         elif keeper is not None and len(active) == 1:
             pass  # the goalkeeper alone keeps the goal
         self.striker = next((n for n, r in roles.items() if r is Role.STRIKER), None)
@@ -199,6 +215,21 @@ class RoleAssigner:
         else:
             self._challenger = None
         return current
+
+    def _defenders(self, players: Mapping[int, TeamMessage]) -> frozenset[int]:
+        """The field players nearest the own goal; the previous defenders get a bonus."""
+        count = self.config.defender_count(len(players))
+        if count == 0:
+            return frozenset()
+        goal_x = -self.field.half_length_m
+        bonus = self.config.defender_hysteresis_m
+
+        def depth(n: int) -> float:
+            p = players[n].pose
+            d = math.inf if p is None else math.hypot(p.x_m - goal_x, p.y_m)
+            return d - bonus if n in self.defenders else d
+
+        return frozenset(sorted(players, key=lambda n: (depth(n), n))[:count])
 
     def _substitute_keeper(self, players: Mapping[int, TeamMessage]) -> int:
         goal_x = -self.field.half_length_m
@@ -250,7 +281,9 @@ def _face(x_m: float, y_m: float, look_xy: tuple[float, float]) -> Pose2D:
 
 def supporter_targets(ball_xy: tuple[float, float], field: Field, n: int,
                       behind_m: float = 2.5, wing_m: float = 2.0) -> list[Pose2D]:
-    """``n`` supporting spots facing the ball: behind it toward the own goal, then the wings."""
+    """``n`` supporting spots facing the ball: behind it toward the own goal, the far wing, then
+    (three or more: 5 v 5, 7 v 7) defensive spots between the ball and the own goal
+    (``defender_targets``, ``(n - 1) // 2`` of them) and the near wing."""
     bx, by = ball_xy
     hx, hy = field.half_length_m - 0.5, field.half_width_m - 0.5
     gx = -field.half_length_m
@@ -259,6 +292,8 @@ def supporter_targets(ball_xy: tuple[float, float], field: Field, n: int,
     spots = [(bx + behind_m * dx / d, by + behind_m * dy / d)]
     side = -1.0 if by > 0 else 1.0
     spots.append((bx + 1.0, by + side * wing_m * 1.5))  # the far wing, slightly ahead
+    if n >= 3:  # bigger teams keep some robots back (never reached with three players)
+        spots.extend((p.x_m, p.y_m) for p in defender_targets(ball_xy, field, (n - 1) // 2))
     spots.append((bx - 1.0, by - side * wing_m))  # the near wing, slightly behind
     spots.append((bx - 2 * behind_m, 0.0))
     out = []
@@ -271,12 +306,41 @@ def supporter_targets(ball_xy: tuple[float, float], field: Field, n: int,
     return out
 
 
+def defender_targets(ball_xy: tuple[float, float], field: Field, n: int,
+                     spacing_m: float | None = None) -> list[Pose2D]:
+    """``n`` defending spots facing the ball: across the line from the own goal's centre to the
+    ball, 40 % of the way out but never inside the own penalty area (the goalkeeper's) nor
+    within a metre of the ball when there is room, ``spacing_m`` apart (default: three quarters
+    of the goal width, at least 1.5 m); inside the field."""
+    if n <= 0:
+        return []
+    gx = -field.half_length_m
+    bx, by = ball_xy
+    dx, dy = bx - gx, by
+    dist = math.hypot(dx, dy)
+    ux, uy = (dx / dist, dy / dist) if dist > 1e-6 else (1.0, 0.0)
+    min_depth = field.penalty_area_length_m + 0.5
+    depth = max(min_depth, min(0.4 * dist, dist - 1.0))
+    spacing = spacing_m if spacing_m is not None else max(1.5, 0.75 * field.goal_width_m)
+    cx, cy = gx + depth * ux, depth * uy
+    out = []
+    for k in range(n):
+        off = (k - (n - 1) / 2.0) * spacing
+        x, y = field.clamp_to_field(cx - uy * off, cy + ux * off, 0.3)
+        out.append(_face(x, y, ball_xy))
+    return out
+
+
 def kickoff_positions(field: Field, roles: Sequence[Role], we_kick_off: bool,
                       robot_radius_m: float = 0.25) -> list[Pose2D]:
     """Legal kick-off poses, one per role in order, all facing the opponent goal.
 
     Goalkeeper on the own goal line's front; striker at the ball when kicking off, otherwise
-    just outside the centre circle; supporters spread in the own half.
+    just outside the centre circle; the others on six spots scaled to the field (S, M, L): two
+    wings at half the own half, two backs at two thirds (in front of the penalty area), two
+    forward wings near the touch lines (clear of the centre circle). Supporters take the wings
+    first, defenders the backs first; with supporters only the spots go in that order (three
+    players use the first two, as always).
     """
     # the nodes ask every tick with the same few arguments: computed once per combination
     return list(_kickoff_positions(field, tuple(roles), bool(we_kick_off), float(robot_radius_m)))
@@ -287,10 +351,15 @@ def _kickoff_positions(field: Field, roles: tuple[Role, ...], we_kick_off: bool,
                        robot_radius_m: float) -> tuple[Pose2D, ...]:
     hx, hy, r_cc = field.half_length_m, field.half_width_m, field.centre_circle_radius_m
     out: list[Pose2D] = []
-    supporter_spots = [(-hx / 2.0, hy / 2.0), (-hx / 2.0, -hy / 2.0), (-hx / 3.0, 0.0),
-                       (-2.0 * hx / 3.0, hy / 3.0), (-2.0 * hx / 3.0, -hy / 3.0)]
+    back_x = max(-2.0 * hx / 3.0, -hx + field.penalty_area_length_m + robot_radius_m + 0.2)
+    spots = [(-hx / 2.0, hy / 2.0), (-hx / 2.0, -hy / 2.0),  # wings
+             (back_x, hy / 5.0), (back_x, -hy / 5.0),  # backs
+             (-hx / 4.0, 3.0 * hy / 4.0), (-hx / 4.0, -3.0 * hy / 4.0)]  # forward wings
+    used: set[int] = set()
+    order = {Role.DEFENDER: (2, 3, 0, 1, 4, 5)}
+    default_order = (0, 1, 4, 5, 2, 3) if Role.DEFENDER in roles else (0, 1, 2, 3, 4, 5)
     strikers = 0
-    supporters = 0
+    extra = 0
     for role in roles:
         if role is Role.GOALKEEPER:
             out.append(Pose2D(-hx + 0.5, 0.0, 0.0))
@@ -301,8 +370,13 @@ def _kickoff_positions(field: Field, roles: tuple[Role, ...], we_kick_off: bool,
             else:
                 out.append(Pose2D(-(r_cc + robot_radius_m + 0.3), 0.0, 0.0))
         else:
-            x, y = supporter_spots[supporters % len(supporter_spots)]
-            supporters += 1
+            free = [k for k in order.get(role, default_order) if k not in used]
+            if free:
+                used.add(free[0])
+                x, y = spots[free[0]]
+            else:  # more than eight players: a row across the own half
+                extra += 1
+                x, y = -hx / 3.0, hy * (0.9 - 0.3 * (extra % 7))
             out.append(Pose2D(x, y, 0.0))
     return tuple(out)
 

@@ -1,8 +1,18 @@
-"""Field geometry of the HL 2025 laws: dimensions, lines, goals and the features a camera sees.
+"""Field geometry of the HSL 2026 fields: dimensions, lines, goals and the features a camera sees.
+
+The three fields of the Humanoid Soccer League (``../shared/reference/hsl-rules.md``):
+
+- S, 9 x 6 m (``kid``: the old KidSize name), up to 7 players a team (Small division, advanced);
+- M, 14 x 9 m (``adult``: the old AdultSize name, the default), up to 5 a team;
+- L, 22 x 14 m, up to 5 a team (the Booster T1's Large division plays 5 v 5 there).
+
+M keeps the AdultSize numbers soccerbt has always simulated (goal 2.6 m wide, penalty mark at
+2.1 m), so that seeded default matches stay bit for bit what they were; the HSL draft gives
+2.4 m and 2.0 m. S and L follow ``hsl-rules.md``.
 
 The frame is a team frame: origin at the centre mark, +x toward the opponent goal, +y left.
 The field is point-symmetric, so the same geometry serves the world frame and every team
-frame. AdultSize (the Booster T1's league) is the default.
+frame. M (AdultSize) is the default.
 """
 from __future__ import annotations
 
@@ -72,26 +82,46 @@ class Field:
     free_kick_distance_m: float
     line_width_m: float = 0.05
     goal_post_diameter_m: float = 0.10
+    max_players_per_team: int = 5  # the most a division plays on this field (advanced)
+    corner_arc_radius_m: float = 0.0  # painted arcs are no camera feature; kept for drawing
 
     @classmethod
     def adult_size(cls) -> Field:
+        """The M field (14 x 9 m) with the AdultSize numbers; 3 v 3 by default, up to 5."""
         return cls("AdultSize", 14.0, 9.0, 2.6, 0.6, 1.8, 1.0, 4.0, 3.0, 6.0, 2.1, 3.0, 1.0,
-                   0.22, 3, 1.5)
+                   0.22, 3, 1.5, max_players_per_team=5, corner_arc_radius_m=0.5)
 
     @classmethod
     def kid_size(cls) -> Field:
-        return cls("KidSize", 9.0, 6.0, 2.6, 0.6, 1.2, 1.0, 3.0, 2.0, 5.0, 1.5, 1.5, 1.0,
-                   0.15, 4, 0.75)
+        """The S field (9 x 6 m) of ``hsl-rules.md``; 4 a side by default, up to 7."""
+        return cls("KidSize", 9.0, 6.0, 1.8, 0.5, 1.3, 1.0, 3.0, 2.0, 4.0, 1.5, 1.5, 1.0,
+                   0.15, 4, 0.75, max_players_per_team=7)
+
+    @classmethod
+    def large(cls) -> Field:
+        """The L field (22 x 14 m) of ``hsl-rules.md``: the T1's 5 v 5 (the default here), FIFA 5
+        ball, 12 cm lines, keep-away 2 m (half the centre circle's 4 m diameter)."""
+        return cls("L", 22.0, 14.0, 2.6, 1.0, 1.9, 1.0, 5.0, 3.5, 7.0, 2.5, 4.0, 1.0,
+                   0.22, 5, 2.0, line_width_m=0.12, max_players_per_team=5, corner_arc_radius_m=1.0)
+
+    small = kid_size
+    medium = adult_size
+
+    NAMES = ("S", "M", "L")  # the HSL names; kid/KidSize and adult/AdultSize are aliases of S, M
 
     @classmethod
     def by_name(cls, name: str) -> Field:
-        """'adult' / 'AdultSize' or 'kid' / 'KidSize' (case-insensitive)."""
-        key = name.lower().removesuffix("size")
-        if key == "adult":
-            return cls.adult_size()
-        if key == "kid":
+        """'S' / 'kid' / 'KidSize', 'M' / 'adult' / 'AdultSize' or 'L' / 'large' (any case)."""
+        key = name.strip().lower()
+        if key not in ("s", "m", "l"):
+            key = key.removesuffix("size")
+        if key in ("s", "kid", "small"):
             return cls.kid_size()
-        raise ValueError(f"unknown field size {name!r} (expected AdultSize or KidSize)")
+        if key in ("m", "adult", "medium", "middle"):
+            return cls.adult_size()
+        if key in ("l", "large"):
+            return cls.large()
+        raise ValueError(f"unknown field size {name!r} (expected S, M or L; kid and adult name S and M)")
 
     # --- derived geometry ---------------------------------------------------------------
     # (cached: the simulator reads them at every step; the dataclass is frozen)

@@ -213,3 +213,81 @@ def test_team_link_delay_loss_and_determinism():
         link.receive(RobotId(BLUE, 9), 0.0)
     with pytest.raises(ValueError, match="loss_probability"):
         TeamLink(np.random.default_rng(0), loss_probability=1.5)
+
+
+# --- bigger teams: 5 v 5 on the L field, up to 7 on S ---------------------------------------------
+
+LARGE = Field.large()
+
+
+def test_five_players_get_one_goalkeeper_one_striker_two_defenders_one_supporter():
+    from collections import Counter
+
+    poses = {1: Pose2D(-10.0, 0.0, 0.0), 2: Pose2D(-1.0, 0.0, 0.0), 3: Pose2D(-8.0, 2.0, 0.0),
+             4: Pose2D(-3.0, -4.0, 0.0), 5: Pose2D(-7.0, -1.0, 0.0)}
+    costs = {1: 9.0, 2: 1.0, 3: 6.0, 4: 3.0, 5: 5.0}
+    assigner = RoleAssigner(LARGE)
+    roles = assigner.assign([msg(n, costs[n], 0.0, pose=poses[n]) for n in poses], 0.0)
+    assert Counter(roles.values()) == {Role.GOALKEEPER: 1, Role.STRIKER: 1, Role.DEFENDER: 2, Role.SUPPORTER: 1}
+    assert roles == {1: Role.GOALKEEPER, 2: Role.STRIKER, 3: Role.DEFENDER, 5: Role.DEFENDER, 4: Role.SUPPORTER}
+    # a supporter a little deeper than a defender does not take its place (hysteresis) ...
+    poses[4] = Pose2D(-7.5, -1.0, 0.0)
+    roles = assigner.assign([msg(n, costs[n], 0.1, pose=poses[n]) for n in poses], 0.1)
+    assert roles[4] is Role.SUPPORTER
+    # ... a clearly deeper one does
+    poses[4] = Pose2D(-9.0, -1.0, 0.0)
+    roles = assigner.assign([msg(n, costs[n], 0.2, pose=poses[n]) for n in poses], 0.2)
+    assert roles[4] is Role.DEFENDER and roles[5] is Role.SUPPORTER
+    assert Counter(roles.values())[Role.GOALKEEPER] == 1 and Counter(roles.values())[Role.STRIKER] == 1
+
+
+@pytest.mark.parametrize("size, defenders", [(3, 0), (4, 1), (5, 2), (7, 3)])
+def test_defender_count_by_team_size(size, defenders):
+    roles = RoleAssigner(Field.kid_size()).assign([msg(n, float(n), 0.0) for n in range(1, size + 1)], 0.0)
+    assert sum(r is Role.DEFENDER for r in roles.values()) == defenders
+    assert sum(r is Role.GOALKEEPER for r in roles.values()) == 1
+    assert sum(r is Role.STRIKER for r in roles.values()) == 1
+
+
+@pytest.mark.parametrize("field, size", [(Field.large(), 5), (Field.adult_size(), 5), (Field.kid_size(), 7)],
+                         ids=["L5", "M5", "S7"])
+@pytest.mark.parametrize("kicking", [True, False])
+def test_kickoff_positions_for_bigger_teams_are_legal_and_apart(field, size, kicking):
+    as_the_node_asks = [kickoff_positions(field, [Role.STRIKER] + [Role.SUPPORTER] * rank, kicking)[-1]
+                        for rank in range(size - 1)]
+    with_roles = kickoff_positions(field, [Role.GOALKEEPER, Role.STRIKER] + [Role.DEFENDER] * ((size - 1) // 2)
+                                   + [Role.SUPPORTER] * (size - 2 - (size - 1) // 2), kicking)
+    for poses in (as_the_node_asks, with_roles):
+        for k, p in enumerate(poses):
+            striker_kicking = kicking and p.x_m > -1.0
+            assert is_legal_kickoff_position(p, field, striker_kicking), (k, p)
+        for a, b in itertools.combinations(poses, 2):
+            assert math.hypot(a.x_m - b.x_m, a.y_m - b.y_m) > 0.7
+    gk = with_roles[0]
+    assert field.is_inside_penalty_area(gk.x_m, gk.y_m)
+    if field is LARGE or field.name == "L":  # defenders in front of the penalty area, deeper than the wings
+        defenders = with_roles[2:4]
+        assert all(-7.5 < d.x_m < -5.5 for d in defenders)
+
+
+def test_kickoff_positions_of_three_players_are_the_old_ones():
+    hx, hy = FIELD.half_length_m, FIELD.half_width_m
+    poses = kickoff_positions(FIELD, [Role.GOALKEEPER, Role.STRIKER, Role.SUPPORTER, Role.SUPPORTER], False)
+    assert [(p.x_m, p.y_m) for p in poses[2:]] == [(-hx / 2.0, hy / 2.0), (-hx / 2.0, -hy / 2.0)]
+
+
+def test_defender_targets_between_ball_and_goal_scaled_to_the_field():
+    from soccerbt.services.planning import defender_targets
+
+    spots = defender_targets((0.0, 0.0), LARGE, 2)
+    assert [round(p.x_m, 3) for p in spots] == [-6.6, -6.6]  # 40 % of the 11 m to the ball
+    assert sorted(round(p.y_m, 3) for p in spots) == [-0.975, 0.975]  # 3/4 of the 2.6 m goal apart
+    assert all(abs(p.theta_rad - math.atan2(-p.y_m, -p.x_m)) < 1e-9 for p in spots)  # facing the ball
+    near = defender_targets((-9.0, 5.0), LARGE, 1)[0]  # a ball deep in the own half: outside the box
+    assert not LARGE.is_inside_penalty_area(near.x_m, near.y_m)
+    far = defender_targets((10.0, 0.0), LARGE, 1)[0]  # the team attacks: the defence moves up
+    assert -3.0 < far.x_m < 0.0
+    # 5 v 5: three supporters, one of them on a defensive spot; 3 v 3 keeps two spots as before
+    five = supporter_targets((2.0, 1.0), LARGE, 3)
+    assert five[2].x_m < -4.0 and five[0].x_m < 2.0
+    assert supporter_targets((2.0, 1.0), FIELD, 2) == supporter_targets((2.0, 1.0), FIELD, 4)[:2]

@@ -223,7 +223,7 @@ def test_kid_size_field_has_its_own_features_and_ball():
     assert w.ball.radius_m == 0.075
     w.add_robot(B1, Pose2D(0.0, 0.0, 0.0))
     posts = of_kind(seen(w, B1), FeatureKind.GOAL_POST.value)
-    assert sorted((round(p.x_m, 6), round(p.y_m, 6)) for p in posts) == [(4.5, -1.3), (4.5, 1.3)]
+    assert sorted((round(p.x_m, 6), round(p.y_m, 6)) for p in posts) == [(4.5, -0.9), (4.5, 0.9)]
 
 
 def test_sensors_off_gives_frames_without_detections():

@@ -1,0 +1,67 @@
+"""HSL fields in matches: 5 v 5 on the L field, team sizes per field, the default 3 v 3 unchanged."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from soccerbt.gamecontroller.referee import RefereeConfig
+from soccerbt.match import BLUE_TEAM_NUMBER, RED_TEAM_NUMBER, Match, MatchConfig, run_match
+from soccerbt.services.planning import is_legal_kickoff_position
+from soccerbt.world.types import Team, to_team_frame
+
+SET = 2  # GameController states
+PLAYING = 3
+
+
+def test_default_three_a_side_match_is_unchanged():
+    """Seed 1, 10 s on the M field: the figures measured before the HSL fields came in."""
+    result = run_match(MatchConfig(seed=1, duration_s=10.0))
+    got = [(r.robot, r.distance_walked_m, r.falls, r.kicks, r.loc_error_mean_m) for r in result.robots]
+    assert got == [("blue1", 5.252, 0, 0, 0.162), ("blue2", 5.22, 0, 0, 0.131), ("blue3", 5.891, 0, 0, 0.074),
+                   ("red1", 5.292, 0, 0, 0.131), ("red2", 4.449, 0, 0, 0.146), ("red3", 5.762, 0, 0, 0.068)]
+    assert result.score == {"blue": 0, "red": 0} and result.errors == ()
+
+
+def test_five_a_side_on_the_large_field_takes_legal_kickoff_positions_and_plays():
+    referee = RefereeConfig(blue_team_number=BLUE_TEAM_NUMBER, red_team_number=RED_TEAM_NUMBER,
+                            players_per_team=5, ready_s=20.0, illegal_ready_position="ignore")
+    match = Match(MatchConfig(field="L", team_size=5, seed=2, referee=referee))
+    field = match.field
+    assert field.length_m == 22.0 and len(match.agents) == 10
+    while match.referee.state != SET:
+        match.step()
+    kicking = match.referee.kick_off_team
+    for rid, robot in match.world.robots.items():
+        pose = to_team_frame(robot.pose, match.referee.attacks_positive_x(rid.team))
+        assert is_legal_kickoff_position(pose, field, rid.team is kicking, robot_radius_m=0.0), (rid, pose)
+        if rid.team is not kicking:
+            assert math.hypot(pose.x_m, pose.y_m) > field.centre_circle_radius_m, (rid, pose)
+    roles = {rid: a.blackboard.get("player_role") for rid, a in match.agents.items()}
+    for team in (Team.BLUE, Team.RED):
+        team_roles = [r for rid, r in roles.items() if rid.team is team]
+        assert team_roles.count("goal_keeper") == 1 and team_roles.count("striker") == 1
+    while match.referee.state != PLAYING:
+        match.step()
+    match.run(5.0)
+    for rid, robot in match.world.robots.items():
+        assert not robot.removed and field.is_inside_field(robot.pose.x_m, robot.pose.y_m, -0.5), rid
+    result = match.result()
+    assert result.errors == ()
+    assert all(r.node_exceptions == 0 for r in result.robots)
+
+
+@pytest.mark.parametrize("field, size", [("L", 6), ("l", 6), ("M", 6), ("adult", 6), ("S", 8), ("kid", 8)])
+def test_team_size_over_the_field_limit_is_refused(field, size):
+    with pytest.raises(ValueError, match="team size"):
+        MatchConfig(field=field, team_size=size)
+    MatchConfig(field=field, team_size=size - 1)  # the limit itself is fine
+
+
+def test_cli_refuses_too_many_robots_for_the_field(capsys):
+    from soccerbt.__main__ import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--headless", "--seconds", "1", "--field", "L", "--team-size", "6"])
+    assert exit_info.value.code == 2
+    assert "at most 5 robots a team on the L field" in capsys.readouterr().err
