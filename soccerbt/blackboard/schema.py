@@ -136,6 +136,20 @@ _SPECS: tuple[KeySpec, ...] = (
     KeySpec("gc_message_budget", int, "messages", -1, "gamecontroller",
             "team messages our team may still send this game (HSL messageBudget; -1 for HL v12)"),
     KeySpec("gc_packet_version", int, "", 0, "gamecontroller", "version of the last packet for our team: 12, 19 or 20 (0: none)"),
+    # --- Booster's 2026 local free-kick phase (hsl-gamecontroller.md, last table): computed by
+    # soccerbt.services.freekick.LocalFreekickPhase inside WorldModel.write_blackboard --------
+    KeySpec("local_freekick_use_custom", bool, "", False, "world_model",
+            "a set play (FREE_KICK, gc_real_game_sub_state not NONE) during PLAY: the trees follow local_freekick_phase"),
+    KeySpec("local_freekick_phase", str, "", "NONE", "world_model",
+            '"NONE", "WAIT_RESUME" (set play entered, play stopped), "PLACEMENT" (play resumed: take the free-kick '
+            'position), "UNPLACEMENT" (kicking side: target reached and still; HL v12: the SET freeze), "EXECUTE" '
+            '(kicking side, 1 s after UNPLACEMENT: play the ball; HSL packets only)'),
+    KeySpec("local_freekick_move_stable", bool, "", False, "world_model",
+            "the robot has stood still (odometry within 2 cm and 0.05 rad) for 0.8 s"),
+    KeySpec("local_freekick_target_valid", bool, "", False, "nodes",
+            "a free-kick positioning node worked from a fresh target in the last tick (cleared before each tick)"),
+    KeySpec("local_freekick_target_error", float, "m", 1e9, "nodes",
+            "distance from the robot to the free-kick target of the last positioning node (1e9: none)"),
 )
 
 SCHEMA: Mapping[str, KeySpec] = {spec.name: spec for spec in _SPECS}

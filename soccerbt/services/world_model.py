@@ -14,7 +14,10 @@
 - the game situation read from the gc_* blackboard keys: ``wait_for_opponent_kickoff`` (the
   opponents' kick-off or set piece is not yet taken: true until the ball moved about 0.2 m or
   10 s passed) and the penalty edges (a penalty start means the robot is picked up: ball memory
-  and ``odom_calibrated`` are reset).
+  and ``odom_calibrated`` are reset);
+- Booster's 2026 local free-kick phase (``local_freekick_*``, ``soccerbt.services.freekick``):
+  computed in ``write_blackboard`` from the gc_* keys, the odometry and the free-kick
+  positioning nodes' report of the last tick.
 
 Per step the agent calls ``update(observations, localizer, now_s)`` (after updating the
 localizer), optionally ``update_teammates(infos, now_s)``, then ``write_blackboard(bb)``, which
@@ -29,6 +32,7 @@ from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from soccerbt.services.freekick import LocalFreekickPhase
 from soccerbt.world.field import Field
 from soccerbt.world.types import BALL, ROBOT, Observations, Pose2D, Team
 
@@ -168,6 +172,8 @@ class WorldModel:
         self.penalty_started = False  # edges seen by the last write_blackboard()
         self.penalty_ended = False
         self._calibrated_prev = False
+        self.freekick = LocalFreekickPhase()
+        self._freekick_written: tuple | None = None
         # blackboard write cache (only changed values are written)
         self._written_prev: tuple = _NOTHING_WRITTEN  # the values last written, in _WM_KEYS order
         self._written_bb_id = 0
@@ -191,6 +197,8 @@ class WorldModel:
             else:
                 self._sense(observations, now)
         self._derive_ball()
+        odo = self.odometry
+        self.freekick.update_motion(odo.x_m, odo.y_m, odo.theta_rad, now, self.fallen)
         if self.obstacles:
             self._forget_obstacles(now)
 
@@ -510,6 +518,7 @@ class WorldModel:
         self.update_game(bb)
         if id(bb) != self._written_bb_id:
             self._written_prev = _NOTHING_WRITTEN
+            self._freekick_written = None
             self._written_bb_id = id(bb)
         # the properties' values computed inline (this runs for every robot at 100 Hz)
         now = self.now_s
@@ -566,6 +575,28 @@ class WorldModel:
             bb["odom_calibrated"] = True
         # after a pick-up a new edge needs the confidence to drop first (or a SelfLocate node)
         self._calibrated_prev = calibrated or self.penalty_started
+        self._write_freekick(bb)
+
+    def _write_freekick(self, bb: MutableMapping[str, object]) -> None:
+        """The local free-kick phase from the gc_* keys and the positioning nodes' last report
+        (which is then cleared: the next tick's nodes report afresh)."""
+        fk = self.freekick
+        try:
+            valid = bool(bb["local_freekick_target_valid"])
+        except KeyError:
+            valid = False
+        error = math.inf
+        if valid:
+            try:
+                error = float(bb["local_freekick_target_error"])  # type: ignore[arg-type]
+            except (KeyError, TypeError, ValueError):
+                valid = False
+            bb["local_freekick_target_valid"] = False
+        fk.update(bb, self.now_s, valid, error)
+        values = (fk.use_custom, fk.phase, fk.move_stable)
+        if values != self._freekick_written:
+            bb["local_freekick_use_custom"], bb["local_freekick_phase"], bb["local_freekick_move_stable"] = values
+            self._freekick_written = values
 
 
 _MISSING = object()

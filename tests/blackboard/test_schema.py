@@ -52,3 +52,14 @@ def test_keys_by_writer() -> None:
     assert "wait_for_opponent_kickoff" in keys_written_by("world_model")
     with pytest.raises(ValueError):
         keys_written_by("nobody")
+
+
+def test_booster_2026_keys_are_declared_with_their_writers() -> None:
+    world_model = set(keys_written_by("world_model"))
+    assert {"local_freekick_use_custom", "local_freekick_phase", "local_freekick_move_stable"} <= world_model
+    nodes = set(keys_written_by("nodes"))
+    assert {"local_freekick_target_valid", "local_freekick_target_error"} <= nodes
+    assert SCHEMA["gc_real_game_sub_state"].writer == "gamecontroller"
+    defaults = default_blackboard_values()
+    assert defaults["local_freekick_phase"] == "NONE" and defaults["local_freekick_use_custom"] is False
+    assert defaults["local_freekick_target_valid"] is False

@@ -286,3 +286,40 @@ def test_pose_is_read_on_camera_frames_and_carried_by_odometry_between() -> None
     loc.truth = Pose2D(0.9, 1.35, 2.0)
     wm.update(obs(0.033, odometry=Pose2D(5.3, 0.0, 0.5)), loc, 0.033)
     assert loc.estimates == 2 and wm.robot_pose_field == Pose2D(0.9, 1.35, 2.0)
+
+
+# --- Booster's 2026 local free-kick phase (soccerbt.services.freekick) --------------------
+
+
+def test_world_model_writes_the_local_freekick_phase_and_clears_the_nodes_report() -> None:
+    from soccerbt.blackboard.schema import default_blackboard_values
+    from soccerbt.world.field import Field
+    from soccerbt.world.types import Observations, Pose2D
+
+    wm = WorldModel(Field.by_name("adult"))
+    bb = default_blackboard_values()
+    assert bb["local_freekick_phase"] == "NONE" and bb["local_freekick_use_custom"] is False
+
+    def step(t: float, **gc) -> None:
+        bb.update(gc)
+        wm.update(Observations(t, False, (), Pose2D(1.0, 1.0, 0.0), 0.0, False, 0.0, 0.0), None, t)
+        wm.write_blackboard(bb)
+
+    hsl = dict(gc_game_state="PLAY", gc_game_sub_state_type="FREE_KICK", gc_real_game_sub_state="GOAL_KICK",
+               gc_is_sub_state_kickoff_side=True, gc_packet_version=20)
+    step(0.0, gc_stopped=True, gc_game_sub_state="STOP", **hsl)
+    assert (bb["local_freekick_use_custom"], bb["local_freekick_phase"]) == (True, "WAIT_RESUME")
+    step(0.5, gc_stopped=False, gc_game_sub_state="GET_READY")
+    assert bb["local_freekick_phase"] == "PLACEMENT"
+    t = 0.5
+    while t < 1.5:  # standing: the positioning node reports the target reached every tick
+        t = round(t + 0.1, 6)
+        bb["local_freekick_target_valid"], bb["local_freekick_target_error"] = True, 0.1
+        step(t)
+        assert bb["local_freekick_target_valid"] is False  # the report is read, then cleared
+    assert bb["local_freekick_move_stable"] is True
+    assert bb["local_freekick_phase"] == "UNPLACEMENT"
+    step(t + 1.0)
+    assert bb["local_freekick_phase"] == "EXECUTE"
+    step(t + 2.0, gc_game_sub_state_type="NONE", gc_real_game_sub_state="NONE", gc_game_sub_state="NONE")
+    assert (bb["local_freekick_use_custom"], bb["local_freekick_phase"]) == (False, "NONE")

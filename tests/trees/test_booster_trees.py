@@ -151,3 +151,79 @@ def test_create_raises_the_first_located_error(factory, booster, tmp_path):
     assert info.value.line == line and info.value.path.endswith("subtree_striker_play.xml")
     # BT.CPP checks the children of a ReactiveSequence before recursing into them
     assert str(info.value).endswith(f":{line}: Unknown node type: CalcKikDir")
+
+
+# ---------------------------------------------------------------- Booster's 2026 branch
+
+
+def _tree_files(booster: Path, folder: str) -> list[Path]:
+    return sorted((booster / folder).rglob("*.xml"))
+
+
+@pytest.mark.parametrize("folder", ["trees-2026", "trees"])
+def test_validate_passes_on_every_tree_file_with_our_node_library(capsys, booster, folder, monkeypatch):
+    monkeypatch.delenv("SOCCERBT_BOOSTER_VERSION", raising=False)
+    files = _tree_files(booster, folder)
+    assert len(files) == 9
+    rc = main(["validate", *map(str, files)])
+    out = capsys.readouterr().out.splitlines()
+    assert rc == 0, out
+    assert out == [f"{f}: ok" for f in files]
+
+
+def test_the_main_library_refuses_the_2026_trees_and_the_2026_library_takes_both(capsys, booster, monkeypatch):
+    monkeypatch.setenv("SOCCERBT_BOOSTER_VERSION", "main")
+    assert main(["validate", str(booster / "trees-2026" / "game.xml")]) == 1
+    assert "Node not recognized: RobocupWalk" in capsys.readouterr().out
+    monkeypatch.setenv("SOCCERBT_BOOSTER_VERSION", "2026")
+    assert main(["validate", str(booster / "trees-2026" / "game.xml"), str(booster / "trees" / "game.xml")]) == 0
+
+
+def _freekick_defaults(factory: TreeFactory, game: Path) -> set[tuple[float, float]]:
+    tree = factory.create_tree_from_file(game)
+    nodes = [n for n in tree.nodes() if n.registration_id == "GoToFreekickPosition"]
+    assert nodes
+    # the defense node sets neither port: its values are the defaults
+    return {(n.get_input("attack_dist"), n.get_input("vx_limit")) for n in nodes
+            if n.get_input("side") == "defense"}
+
+
+def test_go_to_freekick_position_defaults_follow_the_trees_version(booster, tmp_path):
+    from soccerbt.nodes.soccer import register_soccer_nodes
+    from soccerbt.nodes.soccer.versions import detect_tree_version
+
+    assert detect_tree_version([booster / "trees-2026" / "game.xml"]) == "2026"
+    assert detect_tree_version([booster / "trees" / "game.xml"]) == "main"
+    auto = TreeFactory()
+    register_soccer_nodes(auto, booster_version="auto")  # one factory for both versions
+    assert _freekick_defaults(auto, booster / "trees-2026" / "game.xml") == {(0.6, 0.7)}
+    assert _freekick_defaults(auto, booster / "trees" / "game.xml") == {(0.7, 1.2)}
+    # the flag: a library of one version
+    v2026 = TreeFactory()
+    register_soccer_nodes(v2026, booster_version="2026")
+    assert _freekick_defaults(v2026, booster / "trees" / "game.xml") == {(0.6, 0.7)}
+    v_main = TreeFactory()
+    register_soccer_nodes(v_main, booster_version="main")
+    assert _freekick_defaults(v_main, booster / "trees" / "game.xml") == {(0.7, 1.2)}
+    # a copy of the 2026 trees elsewhere is still recognised as 2026 (by its content)
+    dst = tmp_path / "copy"
+    shutil.copytree(booster / "trees-2026", dst)
+    assert _freekick_defaults(auto, dst / "game.xml") == {(0.6, 0.7)}
+
+
+def test_a_short_match_with_boosters_2026_trees_raises_no_node_errors_and_walks(booster):
+    from soccerbt.match import Match, MatchConfig
+
+    tree = booster / "trees-2026" / "game.xml"
+    match = Match(MatchConfig(seed=1, duration_s=30.0, blue_tree=str(tree), idle_teams=("red",)))
+    match.run(30.0)
+    result = match.result()
+    assert result.trees["blue"] == str(tree)
+    assert not result.errors, result.errors
+    blue = [r for r in result.robots if r.team == "blue"]
+    assert all(r.node_exceptions == 0 for r in blue), [r.node_exception_paths for r in blue]
+    assert all(r.distance_walked_m > 1.0 for r in blue), [(r.robot, r.distance_walked_m) for r in blue]
+    for agent in match.agents.values():
+        if agent.robot.team.name == "BLUE":
+            assert agent.blackboard["local_freekick_phase"] in ("NONE", "WAIT_RESUME", "PLACEMENT",
+                                                                 "UNPLACEMENT", "EXECUTE")

@@ -19,9 +19,12 @@ from soccerbt.nodes.soccer._base import (FAILURE, RUNNING, SUCCESS, InputPort, O
 from soccerbt.nodes.soccer.skills import (angle_good_for_kick, avoid_direction, ball_view, clamp,
                                           dist_to_obstacle, goal_post_angles, head_angles_to,
                                           nav_obstacles, sigmoid_down, striker_rank, walk_to_pose)
+from soccerbt.nodes.soccer.versions import (BOOSTER_VERSIONS, DEFAULT_BOOSTER_VERSION, VERSION_DEFAULTS,
+                                           tree_version_of_file)
 from soccerbt.world.types import wrap_angle_rad
 
-__all__ = ["BOOSTER_NODE_TYPES"]
+__all__ = ["BOOSTER_NODE_TYPES", "RobocupWalk", "GoToFreekickPosition2026", "GoToFreekickPositionAuto",
+           "report_freekick_target"]
 
 _DOUBLE, _INT, _BOOL, _STRING = float, int, bool, str
 
@@ -497,9 +500,25 @@ class Assist(SoccerSyncNode):
         return SUCCESS
 
 
+FREEKICK_TARGET_VALID_KEY = "local_freekick_target_valid"
+FREEKICK_TARGET_ERROR_KEY = "local_freekick_target_error"
+
+
+def report_freekick_target(ctx, valid: bool, error_m: float) -> None:
+    """What Booster's 2026 free-kick positioning nodes report for the local free-kick phase:
+    whether they worked this tick from a fresh target (a known ball, or the goal-kick spot), and
+    how far (m) the robot is from it. The phase logic (``soccerbt.services.freekick``) reads
+    and then clears them before every tick."""
+    ctx.bb_set(FREEKICK_TARGET_VALID_KEY, bool(valid))
+    ctx.bb_set(FREEKICK_TARGET_ERROR_KEY, float(error_m) if math.isfinite(error_m) else 1e9)
+
+
 class GoToFreekickPosition(SoccerStatefulNode):
     """Free kick: attack, behind the ball along the kick direction; defense, 2.5-3.5 m from the
-    ball toward the own goal. RUNNING until within 0.2 m and 0.1 rad."""
+    ball toward the own goal. RUNNING until within 0.2 m and 0.1 rad. Reports the target to
+    the local free-kick phase (``local_freekick_target_valid`` / ``_error``). Without a ball
+    estimate during the opponents' goal kick (Booster's 2026 trees run it then) the ball is
+    taken to lie on the opponents' goal-area line. Defaults of Booster's main branch."""
 
     @classmethod
     def provided_ports(cls):
@@ -511,34 +530,51 @@ class GoToFreekickPosition(SoccerStatefulNode):
         self._final_adjust = False
         return self.on_running()
 
-    def _target(self, side: str):
+    def _ball(self):
+        """The ball estimate, or the opponents' goal-kick spot when the ball is unknown."""
+        ctx = self.context
+        ball = ball_view(ctx)
+        if ball.known or ctx.bb_get("gc_real_game_sub_state", "NONE") != "GOAL_KICK" \
+                or bool(ctx.bb_get("gc_is_sub_state_kickoff_side", False)):
+            return ball, ball.known
+        f = ctx.field
+        bx = f.half_length_m - f.goal_area_length_m
+        by = (f.goal_area_width_m / 2.0) * (1.0 if ball.field_y_m >= 0.0 else -1.0) if ball.field_y_m else 0.0
+        pose = ctx.world_model.robot_pose_field
+        rx, ry = pose.inverse_transform_point(bx, by)
+        return ball._replace(field_x_m=bx, field_y_m=by, robot_x_m=rx, robot_y_m=ry,
+                             range_m=math.hypot(rx, ry), yaw_rad=math.atan2(ry, rx),
+                             dir_rb_rad=math.atan2(by - pose.y_m, bx - pose.x_m)), True
+
+    def _target(self, side: str, ball):
         ctx = self.context
         f = ctx.field
-        ball = ball_view(ctx)
         kick_dir = ctx.state.kick_dir_rad
         defense_dir = math.atan2(ball.field_y_m, ball.field_x_m + f.half_length_m)
         rank = striker_rank(ctx)
         if rank >= 2:
             y = f.goal_area_width_m / 2.0 * (1.0 if rank == 2 else -1.0)
-            return -f.half_length_m + f.penalty_mark_distance_m, y, 0.0, ball
+            return -f.half_length_m + f.penalty_mark_distance_m, y, 0.0
         if side == "attack":
             if rank == 0:
                 d = self.port_float("attack_dist")
-                return ball.field_x_m - d * math.cos(kick_dir), ball.field_y_m - d * math.sin(kick_dir), kick_dir, ball
+                return ball.field_x_m - d * math.cos(kick_dir), ball.field_y_m - d * math.sin(kick_dir), kick_dir
             return (ball.field_x_m - 2.0 * math.cos(defense_dir), ball.field_y_m - 2.0 * math.sin(defense_dir),
-                    defense_dir, ball)
+                    defense_dir)
         dx, dy = (3.0, 2.5) if rank == 0 else (3.5, 4.0)
         return (ball.field_x_m - dx * math.cos(defense_dir), ball.field_y_m - dy * math.sin(defense_dir),
-                defense_dir, ball)
+                defense_dir)
 
     def on_running(self):
         ctx = self.context
         side = str(self.get_input("side"))
         if side not in ("attack", "defense"):
             return SUCCESS
-        tx, ty, tth, ball = self._target(side)
+        ball, fresh = self._ball()
+        tx, ty, tth = self._target(side, ball)
         pose = ctx.world_model.robot_pose_field
         dist = pose.distance_to(tx, ty)
+        report_freekick_target(ctx, fresh, dist)
         if dist < 0.2 and abs(wrap_angle_rad(tth - pose.theta_rad)) < 0.1:
             ctx.stop()
             return SUCCESS
@@ -555,12 +591,55 @@ class GoToFreekickPosition(SoccerStatefulNode):
             ctx.set_velocity(clamp(vx, -0.4, vx_lim), clamp(vy, -vy_lim, vy_lim), ball.yaw_rad * 2.0)
             return RUNNING
         keep_m = ctx.field.free_kick_distance_m + 0.2 if side == "defense" else 0.5
-        walk_to_pose(ctx, tx, ty, tth, vx_limit=0.6, vy_limit=0.5, vtheta_limit=1.5,
+        walk_to_pose(ctx, tx, ty, tth, vx_limit=min(0.6, vx_lim), vy_limit=min(0.5, vy_lim), vtheta_limit=1.5,
                      obstacles=nav_obstacles(ctx, include_ball=True, ball_radius_m=keep_m))
         return RUNNING
 
     def on_halted(self):
         self.context.stop()
+
+
+class GoToFreekickPosition2026(GoToFreekickPosition):
+    """GoToFreekickPosition with the defaults of Booster's 2026 branch (attack_dist 0.6,
+    vx_limit 0.7)."""
+
+    BOOSTER_VERSION = "2026"
+
+    @classmethod
+    def provided_ports(cls):
+        return _with_defaults(super().provided_ports(), VERSION_DEFAULTS["2026"]["GoToFreekickPosition"])
+
+
+class GoToFreekickPositionAuto(GoToFreekickPosition):
+    """GoToFreekickPosition whose version-dependent defaults (attack_dist, vx_limit) are those
+    of the Booster version of the tree it is built in (``versions.tree_version_of_file``, or
+    ``RobotContext.booster_version``). Registered without a default for those two ports."""
+
+    def __init__(self, name, config=None):
+        version = DEFAULT_BOOSTER_VERSION
+        if config is not None:
+            ctx_version = getattr(getattr(config.env, "context", None), "booster_version", None)
+            version = ctx_version if ctx_version in BOOSTER_VERSIONS else tree_version_of_file(config.xml_path)
+            for port, value in VERSION_DEFAULTS[version]["GoToFreekickPosition"].items():
+                config.input_ports.setdefault(port, value)
+        self.booster_version = version
+        super().__init__(name, config)
+
+    @classmethod
+    def provided_ports(cls):
+        versioned = VERSION_DEFAULTS["main"]["GoToFreekickPosition"]
+        out = []
+        for p in super().provided_ports():
+            if p.name in versioned:
+                text = ", ".join(f"{v} {VERSION_DEFAULTS[v]['GoToFreekickPosition'][p.name]}"
+                                 for v in BOOSTER_VERSIONS)
+                p = InputPort(p.name, p.type_, description=f"default by the tree's Booster version: {text}")
+            out.append(p)
+        return out
+
+
+def _with_defaults(ports, defaults: dict[str, str]):
+    return [InputPort(p.name, p.type_, defaults[p.name]) if p.name in defaults else p for p in ports]
 
 
 def _point_segment_dist(px, py, ax, ay, bx, by) -> float:
@@ -1080,6 +1159,21 @@ class CalibrateOdom(SoccerSyncNode):
         if ctx.localizer is not None and hasattr(ctx.localizer, "reset_to"):
             ctx.localizer.reset_to(Pose2D(self.port_float("x"), self.port_float("y"), self.port_float("theta")))
         ctx.bb_set("odom_calibrated", True)
+        return SUCCESS
+
+
+class RobocupWalk(SoccerSyncNode):
+    """Booster 2026: switch the locomotion to the soccer walking mode and leave the learned
+    kick. The simulated robot has one gait: it only ends a visual kick in progress; SUCCESS."""
+
+    @classmethod
+    def provided_ports(cls):
+        return []
+
+    def update(self):
+        ctx = self.context
+        ctx.state.in_visual_kick = False
+        ctx.logger.debug("RobocupWalk: soccer walking mode")
         return SUCCESS
 
 

@@ -27,6 +27,9 @@ blackboard     the tree's root blackboard (MutableMapping) once the agent sets i
 team_number    our GameController team number
 team_size      robots per team in this match
 start_role     "striker", "goal_keeper" or "supporter": the role before any negotiation
+booster_version  "main" or "2026": the Booster node library version whose defaults this robot's
+               version-dependent nodes take; None (default): each tree's own version
+               (``soccerbt.nodes.soccer.versions``)
 logger         ``logging.Logger`` for this robot
 memory         a dict nodes may use to keep state across ticks *and* tree reloads
                (e.g. the last SelfLocate time); keys are prefixed by the node type
@@ -131,6 +134,7 @@ class RobotContext:
     team_number: int = 0
     team_size: int = 3
     start_role: str = "striker"
+    booster_version: str | None = None
     logger: logging.Logger | None = None
     memory: dict[str, object] = field(default_factory=dict)
     state: BrainState = field(default_factory=BrainState)

@@ -386,3 +386,58 @@ def test_self_locate_family_calls_the_localizer_rate_limited() -> None:
     assert ("trust_direction",) in r.loc.calls
     tick(make_node(B.CalibrateOdom, r, x="1", y="2", theta="0.5"))
     assert r.loc.pose == Pose2D(1.0, 2.0, 0.5)
+
+
+# --- Booster's 2026 branch ------------------------------------------------------------------
+
+
+def test_go_to_freekick_position_reports_its_target_to_the_local_freekick_phase() -> None:
+    r = make_robot()
+    node = make_node(B.GoToFreekickPosition, r, side="attack")
+    r.scene(Pose2D(0.0, 0.5, 0.0), (2.0, -0.5))  # ball at (2, 0): target (1.3, 0)
+    assert tick(node) == "RUNNING"
+    assert r.bb["local_freekick_target_valid"] is True
+    assert r.bb["local_freekick_target_error"] == pytest.approx(math.hypot(1.3, 0.5), abs=0.02)
+    r.scene(Pose2D(1.35, 0.05, 0.02), (0.65, -0.05))
+    assert tick(node) == "SUCCESS"
+    assert r.bb["local_freekick_target_valid"] is True and r.bb["local_freekick_target_error"] < 0.2
+
+
+def test_go_to_freekick_position_defends_the_opponents_goal_kick_without_a_ball() -> None:
+    r = make_robot()
+    r.bb["gc_real_game_sub_state"] = "GOAL_KICK"
+    r.bb["gc_is_sub_state_kickoff_side"] = False
+    r.scene(Pose2D(-2.0, 0.0, 0.0), None)
+    node = make_node(B.GoToFreekickPosition, r, side="defense")
+    assert tick(node) == "RUNNING"
+    # the ball taken on the opponents' goal-area line: a fresh target 3 m from it toward our goal
+    assert r.bb["local_freekick_target_valid"] is True
+    assert velocity(r)[0] > 0.0
+    r2 = make_robot()
+    r2.scene(Pose2D(-2.0, 0.0, 0.0), None)  # not a goal kick: no ball, no valid target
+    tick(make_node(B.GoToFreekickPosition, r2, side="defense"))
+    assert r2.bb["local_freekick_target_valid"] is False
+
+
+def test_robocup_walk_leaves_the_visual_kick_and_succeeds() -> None:
+    r = make_robot()
+    r.ctx.state.in_visual_kick = True
+    assert tick(make_node(B.RobocupWalk, r)) == "SUCCESS"
+    assert r.ctx.state.in_visual_kick is False
+
+
+def test_go_to_freekick_position_defaults_follow_the_version() -> None:
+    from soccerbt.nodes.soccer.versions import VERSION_DEFAULTS
+
+    r = make_robot()
+    assert make_node(B.GoToFreekickPosition, r).get_input("attack_dist") == pytest.approx(0.7)
+    assert make_node(B.GoToFreekickPosition2026, r).get_input("attack_dist") == pytest.approx(0.6)
+    assert make_node(B.GoToFreekickPosition2026, r).get_input("vx_limit") == pytest.approx(0.7)
+    # auto: the context's version first (a tree not read from a file is "main")
+    auto = make_node(B.GoToFreekickPositionAuto, r)
+    assert auto.booster_version == "main" and auto.get_input("vx_limit") == pytest.approx(1.2)
+    r.ctx.booster_version = "2026"
+    auto = make_node(B.GoToFreekickPositionAuto, r)
+    assert auto.booster_version == "2026" and auto.get_input("attack_dist") == pytest.approx(0.6)
+    assert make_node(B.GoToFreekickPositionAuto, r, attack_dist=0.9).get_input("attack_dist") == pytest.approx(0.9)
+    assert set(VERSION_DEFAULTS) == {"main", "2026"}

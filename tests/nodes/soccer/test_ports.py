@@ -19,17 +19,26 @@ from .helpers import make_node, make_robot, tick
 CPP_TYPES = {"double": float, "int": int, "bool": bool, "string": str, "std::string": str}
 
 
-def load_spec(shared_dir: Path) -> dict:
-    return json.loads((shared_dir / "booster" / "nodes.json").read_text())
+SPEC_FILES = {"main": "nodes.json", "2026": "trees-2026/nodes.json"}
 
 
-def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path) -> None:
-    spec = load_spec(shared_dir)
+def load_spec(shared_dir: Path, version: str = "main") -> dict:
+    return json.loads((shared_dir / "booster" / SPEC_FILES[version]).read_text())
+
+
+@pytest.mark.parametrize("version", ["main", "2026"])
+def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path, version: str) -> None:
+    """Each Booster version's library is exactly its nodes.json: ids, bases, ports, defaults."""
+    from soccerbt.nodes.soccer.versions import booster_node_types
+
+    spec = load_spec(shared_dir, version)
     f = TreeFactory()
-    register_soccer_nodes(f)
-    registered = soccer_node_types()
-    assert set(spec) <= set(registered)
-    assert set(spec) == set(BOOSTER_NODE_TYPES)
+    register_soccer_nodes(f, booster_version=version)
+    registered = soccer_node_types(version)
+    assert set(spec) <= set(registered) and set(spec) <= set(f.manifests())
+    assert set(spec) == set(booster_node_types(version))
+    if version == "main":
+        assert set(spec) == set(BOOSTER_NODE_TYPES)
     for node_id, info in spec.items():
         cls = registered[node_id]
         if info["base"] == "StatefulActionNode":
@@ -50,9 +59,29 @@ def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path) -> No
 
 def test_node_ids_are_unique_between_booster_and_ours() -> None:
     from soccerbt.nodes.soccer.ours import OUR_NODE_TYPES
+    from soccerbt.nodes.soccer.versions import booster_node_types
 
-    assert not set(OUR_NODE_TYPES) & set(BOOSTER_NODE_TYPES)
-    assert len(soccer_node_types()) == len(OUR_NODE_TYPES) + len(BOOSTER_NODE_TYPES)
+    for version in ("main", "2026", "auto"):
+        booster = booster_node_types(version)
+        assert not set(OUR_NODE_TYPES) & set(booster)
+        assert len(soccer_node_types(version)) == len(OUR_NODE_TYPES) + len(booster)
+
+
+def test_the_auto_library_is_the_union_and_leaves_version_dependent_defaults_to_the_tree(monkeypatch) -> None:
+    from soccerbt.nodes.soccer.versions import ENV_VAR, booster_node_types
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    auto = soccer_node_types()
+    assert set(booster_node_types("main")) | set(booster_node_types("2026")) == set(booster_node_types("auto"))
+    assert "RobocupWalk" in auto
+    ports = {p.name: p for p in auto["GoToFreekickPosition"].provided_ports()}
+    assert not ports["attack_dist"].has_default and not ports["vx_limit"].has_default
+    assert ports["defense_dist"].default_string() == "1.9"
+    monkeypatch.setenv(ENV_VAR, "2026")
+    assert soccer_node_types()["GoToFreekickPosition"].__name__ == "GoToFreekickPosition2026"
+    monkeypatch.setenv(ENV_VAR, "1999")
+    with pytest.raises(ValueError, match="unknown Booster version"):
+        soccer_node_types()
 
 
 SYNC_TYPES = sorted(n for n, c in soccer_node_types().items()
