@@ -396,16 +396,20 @@ class TeamAdapter:
     the same messages), writing ``player_role`` and ``is_lead``. ``send`` broadcasts the
     robot's pose, ball, cost to the ball and role. With ``supporter_role`` set (e.g.
     "striker" for Booster's trees, which know no supporter) supporters get that role name and
-    ``is_lead`` false, which makes them assist.
+    ``is_lead`` false, which makes them assist. Defenders (teams of four or more) are called
+    ``defender_role`` in the tree and in the teammates the world model lists; None (the
+    default) calls them supporters, for trees that know no defender.
     """
 
     def __init__(self, robot: RobotId, link: Any, assigner: Any, *, period_s: float = 0.1,
-                 supporter_role: str = "supporter", message_timeout_s: float = 2.0) -> None:
+                 supporter_role: str = "supporter", message_timeout_s: float = 2.0,
+                 defender_role: str | None = None) -> None:
         self.robot = robot
         self.link = link
         self.assigner = assigner
         self.period_s = period_s
         self.supporter_role = supporter_role
+        self.defender_role = defender_role
         self.message_timeout_s = message_timeout_s
         self.latest: dict[int, Any] = {}  # player number -> newest TeamMessage
         self.role: Any = None
@@ -427,7 +431,7 @@ class TeamAdapter:
         if fresh:
             wm.update_teammates([TeammateInfo(
                 number=m.number, t_s=m.timestamp_s, pose_field=m.pose, ball_field=m.ball_xy,
-                ball_age_s=m.ball_age_s, localized=m.active, penalised=not m.active, role=m.role.value,
+                ball_age_s=m.ball_age_s, localized=m.active, penalised=not m.active, role=self._teammate_role(m.role),
                 is_lead=m.role is Role.STRIKER, cost_s=m.cost_to_ball_s) for m in fresh], now_s)
         own = self._message(now_s, agent)
         bb = agent.blackboard
@@ -435,12 +439,22 @@ class TeamAdapter:
             return  # keep the last role while penalised or fallen
         role = self.assigner.update(own, fresh, now_s)
         self.role = role
-        name = self.supporter_role if role is Role.SUPPORTER else role.value
+        if role is Role.DEFENDER:
+            name = self.defender_role if self.defender_role is not None else self.supporter_role
+        else:
+            name = self.supporter_role if role is Role.SUPPORTER else role.value
         if bb.get("player_role") != name:
             bb["player_role"] = name
         lead = role is Role.STRIKER or (role is not Role.GOALKEEPER and not fresh)
         if bb.get("is_lead") != lead:
             bb["is_lead"] = lead
+
+    def _teammate_role(self, role: Any) -> str:
+        """A teammate's role as this robot's tree knows it (a defender is a supporter to trees
+        that know no defender)."""
+        if role is Role.DEFENDER:
+            return self.defender_role if self.defender_role is not None else Role.SUPPORTER.value
+        return role.value
 
     def send(self, now_s: float, agent: Agent) -> None:
         if now_s + 1e-9 < self._next_send_s:

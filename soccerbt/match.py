@@ -60,9 +60,11 @@ def start_role(number: int) -> str:
 
 @dataclass(frozen=True)
 class MatchConfig:
-    """Everything a match depends on. Picklable; the defaults are a 3 v 3 AdultSize match.
+    """Everything a match depends on. Picklable; the defaults are a 3 v 3 match on the M field.
 
-    ``team_size`` None means the league's (3 AdultSize, 4 KidSize). ``duration_s`` None plays
+    ``field`` names an HSL field: "S", "M" or "L" (any case; "kid" and "adult" name S and M).
+    ``team_size`` None means the field's default (4 on S, 3 on M, 5 on L); at most 7 on S and
+    5 on M and L (``Field.max_players_per_team``), else ``ValueError``. ``duration_s`` None plays
     the whole match (two halves); otherwise the match stops after that much simulated time.
     ``blue_tree``/``red_tree`` None use our own ``game.xml``. ``noise`` None is the world's
     default noise. ``realtime`` is honoured by drivers of the loop (the CLI), never inside it.
@@ -80,6 +82,12 @@ class MatchConfig:
     referee: RefereeConfig | None = None  # None: HL defaults with half_s
     idle_teams: tuple[str, ...] = ()  # "blue"/"red": a team of statues (no brain) at kick-off spots
     particles: int = 300  # per robot
+
+    def __post_init__(self) -> None:
+        field = Field.by_name(self.field)  # ValueError for an unknown name
+        if self.team_size is not None and not 1 <= self.team_size <= field.max_players_per_team:
+            raise ValueError(f"team size {self.team_size} out of range 1..{field.max_players_per_team} "
+                             f"on the {self.field} field")
 
     def field_geometry(self) -> Field:
         return Field.by_name(self.field)
@@ -272,8 +280,15 @@ class Match:
         wants_pad = self.pads is not None and (self.pad_robots is None or rid in self.pad_robots)
         pad = _RobotPad(self.pads, rid) if wants_pad else None
         tree_path = self.config.tree_of(rid.team)
+        # Our game.xml never names 'supporter' (its SupporterPlay runs for "not striker"), so with
+        # three a side its supporters have always played as non-lead strikers; kept so for
+        # bit-identical 3 v 3 results. From four a side (5 v 5 on L) a tree with SupportPosition
+        # gets real supporters, spread by supporter_targets (defensive spots included).
+        knows_supporter = _knows_role(tree_path, "supporter") or (
+            self.team_size >= 4 and _mentions(tree_path, b"<SupportPosition"))
         team = TeamAdapter(rid, self.team_links[rid.team], RoleAssigner(self.field),
-                           supporter_role="supporter" if _knows_role(tree_path, "supporter") else "striker")
+                           supporter_role="supporter" if knows_supporter else "striker",
+                           defender_role="defender" if _knows_role(tree_path, "defender") else None)
         agent = Agent(rid, driver, context, tree_path, load_tree,
                       gc_adapter=GameControllerAdapter(self.referee.team_number(rid.team), rid.number),
                       team=team, pad=pad, estop=self.estop, on_event=self._on_agent_event)
@@ -404,11 +419,16 @@ class Match:
 
 def _knows_role(tree_path: Path, role: str) -> bool:
     """Whether a tree (or an include) mentions a role name: Booster's trees know no supporter."""
+    return _mentions(tree_path, f"'{role}'".encode())
+
+
+def _mentions(tree_path: Path, needle: bytes) -> bool:
+    """Whether a tree file or one of its includes contains ``needle``."""
     from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, FileRefused, read_limited
 
     for f in tree_files(tree_path):
         try:  # the loader's bounded read: a listed file over the limit is not read whole
-            if f"'{role}'".encode() in read_limited(f, DEFAULT_MAX_FILE_BYTES):
+            if needle in read_limited(f, DEFAULT_MAX_FILE_BYTES):
                 return True
         except (OSError, FileRefused):
             continue
