@@ -25,7 +25,9 @@ def test_a_flipped_bit_in_a_gzip_log_keeps_the_records_before_it(tmp_path: Path)
     warnings: list[str] = []
     log = ReplayLog.load(bad, warn=warnings.append)
     assert 50 < log.n < whole.n
-    assert warnings and ("damaged" in warnings[0] or "corrupt" in warnings[0])
+    # where the flip lands decides whether zlib notices it or inflates garbage: either way the
+    # damage is named and the records before it are kept
+    assert any(word in w for w in warnings for word in ("damaged", "corrupt", "cut short"))
     assert [log.record(i) for i in (0, log.n - 1)] == [whole.record(0), whole.record(log.n - 1)]
 
 
