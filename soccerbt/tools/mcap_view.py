@@ -661,29 +661,9 @@ class McapViewer(Viewer):
 
     def run(self, fps: int = 60) -> None:
         """Loop until Q / ESC / the window closes; playback pauses at the end of the log."""
-        pygame.display.init()
-        pygame.font.init()
-        pygame.display.set_caption(f"soccerbt replay {self.replay.log.path.name}")
-        self._screen = pygame.display.set_mode(self.size_px)
-        clock = pygame.time.Clock()
-        off_screen = pygame.display.get_driver() == "dummy"
-        last = time.perf_counter()
-        running = True
-        while running:
-            for event in pygame.event.get():
-                running = self.handle_event(event) and running
-            now = time.perf_counter()
-            self.advance(now - last)
-            last = now
-            at_end = self.replay.finished()
-            if at_end and not self.pacer.paused:
-                self.pacer.toggle_pause()
-            self.render(self._screen)
-            pygame.display.flip()
-            if at_end and off_screen:
-                break  # nobody can press a key in an off-screen window
-            clock.tick(fps)
-        pygame.display.quit()
+        from soccerbt.tools.replay_cli import run_replay_window
+
+        run_replay_window(self, fps)
 
 
 def _init_pygame() -> None:

@@ -411,31 +411,37 @@ class ReplayViewer(Viewer):
         return True
 
     def run(self, fps: int = 60) -> None:
-        """Open the window and loop until Q / ESC / the window closes. At the end of the log
-        playback pauses (an off-screen window closes instead: nobody can press a key)."""
-        pygame.display.init()
-        pygame.font.init()
-        pygame.display.set_caption(f"soccerbt replay {self.replay.log.path.name}")
-        self._screen = pygame.display.set_mode(self.size_px)
-        clock = pygame.time.Clock()
-        off_screen = pygame.display.get_driver() == "dummy"
-        last = time.perf_counter()
-        running = True
-        while running:
-            for event in pygame.event.get():
-                running = self.handle_event(event) and running
-            now = time.perf_counter()
-            self.advance(now - last)
-            last = now
-            at_end = self.replay.finished()
-            if at_end and not self.pacer.paused:
-                self.pacer.toggle_pause()
-            self.render(self._screen)
-            pygame.display.flip()
-            if at_end and off_screen:
-                break
-            clock.tick(fps)
-        pygame.display.quit()
+        """Open the window and loop until Q / ESC / the window closes (run_replay_window)."""
+        run_replay_window(self, fps)
+
+
+def run_replay_window(viewer: Viewer, fps: int = 60) -> None:
+    """The window loop of a replay viewer (JSON lines or MCAP): events, pacing, drawing, until Q /
+    ESC / the window closes. At the end of the log playback pauses (an off-screen window closes
+    instead: nobody can press a key)."""
+    pygame.display.init()
+    pygame.font.init()
+    pygame.display.set_caption(f"soccerbt replay {viewer.replay.log.path.name}")  # type: ignore[attr-defined]
+    screen = viewer._screen = pygame.display.set_mode(viewer.size_px)
+    clock = pygame.time.Clock()
+    off_screen = pygame.display.get_driver() == "dummy"
+    last = time.perf_counter()
+    running = True
+    while running:
+        for event in pygame.event.get():
+            running = viewer.handle_event(event) and running
+        now = time.perf_counter()
+        viewer.advance(now - last)
+        last = now
+        at_end = viewer.replay.finished()  # type: ignore[attr-defined]
+        if at_end and not viewer.pacer.paused:
+            viewer.pacer.toggle_pause()
+        viewer.render(screen)
+        pygame.display.flip()
+        if at_end and off_screen:
+            break
+        clock.tick(fps)
+    pygame.display.quit()
 
 
 def save_replay_screenshot(source: ReplaySceneSource, path: str | Path, *, selected: str | None = None,
