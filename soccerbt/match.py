@@ -5,7 +5,7 @@
 blackboard, context, world model and localizer), and the observers (recorder, viewer,
 metrics). ``Match.step()`` advances 10 ms in a fixed order: the world steps (with the commands
 of the previous cycle), the referee reads the world's events, the newest GameController packet
-goes to every agent (encoded and decoded as real v12 bytes), every agent steps in a fixed
+goes to every agent (encoded and decoded as real v12 bytes, or HSL v19/v20 ones), every agent steps in a fixed
 order, team messages travel, the observers look. Nothing reads the wall clock, so a seed gives
 the same match, bit for bit.
 
@@ -29,8 +29,9 @@ import numpy as np
 
 from soccerbt.agent import Agent, AgentEvent, TeamAdapter, tree_files
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
+from soccerbt.gamecontroller.hsl_referee import GC_VERSIONS, make_referee
 from soccerbt.gamecontroller.protocol import decode
-from soccerbt.gamecontroller.referee import Referee, RefereeConfig
+from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.services.planning import RoleAssigner, TeamLink
 from soccerbt.world.config import NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
@@ -67,7 +68,9 @@ class MatchConfig:
     5 on M and L (``Field.max_players_per_team``), else ``ValueError``. ``duration_s`` None plays
     the whole match (two halves); otherwise the match stops after that much simulated time.
     ``blue_tree``/``red_tree`` None use our own ``game.xml``. ``noise`` None is the world's
-    default noise. ``realtime`` is honoured by drivers of the loop (the CLI), never inside it.
+    default noise. ``gc_version`` chooses the referee: 12 the HL v12 ``Referee``, 19 or 20 the
+    ``HslReferee`` (HSL packets and laws, ``referee`` converted to an ``HslRefereeConfig``).
+    ``realtime`` is honoured by drivers of the loop (the CLI), never inside it.
     """
 
     team_size: int | None = None
@@ -82,9 +85,12 @@ class MatchConfig:
     referee: RefereeConfig | None = None  # None: HL defaults with half_s
     idle_teams: tuple[str, ...] = ()  # "blue"/"red": a team of statues (no brain) at kick-off spots
     particles: int = 300  # per robot
+    gc_version: int = 12  # the GameController the referee plays: 12 HL (default), 19 or 20 HSL
 
     def __post_init__(self) -> None:
         field = Field.by_name(self.field)  # ValueError for an unknown name
+        if self.gc_version not in GC_VERSIONS:
+            raise ValueError(f"gc_version {self.gc_version!r}: expected one of {', '.join(map(str, GC_VERSIONS))}")
         if self.team_size is not None and not 1 <= self.team_size <= field.max_players_per_team:
             raise ValueError(f"team size {self.team_size} out of range 1..{field.max_players_per_team} "
                              f"on the {self.field} field")
@@ -235,7 +241,7 @@ class Match:
                 attack = ref_cfg.blue_attacks_positive_x_first_half == (team is Team.BLUE)
                 pose = (statue_pose if config.is_idle(team) else entry_pose)(self.field, number, self.team_size)
                 self.world.add_robot(rid, from_team_frame(pose, attack))
-        self.referee = Referee(self.world, ref_cfg)
+        self.referee = make_referee(self.world, ref_cfg, config.gc_version)
         self.pads = pads  # a PadManager (or anything with update(robot, now_s, bb))
         self.pad_robots = set(pad_robots) if pad_robots is not None else None
         self.estop = estop
@@ -335,11 +341,15 @@ class Match:
 
     def _newest_packet(self) -> Any:
         """A packet at the GameController's rate (2 Hz), and at once when the game situation
-        changed (state, set play, penalties, score), as decoded v12 bytes shared by every robot."""
+        changed (state, set play, penalties, score), as decoded bytes (v12, or HSL v19/v20) shared
+        by every robot."""
         ref = self.referee
         key = (ref.state, ref.secondary_state, ref.sub_state, ref.set_play_team, ref.kick_off_team,
                ref.first_half, tuple(sorted(ref.scores.items(), key=lambda kv: kv[0].value)),
                tuple(sorted(rid for rid in self.agents if ref.is_penalized(rid))))
+        situation = getattr(ref, "packet_situation", None)  # HSL: shown state, stopped, kicking team
+        if situation is not None:
+            key += situation()
         due = ref.poll_packet(self.world.t_s)
         if due is None and key == self._packet_key:
             return None

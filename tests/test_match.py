@@ -227,3 +227,22 @@ def test_editing_a_tree_during_a_match_swaps_it_for_every_robot_at_one_tick(tmp_
     assert all(a.last_command.vx_mps == pytest.approx(0.6) for a in match.agents.values())
     assert len(match.result().errors) == 1  # the failed reload, once for the team, located
     assert all(f"{tree.name}:1:" in e and "SetVelocityy" in e for e in match.result().errors)
+
+
+def test_gc_version_chooses_the_referee_and_the_packets(capsys) -> None:
+    from soccerbt.gamecontroller.hsl_referee import HslReferee
+    from soccerbt.gamecontroller.referee import Referee
+
+    assert type(Match(fast(team_size=1)).referee) is Referee  # the default stays HL v12
+    match = Match(fast(team_size=1, gc_version=20))
+    assert isinstance(match.referee, HslReferee) and match.referee.config.ready_s == 1.0
+    match.run(2.0)
+    assert {a.blackboard["gc_packet_version"] for a in match.agents.values()} == {20}
+    assert all(a.blackboard["gc_game_state"] == "SET" for a in match.agents.values())  # the delayed PLAYING
+    assert match.referee.state == GameState.PLAYING
+    code = main(["run", "--headless", "--seconds", "2", "--seed", "3", "--json", "--team-size", "1",
+                 "--gc-version", "19"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and json.loads(out)["errors"] == []
+    with pytest.raises(SystemExit):
+        main(["run", "--headless", "--seconds", "1", "--gc-version", "18"])

@@ -8,6 +8,8 @@ adapter, and the referee that plays the GameController's part in simulated match
 - ``receiver``: ``GameControllerReceiver``, the non-blocking UDP listener of one robot.
 - ``adapter``: ``GameControllerAdapter``, packets to gc_* blackboard entries and edge events.
 - ``referee``: ``Referee`` and ``RefereeConfig`` for simulated matches, ``RefereeBroadcaster``.
+- ``hsl_referee``: ``HslReferee`` and ``HslRefereeConfig``, the HSL GameController's part (v19/v20
+  packets and laws); ``make_referee(world, config, gc_version)`` picks one of the two.
 - ``script``: the scripted-game language of ``soccerbt gc send``; ``cli``: ``soccerbt gc``.
 
 May import soccerbt.world and soccerbt.blackboard. Importing it opens no socket.
@@ -21,6 +23,7 @@ from soccerbt.gamecontroller.hsl_protocol import (CompetitionType, GamePhase, Hs
 from soccerbt.gamecontroller.protocol import (GameControlData, GameState, HslReturnData, PacketError, Penalty,
                                               ReturnData, ReturnMessage, RobotInfo, SecondaryState, SubState,
                                               TeamInfo, decode, decode_return, encode, encode_return)
+from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig, make_referee
 from soccerbt.gamecontroller.receiver import GameControllerReceiver, ReceiverCounters
 from soccerbt.gamecontroller.referee import (Referee, RefereeBroadcaster, RefereeConfig, RefereeRecord,
                                              RefereeWorld)
@@ -33,5 +36,5 @@ __all__ = [
     "PenaltyEnded", "PenaltyStarted", "ReceiverCounters", "Referee", "RefereeBroadcaster", "RefereeConfig",
     "RefereeRecord", "RefereeWorld", "ReturnData", "ReturnMessage", "RobotInfo", "SecondaryState",
     "StateChanged", "SubState", "SubStateChanged", "TeamInfo", "decode", "decode_return", "encode",
-    "encode_return",
+    "encode_return", "HslReferee", "HslRefereeConfig", "make_referee",
 ]

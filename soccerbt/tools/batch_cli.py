@@ -93,7 +93,8 @@ def batch(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"soccerbt batch: {problem}", file=err)
         return 1
-    base = MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half)
+    base = MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half,
+                       gc_version=getattr(args, "gc_version", 12))
     games = plan_games(base, args.seeds, tree_a, tree_b, _colour_mode(args))
     trees = {"A": tree_a or str(default_tree_path()), "B": tree_b or str(default_tree_path())}
     try:  # a broken tree is reported once, before any worker starts

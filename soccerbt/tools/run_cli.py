@@ -24,8 +24,9 @@ PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines
 
 
 def add_match_shape_arguments(parser: argparse.ArgumentParser) -> None:
-    """How long and how big a match is: ``--seconds``, ``--half``, ``--team-size``, ``--field``
-    (shared by ``run``, ``view`` and ``batch``)."""
+    """How long and how big a match is, and under which GameController: ``--seconds``,
+    ``--half``, ``--team-size``, ``--field``, ``--gc-version`` (shared by ``run``, ``view`` and
+    ``batch``)."""
     parser.add_argument("--seconds", type=_positive_float, default=None,
                         help="simulated seconds per match (default: the whole match, two halves)")
     parser.add_argument("--half", type=_positive_float, default=600.0, help="half length in seconds (default 600)")
@@ -34,6 +35,9 @@ def add_match_shape_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
                         help="HSL field: S 9x6 m (up to 7 a team), M 14x9 m (up to 5), L 22x14 m (up to 5, "
                              "5 v 5 by default); any case; kid and adult name S and M (default M)")
+    parser.add_argument("--gc-version", type=int, choices=(12, 19, 20), default=12,
+                        help="GameController the referee plays: 12 HL v12 (default), 19 or 20 the Humanoid "
+                             "Soccer League's (HSL packets, set plays in PLAYING, delayed PLAYING)")
     _check_team_size_on_field(parser)
 
 
@@ -138,7 +142,7 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
         raise FileNotFoundError(problem)
     return MatchConfig(team_size=args.team_size, field=args.field, seed=args.seed, duration_s=args.seconds,
                        half_s=args.half, blue_tree=blue, red_tree=red,
-                       realtime=getattr(args, "realtime", False))
+                       realtime=getattr(args, "realtime", False), gc_version=getattr(args, "gc_version", 12))
 
 
 def display_available(env: dict[str, str] | None = None) -> bool:

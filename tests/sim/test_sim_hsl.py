@@ -1,0 +1,92 @@
+"""Seeded matches of our own trees under the HSL referee (``MatchConfig(gc_version=20)``): the
+kick-off through READY, SET and the delayed PLAYING (the packets show SET for 10 s after the
+whistle: our robots stand, as robots without a whistle detector do), then a throw-in inside
+PLAYING (``stopped`` while the ball is placed, then the set play), without node errors."""
+from __future__ import annotations
+
+import math
+
+from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
+from soccerbt.gamecontroller.protocol import GameState, SecondaryState
+from soccerbt.match import Match, MatchConfig
+from soccerbt.world.types import Team
+
+# leave wrong positions alone: the rules test what the robots do, not what the referee corrects;
+# a short set play (the HSL 45 s would only make the test longer: our trees position, they do
+# not take the kick)
+REFEREE = HslRefereeConfig(players_per_team=3, illegal_ready_position="ignore", illegal_set_play_position="ignore",
+                           penalize_leaving_field=False, set_play_s=15.0)
+STILL_MPS = 0.05
+GRACE_S = 1.5  # to brake from walking speed once the packets say SET or stopped
+
+
+def nobody_walks(match: Match, since_s: float) -> object:
+    if match.t_s - since_s < GRACE_S:
+        return None
+    for rid, r in match.world.robots.items():
+        if r.removed:
+            continue
+        speed = math.hypot(r.vx_mps, r.vy_mps)
+        if speed > STILL_MPS:
+            return f"{rid} walks at {speed:.2f} m/s"
+    return True
+
+
+def test_kick_off_with_the_delayed_playing_and_a_throw_in(sim) -> None:
+    match = Match(MatchConfig(seed=21, gc_version=20, referee=REFEREE))
+    ref = match.referee
+    assert isinstance(ref, HslReferee)
+    assert ref.config.set_play_s == 15.0 and ref.config.version == 20
+    marks: dict[str, float] = {}
+
+    def shown_set(m: Match) -> object:
+        if ref.shown_state != GameState.SET:
+            marks.pop("set", None)
+            return None
+        since = marks.setdefault("set", m.t_s)
+        return nobody_walks(m, since)
+
+    def stopped_still(m: Match) -> object:
+        if not ref.stopped:
+            marks.pop("stop", None)
+            return None
+        since = marks.setdefault("stop", m.t_s)
+        return nobody_walks(m, since)
+
+    robots_see_set_while_playing = sim.eventually("every robot sees SET during the delayed PLAYING", lambda m: (
+        ref.delayed and ref.state == GameState.PLAYING
+        and all(a.blackboard["gc_game_state"] == "SET" for a in m.agents.values())) or None)
+    robots_see_stopped = sim.eventually("every robot sees the stopped throw-in", lambda m: (
+        ref.stopped and all(a.blackboard["gc_stopped"] and a.blackboard["gc_real_game_sub_state"] == "THROW_IN"
+                            and a.blackboard["gc_packet_version"] == 20 for a in m.agents.values())) or None)
+    robots_see_resumed = sim.eventually("every robot sees the resumed throw-in", lambda m: (
+        not ref.stopped and ref.secondary_state == SecondaryState.THROW_IN
+        and all(a.blackboard["gc_game_sub_state"] == "GET_READY" and not a.blackboard["gc_stopped"]
+                for a in m.agents.values())) or None)
+    rules = [sim.always("nobody walks while the packets say SET", shown_set),
+             sim.always("nobody walks while play is stopped", stopped_still),
+             robots_see_set_while_playing, robots_see_stopped, robots_see_resumed]
+
+    # the kick-off: READY, SET, then PLAYING shown as SET for 10 s, then the ball is free
+    sim.play(match, 70.0, rules, until=lambda m: ref.state == GameState.PLAYING and not ref.delayed)
+    assert ref.state == GameState.PLAYING and not ref.delayed
+    assert [r.kind for r in ref.history if r.kind.startswith("delay")] == ["delay", "delay_end"]
+    assert all(a.blackboard["gc_game_state"] == "PLAY" for a in match.agents.values())
+    sim.play(match, 3.0, rules)
+
+    # a throw-in: the ball rolls over the touch line
+    hy = match.field.half_width_m
+    match.world.place_ball(1.0, hy - 0.3)
+    match.world.set_ball_velocity(0.0, 2.0)
+    sim.play(match, 5.0, rules, until=lambda m: ref.secondary_state == SecondaryState.THROW_IN)
+    assert ref.secondary_state == SecondaryState.THROW_IN and ref.stopped
+    taker = ref.set_play_team
+    sim.play(match, 30.0, rules, until=lambda m: ref.secondary_state == SecondaryState.NORMAL)
+    assert ref.secondary_state == SecondaryState.NORMAL
+    assert [r.detail.split()[0] for r in ref.history if r.kind == "set_play_end"] == ["THROW_IN"]
+    assert taker in (Team.BLUE, Team.RED)
+    sim.play(match, 3.0, rules)
+    sim.assert_rules(rules)
+    result = match.result()
+    assert not result.errors
+    assert all(r.node_exceptions == 0 for r in result.robots), [r.node_exception_paths for r in result.robots]
