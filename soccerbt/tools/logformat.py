@@ -188,10 +188,11 @@ def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions:
 # recorder write a keyframe), n i16 writers (a node uid, or minus 1 + the index of an adapter in
 # WRITERS), the kind bytes, the f32 values, and the JSON texts of the other values joined by
 # newlines. Kinds: 1 a float (one f32), 2 a tuple of floats (then its length byte), 3 a pose
-# (x, y, theta), 4 false, 5 true, 6 any other value (one JSON text), 7 removed.
+# (x, y, theta), 4 false, 5 true, 6 any other value (one JSON text), 7 removed, 8 a tuple of
+# (x, y) points (then its length byte; two f32 each).
 
 _BB_HEAD = struct.Struct("<HIHI")
-KIND_FLOAT, KIND_FLOATS, KIND_POSE, KIND_FALSE, KIND_TRUE, KIND_JSON, KIND_REMOVED = 1, 2, 3, 4, 5, 6, 7
+KIND_FLOAT, KIND_FLOATS, KIND_POSE, KIND_FALSE, KIND_TRUE, KIND_JSON, KIND_REMOVED, KIND_POINTS = 1, 2, 3, 4, 5, 6, 7, 8
 WRITERS = ("adapter", "gamecontroller", "world_model", "team", "gamepad", "nodes", "tree", "removed")
 _WRITER_CODE = {name: -1 - i for i, name in enumerate(WRITERS)}
 
@@ -253,6 +254,11 @@ def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
                 k += 1
             value = [_nice(v) for v in floats[f:f + count]]
             f += count
+        elif kind == KIND_POINTS:
+            count = kinds[k]
+            k += 1
+            value = [[_nice(floats[f + 2 * j]), _nice(floats[f + 2 * j + 1])] for j in range(count)]
+            f += 2 * count
         elif kind == KIND_FALSE or kind == KIND_TRUE:
             value = kind == KIND_TRUE
         elif kind == KIND_JSON:

@@ -318,7 +318,7 @@ class McapRecorder:
         out: dict[str, list[Any]] = {}
         for i, (key, entry) in enumerate(zip(track.keys, track.entries)):
             writer = entry.writer if entry.writer_seq == entry.sequence_id else _SCHEMA_WRITER.get(key, "adapter")
-            out[key] = [json_value(entry.value), writer]
+            out[key] = [_keyframe_value(entry.value), writer]
             track.seqs[i] = entry.sequence_id
             track.raw[i] = entry.value
         return out
@@ -367,10 +367,15 @@ class McapRecorder:
                 floats.extend((value.x_m, value.y_m, value.theta_rad))
             elif cls is bool:
                 kinds.append(lf.KIND_TRUE if value else lf.KIND_FALSE)
-            elif cls is tuple and 0 < len(value) < 256 and all(v.__class__ is float for v in value):
+            elif cls is tuple and 0 < len(value) < 256 and _all_floats(value):
                 kinds.append(lf.KIND_FLOATS)
                 kinds.append(len(value))
                 floats.extend(value)
+            elif cls is tuple and 0 < len(value) < 256 and _all_points(value):
+                kinds.append(lf.KIND_POINTS)  # obstacles and the like: (x, y) pairs
+                kinds.append(len(value))
+                for point in value:
+                    floats.extend(point)
             else:
                 kinds.append(lf.KIND_JSON)
                 texts.append(_json_text(value))
@@ -568,6 +573,36 @@ def _json_text(value: object) -> str:
             return text
     enc = _FAST_JSON.get(cls)
     return _ENCODE(enc(value) if enc is not None else json_value(value))
+
+
+def _keyframe_value(value: object) -> object:
+    """A keyframe's JSON value: floats with 7 significant digits (the precision of the f32
+    changes that follow, so a keyframe and a replayed change read alike), else json_value's."""
+    cls = value.__class__
+    if cls is float:
+        return float(f"{value:.7g}") if value - value == 0.0 else repr(value)  # type: ignore[operator]
+    if cls is _POSE:
+        return [_keyframe_value(v) for v in (value.x_m, value.y_m, value.theta_rad)]  # type: ignore[attr-defined]
+    if cls is tuple and value and all(v.__class__ is float for v in value):  # type: ignore[union-attr]
+        return [_keyframe_value(v) for v in value]  # type: ignore[union-attr]
+    if cls is tuple and value and _all_points(value):  # type: ignore[arg-type]
+        return [[_keyframe_value(x), _keyframe_value(y)] for x, y in value]  # type: ignore[union-attr]
+    return json_value(value)
+
+
+def _all_floats(values: tuple) -> bool:
+    return set(map(type, values)) == _JUST_FLOAT
+
+
+def _all_points(values: tuple) -> bool:
+    """A tuple of (x, y) float pairs (obstacles and the like)."""
+    return (set(map(type, values)) == _JUST_TUPLE and set(map(len, values)) == _JUST_TWO
+            and all(map(_all_floats, values)))
+
+
+_JUST_FLOAT = {float}
+_JUST_TUPLE = {tuple}
+_JUST_TWO = {2}
 
 
 def _floats_text(values: tuple) -> str | None:

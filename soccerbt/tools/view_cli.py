@@ -1,8 +1,9 @@
 """``soccerbt view``: play a simulated match in the pygame field viewer.
 
 The same match options as ``soccerbt run`` plus ``--speed`` (real-time factor, 0.1 to 20, or
-``max``) and ``--select ROBOT``. The keyboard drives the selected robot (arrows, Q/E, C chase,
-K kick, 1/2/3 control state, S swap roles); SPACE stops every robot, RETURN releases them.
+``max``) and ``--select ROBOT``. The keyboard drives the selected robot (arrows robot-relative,
+F toggles field-relative arrows, Q/E, C chase, K kick, 1/2/3 control state, S swap roles);
+SPACE stops every robot, RETURN releases them.
 Viewer keys: click a robot to select it, click the field to send it there, drag the ball;
 P pause, N single step, +/- speed, V view from the other side, TAB next robot, F1-F7 layers
 (estimates, particles, covariance, ball estimates, paths, kick, labels), F8 all layers,

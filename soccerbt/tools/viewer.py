@@ -327,12 +327,30 @@ def view_match(match: object, pads: object = None, *, speed: float = 1.0, size_p
         handlers.append(manager.handle_event)
     viewer = Viewer(_match_source(match), size_px=size_px, speed=speed, event_handlers=handlers)
     viewer.state.selected = selected
+    wire_field_relative_keys(viewer, match, getattr(manager, "keyboard", None))
     if manager is not None and hasattr(manager, "set_keyboard_robot"):
         viewer.on_select = manager.set_keyboard_robot
         if selected is not None:
             manager.set_keyboard_robot(selected)
     viewer.run()
     return viewer
+
+
+def wire_field_relative_keys(viewer: Viewer, match: object, keyboard: object) -> None:
+    """Give the keyboard pad (F: field-relative arrows) the heading of the robot it drives, as
+    drawn (the simulator's truth, world frame), and whether the view is mirrored (V)."""
+    if keyboard is None or not hasattr(keyboard, "heading_rad"):
+        return
+
+    def heading() -> float | None:
+        key = getattr(keyboard, "robot", None)
+        for rid, truth in getattr(getattr(match, "world", None), "robots", {}).items():
+            if str(rid) == key:
+                return None if truth.removed else truth.pose.theta_rad
+        return None
+
+    keyboard.heading_rad = heading
+    keyboard.view_mirrored = lambda: viewer.state.mirrored
 
 
 def save_match_screenshot(match: object, path: str | Path, *, selected: str | None = None,

@@ -283,3 +283,53 @@ def test_a_running_node_halted_to_idle_within_one_tick(tmp_path: Path) -> None:
     assert order == [(early, 0, 3), (early, 3, 0), (wait, 1, 0), (guard, 1, 3), (guard, 3, 0)]
     assert log.robot_state("blue1", 3).statuses[wait] == 0
     assert third.blackboard["n"][0] == 3.0
+
+
+def _close(a: object, b: object) -> bool:
+    """Equal, floats within f32 precision (lists element by element)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool):
+        return abs(a - b) <= 1e-5 * max(1.0, abs(b))
+    return a == b
+
+
+def _plain(value: object) -> object:
+    """A live blackboard value as the log renders it, floats left unrounded."""
+    from soccerbt.tools.recorder import json_value
+    from soccerbt.world.types import Pose2D
+
+    if isinstance(value, float):
+        return value
+    if isinstance(value, Pose2D):
+        return [value.x_m, value.y_m, value.theta_rad]
+    if isinstance(value, tuple) and value and all(isinstance(v, float) for v in value):
+        return list(value)
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return [list(v) for v in value]
+    return json_value(value)
+
+
+def test_the_blackboard_read_back_equals_the_live_one_at_every_sampled_step(tmp_path: Path) -> None:
+    match = Match(MatchConfig(seed=4, duration_s=12.0, team_size=2))
+    out = tmp_path / "bb.mcap"
+    recorder = make_recorder(out, match)
+    live: dict[tuple[str, int], dict[str, object]] = {}
+
+    class Sample:
+        def on_step(self, m: Match) -> None:
+            if m.steps % 97 == 0:
+                for rid, agent in m.agents.items():
+                    live[(str(rid), m.steps)] = {k: _plain(v) for k, v in agent.blackboard.items()}
+
+    match.observers.append(Sample())
+    match.run(12.0)
+    recorder.finish(match.result())
+    log = McapLog.open(out)
+    assert len(live) >= 40
+    for (robot, step), expected in live.items():
+        # the Mapping view lists the entries holding a value; the log keeps empty ones as null
+        got = {k: v[0] for k, v in log.robot_state(robot, step).blackboard.items() if v[0] is not None}
+        assert set(got) == set(expected), (robot, step)
+        bad = [k for k in expected if not _close(got[k], expected[k])]
+        assert not bad, (robot, step, [(k, got[k], expected[k]) for k in bad[:3]])
