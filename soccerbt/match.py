@@ -6,7 +6,8 @@ blackboard, context, world model and localizer), and the observers (recorder, vi
 metrics). ``Match.step()`` advances 10 ms in a fixed order: the world steps (with the commands
 of the previous cycle), the referee reads the world's events, the newest GameController packet
 goes to every agent (encoded and decoded as real v12 bytes, or HSL v19/v20 ones), every agent steps in a fixed
-order, team messages travel, the observers look. Nothing reads the wall clock, so a seed gives
+order, team messages travel (the HSL referee counts them against the team's message budget),
+the observers look. Nothing reads the wall clock, so a seed gives
 the same match, bit for bit.
 
 ``run_match(config) -> MatchResult`` plays a whole match (or ``duration_s`` of it) and returns
@@ -69,7 +70,8 @@ class MatchConfig:
     the whole match (two halves); otherwise the match stops after that much simulated time.
     ``blue_tree``/``red_tree`` None use our own ``game.xml``. ``noise`` None is the world's
     default noise. ``gc_version`` chooses the referee: 12 the HL v12 ``Referee``, 19 or 20 the
-    ``HslReferee`` (HSL packets and laws, ``referee`` converted to an ``HslRefereeConfig``).
+    ``HslReferee`` (HSL packets and laws, ``referee`` converted to an ``HslRefereeConfig``; every
+    message of a team's ``TeamLink`` counts against its message budget).
     ``realtime`` is honoured by drivers of the loop (the CLI), never inside it.
     """
 
@@ -249,6 +251,9 @@ class Match:
         self.factory = tree_factory if tree_factory is not None else _build_factory()
         self.team_links = {team: TeamLink(np.random.default_rng([config.seed, 7, team.value]))
                            for team in (Team.BLUE, Team.RED)}
+        # the HSL referee counts every team message against the team's budget
+        self._count_team_messages = getattr(self.referee, "count_team_messages", None)
+        self._link_sent = {team: 0 for team in self.team_links}
         self.agents: dict[RobotId, Agent] = {}
         for rid in sorted(self.world.robots):
             if not config.is_idle(rid.team):
@@ -330,6 +335,11 @@ class Match:
             if packet is not None:
                 agent.receive_packet(packet)
             agent.step(t)
+        if self._count_team_messages is not None:
+            for team, link in self.team_links.items():
+                if link.sent != self._link_sent[team]:
+                    self._count_team_messages(team, link.sent - self._link_sent[team])
+                    self._link_sent[team] = link.sent
         for rid in self.statues:  # a statue only stands back up after a fall
             if self.world.robots[rid].fallen:
                 self.world.set_command(rid, _STAND_UP)

@@ -240,6 +240,11 @@ def test_gc_version_chooses_the_referee_and_the_packets(capsys) -> None:
     assert {a.blackboard["gc_packet_version"] for a in match.agents.values()} == {20}
     assert all(a.blackboard["gc_game_state"] == "SET" for a in match.agents.values())  # the delayed PLAYING
     assert match.referee.state == GameState.PLAYING
+    ref = match.referee  # every message of the team links counts against the budget (not in INITIAL)
+    for team, link in match.team_links.items():
+        assert 0 < ref.messages_counted[team] <= link.sent
+        assert ref.packet().team(ref.team_number(team)).message_budget == 12000 - ref.messages_counted[team]
+    assert all(0 < a.blackboard["gc_message_budget"] < 12000 for a in match.agents.values())
     code = main(["run", "--headless", "--seconds", "2", "--seed", "3", "--json", "--team-size", "1",
                  "--gc-version", "19"])
     out, _ = capsys.readouterr()

@@ -33,10 +33,27 @@ differs in HSL is overridden here:
   checks give are read by meaning (PICKUP_OR_INCAPABLE of a fallen robot is INCAPABLE_ROBOT, of a
   robot off the field LEAVING_THE_FIELD; ILLEGAL_ATTACK/DEFENSE are ILLEGAL_POSITIONING).
 
+- The team-message budget: ``count_team_messages(team, n)`` (``Match`` calls it with every
+  message a team's ``TeamLink`` sent) counts messages in READY, SET and PLAYING, as the
+  GameController does; ``TeamInfo.messageBudget`` says what is left of ``message_budget``
+  (12000, the 2026 configs' number for a whole game; it is not scaled to shorter simulated
+  halves). A message sent with no budget left makes the team's communication illegal: its score
+  is set to 0 and its later goals do not count (``goal_void`` in the history; the other team
+  still kicks off).
+- The mercy rule: a counted goal that makes the difference ``mercy_goal_difference`` (10) ends
+  the game (``game_over`` "mercy rule").
+- Timeouts: ``call_timeout(team)`` (``timeouts_per_team``, one each) outside PLAYING and
+  FINISHED and not before a penalty kick: ``timeout_s`` (300 s) of INITIAL with ``gamePhase``
+  TIMEOUT and ``secondaryTime`` counting down; the next kick-off goes to the other team; then
+  READY. Penalty clocks stand still meanwhile (they run in READY and PLAYING only).
+- Global game stuck: in PLAYING with the ball in play (no set play, not stopped), when nobody
+  touched the ball and it did not move ``ball_moved_m`` for ``game_stuck_s`` (30 s), a dropped
+  ball: a kick-off with ``kickingTeam`` 255 (READY, SET, PLAYING; both teams outside the centre
+  circle).
+
 Penalty codes are kept by their v20 meaning and written in the packet's version (v19 has no
-MOTION_IN_STOP or CAUTIONED: they are sent as PICK_UP there). Not modelled (yet): the team-message
-budget (``messageBudget`` is sent, never counted), the mercy rule, timeouts, the dropped ball of
-a stuck game, extra time and the penalty shoot-out.
+MOTION_IN_STOP or CAUTIONED: they are sent as PICK_UP there). Not modelled (yet): extra time,
+the penalty shoot-out, oversized (over 512 bytes) team messages and the local game stuck penalty.
 """
 from __future__ import annotations
 
@@ -45,7 +62,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
 from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, HSL_V19, HSL_V20, KICKING_TEAM_NONE,
-                                                  CompetitionType, HslControlData, HslRobotInfoV19,
+                                                  CompetitionType, GamePhase, HslControlData, HslRobotInfoV19,
                                                   HslRobotInfoV20, HslTeamInfo, PenaltyV19, PenaltyV20, SetPlay)
 from soccerbt.gamecontroller.protocol import HL_VERSION, GameState, Penalty, SecondaryState, SubState
 from soccerbt.gamecontroller.referee import _EPS, _FREE_KICK_NAMES, Referee, RefereeConfig, RefereeWorld, _PenaltyState
@@ -93,12 +110,18 @@ class HslRefereeConfig(RefereeConfig):
     keep_away_grace_s: float = 10.0  # after the resume, opponents must have left the keep-away circle
     penalty_increment_s: float = 15.0
     penalty_durations_s: dict[str, tuple[float, bool]] = field(default_factory=lambda: dict(HSL_PENALTY_DURATIONS))
-    message_budget: int = 12000  # sent in every packet; not counted yet
+    message_budget: int = 12000  # team messages per team and game (the 2026 configs), counted
+    mercy_goal_difference: int = 10  # this goal difference ends the game; 0: no mercy rule
+    timeouts_per_team: int = 1
+    timeout_s: float = 300.0
+    game_stuck_s: float = 30.0  # no touch and the ball unmoved this long: dropped ball; 0: never
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.version not in (HSL_V19, HSL_V20):
             raise ValueError(f"HslRefereeConfig.version: {self.version!r} (expected 19 or 20)")
+        if not 0 <= self.message_budget <= 0xFFFF:
+            raise ValueError(f"HslRefereeConfig.message_budget: {self.message_budget} out of range 0..65535")
         unknown = set(self.penalty_durations_s) - set(PenaltyV20.__members__)
         if unknown:
             raise ValueError(f"HslRefereeConfig.penalty_durations_s: unknown penalties {sorted(unknown)}")
@@ -134,6 +157,14 @@ class HslReferee(Referee):
             config = HslRefereeConfig.from_config(config)
         self._delay_until_s: float | None = None
         self._incremental = {Team.BLUE: 0, Team.RED: 0}
+        self.message_budget = {Team.BLUE: config.message_budget, Team.RED: config.message_budget}
+        self.messages_counted = {Team.BLUE: 0, Team.RED: 0}
+        self.illegal_communication = {Team.BLUE: False, Team.RED: False}
+        self.timeouts_left = {Team.BLUE: config.timeouts_per_team, Team.RED: config.timeouts_per_team}
+        self.timeout_team: Team | None = None  # a timeout runs (state INITIAL, gamePhase TIMEOUT)
+        self._timeout_until_s = 0.0
+        self._stuck_since_s: float | None = None  # ball in play, unmoved and untouched since
+        self._stuck_spot = (0.0, 0.0)
         super().__init__(world, config)
         if self.players_per_team > HSL_MAX_NUM_PLAYERS:
             raise ValueError(f"players per team {self.players_per_team} out of range 1..{HSL_MAX_NUM_PLAYERS}")
@@ -168,7 +199,51 @@ class HslReferee(Referee):
     def packet_situation(self) -> tuple:
         """What the packet shows beyond the v12 referee's fields (``Match`` sends at once when it
         changes)."""
-        return (int(self.shown_state), self.stopped, self.kicking_team())
+        return (int(self.shown_state), self.stopped, self.kicking_team(), self.in_timeout,
+                tuple(self.illegal_communication.values()))
+
+    @property
+    def in_timeout(self) -> bool:
+        return self.timeout_team is not None
+
+    def game_phase(self) -> int:
+        return GamePhase.TIMEOUT if self.in_timeout else GamePhase.NORMAL
+
+    # --- team messages, timeouts ------------------------------------------------------------
+
+    def count_team_messages(self, team: Team, count: int = 1) -> None:
+        """``count`` team messages ``team`` sent now. Counted in READY, SET and PLAYING (not in
+        a timeout); a message sent with no budget left makes the team's communication illegal:
+        score 0, later goals void."""
+        if count <= 0 or self.in_timeout or self.state not in (GameState.READY, GameState.SET, GameState.PLAYING):
+            return
+        self.messages_counted[team] += count
+        left = self.message_budget[team]
+        self.message_budget[team] = max(0, left - count)
+        if count > left and not self.illegal_communication[team]:
+            self.illegal_communication[team] = True
+            self.scores[team] = 0
+            self._record("illegal_communication", f"{team.name.lower()} over the message budget "
+                         f"({self.config.message_budget}): score 0, later goals void", team)
+            self._revision += 1
+
+    def call_timeout(self, team: Team) -> bool:
+        """A timeout for ``team`` (its own, ``timeouts_per_team``): legal outside PLAYING and
+        FINISHED and not before a penalty kick. INITIAL with gamePhase TIMEOUT for ``timeout_s``,
+        the next kick-off for the other team, then READY."""
+        if self.finished or self.state in (GameState.PLAYING, GameState.FINISHED) or self.in_timeout \
+                or self.secondary_state != SecondaryState.NORMAL or self.timeouts_left[team] <= 0:
+            return False
+        self.timeouts_left[team] -= 1
+        self.timeout_team = team
+        self._timeout_until_s = self.t_s + self.config.timeout_s
+        self._clear_set_play()
+        self.kick_off_team = team.other
+        self._spot = (0.0, 0.0)
+        self._replace_ball()
+        self._set_state(GameState.INITIAL)
+        self._record("timeout", team.name.lower(), team)
+        return True
 
     # --- set plays --------------------------------------------------------------------------
 
@@ -261,6 +336,8 @@ class HslReferee(Referee):
             self._cancel_delay("time" if self.state == GameState.PLAYING else GameState(self.state).name)
 
     def _on_event(self, ev: WorldEvent) -> None:
+        if isinstance(ev, (BallTouched, BallKicked)):
+            self._stuck_since_s = None  # play goes on: the stuck clock starts again
         if isinstance(ev, GoalScored):
             self._cancel_delay("goal")
         elif isinstance(ev, BallOut):
@@ -277,6 +354,19 @@ class HslReferee(Referee):
         super()._on_event(ev)
 
     def _advance(self) -> bool:
+        if self.in_timeout:
+            if self.t_s >= self._timeout_until_s - _EPS:
+                team = self.timeout_team
+                self.timeout_team = None
+                self._record("timeout_end", team.name.lower() if team is not None else "", team)
+                self._enter_ready(self.kick_off_team)
+                return True
+            return False
+        if self._game_stuck():
+            self._record("game_stuck", f"nobody played the ball for {self.config.game_stuck_s:g} s: dropped ball")
+            self._cancel_delay("dropped ball")
+            self._enter_ready(None)
+            return True
         before = self.state
         changed = super()._advance()
         if changed and before == GameState.SET and self.state == GameState.PLAYING:
@@ -285,6 +375,40 @@ class HslReferee(Referee):
                 self._delay_until_s = self.t_s + delay
                 self._record("delay", f"packets show SET for {delay:g} s")
         return changed
+
+    def _game_stuck(self) -> bool:
+        """Nobody touched the ball and it did not move for ``game_stuck_s`` while in play."""
+        limit = self.config.game_stuck_s
+        if limit <= 0.0 or not self._ball_in_play() or self.stopped:
+            self._stuck_since_s = None
+            return False
+        ball = self.world.ball
+        if self._stuck_since_s is None or math.hypot(ball.x_m - self._stuck_spot[0], ball.y_m - self._stuck_spot[1]) \
+                >= self.config.ball_moved_m - _EPS:
+            self._stuck_since_s = self.t_s
+            self._stuck_spot = (ball.x_m, ball.y_m)
+            return False
+        return self.t_s - self._stuck_since_s >= limit - _EPS
+
+    # --- goals ------------------------------------------------------------------------------
+
+    def _on_goal(self, ev: GoalScored) -> None:
+        if not self._ball_in_play():
+            super()._on_goal(ev)
+            return
+        scorer = Team.BLUE if self.attacks_positive_x(Team.BLUE) == ev.goal_at_positive_x else Team.RED
+        if self.illegal_communication[scorer]:  # the goal does not count; the other team kicks off
+            self._record("goal_void", f"{scorer.name.lower()}: illegal communication", scorer,
+                         ev.last_touch or self.last_touch)
+            self._enter_ready(kick_off=scorer.other)
+            return
+        super()._on_goal(ev)
+        diff = self.config.mercy_goal_difference
+        if diff > 0 and self.scores[scorer] - self.scores[scorer.other] >= diff:
+            self._clear_set_play()
+            self.finished = True
+            self._set_state(GameState.FINISHED)
+            self._record("game_over", f"mercy rule {self.scores[Team.BLUE]}:{self.scores[Team.RED]}")
 
     def _cancel_delay(self, why: str) -> None:
         if self._delay_until_s is not None:
@@ -399,6 +523,8 @@ class HslReferee(Referee):
     def secondary_time(self) -> int:
         cfg = self.config
         elapsed = self.t_s - self._phase_start_s
+        if self.in_timeout:
+            return max(0, math.ceil(self._timeout_until_s - self.t_s - 1e-9))
         if self.delayed:
             return 0  # as SET shows it
         if self.state == GameState.PLAYING and self.secondary_state == SecondaryState.PENALTYKICK:
@@ -428,7 +554,7 @@ class HslReferee(Referee):
         colour = team.value
         return HslTeamInfo(team_number=self._numbers[team], field_player_colour=colour, goalkeeper_colour=colour,
                            goalkeeper=self.config.goalkeeper_number, score=self.scores[team],
-                           message_budget=max(0, min(0xFFFF, self.config.message_budget)),
+                           message_budget=self.message_budget[team],
                            players=tuple(self._robot_info(team, n) for n in range(1, HSL_MAX_NUM_PLAYERS + 1)))
 
     def _build_packet(self) -> HslControlData:  # type: ignore[override]
@@ -438,7 +564,8 @@ class HslReferee(Referee):
             else _SET_PLAY_OF.get(self.secondary_state, SetPlay.NONE)
         packet = HslControlData(
             version=self.config.version, packet_number=self._sent & 0xFF, players_per_team=self.players_per_team,
-            competition_type=int(self.config.competition_type), stopped=1 if self.stopped else 0, game_phase=0,
+            competition_type=int(self.config.competition_type), stopped=1 if self.stopped else 0,
+            game_phase=int(self.game_phase()),
             state=int(self.shown_state), set_play=int(set_play), first_half=1 if self.first_half else 0,
             kicking_team=KICKING_TEAM_NONE if kicking is None else self._numbers[kicking],
             secs_remaining=max(-0x8000, min(0x7FFF, self.secs_remaining())),

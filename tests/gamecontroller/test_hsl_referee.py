@@ -1,6 +1,7 @@
 """The HSL referee on a fake world: its v19/v20 packets, decoded from the real bytes, and the
 gc_* entries the adapter writes from them at each phase (kick-off with the delayed PLAYING, set
-plays inside PLAYING with ``stopped``, penalty kick, penalties)."""
+plays inside PLAYING with ``stopped``, penalty kick, penalties, the team-message budget, the
+mercy rule, timeouts, the dropped ball of a stuck game)."""
 from __future__ import annotations
 
 import math
@@ -8,8 +9,8 @@ import math
 import pytest
 
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
-from soccerbt.gamecontroller.hsl_protocol import (KICKING_TEAM_NONE, HslControlData, PenaltyV19, PenaltyV20,
-                                                  SetPlay)
+from soccerbt.gamecontroller.hsl_protocol import (KICKING_TEAM_NONE, GamePhase, HslControlData, PenaltyV19,
+                                                  PenaltyV20, SetPlay)
 from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig, make_referee
 from soccerbt.gamecontroller.protocol import GameState, Penalty, decode, encode
 from soccerbt.gamecontroller.referee import Referee, RefereeConfig
@@ -188,7 +189,7 @@ def test_penalty_kick_through_ready_and_set(fake_world) -> None:
 
 def test_penalties_durations_increments_return_point_and_codes(fake_world) -> None:
     world = fake_world.with_teams(2)
-    d = Driver(world, config(set_play_stop_s=5.0))
+    d = Driver(world, config(set_play_stop_s=5.0, game_stuck_s=0.0))  # the fake ball never moves
     kick_off(d)
     t0 = d.t
     assert d.ref.penalize(BLUE1, "PICK_UP")  # incremental: 30 s
@@ -256,3 +257,141 @@ def test_make_referee_and_match_config_choose_the_version(fake_world) -> None:
     with pytest.raises(ValueError):
         MatchConfig(gc_version=18)
     assert MatchConfig().gc_version == 12
+
+
+def restart(d: Driver) -> None:
+    """From READY after a goal (or a dropped ball): SET once placed, then PLAYING (delayed)."""
+    assert d.ref.state == GameState.READY
+    d.run_until(d.t + 1.5)
+    assert d.ref.state == GameState.SET
+    d.run_until(d.ref._phase_start_s + 2.05)
+    assert d.ref.state == GameState.PLAYING
+
+
+def goal(d: Driver, by) -> None:
+    """``by`` scores in the goal its team attacks, one step from now."""
+    t = round(d.t + 0.1, 6)
+    positive = d.ref.attacks_positive_x(by.team)
+    d.run_until(t, {t: [BallKicked(t - 0.05, by), GoalScored(t, positive, by)]})
+
+
+def test_team_message_budget_counts_in_ready_set_playing_and_voids_goals_when_over(fake_world) -> None:
+    world = fake_world.with_teams(2)
+    d = Driver(world, config(message_budget=100))
+    d.ref.count_team_messages(Team.BLUE, 50)  # INITIAL: not counted
+    d.run_until(0.5)
+    assert d.last.team(1).message_budget == 100 and d.ref.messages_counted[Team.BLUE] == 0
+    d.run_until(1.5)  # READY
+    d.ref.count_team_messages(Team.BLUE, 30)
+    d.ref.count_team_messages(Team.RED, 100)  # exactly the budget: still legal
+    d.run_until(1.6)
+    assert (d.last.team(1).message_budget, d.last.team(2).message_budget) == (70, 0)
+    d.run_until(3.0)  # SET, then PLAYING
+    d.run_until(d.ref._phase_start_s + 2.05)
+    goal(d, BLUE2)
+    restart(d)
+    goal(d, RED2)
+    assert d.ref.scores == {Team.BLUE: 1, Team.RED: 1}
+    d.ref.count_team_messages(Team.RED, 1)  # one message with no budget left: illegal
+    d.run_until(d.t + 0.1)
+    assert d.ref.illegal_communication == {Team.BLUE: False, Team.RED: True}
+    assert d.ref.scores[Team.RED] == 0 and d.last.team(2).score == 0 and d.last.team(2).message_budget == 0
+    assert d.bb_red["gc_score"] == 0
+    restart(d)  # blue's kick-off after red's goal
+    goal(d, RED2)  # void: no score, the other team kicks off
+    assert d.ref.scores == {Team.BLUE: 1, Team.RED: 0}
+    assert view(d.last) == ("READY", 0, "NONE", 1)
+    assert [r.kind for r in d.ref.history if r.kind in ("goal", "goal_void", "illegal_communication")] == [
+        "goal", "goal", "illegal_communication", "goal_void"]
+    assert [g.team for g in d.ref.goals] == [Team.BLUE, Team.RED]
+
+
+def test_mercy_rule_ends_the_game_at_the_goal_difference(fake_world) -> None:
+    world = fake_world.with_teams(2)
+    d = Driver(world, config(mercy_goal_difference=3))
+    kick_off(d)
+    for k in range(3):
+        if k:
+            restart(d)
+        goal(d, BLUE2)
+        assert d.ref.scores[Team.BLUE] == k + 1
+        if k < 2:
+            assert not d.ref.finished and d.ref.state == GameState.READY
+    assert d.ref.finished and view(d.last)[0] == "FINISHED"
+    assert d.bb_blue["gc_game_state"] == "END"
+    assert [r.detail for r in d.ref.history if r.kind == "game_over"] == ["mercy rule 3:0"]
+    d.run_until(d.t + 20.0)  # no second half
+    assert d.ref.finished and d.ref.state == GameState.FINISHED and d.ref.first_half
+
+
+def test_mercy_rule_default_is_ten_and_counts_the_difference(fake_world) -> None:
+    assert HslRefereeConfig().mercy_goal_difference == 10
+    world = fake_world.with_teams(2)
+    d = Driver(world, config(mercy_goal_difference=2))
+    kick_off(d)
+    goal(d, BLUE2)
+    restart(d)
+    goal(d, RED2)  # 1:1
+    restart(d)
+    goal(d, BLUE2)  # 2:1: a difference of one
+    assert not d.ref.finished
+
+
+def test_one_timeout_per_team_sent_as_initial_with_game_phase_timeout(fake_world) -> None:
+    world = fake_world.with_teams(2)
+    d = Driver(world, config(timeout_s=20.0))
+    d.run_until(1.5)  # READY, blue to kick off
+    assert view(d.last) == ("READY", 0, "NONE", 1)
+    assert d.ref.call_timeout(Team.BLUE)
+    d.run_until(d.t + 0.1)
+    p = d.last
+    assert p.game_phase == GamePhase.TIMEOUT and view(p) == ("INITIAL", 0, "NONE", 2)  # red kicks off next
+    assert p.secondary_time == 20
+    assert d.bb_blue["gc_game_state"] == "INITIAL" and d.bb_blue["gc_game_sub_state_type"] == "TIMEOUT"
+    assert not d.ref.call_timeout(Team.RED)  # not during a timeout
+    clock = p.secs_remaining
+    d.ref.count_team_messages(Team.BLUE, 5)  # not counted in a timeout
+    d.run_until(d.t + 10.0)
+    assert d.last.secondary_time == 10 and d.last.secs_remaining == clock
+    assert d.ref.messages_counted[Team.BLUE] == 0
+    d.run_until(d.t + 10.0)  # over: READY, red's kick-off
+    assert d.last.game_phase == GamePhase.NORMAL and view(d.last) == ("READY", 0, "NONE", 2)
+    assert d.bb_blue["gc_game_sub_state_type"] == "NONE"
+    assert not d.ref.call_timeout(Team.BLUE)  # blue's only timeout is used
+    assert d.ref.timeouts_left == {Team.BLUE: 0, Team.RED: 1}
+    d.run_until(d.t + 3.0)  # SET, then PLAYING
+    d.run_until(d.ref._phase_start_s + 2.05)
+    assert d.ref.state == GameState.PLAYING
+    assert not d.ref.call_timeout(Team.RED)  # not while playing
+    goal(d, RED2)
+    assert d.ref.call_timeout(Team.RED)  # after a goal, in READY
+    assert [r.kind for r in d.ref.history if r.kind.startswith("timeout")] == ["timeout", "timeout_end", "timeout"]
+
+
+def test_a_stuck_game_restarts_with_a_dropped_ball(fake_world) -> None:
+    world = fake_world.with_teams(2)
+    d = Driver(world, config(game_stuck_s=30.0))
+    kick_off(d)
+    t0 = d.ref._phase_start_s  # the whistle: the ball is in play from here
+    t_touch = round(t0 + 20.0, 6)
+    d.run_until(t_touch, {t_touch: [BallTouched(t_touch, RED1)]})  # a touch starts the clock again
+    d.run_until(t_touch + 9.9)
+    world.ball.x_m, world.ball.y_m = 1.0, 0.5  # the ball rolled: again
+    d.run_until(t_touch + 39.9)
+    assert d.ref.state == GameState.PLAYING
+    d.run_until(t_touch + 40.1)  # 30 s unmoved and untouched: a kick-off for nobody
+    assert view(d.last) == ("READY", 0, "NONE", KICKING_TEAM_NONE)
+    assert (world.ball.x_m, world.ball.y_m) == (0.0, 0.0)
+    assert [r.kind for r in d.ref.history if r.kind == "game_stuck"] == ["game_stuck"]
+    assert not d.bb_blue["gc_is_kickoff_side"] and not d.bb_red["gc_is_kickoff_side"]
+    restart(d)  # SET (both teams outside the centre circle), PLAYING: still nobody's
+    assert d.last.kicking_team == KICKING_TEAM_NONE
+
+
+def test_no_game_stuck_during_a_set_play(fake_world) -> None:
+    world = fake_world.with_teams(2)
+    d = Driver(world, config(game_stuck_s=5.0, set_play_stop_s=2.0))
+    kick_off(d)
+    assert d.ref.award_free_kick(Team.RED, (-2.0, -2.0))
+    d.run_until(d.t + 30.0)
+    assert d.ref.state == GameState.PLAYING and d.last.set_play == SetPlay.DIRECT_FREE_KICK

@@ -1,9 +1,12 @@
 """Seeded matches of our own trees under the HSL referee (``MatchConfig(gc_version=20)``): the
 kick-off through READY, SET and the delayed PLAYING (the packets show SET for 10 s after the
 whistle: our robots stand, as robots without a whistle detector do), then a throw-in inside
-PLAYING (``stopped`` while the ball is placed, then the set play), without node errors."""
+PLAYING (``stopped`` while the ball is placed, then the set play), without node errors; a
+timeout and the team-message budget (every message of a team link counted, a team over budget
+loses its goals)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
@@ -90,3 +93,45 @@ def test_kick_off_with_the_delayed_playing_and_a_throw_in(sim) -> None:
     result = match.result()
     assert not result.errors
     assert all(r.node_exceptions == 0 for r in result.robots), [r.node_exception_paths for r in result.robots]
+
+
+def test_a_timeout_then_the_message_budget_runs_out(sim) -> None:
+    budget = 900  # our robots send 10 messages a second each: 30 s of READY, SET and PLAYING
+    match = Match(MatchConfig(seed=22, gc_version=20,
+                              referee=dataclasses.replace(REFEREE, message_budget=budget, timeout_s=5.0)))
+    ref = match.referee
+    assert isinstance(ref, HslReferee)
+    assert ref.call_timeout(Team.RED)  # in INITIAL, before the first step
+
+    def budget_counts_every_message(m: Match) -> object:
+        for team, link in m.team_links.items():
+            if ref.messages_counted[team] > link.sent:
+                return f"{team.name} counted {ref.messages_counted[team]} of {link.sent} sent"
+            if ref.message_budget[team] != max(0, budget - ref.messages_counted[team]):
+                return f"{team.name} budget {ref.message_budget[team]} after {ref.messages_counted[team]}"
+            if ref.illegal_communication[team] != (ref.messages_counted[team] > budget):
+                return f"{team.name} illegal communication {ref.illegal_communication[team]}"
+            if ref.illegal_communication[team] and ref.scores[team] != 0:
+                return f"{team.name} scored over budget"
+        return True
+
+    def timeout_counts_nothing(m: Match) -> object:
+        if not ref.in_timeout:
+            return None
+        return all(n == 0 for n in ref.messages_counted.values()) or "messages counted in a timeout"
+
+    robots_see_timeout = sim.eventually("every robot sees the timeout", lambda m: (
+        ref.in_timeout and all(a.blackboard["gc_game_sub_state_type"] == "TIMEOUT"
+                               and a.blackboard["gc_game_state"] == "INITIAL" for a in m.agents.values())) or None)
+    robots_see_budget = sim.eventually("every robot sees its team's budget shrink", lambda m: all(
+        0 < a.blackboard["gc_message_budget"] < budget for a in m.agents.values()) or None)
+    rules = [sim.always("the budget counts every team message", budget_counts_every_message),
+             sim.always("nothing is counted in a timeout", timeout_counts_nothing),
+             robots_see_timeout, robots_see_budget]
+    sim.play(match, 5.0, rules, until=lambda m: not ref.in_timeout)
+    assert not ref.in_timeout and ref.state == GameState.READY and ref.kick_off_team is Team.BLUE
+    sim.play(match, 60.0, rules, until=lambda m: all(ref.illegal_communication.values()))
+    assert all(ref.illegal_communication.values()) and ref.scores == {Team.BLUE: 0, Team.RED: 0}
+    assert all(a.blackboard["gc_message_budget"] == 0 for a in match.agents.values())
+    sim.assert_rules(rules)
+    assert not match.result().errors
