@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from soccerbt.blackboard.schema import default_blackboard_values
 from soccerbt.gamecontroller.adapter import PenaltyEnded, PenaltyStarted
-from soccerbt.services.planning import Role, TeamMessage, cost_to_ball
+from soccerbt.services.planning import Role, RoleChoice, TeamMessage, cost_to_ball
 from soccerbt.services.world_model import TeammateInfo
 from soccerbt.trees.includes import tree_files as resolve_tree_files
 from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, wrap_angle_rad
@@ -399,6 +399,16 @@ class TeamAdapter:
     ``is_lead`` false, which makes them assist. Defenders (teams of four or more) are called
     ``defender_role`` in the tree and in the teammates the world model lists; None (the
     default) calls them supporters, for trees that know no defender.
+
+    A person's role choice: when ``player_role`` on the blackboard is no longer the role this
+    adapter wrote (the pad's LT+Y / the keyboard's S wrote it, through ``apply_input``), the
+    robot swaps roles with a teammate and the swap holds: "goal_keeper" makes this robot the
+    goalkeeper (the previous goalkeeper becomes the striker when this robot was the striker, a
+    field player otherwise); "striker" makes it the striker (the previous striker goes in goal).
+    The choice (``RoleChoice``) travels in the team messages, so every teammate's negotiation
+    pins the same two robots, until the person swaps again or a robot of the pair is
+    penalised (the penalty's start withdraws the choice: the negotiation decides again, the
+    designated goalkeeper back in goal).
     """
 
     def __init__(self, robot: RobotId, link: Any, assigner: Any, *, period_s: float = 0.1,
@@ -413,6 +423,9 @@ class TeamAdapter:
         self.message_timeout_s = message_timeout_s
         self.latest: dict[int, Any] = {}  # player number -> newest TeamMessage
         self.role: Any = None
+        self.choice: RoleChoice | None = None  # the newest person's role choice known here
+        self._role_written: str | None = None  # player_role as this adapter last wrote it
+        self._was_penalised = False
         self._next_send_s = 0.0
         self._next_roles_s = 0.0
         link.register(robot)
@@ -433,8 +446,9 @@ class TeamAdapter:
                 number=m.number, t_s=m.timestamp_s, pose_field=m.pose, ball_field=m.ball_xy,
                 ball_age_s=m.ball_age_s, localized=m.active, penalised=not m.active, role=self._teammate_role(m.role),
                 is_lead=m.role is Role.STRIKER, cost_s=m.cost_to_ball_s) for m in fresh], now_s)
-        own = self._message(now_s, agent)
         bb = agent.blackboard
+        self._follow_role_choice(now_s, bb, fresh)
+        own = self._message(now_s, agent)
         if not own.active:
             return  # keep the last role while penalised or fallen
         role = self.assigner.update(own, fresh, now_s)
@@ -445,9 +459,43 @@ class TeamAdapter:
             name = self.supporter_role if role is Role.SUPPORTER else role.value
         if bb.get("player_role") != name:
             bb["player_role"] = name
+        self._role_written = name
         lead = role is Role.STRIKER or (role is not Role.GOALKEEPER and not fresh)
         if bb.get("is_lead") != lead:
             bb["is_lead"] = lead
+
+    def _follow_role_choice(self, now_s: float, bb: Any, fresh: list[Any]) -> None:
+        """Adopt the newest role choice of the messages, take a person's choice made on this
+        robot, withdraw the choice when this robot of its pair is penalised; hand the live
+        choice to the assigner."""
+        for m in fresh:
+            c = getattr(m, "role_choice", None)
+            if c is not None and (self.choice is None or c.t_s > self.choice.t_s):
+                self.choice = c
+        me = self.robot.number
+        written = bb.get("player_role")
+        if self._role_written is not None and written != self._role_written:
+            choice = self._person_choice(now_s, str(written))
+            if choice is not None:
+                self.choice = choice
+        penalised = bool(bb.get("gc_is_under_penalty", False))
+        c = self.choice
+        if penalised and not self._was_penalised and c is not None and c.live and me in (c.goalkeeper, c.striker):
+            self.choice = RoleChoice(now_s, None, None, live=False)
+        self._was_penalised = penalised
+        self.assigner.choice = self.choice if self.choice is not None and self.choice.live else None
+
+    def _person_choice(self, now_s: float, role_name: str) -> RoleChoice | None:
+        """The choice a person made by writing ``role_name`` into this robot's player_role."""
+        me = self.robot.number
+        roles = dict(getattr(self.assigner, "roles", {}) or {})
+        keeper = next((n for n, r in roles.items() if r is Role.GOALKEEPER and n != me), None)
+        striker = next((n for n, r in roles.items() if r is Role.STRIKER and n != me), None)
+        if role_name == Role.GOALKEEPER.value:
+            return RoleChoice(now_s, me, keeper if self.role is Role.STRIKER else None)
+        if role_name == Role.STRIKER.value:
+            return RoleChoice(now_s, striker, me)
+        return None  # not a role a person chooses: the negotiation overwrites it
 
     def _teammate_role(self, role: Any) -> str:
         """A teammate's role as this robot's tree knows it (a defender is a supporter to trees
@@ -473,4 +521,4 @@ class TeamAdapter:
         active = not bool(bb.get("gc_is_under_penalty", False)) and not wm.fallen
         role = self.role if self.role is not None else Role(agent.context.start_role)
         return TeamMessage(self.robot, pose, ball, age, cost_to_ball(pose, ball, kick_dir, ball_age_s=age)
-                           if ball is not None else math.inf, role, now_s, active)
+                           if ball is not None else math.inf, role, now_s, active, self.choice)

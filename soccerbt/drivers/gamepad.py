@@ -200,7 +200,9 @@ def apply_input(inp: ManualInput, blackboard: MutableMapping[str, object], now_s
     the events the chords and releases produced.
 
     The flags are written at every call (the pad is their only writer); chords write
-    ``control_state`` / ``odom_calibrated`` / ``player_role`` once, when they act.
+    ``control_state`` / ``odom_calibrated`` / ``player_role`` once, when they act. A swapped
+    ``player_role`` holds: the team adapter (``soccerbt.agent.TeamAdapter``) takes it as the
+    person's role choice and the role negotiation keeps it until the next swap or a penalty.
     """
     events: list[PadEvent] = []
     if inp.released is not None:

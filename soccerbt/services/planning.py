@@ -8,7 +8,9 @@
   cost becomes striker, with hysteresis (a challenger must be clearly cheaper, for a while) so
   roles do not flip on noise; of the rest, in teams of four or more (5 v 5 on the L field, up
   to 7 on S), about half defend (those nearest the own goal, with hysteresis) and the others
-  support. Three robots keep a goalkeeper, a striker and a supporter.
+  support. Three robots keep a goalkeeper, a striker and a supporter. A person's
+  ``RoleChoice`` (the viewer's S, a pad's LT+Y), carried in the messages, overrides the
+  negotiation for its goalkeeper and striker until a newer choice withdraws or replaces it.
 - ``assign_positions``: ``scipy.optimize.linear_sum_assignment`` over walking distances, with
   a bonus for keeping the previous assignment; ``supporter_targets`` and ``defender_targets``
   propose the spots, scaled to the field (S, M or L).
@@ -38,6 +40,7 @@ from soccerbt.world.types import Pose2D, RobotId, wrap_angle_rad
 __all__ = [
     "Role",
     "RoleAssigner",
+    "RoleChoice",
     "RoleConfig",
     "RolePolicy",
     "TeamLink",
@@ -63,11 +66,28 @@ class Role(str, enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class RoleChoice:
+    """A person's choice of roles for a team: ``goalkeeper`` keeps the goal and ``striker``
+    strikes, whatever the costs say, until a newer choice (higher ``t_s``) replaces it.
+
+    Either number may be None (no robot pinned to that role: the negotiation fills it).
+    ``live`` False withdraws the choice (a robot of the pair was penalised): the negotiation
+    decides every role again, the designated goalkeeper back in goal.
+    """
+
+    t_s: float
+    goalkeeper: int | None
+    striker: int | None
+    live: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class TeamMessage:
     """One broadcast of a robot to its team (team frame, simulated seconds).
 
     ``active`` is false while the sender is penalised, fallen or not localized: it then takes
-    no role. ``ball_age_s`` is the age of its ball sighting at ``timestamp_s``.
+    no role. ``ball_age_s`` is the age of its ball sighting at ``timestamp_s``. ``role_choice``
+    is the newest person's role choice the sender knows (None: none was made).
     """
 
     sender: RobotId
@@ -78,6 +98,7 @@ class TeamMessage:
     role: Role
     timestamp_s: float
     active: bool = True
+    role_choice: RoleChoice | None = None
 
     @property
     def number(self) -> int:
@@ -133,6 +154,8 @@ class RoleAssigner:
 
     Feed it every fresh message, the robot's own included (``assign``), or the own message and
     the teammates' (``update``). It remembers the previous striker and goalkeeper substitute.
+    ``choice`` (a live ``RoleChoice``, set by the team adapter) pins the goalkeeper (it replaces
+    the designated one) and the striker while they are active.
     """
 
     def __init__(self, field: Field, config: RoleConfig | None = None) -> None:
@@ -144,6 +167,7 @@ class RoleAssigner:
         self.roles: dict[int, Role] = {}
         self._challenger: tuple[int, float] | None = None  # (number, since when)
         self._now_s = 0.0
+        self.choice: RoleChoice | None = None
 
     def assign(self, messages: Iterable[TeamMessage], now_s: float) -> dict[int, Role]:
         """Roles by player number; inactive or silent robots get none."""
@@ -162,7 +186,9 @@ class RoleAssigner:
             self.roles = roles
             return roles
         field_players = dict(active)
-        keeper = c.goalkeeper_number if c.goalkeeper_number in active else None
+        choice = self.choice if self.choice is not None and self.choice.live else None
+        designated = choice.goalkeeper if choice is not None else c.goalkeeper_number
+        keeper = designated if designated in active else None
         if keeper is None and len(active) >= 2:
             keeper = self._substitute_keeper(active)
         else:
@@ -171,7 +197,11 @@ class RoleAssigner:
             roles[keeper] = Role.GOALKEEPER
             field_players.pop(keeper)
         if field_players:
-            striker = self._striker(field_players)
+            if choice is not None and choice.striker in field_players:
+                striker = choice.striker  # pinned by a person: no cost can take it away
+                self._challenger = None
+            else:
+                striker = self._striker(field_players)
             roles[striker] = Role.STRIKER
             others = {n: m for n, m in field_players.items() if n != striker}
             self.defenders = self._defenders(others)

@@ -134,3 +134,46 @@ def test_custom_bindings_and_their_errors(pg):
         KeyBindings(kick=("K_UP",)).resolve()
     with pytest.raises(ValueError, match="speed_fraction"):
         KeyboardPad(speed_fraction=0.0)
+
+
+def test_f_toggles_field_relative_arrows_in_screen_directions(pg):
+    import math
+
+    pad = KeyboardPad()  # half speed: 0.6 m/s forward, 0.2 m/s sideways at most
+    heading = {"rad": math.pi / 2}  # the robot faces up the screen (world +y)
+    mirrored = {"on": False}
+    pad.heading_rad = lambda: heading["rad"]
+    pad.view_mirrored = lambda: mirrored["on"]
+    press(pad, pygame.K_RIGHT)
+    assert pad.update(0.0, {}) == ManualCommand(0.0, -0.2, 0.0)  # robot-relative: its right
+    release(pad, pygame.K_RIGHT)
+    press(pad, pygame.K_f)
+    release(pad, pygame.K_f)
+    assert pad.field_relative and [e.detail for e in pad.drain_events()] == ["on"]
+    heading["rad"] = 0.0  # facing screen right
+    press(pad, pygame.K_UP)  # screen up: the robot's left
+    cmd = pad.update(0.02, {})
+    assert (cmd.vx_mps, cmd.vy_mps) == (pytest.approx(0.0, abs=1e-12), pytest.approx(0.2))
+    heading["rad"] = math.pi  # facing screen left: up is its right
+    cmd = pad.update(0.04, {})
+    assert (cmd.vx_mps, cmd.vy_mps) == (pytest.approx(0.0, abs=1e-12), pytest.approx(-0.2))
+    mirrored["on"] = True  # the view from the other side: screen up is world -y, its left again
+    cmd = pad.update(0.06, {})
+    assert (cmd.vx_mps, cmd.vy_mps) == (pytest.approx(0.0, abs=1e-12), pytest.approx(0.2))
+    release(pad, pygame.K_UP)
+    mirrored["on"] = False
+    heading["rad"] = math.pi / 4  # diagonal: the fastest velocity on the limits' ellipse
+    press(pad, pygame.K_UP, pygame.K_q)
+    cmd = pad.update(0.08, {})
+    assert cmd.vtheta_radps == pytest.approx(0.75)  # Q still turns
+    c, s = math.cos(math.pi / 4), math.sin(math.pi / 4)
+    wx, wy = c * cmd.vx_mps - s * cmd.vy_mps, s * cmd.vx_mps + c * cmd.vy_mps
+    assert wx == pytest.approx(0.0, abs=1e-9) and wy > 0.2  # straight up the screen
+    assert (cmd.vx_mps / 0.6) ** 2 + (cmd.vy_mps / 0.2) ** 2 == pytest.approx(1.0)
+    release(pad, pygame.K_UP, pygame.K_q)
+    pad.heading_rad = lambda: None  # no heading known: robot-relative again
+    press(pad, pygame.K_UP)
+    assert pad.update(0.1, {}) == ManualCommand(0.6, 0.0, 0.0)
+    release(pad, pygame.K_UP)
+    press(pad, pygame.K_f)
+    assert not pad.field_relative

@@ -164,3 +164,48 @@ def test_viewer_advance_steps_the_source(viewer: Viewer) -> None:
     assert viewer.source.steps == 10
     viewer.pacer.toggle_pause()
     assert viewer.advance(0.5) == 0
+
+
+def test_f_drives_the_selected_robot_in_screen_directions_mirrored_view_included() -> None:
+    """F toggles field-relative arrows: RIGHT walks the robot to the right of the screen,
+    whatever its heading; after V (mirrored view) that is the world's -x."""
+    from soccerbt.drivers.gamepad import PadManager
+    from soccerbt.drivers.keyboard import KeyboardPad
+    from soccerbt.match import Match, MatchConfig
+    from soccerbt.tools.match_source import MatchSceneSource
+    from soccerbt.tools.viewer import wire_field_relative_keys
+
+    pygame.display.init()
+    pygame.font.init()
+    manager = PadManager()
+    manager.keyboard = KeyboardPad()
+    match = Match(MatchConfig(seed=1, duration_s=60.0), pads=manager)
+    viewer = Viewer(MatchSceneSource(match), size_px=(1100, 700), event_handlers=[manager.handle_event])
+    wire_field_relative_keys(viewer, match, manager.keyboard)
+    viewer.on_select = manager.set_keyboard_robot
+    viewer.state.selected = "blue2"
+    manager.set_keyboard_robot("blue2")
+    truth = match.world.robots[match.agent("blue2").robot]
+
+    def key(k: int, down: bool = True) -> None:
+        viewer.handle_event(pygame.event.Event(pygame.KEYDOWN if down else pygame.KEYUP, key=k, mod=0))
+
+    def walk_right(seconds: float) -> tuple[float, float]:
+        x0, y0 = truth.pose.x_m, truth.pose.y_m
+        key(pygame.K_RIGHT)
+        match.run(seconds)
+        key(pygame.K_RIGHT, False)
+        match.run(0.3)
+        return truth.pose.x_m - x0, truth.pose.y_m - y0
+
+    match.run(0.5)
+    key(pygame.K_f)
+    key(pygame.K_f, False)
+    assert manager.keyboard.field_relative
+    key(pygame.K_LSHIFT)
+    dx, dy = walk_right(1.5)
+    assert dx > 0.25 and abs(dy) < 0.5 * dx, (dx, dy)  # screen right is world +x
+    key(pygame.K_v)  # the view from the other side
+    assert viewer.state.mirrored
+    dx, dy = walk_right(1.5)
+    assert dx < -0.25 and abs(dy) < 0.5 * abs(dx), (dx, dy)  # screen right is now world -x
