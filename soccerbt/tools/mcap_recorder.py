@@ -1,11 +1,13 @@
 """The MCAP replay log writer: a match observer recording every node of every robot.
 
-``McapRecorder(path)`` goes into ``match.observers`` (``soccerbt run --record FILE.mcap``). It
-subscribes to each agent's tree (``Tree.on_status_change`` with a raw callback: one list append
-per transition), collects the uids a tick skipped (``env.skip_sink``), asks nodes to stamp the
-blackboard entries they write (``env.track_writers``), and per step writes the messages laid
+``make_recorder(path, match)`` attaches one before the first step (``soccerbt run --record
+FILE.mcap``; ``on_start`` then ``match.observers``). It watches each agent's tree through
+``Tree.start_status_log`` (three integers appended per transition, no call), collects the uids a
+tick skipped (``env.skip_sink``) and the nodes it ticked (``env.ticked``), asks nodes to stamp
+the blackboard entries they write (``env.track_writers``), and per step writes the messages laid
 out in ``soccerbt.tools.logformat``. A hot reload is seen through the agent's tree listeners,
-so the new tree is observed from its first tick.
+so the new tree is watched from its first tick. ``file_hashes`` gives the tree files' SHA-256
+for the header (``--verify`` checks them).
 
 Blackboard changes are found by each root entry's sequence number; a change is logged when the
 value differs from the last one logged (floats as f32, see logformat.encode_changes). The writer of a
