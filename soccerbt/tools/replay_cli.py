@@ -278,6 +278,12 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
     except ReplayError as exc:
         print(str(exc), file=err)
         return EXIT_BAD_LOG
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as text tools do
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more reaches the pipe
+        except OSError:
+            pass
+        return 0
     except OSError as exc:
         print(f"soccerbt replay: {exc}", file=err)
         return EXIT_BAD_LOG

@@ -32,15 +32,17 @@ def step_of_tick(log: McapLog, robot: str, tick: int) -> int:
     first = log.step_view(log.first_step)
     if first is None or robot not in first.ticks:
         raise ReplayError(log.path, None, f"no tick of {robot} in the log")
+    last = log.step_view(log.last_step)
+    top = last.ticks[robot].tick if last is not None else 0
+    if not first.ticks[robot].tick <= tick <= top:
+        raise ReplayError(log.path, None, f"{robot} has no tick {tick} (ticks {first.ticks[robot].tick}..{top})")
     guess = tick - first.ticks[robot].tick + first.step
     view = log.step_view(guess) if log.first_step <= guess <= log.last_step else None
     if view is not None and view.ticks[robot].tick == tick:
         return guess
-    for view in log.steps():
+    for view in log.steps():  # ticks and steps part only where a robot was added late
         if view.ticks[robot].tick == tick:
             return view.step
-    last = log.step_view(log.last_step)
-    top = last.ticks[robot].tick if last is not None else 0
     raise ReplayError(log.path, None, f"{robot} has no tick {tick} (ticks 1..{top})")
 
 
