@@ -17,7 +17,7 @@ from soccerbt.gamecontroller.protocol import GameState, Penalty, SecondaryState,
 from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes.soccer.skills import nav_obstacles
 from soccerbt.services.navigation import Navigator
-from soccerbt.tools.scene import Banner, Scene, SceneRobot, TreeLine
+from soccerbt.tools.scene import Banner, Notice, Scene, SceneRobot, TreeLine
 from soccerbt.world.types import Pose2D, RobotCommand, Team, from_team_frame
 
 MAX_TREE_LINES = 60
@@ -39,13 +39,44 @@ def _to_world_xy(xy: tuple[float, float], attacks_positive_x: bool) -> tuple[flo
     return (xy[0], xy[1]) if attacks_positive_x else (-xy[0], -xy[1])
 
 
-def _short(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    if isinstance(value, tuple | list) and value and all(isinstance(v, float) for v in value):
-        return "(" + ", ".join(f"{v:.2f}" for v in value) + ")"
-    text = str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+def format_value(value: object, limit: int = 40) -> str:
+    """A blackboard value as the replay shows it: floats to 3 significant digits, poses and
+    float sequences to centimetres/centiradians, at most ``limit`` characters."""
+    text = _format(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _format(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value).lower() if value is not None else "null"
+    if isinstance(value, float | np.floating):
+        return f"{float(value):.3g}"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, tuple | list):
+        if value and all(isinstance(v, float | int | np.floating) and not isinstance(v, bool) for v in value):
+            return "(" + ", ".join(f"{float(v):.2f}" for v in value) + ")"
+        return "(" + ", ".join(_format(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_format(v)}" for k, v in value.items()) + "}"
+    fields = getattr(value, "__dataclass_fields__", None) or getattr(value, "__slots__", None)
+    if fields:  # Pose2D(x_m=..., ...) and the like: the numbers, rounded
+        try:
+            values = [getattr(value, name) for name in fields]
+        except AttributeError:
+            values = None
+        if values is not None:
+            if all(isinstance(v, float | int) and not isinstance(v, bool) for v in values):
+                return "(" + ", ".join(f"{float(v):.2f}" for v in values) + ")"
+            return type(value).__name__ + "(" + ", ".join(_format(v) for v in values) + ")"
+    return str(value)
+
+
+_short = format_value  # the old name
 
 
 class MatchSceneSource:
@@ -58,7 +89,10 @@ class MatchSceneSource:
         self.show_particles = show_particles
         self._goto: dict[str, _GoTo] = {}
         self._previous_bb: dict[str, dict[str, str]] = {}
-        self._changes: dict[str, list[tuple[str, str]]] = {}
+        self._changes: dict[str, dict[str, str]] = {}  # per robot: key -> latest value, newest first
+        self._events_seen = 0  # of match.agent_events, turned into notices
+        self._reported: dict[tuple[str, str], float] = {}  # (kind, message) -> when last noticed
+        self._notices: list[Notice] = []
 
     @classmethod
     def default(cls, seed: int = 0, show_particles: bool = True, **config: Any) -> MatchSceneSource:
@@ -86,6 +120,45 @@ class MatchSceneSource:
         pose = agent.pose_estimate()
         heading = math.atan2(ty - pose.y_m, tx - pose.x_m)
         self._goto[key] = _GoTo(Pose2D(tx, ty, heading), Navigator(self.field))
+        self._notices.append(Notice(f"{key}: click-to-go to ({x_m:+.2f}, {y_m:+.2f})"))
+
+    def _world_target(self, key: str, order: _GoTo) -> tuple[float, float]:
+        attack = self.match.referee.attacks_positive_x(self.match.agent(key).robot.team)
+        return _to_world_xy((order.target.x_m, order.target.y_m), attack)
+
+    def goto_targets(self) -> dict[str, tuple[float, float]]:
+        """The pending click-to-go targets, world frame, by robot key."""
+        return {key: self._world_target(key, order) for key, order in self._goto.items()}
+
+    def estop_reason(self) -> str | None:
+        """The emergency stop's reason while it is engaged (maybe ""), else None."""
+        estop = getattr(self.match, "estop", None)
+        if estop is None or not getattr(estop, "engaged", False):
+            return None
+        return str(getattr(estop, "reason", "") or "")
+
+    def notices(self) -> list[Notice]:
+        """What happened since the last call: tree reloads (once per team file, not once per
+        robot), failed reloads with their ``path:line`` error (once per distinct error), and
+        click-to-go targets reached."""
+        events = self.match.agent_events
+        fresh, self._events_seen = events[self._events_seen:], len(events)
+        for event in fresh:
+            if event.kind not in ("tree_reloaded", "tree_reload_failed"):
+                continue
+            seen = self._reported.get((event.kind, event.message))
+            if event.kind == "tree_reload_failed":
+                if seen is not None:
+                    continue  # the same broken file, reported by another robot (or again)
+                self._notices.append(Notice(f"tree reload failed: {event.message}", "error", echo=False))
+            else:
+                if seen is not None and event.t_s - seen < 3.0:
+                    continue  # the other robots running the same file
+                self._reported = {k: v for k, v in self._reported.items() if k[0] != "tree_reload_failed"}
+                self._notices.append(Notice(f"tree reloaded: {event.message}", "ok"))
+            self._reported[(event.kind, event.message)] = event.t_s
+        out, self._notices = self._notices, []
+        return out
 
     def _drive_goto_orders(self) -> None:
         for key, order in list(self._goto.items()):
@@ -94,6 +167,9 @@ class MatchSceneSource:
             pose = agent.pose_estimate()
             if pose.distance_to(order.target.x_m, order.target.y_m) < ARRIVE_TOLERANCE_M:
                 del self._goto[key]
+                wx, wy = self._world_target(key, order)
+                self._notices.append(Notice(f"{key} reached its click-to-go target ({wx:+.2f}, {wy:+.2f}) "
+                                            f"at t={self.match.t_s:.1f}s", "ok"))
                 continue
             obstacles = nav_obstacles(agent.context) if agent.context.world_model is not None else []
             vx, vy, vtheta = navigator.velocity_to(pose, order.target, obstacles, self.match.t_s)
@@ -115,6 +191,8 @@ class MatchSceneSource:
                 self._fill_beliefs(robot, agent, referee.attacks_positive_x(rid.team), key == selected)
             robots.append(robot)
         scene = Scene(self.field, match.t_s, (world.ball.x_m, world.ball.y_m), robots, self._banner())
+        scene.estop = self.estop_reason()
+        scene.goto_targets = self.goto_targets()
         if selected is not None and (agent := self._agent_or_none(selected)) is not None:
             scene.tree_lines = self._tree_lines(agent)
             scene.blackboard_changes = self._blackboard_changes(selected, agent)
@@ -195,13 +273,17 @@ class MatchSceneSource:
         return lines
 
     def _blackboard_changes(self, key: str, agent: Any) -> list[tuple[str, str]]:
-        """Entries whose value changed since the previous frame (newest first, kept a while)."""
-        now = {k: _short(v) for k, v in agent.blackboard.items()}
+        """Entries whose value changed since the previous frame, each key once with its latest
+        value, the most recently changed first (kept a while: at most 24 keys)."""
+        now = {str(k): format_value(v) for k, v in agent.blackboard.items()}
         before = self._previous_bb.get(key)
-        changes = self._changes.setdefault(key, [])
+        changes = self._changes.setdefault(key, {})
         if before is not None:
-            fresh = [(k, v) for k, v in now.items() if before.get(k) != v]
-            changes[:0] = fresh
-            del changes[24:]
+            fresh = {k: v for k, v in now.items() if before.get(k) != v}
+            if fresh:
+                rest = [(k, v) for k, v in changes.items() if k not in fresh]
+                changes.clear()
+                changes.update(fresh)
+                changes.update(rest[: max(0, 24 - len(fresh))])
         self._previous_bb[key] = now
-        return list(changes)
+        return list(changes.items())

@@ -36,6 +36,10 @@ STATUS_COLOURS = {
     "SKIPPED": (120, 120, 140),
 }
 IDLE_COLOUR = (160, 160, 160)
+ESTOP_BG = (200, 0, 0)  # the emergency-stop band under the banner
+ESTOP_TEXT = (255, 255, 255)
+GOTO = (0, 230, 255)  # click-to-go target marker
+NOTICE_COLOURS = {"info": (60, 70, 90), "ok": (30, 120, 60), "warn": (170, 120, 0), "error": (170, 30, 30)}
 
 ROBOT_RADIUS_M = 0.25
 
@@ -75,6 +79,7 @@ class FieldRenderer:
         self._static: pygame.Surface | None = None
         self._font: pygame.font.Font | None = None
         self._small_font: pygame.font.Font | None = None
+        self.label_rects: dict[str, pygame.Rect] = {}  # where the last frame put each robot's label
 
     # --- coordinates ---------------------------------------------------------------------
 
@@ -180,7 +185,81 @@ class FieldRenderer:
             if not robot.removed:
                 self._draw_robot(surface, robot, layers, robot.key == selected)
         pygame.draw.circle(surface, BALL, self.to_px(*scene.ball), max(3, self._m(self.field.ball_radius_m)))
+        if scene.goto_targets:
+            self._draw_goto_targets(surface, scene)
+        if "labels" in layers:
+            self._draw_labels(surface, scene.robots)
         self._draw_banner(surface, scene)
+        if scene.estop is not None:
+            self._draw_estop(surface, scene.estop)
+        if scene.status_line:
+            text = self.font(small=True).render(scene.status_line, True, TEXT)
+            box = text.get_rect(bottomleft=(6, self.size_px[1] - 4)).inflate(8, 4)
+            pygame.draw.rect(surface, PANEL_BG, box)
+            surface.blit(text, text.get_rect(center=box.center))
+
+    def estop_rect(self) -> pygame.Rect:
+        """Where the emergency-stop band is drawn (right under the banner, full width)."""
+        return pygame.Rect(0, self.banner_height_px, self.size_px[0], 30)
+
+    def _draw_estop(self, surface: pygame.Surface, reason: str) -> None:
+        rect = self.estop_rect()
+        pygame.draw.rect(surface, ESTOP_BG, rect)
+        text = "EMERGENCY STOP: every robot frozen" + (f" ({reason})" if reason else "") + \
+            "   RETURN / pad START releases"
+        label = self.font().render(text, True, ESTOP_TEXT)
+        surface.blit(label, label.get_rect(center=rect.center))
+
+    def _draw_goto_targets(self, surface: pygame.Surface, scene: Scene) -> None:
+        """A ring with a cross at each pending click-to-go target, a thin line from its robot."""
+        r = max(6, self._m(0.18))
+        for key, (x_m, y_m) in scene.goto_targets.items():
+            cx, cy = self.to_px(x_m, y_m)
+            robot = scene.robot(key)
+            if robot is not None and not robot.removed:
+                pygame.draw.line(surface, GOTO, self.to_px(robot.pose.x_m, robot.pose.y_m), (cx, cy), 1)
+            pygame.draw.circle(surface, GOTO, (cx, cy), r, 2)
+            pygame.draw.line(surface, GOTO, (cx - r, cy - r), (cx + r, cy + r), 2)
+            pygame.draw.line(surface, GOTO, (cx - r, cy + r), (cx + r, cy - r), 2)
+            tag = self.font(small=True).render(key, True, GOTO)
+            surface.blit(tag, tag.get_rect(midleft=(cx + r + 3, cy)))
+
+    def _draw_labels(self, surface: pygame.Surface, robots: list[SceneRobot]) -> None:
+        """Role/decision labels placed so that they overlap neither each other nor a robot:
+        below the robot if free, else above, right, left, then further down."""
+        radius_px = self._m(ROBOT_RADIUS_M)
+        bodies = [pygame.Rect(0, 0, 2 * radius_px, 2 * radius_px) for r in robots if not r.removed]
+        for body, robot in zip(bodies, [r for r in robots if not r.removed]):
+            body.center = self.to_px(robot.pose.x_m, robot.pose.y_m)
+        taken: list[pygame.Rect] = []
+        self.label_rects = {}
+        for robot in robots:
+            if robot.removed:
+                continue
+            text = robot.role or ""
+            if robot.decision:
+                text = f"{text} {robot.decision}".strip()
+            if robot.penalised:
+                text = f"{text} PENALISED".strip()
+            if not text:
+                continue
+            label = self.font(small=True).render(text, True, TEXT)
+            cx, cy = self.to_px(robot.pose.x_m, robot.pose.y_m)
+            w, h = label.get_size()
+            gap = radius_px + 2
+            candidates = [pygame.Rect(cx - w // 2, cy + gap, w, h), pygame.Rect(cx - w // 2, cy - gap - h, w, h),
+                          pygame.Rect(cx + gap, cy - h // 2, w, h), pygame.Rect(cx - gap - w, cy - h // 2, w, h)]
+            candidates += [pygame.Rect(cx - w // 2, cy + gap + k * (h + 1), w, h) for k in range(1, 8)]
+            candidates += [pygame.Rect(cx - w // 2, cy - gap - h - k * (h + 1), w, h) for k in range(1, 8)]
+            place = next((c for c in candidates if c.collidelist(taken) < 0 and c.collidelist(bodies) < 0),
+                         next((c for c in candidates if c.collidelist(taken) < 0), candidates[0]))
+            backing = place.inflate(4, 0)
+            shade = pygame.Surface(backing.size, pygame.SRCALPHA)
+            shade.fill((0, 0, 0, 110))
+            surface.blit(shade, backing)
+            surface.blit(label, place)
+            taken.append(place)
+            self.label_rects[robot.key] = place
 
     def _draw_robot(self, surface: pygame.Surface, robot: SceneRobot, layers: frozenset[str],
                     selected: bool) -> None:
@@ -201,15 +280,6 @@ class FieldRenderer:
             tip = (centre[0] + int(length_px * math.cos(kick_angle)), centre[1] - int(length_px * math.sin(kick_angle)))
             pygame.draw.line(surface, KICK, centre, tip, 2)
             pygame.draw.circle(surface, KICK, tip, 3)
-        if "labels" in layers:
-            text = robot.role or ""
-            if robot.decision:
-                text = f"{text} {robot.decision}".strip()
-            if robot.penalised:
-                text = f"{text} PENALISED".strip()
-            if text:
-                label = self.font(small=True).render(text, True, TEXT)
-                surface.blit(label, label.get_rect(midtop=(centre[0], centre[1] + radius_px + 2)))
 
     def _draw_robot_outline(self, surface: pygame.Surface, pose: Pose2D, colour: tuple[int, int, int]) -> None:
         centre = self.to_px(pose.x_m, pose.y_m)
@@ -276,6 +346,8 @@ class FieldRenderer:
         if scene.speed_label:
             parts.append(scene.speed_label)
         text = self.font().render("   ".join(parts), True, TEXT)
+        if text.get_width() > self.size_px[0] - 12:  # a narrow window: the smaller font
+            text = self.font(small=True).render("  ".join(parts), True, TEXT)
         surface.blit(text, (8, (self.banner_height_px - text.get_height()) // 2))
 
 
@@ -301,8 +373,43 @@ def draw_side_panel(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, se
     y_px = max(y_px, bottom_tree) + 4
     surface.blit(font.render("blackboard changes", True, TEXT), (x_px, y_px))
     y_px += font.get_linesize()
+    width_px = rect.right - 6 - x_px
     for key, value in scene.blackboard_changes:
         if y_px + line_h > rect.bottom - 4:
             break
-        surface.blit(small_font.render(f"{key} = {value}"[:48], True, TEXT), (x_px, y_px))
+        name = small_font.render(f"{key} = ", True, IDLE_COLOUR)
+        surface.blit(name, (x_px, y_px))
+        surface.blit(small_font.render(fit_text(value, small_font, width_px - name.get_width()), True, TEXT),
+                     (x_px + name.get_width(), y_px))
         y_px += line_h
+
+
+def fit_text(text: str, font: pygame.font.Font, width_px: int) -> str:
+    """``text``, shortened with "..." so that it fits in ``width_px`` when rendered."""
+    if font.size(text)[0] <= width_px:
+        return text
+    while text and font.size(text + "...")[0] > width_px:
+        text = text[:-1]
+    return text + "..."
+
+
+def draw_toasts(surface: pygame.Surface, rect: pygame.Rect, toasts: list[tuple[str, str, float]],
+                font: pygame.font.Font) -> list[pygame.Rect]:
+    """Notices (text, level, opacity 0..1) stacked from the bottom of ``rect`` upward, newest at
+    the bottom; returns where each was drawn."""
+    drawn = []
+    y_px = rect.bottom - 30
+    for text, level, opacity in reversed(toasts):
+        text = fit_text(text, font, rect.width - 40)
+        label = font.render(text, True, TEXT)
+        box = label.get_rect(bottomleft=(rect.x + 10, y_px)).inflate(14, 8)
+        shade = pygame.Surface(box.size, pygame.SRCALPHA)
+        shade.fill((*NOTICE_COLOURS.get(level, NOTICE_COLOURS["info"]), int(235 * opacity)))
+        label.set_alpha(int(255 * opacity))
+        surface.blit(shade, box)
+        surface.blit(label, label.get_rect(center=box.center))
+        drawn.append(box)
+        y_px = box.top - 4
+        if y_px < rect.y + 80:
+            break
+    return drawn

@@ -50,6 +50,18 @@ class Banner:
     penalties: list[str] = field(default_factory=list)  # e.g. "red2 34 7s"
 
 
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something that happened, for a toast in the window (and a line on stderr).
+
+    ``level`` is "info", "ok", "warn" or "error"; ``echo`` is False when a logger of the match
+    already wrote the same line to stderr (the viewer then does not print it again)."""
+
+    text: str
+    level: str = "info"
+    echo: bool = True
+
+
 @dataclass(slots=True)
 class TreeLine:
     """One node of the selected robot's tree as the side panel lists it."""
@@ -71,6 +83,9 @@ class Scene:
     tree_lines: list[TreeLine] = field(default_factory=list)  # of the selected robot
     blackboard_changes: list[tuple[str, str]] = field(default_factory=list)
     speed_label: str = ""
+    estop: str | None = None  # set while the emergency stop holds every robot (its reason, maybe "")
+    goto_targets: dict[str, tuple[float, float]] = field(default_factory=dict)  # pending click-to-go, world
+    status_line: str = ""  # the viewer's own state: mirrored view, layers on
 
     def robot(self, key: str) -> SceneRobot | None:
         """The robot with this key, if it is in the scene."""

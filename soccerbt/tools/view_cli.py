@@ -7,7 +7,8 @@ SPACE stops every robot, RETURN releases them.
 Viewer keys: click a robot to select it, click the field to send it there, drag the ball;
 P pause, N single step, +/- speed, V view from the other side, TAB next robot, F1-F7 layers
 (estimates, particles, covariance, ball estimates, paths, kick, labels), F8 all layers,
-F12 screenshot, ESC quit.
+F12 screenshot, ESC or Ctrl+Q quit at once. Toasts, a red band (emergency stop), markers
+and the banner (real speed, fps, MIRRORED) say what happened.
 """
 from __future__ import annotations
 

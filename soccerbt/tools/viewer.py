@@ -8,7 +8,9 @@ single step. Anything that plays a match can be watched through the ``SceneSourc
 from __future__ import annotations
 
 import math
+import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +18,9 @@ from typing import Protocol
 
 import pygame
 
-from soccerbt.tools.render import ALL_LAYERS, DEFAULT_LAYERS, LAYER_KEYS, ROBOT_RADIUS_M, FieldRenderer, draw_side_panel
-from soccerbt.tools.scene import Scene
+from soccerbt.tools.render import (ALL_LAYERS, DEFAULT_LAYERS, LAYER_KEYS, ROBOT_RADIUS_M, FieldRenderer,
+                                   draw_side_panel, draw_toasts)
+from soccerbt.tools.scene import Notice, Scene
 from soccerbt.world.field import Field
 
 SPEED_STEPS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 20.0, math.inf)
@@ -42,14 +45,19 @@ class SceneSource(Protocol):
 class Pacer:
     """How many lock-step steps a frame owes: wall time times ``speed`` (inf: as fast as possible).
 
-    ``max_wall_per_frame_s`` bounds the time a frame spends stepping, so the window stays
-    responsive when the simulation cannot keep up (it then runs slower than asked).
+    The viewer draws at the display's rate and runs, between two frames, the steps the wall
+    time since the last frame owes at the asked speed. ``max_wall_per_frame_s`` bounds the time
+    a frame spends stepping, so the window stays responsive; steps a frame could not run stay
+    owed (up to ``max_backlog_wall_s`` of wall time's worth) and run in the next frames. When
+    the machine cannot keep up the backlog is dropped and the match runs slower than asked: the
+    banner shows the achieved speed (``RateMeter``).
     """
 
     dt_s: float
     speed: float = 1.0
     paused: bool = False
-    max_wall_per_frame_s: float = 1.0 / 30.0
+    max_wall_per_frame_s: float = 1.0 / 20.0
+    max_backlog_wall_s: float = 0.25
     _debt_s: float = 0.0
     _single_steps: int = 0
 
@@ -80,18 +88,55 @@ class Pacer:
         self._single_steps = 0
         if self.paused or math.isinf(self.speed):
             return steps
-        self._debt_s += wall_elapsed_s * self.speed
-        # never try to catch up more than one frame's worth of budget at a time
-        self._debt_s = min(self._debt_s, self.max_wall_per_frame_s * self.speed * 4.0)
-        whole = int(self._debt_s / self.dt_s)
+        self._debt_s = min(self._debt_s + max(0.0, wall_elapsed_s) * self.speed,
+                           self.max_backlog_wall_s * self.speed)
+        whole = int(self._debt_s / self.dt_s + 1e-9)
         self._debt_s -= whole * self.dt_s
         return steps + whole
+
+    def owe(self, steps: int) -> None:
+        """``steps`` of what ``steps_due`` gave did not run this frame: owe them (bounded)."""
+        if steps > 0 and not self.paused and not math.isinf(self.speed):
+            self._debt_s = min(self._debt_s + steps * self.dt_s, self.max_backlog_wall_s * self.speed)
 
     @property
     def label(self) -> str:
         if self.paused:
             return "paused"
         return "max speed" if math.isinf(self.speed) else f"x{self.speed:g}"
+
+
+class RateMeter:
+    """Achieved speed (simulated seconds per wall second) and frames per second over the last
+    ``window_s`` of wall time."""
+
+    def __init__(self, window_s: float = 1.0) -> None:
+        self.window_s = window_s
+        self._frames: deque[tuple[float, float]] = deque()  # (wall_s, simulated seconds so far)
+        self._sim_s = 0.0
+
+    def note(self, wall_s: float, simulated_s: float) -> None:
+        """A frame drawn at ``wall_s`` after ``simulated_s`` more simulated seconds."""
+        self._sim_s += simulated_s
+        self._frames.append((wall_s, self._sim_s))
+        while len(self._frames) > 2 and wall_s - self._frames[1][0] >= self.window_s:
+            self._frames.popleft()
+
+    def _span(self) -> float:
+        return self._frames[-1][0] - self._frames[0][0] if len(self._frames) >= 2 else 0.0
+
+    @property
+    def speed(self) -> float | None:
+        span = self._span()
+        return (self._frames[-1][1] - self._frames[0][1]) / span if span > 0 else None
+
+    @property
+    def fps(self) -> float | None:
+        span = self._span()
+        return (len(self._frames) - 1) / span if span > 0 else None
+
+
+TOAST_S = 4.0  # how long a notice stays (errors twice as long); it fades out in its last second
 
 
 @dataclass
@@ -107,40 +152,104 @@ class ViewerState:
 class Viewer:
     """A window on a ``SceneSource``. ``run()`` loops until the window closes or the match ends.
 
-    ``key_handlers`` lets the caller add keys (the keyboard pad, the emergency stop); they get
-    each KEYDOWN/KEYUP event first and return True when they consumed it.
+    ``event_handlers`` lets the caller add keys (the keyboard pad, the emergency stop); they get
+    each KEYDOWN/KEYUP event first and return True when they consumed it (ESC and Ctrl+Q quit
+    before them). ``clock`` is the wall clock (seconds; tests give a fake one).
     """
 
     PANEL_WIDTH_PX = 330
 
     def __init__(self, source: SceneSource, size_px: tuple[int, int] = (1300, 760), speed: float = 1.0,
                  screenshot_dir: Path = Path("."),
-                 event_handlers: list[Callable[[pygame.event.Event], bool]] | None = None) -> None:
+                 event_handlers: list[Callable[[pygame.event.Event], bool]] | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.source = source
         self.size_px = size_px
         self.pacer = Pacer(dt_s=source.dt_s)
         self.pacer.set_speed(speed)
+        self.meter = RateMeter()
+        self.clock = clock
         self.state = ViewerState()
         field_size = (size_px[0] - self.PANEL_WIDTH_PX, size_px[1])
         self.renderer = FieldRenderer(source.field, field_size)
         self.screenshot_dir = screenshot_dir
         self.event_handlers = list(event_handlers or [])
         self.frames = 0
+        self.steps_run = 0
         self.on_select: Callable[[str | None], None] | None = None  # told of every new selection
+        self.toasts: list[tuple[Notice, float]] = []  # (notice, wall time it appeared)
+        self.quit_requested = False
+        self.frame_wait: Callable[[int], None] | None = None  # instead of pygame's clock (tests)
         self._last_scene: Scene | None = None
         self._screen: pygame.Surface | None = None
+        self._estop_seen: str | None = None
+        self._last_frame_s: float | None = None
+
+    # --- notices ----------------------------------------------------------------------------
+
+    def notify(self, text: str, level: str = "info", echo: bool = True) -> None:
+        """Show ``text`` as a toast that fades after a few seconds (and print it on stderr)."""
+        self.toasts.append((Notice(text, level, echo), self.clock()))
+        del self.toasts[:-6]
+        if echo:
+            print(f"view: {text}", file=sys.stderr)
+
+    def _toast_views(self) -> list[tuple[str, str, float]]:
+        now = self.clock()
+        views, kept = [], []
+        for notice, born in self.toasts:
+            life = TOAST_S * (2.0 if notice.level == "error" else 1.0)
+            age = now - born
+            if age < life:
+                kept.append((notice, born))
+                views.append((notice.text, notice.level, min(1.0, max(0.0, life - age))))
+        self.toasts = kept
+        return views
+
+    def _collect_notices(self, scene: Scene) -> None:
+        notices = getattr(self.source, "notices", None)
+        if notices is not None:
+            for notice in notices():
+                self.notify(notice.text, notice.level, notice.echo)
+        if scene.estop != self._estop_seen:
+            if scene.estop is not None and self._estop_seen is None:
+                # the stop's own logger has printed it on stderr already
+                self.notify("EMERGENCY STOP engaged" + (f" ({scene.estop})" if scene.estop else ""), "error",
+                            echo=False)
+            elif scene.estop is None:
+                self.notify("emergency stop released: robots move again", "ok", echo=False)
+            self._estop_seen = scene.estop
+
+    def status_line(self) -> str:
+        """The view's own state, drawn at the bottom of the field: mirrored or not, layers on."""
+        on = [f"{LAYER_KEYS[layer].upper()} {layer}" for layer in LAYER_KEYS if layer in self.state.layers]
+        side = "MIRRORED view (V): red's side   " if self.state.mirrored else ""
+        return side + "layers: " + (", ".join(on) if on else "none")
 
     # --- drawing (usable without a window) --------------------------------------------------
+
+    def speed_text(self) -> str:
+        """The asked speed, then the achieved speed and frames per second when measured."""
+        text = self.pacer.label
+        speed, fps = self.meter.speed, self.meter.fps
+        if speed is not None and fps is not None:
+            text += f"  (real x{speed:.1f}, {fps:.0f} fps)"
+        return text
 
     def render(self, surface: pygame.Surface) -> Scene:
         """Draw the current scene onto ``surface``; returns the scene drawn."""
         scene = self.source.scene(self.state.selected)
-        scene.speed_label = self.pacer.label
+        self._collect_notices(scene)
+        scene.speed_label = self.speed_text() + ("   MIRRORED" if self.state.mirrored else "")
+        scene.status_line = self.status_line()
         self.renderer.set_mirrored(self.state.mirrored)
         self.renderer.draw(surface, scene, self.state.layers, self.state.selected)
         panel = pygame.Rect(self.size_px[0] - self.PANEL_WIDTH_PX, 0, self.PANEL_WIDTH_PX, self.size_px[1])
         draw_side_panel(surface, panel, scene, self.state.selected, self.renderer.font(),
                         self.renderer.font(small=True))
+        field_rect = pygame.Rect(0, self.renderer.banner_height_px, *self.renderer.size_px)
+        field_rect.height -= self.renderer.banner_height_px
+        self.toast_rects = draw_toasts(surface, field_rect, self._toast_views(), self.renderer.font())
         self._last_scene = scene
         self.frames += 1
         return scene
@@ -181,15 +290,21 @@ class Viewer:
     def handle_event(self, event: pygame.event.Event) -> bool:
         """React to one pygame event; False when the viewer should close."""
         if event.type == pygame.QUIT:
+            self.quit_requested = True
             return False
         selected_before = self.state.selected
         try:
-            return self._dispatch(event)
+            keep = self._dispatch(event)
         finally:
             if self.state.selected != selected_before and self.on_select is not None:
                 self.on_select(self.state.selected)
+        if not keep:
+            self.quit_requested = True
+        return keep
 
     def _dispatch(self, event: pygame.event.Event) -> bool:
+        if _is_quit_key(event):
+            return False  # before the keyboard pad: ESC and Ctrl+Q always close at once
         if event.type not in _MOUSE_EVENTS:
             for handler in self.event_handlers:
                 if handler(event):
@@ -223,15 +338,21 @@ class Viewer:
         for layer, key in LAYER_KEYS.items():
             if name == key:
                 self.state.layers.symmetric_difference_update({layer})
+                on = "on" if layer in self.state.layers else "off"
+                self.notify(f"layer {layer} {on} ({key.upper()})", echo=False)
                 return True
-        if name == "escape":
+        if name in ("escape", "q"):  # Q when no keyboard pad took it (it turns the driven robot)
             return False
         if name == "f8":
             self.state.layers = set(ALL_LAYERS) if self.state.layers != set(ALL_LAYERS) else set(DEFAULT_LAYERS)
+            self.notify("all layers on (F8)" if self.state.layers == set(ALL_LAYERS) else "default layers (F8)",
+                        echo=False)
         elif name == "v":
             self.state.mirrored = not self.state.mirrored
+            self.notify("view mirrored: looking from red's side (V)" if self.state.mirrored
+                        else "view normal: blue's side on the left (V)")
         elif name == "f12":
-            print(f"screenshot: {self.screenshot()}")
+            self.notify(f"screenshot saved: {self.screenshot()}", "ok")
         elif name in ("p", "pause"):
             self.pacer.toggle_pause()
         elif name in ("n", "."):
@@ -256,50 +377,80 @@ class Viewer:
     # --- the loop -------------------------------------------------------------------------
 
     def advance(self, wall_elapsed_s: float) -> int:
-        """Run the lock-step steps this frame owes; returns how many ran."""
+        """Run the lock-step steps this frame owes (the ``Pacer`` says how many); returns how
+        many ran. Stepping stops at the frame's wall budget, at the match's end, or at once
+        when a quit was asked."""
+        deadline = self.clock() + self.pacer.max_wall_per_frame_s
         if math.isinf(self.pacer.speed) and not self.pacer.paused:
-            deadline = time.perf_counter() + self.pacer.max_wall_per_frame_s
-            steps = 0
-            while time.perf_counter() < deadline and not self.source.finished():
+            due = self.pacer.steps_due(wall_elapsed_s)  # single steps asked
+            done = 0
+            while (done < due or self.clock() < deadline) and self._may_step():
                 self.source.step()
-                steps += 1
-            return steps + self._run_steps(self.pacer.steps_due(wall_elapsed_s))
-        return self._run_steps(self.pacer.steps_due(wall_elapsed_s))
-
-    def _run_steps(self, steps: int) -> int:
-        deadline = time.perf_counter() + self.pacer.max_wall_per_frame_s
-        done = 0
-        while done < steps and not self.source.finished():
-            self.source.step()
-            done += 1
-            if time.perf_counter() > deadline:
-                break  # the simulation is slower than asked: drop the rest of the debt
+                done += 1
+        else:
+            due = self.pacer.steps_due(wall_elapsed_s)
+            done = 0
+            while done < due and self._may_step():
+                self.source.step()
+                done += 1
+                if self.clock() > deadline:
+                    break  # the rest stays owed: the next frames run it (if the machine can)
+            if not self.quit_requested:
+                self.pacer.owe(due - done)
+        self.steps_run += done
         return done
 
+    def _may_step(self) -> bool:
+        return not self.quit_requested and not self.source.finished()
+
+    def frame(self, surface: pygame.Surface) -> int:
+        """One frame: run the steps owed since the last frame, then draw; steps run."""
+        now = self.clock()
+        steps = self.advance(0.0 if self._last_frame_s is None else now - self._last_frame_s)
+        self._last_frame_s = now
+        self.meter.note(now, steps * self.source.dt_s)
+        self.render(surface)
+        return steps
+
     def run(self, fps: int = 60) -> None:
-        """Open the window and loop until it is closed (or Escape), or the match finishes."""
+        """Open the window and loop until it is closed (ESC, Ctrl+Q, the window's close) or the
+        match finishes. A quit ends the loop before any more step is run."""
         pygame.display.init()
         pygame.font.init()
         pygame.display.set_caption("soccerbt")
         self._screen = pygame.display.set_mode(self.size_px)
         clock = pygame.time.Clock()
-        last = time.perf_counter()
-        running = True
-        while running:
-            for event in pygame.event.get():
-                running = self.handle_event(event) and running
-            now = time.perf_counter()
-            self.advance(now - last)
-            last = now
-            self.render(self._screen)
-            pygame.display.flip()
-            clock.tick(fps)
-            if self.source.finished():
-                if pygame.display.get_driver() == "dummy":
-                    break  # nobody can look at an off-screen window: do not wait for a close
-                if not self.pacer.paused:
-                    self.pacer.toggle_pause()  # keep the final picture up until the window closes
-        pygame.display.quit()
+        self.quit_requested = False
+        try:
+            while True:
+                for event in pygame.event.get():
+                    if not self.handle_event(event):
+                        break
+                if self.quit_requested:
+                    break
+                self.frame(self._screen)
+                if self.quit_requested:
+                    break
+                pygame.display.flip()
+                if self.frame_wait is not None:
+                    self.frame_wait(fps)
+                else:
+                    clock.tick(fps)
+                if self.source.finished():
+                    if pygame.display.get_driver() == "dummy":
+                        break  # nobody can look at an off-screen window: do not wait for a close
+                    if not self.pacer.paused:
+                        self.pacer.toggle_pause()  # keep the final picture up until the window closes
+        finally:
+            pygame.display.quit()
+
+
+def _is_quit_key(event: pygame.event.Event) -> bool:
+    """ESC, or Ctrl+Q: they quit before the keyboard pad sees them (plain Q turns the robot)."""
+    if event.type != pygame.KEYDOWN:
+        return False
+    key = getattr(event, "key", None)
+    return key == pygame.K_ESCAPE or (key == pygame.K_q and bool(getattr(event, "mod", 0) & pygame.KMOD_CTRL))
 
 
 # --- entry points for the command line -----------------------------------------------------------

@@ -99,3 +99,67 @@ def test_screenshot_of_a_match_shows_the_ball_and_the_selection(source: MatchSce
     ring = viewer.renderer._m(0.25) + 4
     ring_pixels = [tuple(image.get_at((x_px + dx, y_px + dy)))[:3] for dx, dy in ((0, -ring), (ring, 0), (0, ring), (-ring, 0))]
     assert SELECTED in ring_pixels
+
+
+def test_values_are_formatted_as_the_replay_does() -> None:
+    import numpy as np
+
+    from soccerbt.tools.match_source import format_value
+    from soccerbt.world.types import Pose2D
+
+    assert format_value(Pose2D(-1.262352162417876, 2.0, 0.5)) == "(-1.26, 2.00, 0.50)"
+    assert format_value(0.123456789) == "0.123"
+    assert format_value([1.23456, 2.0]) == "(1.23, 2.00)"
+    assert format_value(np.array([1.0, 2.5])) == "(1.00, 2.50)"
+    assert format_value(True) == "true" and format_value(None) == "null" and format_value(7) == "7"
+    assert format_value("striker") == "striker"
+    long = format_value("x" * 100)
+    assert len(long) == 40 and long.endswith("...")
+
+
+def test_blackboard_panel_lists_each_key_once_with_its_latest_value() -> None:
+    src = MatchSceneSource(Match(MatchConfig(seed=4, particles=50)))
+    bb = src.match.agent("red1").blackboard
+    src.scene("red1")
+    for value in ("a", "b", "c"):
+        bb["decision"] = value
+        bb["viewer_pose"] = (1.23456, -0.5)
+        changes = src.scene("red1").blackboard_changes
+        bb["viewer_pose"] = (1.0 + len(value), 0.0)
+    keys = [k for k, _ in changes]
+    assert len(keys) == len(set(keys))
+    assert dict(changes)["decision"] == "c"
+    assert keys.index("decision") < 3  # the latest changes come first
+
+
+def test_a_tree_reload_is_noticed_once_not_once_per_robot() -> None:
+    from soccerbt.agent import AgentEvent
+
+    src = MatchSceneSource(Match(MatchConfig(seed=4, particles=50)))
+    events = src.match.agent_events
+    for robot in ("blue1", "blue2", "blue3"):
+        events.append(AgentEvent(1.0, robot, "tree_reload_failed", "trees/xml/game.xml:12: unknown node 'Foo'"))
+    notices = src.notices()
+    assert [n.text for n in notices] == ["tree reload failed: trees/xml/game.xml:12: unknown node 'Foo'"]
+    assert notices[0].level == "error"
+    events.append(AgentEvent(2.0, "red1", "tree_reload_failed", "trees/xml/game.xml:12: unknown node 'Foo'"))
+    assert src.notices() == []
+    for robot in ("blue1", "blue2", "blue3"):
+        events.append(AgentEvent(3.0, robot, "tree_reloaded", "trees/xml/game.xml (2 file(s))"))
+    assert [n.text for n in src.notices()] == ["tree reloaded: trees/xml/game.xml (2 file(s))"]
+
+
+def test_click_to_go_target_is_in_the_scene_until_reached() -> None:
+    src = MatchSceneSource(Match(MatchConfig(seed=5, particles=100)))
+    agent = src.match.agent("red2")
+    start = src.match.world.robots[agent.robot].pose
+    target = (start.x_m + (0.4 if start.x_m < 0 else -0.4), start.y_m)
+    src.send_robot_to("red2", *target)
+    assert src.scene(None).goto_targets["red2"] == pytest.approx(target)
+    assert "click-to-go" in src.notices()[0].text
+    for _ in range(1500):
+        src.step()
+        if not src.goto_targets():
+            break
+    assert src.scene(None).goto_targets == {}
+    assert any("red2 reached" in n.text for n in src.notices())
