@@ -37,7 +37,8 @@ from soccerbt.services.world_model import TeammateInfo
 from soccerbt.trees.includes import tree_files as resolve_tree_files
 from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, wrap_angle_rad
 
-__all__ = ["Agent", "AgentEvent", "ReloadResult", "TeamAdapter", "TreeLike", "tree_files", "node_path_of"]
+__all__ = ["Agent", "AgentEvent", "ReloadResult", "TeamAdapter", "TreeLike", "tree_files", "node_path_of",
+           "DEFAULT_TEAM_MESSAGE_PERIOD_S", "team_message_period_s"]
 
 _log = logging.getLogger("soccerbt.agent")
 
@@ -388,6 +389,31 @@ class Agent:
 
 
 
+DEFAULT_TEAM_MESSAGE_PERIOD_S = 0.1  # 10 Hz: HL v12 has no message budget
+MAX_TEAM_MESSAGE_PERIOD_S = 2.0
+MESSAGE_BUDGET_MARGIN = 1.5  # counted time (READY, SET, stopped play, ...) over the game clock's
+
+
+def team_message_period_s(budget: int, team_size: int, half_s: float, *, halves: int = 2,
+                          margin: float = MESSAGE_BUDGET_MARGIN,
+                          min_period_s: float = DEFAULT_TEAM_MESSAGE_PERIOD_S,
+                          max_period_s: float = MAX_TEAM_MESSAGE_PERIOD_S) -> float:
+    """The team-message period that keeps a team of ``team_size`` robots within ``budget``
+    messages for a game of ``halves`` halves of ``half_s`` seconds of game clock.
+
+    The HSL GameController counts messages in READY, SET and PLAYING (stopped play included),
+    which lasts longer than the game clock: ``margin`` (1.5) stretches the game clock to cover
+    it. Rounded up to 50 ms and kept within ``min_period_s`` (the 10 Hz of the HL v12 matches)
+    and ``max_period_s`` (2 s: slower, the role negotiation would lag the game; a budget too
+    small for it is overrun). With the 2026 budget of 12000 and 600 s halves: 0.45 s for
+    3 v 3, 0.75 s for 5 v 5."""
+    if budget <= 0:
+        return max_period_s
+    period = max(1, team_size) * halves * half_s * margin / budget
+    period = math.ceil(period / 0.05 - 1e-9) * 0.05
+    return round(min(max_period_s, max(min_period_s, period)), 3)
+
+
 class TeamAdapter:
     """Team communication of one robot: messages out at ``period_s``, teammates in, roles.
 
@@ -400,6 +426,10 @@ class TeamAdapter:
     ``defender_role`` in the tree and in the teammates the world model lists; None (the
     default) calls them supporters, for trees that know no defender.
 
+    ``period_s`` is both the send period and the period of the role negotiation (0.1 s; the HSL
+    matches pass a slower one that fits the team-message budget, ``team_message_period_s``);
+    ``message_timeout_s`` None forgets a teammate after max(2 s, four periods) of silence.
+
     A person's role choice: when ``player_role`` on the blackboard is no longer the role this
     adapter wrote (the pad's LT+Y / the keyboard's S wrote it, through ``apply_input``), the
     robot swaps roles with a teammate and the swap holds: "goal_keeper" makes this robot the
@@ -411,9 +441,13 @@ class TeamAdapter:
     designated goalkeeper back in goal).
     """
 
-    def __init__(self, robot: RobotId, link: Any, assigner: Any, *, period_s: float = 0.1,
-                 supporter_role: str = "supporter", message_timeout_s: float = 2.0,
+    def __init__(self, robot: RobotId, link: Any, assigner: Any, *, period_s: float = DEFAULT_TEAM_MESSAGE_PERIOD_S,
+                 supporter_role: str = "supporter", message_timeout_s: float | None = None,
                  defender_role: str | None = None) -> None:
+        if not period_s > 0.0:
+            raise ValueError(f"team message period {period_s!r}: expected > 0")
+        if message_timeout_s is None:  # a teammate is gone after missing about four messages
+            message_timeout_s = max(2.0, 4.0 * period_s)
         self.robot = robot
         self.link = link
         self.assigner = assigner

@@ -28,7 +28,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from soccerbt.agent import Agent, AgentEvent, TeamAdapter, tree_files
+from soccerbt.agent import (DEFAULT_TEAM_MESSAGE_PERIOD_S, Agent, AgentEvent, TeamAdapter, team_message_period_s,
+                            tree_files)
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
 from soccerbt.gamecontroller.hsl_referee import GC_VERSIONS, make_referee
 from soccerbt.gamecontroller.protocol import decode
@@ -72,6 +73,10 @@ class MatchConfig:
     default noise. ``gc_version`` chooses the referee: 12 the HL v12 ``Referee``, 19 or 20 the
     ``HslReferee`` (HSL packets and laws, ``referee`` converted to an ``HslRefereeConfig``; every
     message of a team's ``TeamLink`` counts against its message budget).
+    ``team_message_period_s`` None: 0.1 s under the HL referee; under the HSL referee the
+    period that fits the referee's message budget for the team size and the half length
+    (``soccerbt.agent.team_message_period_s``: 0.45 s for 3 v 3, 0.75 s for 5 v 5 with the 2026
+    budget of 12000 and 600 s halves).
     ``realtime`` is honoured by drivers of the loop (the CLI), never inside it.
     """
 
@@ -88,11 +93,14 @@ class MatchConfig:
     idle_teams: tuple[str, ...] = ()  # "blue"/"red": a team of statues (no brain) at kick-off spots
     particles: int = 300  # per robot
     gc_version: int = 12  # the GameController the referee plays: 12 HL (default), 19 or 20 HSL
+    team_message_period_s: float | None = None  # None: 0.1 s (HL), fit to the message budget (HSL)
 
     def __post_init__(self) -> None:
         field = Field.by_name(self.field)  # ValueError for an unknown name
         if self.gc_version not in GC_VERSIONS:
             raise ValueError(f"gc_version {self.gc_version!r}: expected one of {', '.join(map(str, GC_VERSIONS))}")
+        if self.team_message_period_s is not None and not self.team_message_period_s > 0.0:
+            raise ValueError(f"team_message_period_s {self.team_message_period_s!r}: expected > 0")
         if self.team_size is not None and not 1 <= self.team_size <= field.max_players_per_team:
             raise ValueError(f"team size {self.team_size} out of range 1..{field.max_players_per_team} "
                              f"on the {self.field} field")
@@ -244,6 +252,7 @@ class Match:
                 pose = (statue_pose if config.is_idle(team) else entry_pose)(self.field, number, self.team_size)
                 self.world.add_robot(rid, from_team_frame(pose, attack))
         self.referee = make_referee(self.world, ref_cfg, config.gc_version)
+        self.team_message_period_s = self._team_message_period_s()
         self.pads = pads  # a PadManager (or anything with update(robot, now_s, bb))
         self.pad_robots = set(pad_robots) if pad_robots is not None else None
         self.estop = estop
@@ -266,6 +275,16 @@ class Match:
         self.steps = 0
 
     # --- construction -----------------------------------------------------------------------------
+
+    def _team_message_period_s(self) -> float:
+        """The period of every robot's team messages (and role negotiation): the config's, or
+        10 Hz under the HL referee, or the period that fits the HSL referee's message budget."""
+        if self.config.team_message_period_s is not None:
+            return float(self.config.team_message_period_s)
+        budget = getattr(self.referee.config, "message_budget", None)
+        if budget is None:  # HL v12: no budget
+            return DEFAULT_TEAM_MESSAGE_PERIOD_S
+        return team_message_period_s(budget, self.team_size, self.referee.config.half_duration_s)
 
     def _build_agent(self, rid: RobotId, driver: Any) -> Agent:
         from soccerbt.nodes.soccer.context import RobotContext
@@ -298,6 +317,7 @@ class Match:
         knows_supporter = _knows_role(tree_path, "supporter") or (
             self.team_size >= 4 and _mentions(tree_path, b"<SupportPosition"))
         team = TeamAdapter(rid, self.team_links[rid.team], RoleAssigner(self.field),
+                           period_s=self.team_message_period_s,
                            supporter_role="supporter" if knows_supporter else "striker",
                            defender_role="defender" if _knows_role(tree_path, "defender") else None)
         agent = Agent(rid, driver, context, tree_path, load_tree,

@@ -251,3 +251,29 @@ def test_gc_version_chooses_the_referee_and_the_packets(capsys) -> None:
     assert code == 0 and json.loads(out)["errors"] == []
     with pytest.raises(SystemExit):
         main(["run", "--headless", "--seconds", "1", "--gc-version", "18"])
+
+
+def test_the_team_message_period_fits_the_hsl_message_budget() -> None:
+    from soccerbt.agent import team_message_period_s
+
+    # the 2026 budget of 12000 for a game of two 600 s halves, with half again for READY, SET
+    # and stopped play: 3 v 3 sends every 0.45 s, 5 v 5 every 0.75 s; never faster than 10 Hz
+    assert team_message_period_s(12000, 3, 600.0) == 0.45
+    assert team_message_period_s(12000, 5, 600.0) == 0.75
+    assert team_message_period_s(12000, 3, 60.0) == 0.1
+    assert team_message_period_s(100, 3, 600.0) == 2.0 and team_message_period_s(0, 3, 600.0) == 2.0
+    for size, half in ((3, 600.0), (5, 600.0), (7, 600.0), (1, 300.0)):
+        period = team_message_period_s(12000, size, half)
+        assert size * 2 * half * 1.5 / period <= 12000
+    assert Match(fast()).team_message_period_s == 0.1  # HL v12: no budget, 10 Hz as ever
+    hsl = Match(MatchConfig(gc_version=20))
+    assert hsl.team_message_period_s == 0.45
+    assert {a.team.period_s for a in hsl.agents.values()} == {0.45}
+    assert {a.team.message_timeout_s for a in hsl.agents.values()} == {2.0}
+    big = Match(MatchConfig(gc_version=20, field="L", team_size=5, particles=50))
+    assert {a.team.period_s for a in big.agents.values()} == {0.75}
+    assert {a.team.message_timeout_s for a in big.agents.values()} == {3.0}
+    forced = Match(fast(team_size=1, gc_version=20, team_message_period_s=0.2))
+    assert {a.team.period_s for a in forced.agents.values()} == {0.2}
+    with pytest.raises(ValueError):
+        MatchConfig(team_message_period_s=0.0)

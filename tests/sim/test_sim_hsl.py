@@ -1,9 +1,10 @@
 """Seeded matches of our own trees under the HSL referee (``MatchConfig(gc_version=20)``): the
 kick-off through READY, SET and the delayed PLAYING (the packets show SET for 10 s after the
 whistle: our robots stand, as robots without a whistle detector do), then a throw-in inside
-PLAYING (``stopped`` while the ball is placed, then the set play), without node errors; a
-timeout and the team-message budget (every message of a team link counted, a team over budget
-loses its goals)."""
+PLAYING (``stopped`` while the ball is placed, then the set play, which the kicking team takes
+once its kicker is placed: the local free-kick phase EXECUTE), without node errors; a timeout
+and the team-message budget (every message of a team link counted, a team over budget loses its
+goals); the team-message period that fits the budget."""
 from __future__ import annotations
 
 import dataclasses
@@ -15,8 +16,7 @@ from soccerbt.match import Match, MatchConfig
 from soccerbt.world.types import Team
 
 # leave wrong positions alone: the rules test what the robots do, not what the referee corrects;
-# a short set play (the HSL 45 s would only make the test longer: our trees position, they do
-# not take the kick)
+# a short set play (15 s instead of the HSL 45 s: a kicker that fails would only make the test longer)
 REFEREE = HslRefereeConfig(players_per_team=3, illegal_ready_position="ignore", illegal_set_play_position="ignore",
                            penalize_leaving_field=False, set_play_s=15.0)
 STILL_MPS = 0.05
@@ -66,9 +66,21 @@ def test_kick_off_with_the_delayed_playing_and_a_throw_in(sim) -> None:
         not ref.stopped and ref.secondary_state == SecondaryState.THROW_IN
         and all(a.blackboard["gc_game_sub_state"] == "GET_READY" and not a.blackboard["gc_stopped"]
                 for a in m.agents.values())) or None)
+
+    def only_the_kicking_team_executes(m: Match) -> object:
+        executing = [rid for rid, a in m.agents.items() if a.blackboard["local_freekick_phase"] == "EXECUTE"]
+        if not executing or ref.secondary_state == SecondaryState.NORMAL:
+            return None
+        return all(rid.team is ref.set_play_team for rid in executing) or f"{executing} execute"
+
+    kicker_reaches_execute = sim.eventually("the kicking team's kicker reaches EXECUTE", lambda m: (
+        ref.secondary_state == SecondaryState.THROW_IN and not ref.stopped
+        and any(a.blackboard["local_freekick_phase"] == "EXECUTE" for rid, a in m.agents.items()
+                if rid.team is ref.set_play_team)) or None)
     rules = [sim.always("nobody walks while the packets say SET", shown_set),
              sim.always("nobody walks while play is stopped", stopped_still),
-             robots_see_set_while_playing, robots_see_stopped, robots_see_resumed]
+             sim.always("only the kicking team executes", only_the_kicking_team_executes),
+             robots_see_set_while_playing, robots_see_stopped, robots_see_resumed, kicker_reaches_execute]
 
     # the kick-off: READY, SET, then PLAYING shown as SET for 10 s, then the ball is free
     sim.play(match, 70.0, rules, until=lambda m: ref.state == GameState.PLAYING and not ref.delayed)
@@ -86,7 +98,8 @@ def test_kick_off_with_the_delayed_playing_and_a_throw_in(sim) -> None:
     taker = ref.set_play_team
     sim.play(match, 30.0, rules, until=lambda m: ref.secondary_state == SecondaryState.NORMAL)
     assert ref.secondary_state == SecondaryState.NORMAL
-    assert [r.detail.split()[0] for r in ref.history if r.kind == "set_play_end"] == ["THROW_IN"]
+    # taken by the kicking team (not run out): its kicker stood behind the ball, then played it
+    assert [r.detail for r in ref.history if r.kind == "set_play_end"] == ["THROW_IN taken"]
     assert taker in (Team.BLUE, Team.RED)
     sim.play(match, 3.0, rules)
     sim.assert_rules(rules)
@@ -96,8 +109,10 @@ def test_kick_off_with_the_delayed_playing_and_a_throw_in(sim) -> None:
 
 
 def test_a_timeout_then_the_message_budget_runs_out(sim) -> None:
-    budget = 900  # our robots send 10 messages a second each: 30 s of READY, SET and PLAYING
-    match = Match(MatchConfig(seed=22, gc_version=20,
+    # our robots send 10 messages a second each here (the period the budget would give, 2 s,
+    # would take 150 s): 30 s of READY, SET and PLAYING
+    budget = 900
+    match = Match(MatchConfig(seed=22, gc_version=20, team_message_period_s=0.1,
                               referee=dataclasses.replace(REFEREE, message_budget=budget, timeout_s=5.0)))
     ref = match.referee
     assert isinstance(ref, HslReferee)

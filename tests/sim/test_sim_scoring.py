@@ -43,3 +43,15 @@ def test_boosters_trees_load_unmodified_and_score_against_a_team_that_stands_sti
     assert result.score["blue"] >= 1, f"{result.score} after {result.sim_s} s"
     assert not result.errors, result.errors
     sim.assert_rules(rules)
+
+
+def test_our_trees_score_under_the_hsl_referee_within_the_message_budget(sim) -> None:
+    # the HSL GameController (v20): the delayed PLAYING after each kick-off, the team-message
+    # budget counted (our robots send at the period that fits it for a whole game)
+    match = Match(MatchConfig(seed=1, idle_teams=("red",), gc_version=20))
+    sim.play(match, FIVE_MINUTES_S, [], until=lambda m: len(m.referee.goals) >= 3)
+    result = match.result()
+    assert result.score["blue"] >= 3, f"{result.score} after {result.sim_s} s; goals {result.goals}"
+    assert not result.errors, result.errors
+    assert not any(match.referee.illegal_communication.values())
+    assert match.team_message_period_s == 0.45

@@ -19,7 +19,7 @@ import math
 
 from soccerbt.nodes.soccer._base import (RUNNING, SUCCESS, InputPort, OutputPort, SoccerStatefulNode,
                                          SoccerSyncNode)
-from soccerbt.nodes.soccer.booster import CalcKickDir
+from soccerbt.nodes.soccer.booster import CalcKickDir, report_freekick_target
 from soccerbt.nodes.soccer.skills import (BallView, NavObstacles, ball_view, clamp, head_angles_to, nav_obstacles,
                                           walk_to_pose)
 from soccerbt.world.types import Pose2D, wrap_angle_rad
@@ -538,7 +538,10 @@ class SupportPosition(SoccerSyncNode):
 class FreeKickPosition(SoccerSyncNode):
     """GET_READY of a free kick. Our set play: the striker goes behind the ball along the planned
     kick, the others support. Theirs: everybody keeps ``keep_margin`` beyond the free-kick
-    distance from the ball, walking around it, the goalkeeper included."""
+    distance from the ball, walking around it, the goalkeeper included. The leading striker of
+    the kicking team reports its spot to the local free-kick phase
+    (``local_freekick_target_valid`` / ``_error``), which reaches EXECUTE under the HSL
+    GameController once it stood there (the trees then take the kick; never under HL v12)."""
 
     @classmethod
     def provided_ports(cls):
@@ -581,6 +584,10 @@ class FreeKickPosition(SoccerSyncNode):
         obstacles = nav_obstacles(ctx, include_ball=True, ball_radius_m=(keep - 0.25) if not ours else 0.35)
         target = Pose2D(target.x_m, target.y_m, math.atan2(bxy[1] - target.y_m, bxy[0] - target.x_m)
                         if not (ours and role == "striker") else target.theta_rad)
+        if ours and role == "striker" and bool(ctx.bb_get("is_lead", False)):
+            # the kicker's report moves the local free-kick phase on to EXECUTE (HSL only)
+            pose = ctx.world_model.robot_pose_field
+            report_freekick_target(ctx, True, pose.distance_to(target.x_m, target.y_m))
         _walk_and_hold(ctx, target, 0.15, self.port_float("vx_limit"), self.port_float("vy_limit"), obstacles,
                        holder=self)
         return SUCCESS

@@ -258,3 +258,22 @@ def test_approach_walks_through_a_contested_ball_and_lines_up_a_free_one() -> No
     r3.scene(Pose2D(0.0, 0.0, 0.0), (0.8, 0.0), robots=((1.4, 0.3, Team.BLUE),))
     tick(make_node(O.ApproachBall, r3))
     assert velocity(r3)[0] == pytest.approx(free_vx)
+
+
+def test_free_kick_position_reports_the_kickers_spot_to_the_local_free_kick_phase() -> None:
+    # our set play: the leading striker reports its spot behind the ball (valid, its distance);
+    # nobody else reports (the phase of the others never reaches EXECUTE)
+    for role, lead, ours, reports in (("striker", True, True, True), ("striker", False, True, False),
+                                      ("goal_keeper", False, True, False), ("striker", True, False, False)):
+        r = make_robot()
+        r.bb["gc_is_sub_state_kickoff_side"] = ours
+        r.bb["player_role"] = role
+        r.bb["is_lead"] = lead
+        r.bb["local_freekick_target_valid"] = False
+        node = make_node(O.FreeKickPosition, r)
+        pose = Pose2D(0.0, 0.0, 0.0)
+        r.see(pose, pose.inverse_transform_point(2.0, 1.0))
+        tick(node)
+        assert bool(r.bb.get("local_freekick_target_valid", False)) is reports, (role, lead, ours)
+        if reports:
+            assert 0.5 < r.bb["local_freekick_target_error"] < 3.0
