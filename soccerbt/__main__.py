@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 # command name -> (module that configures it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -24,14 +26,24 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with one sub-parser per available command."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with one sub-parser per available command.
+
+    Only the command named in ``argv`` (None: every command) has its module imported and its
+    arguments configured: a command imports only what it needs, so `soccerbt --help`,
+    `soccerbt validate` and `soccerbt nodes` start without the match stack (scipy, pygame).
+    """
     parser = argparse.ArgumentParser(prog="soccerbt", description=__doc__.splitlines()[0])
     from soccerbt import __version__
 
     parser.add_argument("--version", action="version", version=f"soccerbt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = None if argv is None else _command_in(argv)
     for name, (module_name, help_text) in COMMANDS.items():
+        if wanted is not None and name != wanted:
+            if _module_exists(module_name):  # listed in --help, configured only when chosen
+                sub.add_parser(name, help=help_text, description=help_text)
+            continue
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -42,9 +54,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_in(argv: Sequence[str]) -> str:
+    """The command argparse will pick from ``argv``: its first word that is not an option (the
+    top-level options take no value), or "" when there is none."""
+    for word in argv:
+        if word == "--":
+            continue
+        if not word.startswith("-"):
+            return word
+    return ""
+
+
+def _module_exists(module_name: str) -> bool:
+    """Whether a command's module is present, found without importing it or its package."""
+    import soccerbt
+
+    parts = module_name.split(".")
+    if parts[0] != "soccerbt":
+        return importlib.util.find_spec(module_name) is not None
+    base = Path(soccerbt.__file__).parent.joinpath(*parts[1:])
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `soccerbt` console script and `python -m soccerbt`."""
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
