@@ -6,7 +6,9 @@ alternating (odd seeds swapped). ``run_batch`` plays them with ``soccerbt.match.
 in a pool of worker processes (or in this process for one job) and returns the outcomes in
 plan order, so the results never depend on how many workers ran them or which finished
 first. ``totals``, ``table_lines`` and ``batch_json`` summarise: per game the score and the
-goals with their times; per tree wins, draws, losses, goals for and against.
+goals with their times; per tree wins, draws, losses, goals for and against. ``comparison``
+gives tree A against tree B with intervals (``soccerbt.tools.stats``); ``next_seeds`` the seeds
+a batch that goes on until the difference is significant plays next.
 
 Workers ignore SIGINT: on Ctrl-C the parent terminates the pool and keeps the games that
 finished.
@@ -23,10 +25,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from soccerbt.match import MatchConfig, MatchResult, run_match
+from soccerbt.tools.stats import HeadToHead, head_to_head
 from soccerbt.trees import TreeLoadError
 
 __all__ = ["BatchGame", "GameOutcome", "BatchInterrupted", "TreeTotals", "parse_seeds", "plan_games", "run_batch",
-           "totals", "table_lines", "batch_json", "COLOUR_MODES", "default_jobs"]
+           "totals", "table_lines", "batch_json", "COLOUR_MODES", "default_jobs", "ab_scores", "comparison",
+           "next_seeds"]
 
 COLOUR_MODES = ("fixed", "swap", "alternate")
 MAX_SEEDS = 100_000  # a range this long is a typo, not a batch
@@ -267,15 +271,48 @@ def table_lines(outcomes: Iterable[GameOutcome], trees: dict[str, str]) -> list[
     return lines
 
 
+def ab_scores(outcomes: Iterable[GameOutcome]) -> list[tuple[int, int]]:
+    """(A's goals, B's goals) of every game played, whatever the colours; failed games left out."""
+    out = []
+    for o in outcomes:
+        if o.result is not None:
+            score = o.result.score
+            # swapped: B plays blue, so A's goals are red's
+            out.append((score["red"], score["blue"]) if o.game.swapped else (score["blue"], score["red"]))
+    return out
+
+
+def comparison(outcomes: Iterable[GameOutcome], confidence: float = 0.95) -> HeadToHead:
+    """Tree A against tree B over the games played: record, intervals, the sentence."""
+    return head_to_head(ab_scores(outcomes), "A", "B", confidence)
+
+
+def next_seeds(played: list[int], count: int) -> list[int]:
+    """``count`` more seeds, continuing from the last one given (``played[-1] + 1``, ...) and
+    skipping any seed already played."""
+    if count < 0:
+        raise ValueError(f"count must be 0 or more, got {count}")
+    seen = set(played)
+    out: list[int] = []
+    seed = played[-1] + 1 if played else 0
+    while len(out) < count:
+        if seed not in seen:
+            out.append(seed)
+        seed += 1
+    return out
+
+
 def batch_json(outcomes: Iterable[GameOutcome], trees: dict[str, str], colours: str,
                extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Everything as one JSON-ready object: trees, colours, games (result or error), totals."""
+    """Everything as one JSON-ready object: trees, colours, games (result or error), totals,
+    statistics (A against B)."""
     outcomes = list(outcomes)
     games = [{"seed": o.game.seed, "blue": o.game.blue, "red": o.game.red,
               "result": o.result.to_dict() if o.result is not None else None, "error": o.error}
              for o in outcomes]
     out: dict[str, Any] = {"trees": dict(trees), "colours": colours, "games": games,
-                           "totals": {k: v.to_dict() for k, v in totals(outcomes, trees).items()}}
+                           "totals": {k: v.to_dict() for k, v in totals(outcomes, trees).items()},
+                           "statistics": comparison(outcomes).to_dict()}
     if extra:
         out.update(extra)
     return out

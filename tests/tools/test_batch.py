@@ -1,6 +1,7 @@
 """Batch runs: seed lists, colour plans, the same results whatever the number of workers (and
-the same as run_match called directly), totals per tree, the command's table and JSON, broken
-trees, and an interrupted batch that stops its workers."""
+the same as run_match called directly), totals per tree, A against B with its statistics, the
+command's table and JSON, --until-significant, broken trees, and an interrupted batch that stops
+its workers."""
 from __future__ import annotations
 
 import json
@@ -12,8 +13,8 @@ import pytest
 from soccerbt.__main__ import main
 from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.match import GoalSummary, MatchConfig, MatchResult, run_match
-from soccerbt.tools.batch import (BatchGame, BatchInterrupted, GameOutcome, batch_json, parse_seeds, plan_games,
-                                  run_batch, table_lines, totals)
+from soccerbt.tools.batch import (BatchGame, BatchInterrupted, GameOutcome, ab_scores, batch_json, comparison,
+                                  next_seeds, parse_seeds, plan_games, run_batch, table_lines, totals)
 
 # quick to PLAYING, so that short matches already differ from seed to seed
 FAST = RefereeConfig(players_per_team=2, initial_s=0.2, ready_s=1.0, set_s=0.5)
@@ -97,6 +98,21 @@ def test_totals_follow_each_tree_across_colours() -> None:
     summary = batch_json(outcomes, {"A": "a.xml", "B": "b.xml"}, "swap")
     assert summary["totals"]["B"]["wins"] == 2 and summary["games"][4]["error"].startswith("x.xml:3:")
     json.dumps(summary)  # JSON-ready
+    # A against B, from A's side whatever the colours; the failed game left out
+    assert ab_scores(outcomes) == [(2, 1), (0, 0), (0, 1), (0, 3)]
+    h = comparison(outcomes)
+    assert (h.games, h.wins, h.draws, h.losses, h.goals_for, h.goals_against) == (4, 1, 1, 2, 2, 5)
+    assert h.points_share == 0.375 and not h.significant
+    assert summary["statistics"] == h.to_dict()
+    assert summary["statistics"]["sentence"].startswith("no significant difference after 4 games")
+
+
+def test_next_seeds_continue_from_the_last_one_given() -> None:
+    assert next_seeds([0, 1, 2], 3) == [3, 4, 5]
+    assert next_seeds([5, 2], 3) == [3, 4, 6]  # from the last one, skipping seeds already played
+    assert next_seeds([], 2) == [0, 1] and next_seeds([7], 0) == []
+    with pytest.raises(ValueError):
+        next_seeds([1], -1)
 
 
 def test_the_command_prints_the_same_table_for_any_jobs(tmp_path: Path, capsys) -> None:
@@ -117,6 +133,51 @@ def test_the_command_prints_the_same_table_for_any_jobs(tmp_path: Path, capsys) 
     assert [g["seed"] for g in one["games"]] == [0, 0, 1, 1]
     assert one["totals"]["A"]["played"] == 4 and one["totals"]["A"]["as_blue"] == 2
     assert one["games"][0]["result"]["sim_s"] == 2.0 and one["complete"] is True
+    # the statistics under the totals, and in the JSON
+    assert "A against B: 4 games," in out_one
+    assert any(line.startswith("goal difference per game ") and "95% CI" in line for line in lines)
+    assert any(line.startswith("points share ") and "(Wilson)" in line for line in lines)
+    assert lines[-1] == one["statistics"]["sentence"]
+    assert one["statistics"]["games"] == 4 and "until_significant" not in one["statistics"]
+
+
+TINY = ["batch", "--seconds", "1", "--team-size", "1", "--field", "kid", "--jobs", "1", "--quiet"]
+
+
+def test_until_significant_stops_at_the_cap_when_the_trees_are_the_same(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "until.json"
+    assert main([*TINY, "--seeds", "0-1", "--until-significant", "--max-games", "4", "--json", str(out)]) == 0
+    stdout, err = capsys.readouterr()
+    assert "round 1: no significant difference after 2 games" in err and "playing seeds 2-3 (2 more games)" in err
+    assert "stopping at --max-games 4" in err
+    summary = json.loads(out.read_text())
+    assert [(g["seed"], g["blue"], g["red"]) for g in summary["games"]] == [(s, "A", "B") for s in range(4)]
+    assert all(set(g["result"]["score"]) == {"blue", "red"} for g in summary["games"])  # the shape kept
+    assert summary["seeds"] == [0, 1, 2, 3] and summary["complete"] is True
+    stats = summary["statistics"]
+    assert stats["games"] == 4 and stats["significant"] is False and stats["stronger"] is None
+    assert stats["until_significant"] == {"max_games": 4, "rounds": 2, "stopped": "max_games"}
+    assert stats["points_share"]["low"] < 0.5 < stats["points_share"]["high"]
+    assert stdout.splitlines()[-1] == stats["sentence"] and stats["sentence"].startswith(
+        "no significant difference after 4 games")
+
+
+def test_until_significant_extra_seeds_follow_the_colours_rule(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "alt.json"
+    # one seed a round (one job); seeds continue from 5; odd seeds swapped
+    assert main([*TINY, "--seeds", "5", "--alternate-colours", "--until-significant", "--max-games", "3",
+                 "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert [(g["seed"], g["blue"]) for g in summary["games"]] == [(5, "B"), (6, "A"), (7, "B")]
+    assert summary["statistics"]["until_significant"]["rounds"] == 3
+    # swapped colours play a seed twice: a cap of 3 leaves room for one more seed only
+    assert main([*TINY, "--seeds", "0", "--swap-colours", "--until-significant", "--max-games", "3",
+                 "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert [(g["seed"], g["blue"]) for g in summary["games"]] == [(0, "A"), (0, "B")]
+    capsys.readouterr()
+    assert main([*TINY, "--seeds", "0", "--max-games", "3"]) == 2
+    assert "--max-games goes with --until-significant" in capsys.readouterr().err
 
 
 def test_a_broken_tree_stops_the_batch_before_it_starts(tmp_path: Path, capsys) -> None:
