@@ -277,3 +277,18 @@ def test_the_team_message_period_fits_the_hsl_message_budget() -> None:
     assert {a.team.period_s for a in forced.agents.values()} == {0.2}
     with pytest.raises(ValueError):
         MatchConfig(team_message_period_s=0.0)
+
+
+def test_a_ball_dragged_while_the_referee_places_it_goes_back_to_the_set_play_spot() -> None:
+    from soccerbt.gamecontroller.protocol import SubState
+
+    match = Match(MatchConfig(seed=5, duration_s=60.0, team_size=1, gc_version=20))
+    while not (match.referee.state == GameState.PLAYING and match.t_s > 25.0):
+        match.step()
+    assert match.referee.award_free_kick(Team.BLUE, (1.0, -1.0))
+    assert match.referee.sub_state == SubState.STOP
+    match.place_ball(-3.0, 2.0)  # the viewer's drag, while the referee prepares the set play
+    while match.referee.sub_state == SubState.STOP:
+        match.step()
+    ball = match.world.ball
+    assert (round(ball.x_m, 6), round(ball.y_m, 6)) == (1.0, -1.0)
