@@ -8,20 +8,21 @@ nanoseconds. Channels (the topic names below):
 configuration, the field, the robots, dt, which goal blue attacks first, and for each team the
 tree file and every file it includes with their SHA-256 hashes.
 
-``/match/truth`` (binary, every step; ``TRUTH``): step number, simulated time, the ball
-(x, y, vx, vy), the GameController state (state, secondary state, sub-state, score blue, score
-red) and for each robot in header order its true pose, fallen and removed flags.
+``/match/step`` (binary, every step): length-prefixed parts (u32 each, ``join_parts``). First
+the truth (``truth_struct``): step number, simulated time, the ball (x, y, vx, vy), the
+GameController state (state, secondary state, sub-state, score blue, score red) and for each
+robot in header order its true pose, fallen and removed flags. Then each robot's tick
+(``encode_tick``): the agent's tick number (as ``Agent.ticks``), the root status, the command
+(vx, vy, vtheta, head pan, head tilt, kick direction and strength or NaN, f32), every status
+transition of the tick in order (u16 uids, then the previous codes, then the new codes, u8:
+BT.CPP's IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3), the uids the tick skipped, the uids of the
+nodes ticked (in the order their ticks returned), and the blackboard changes
+(``encode_changes``: key indexes into the robot's key table, writers, floats as f32, other
+values as JSON) where a writer is a node uid (a node wrote it through an output port, a Script,
+SetBlackboard or a pre/post-condition script) or the adapter that owns the key
+(``gamecontroller``, ``world_model``, ``team``, ``gamepad``, ``nodes``).
 
-``/robots/<robot>/tick`` (binary, every step; ``encode_tick``): the agent's tick number (as
-``Agent.ticks``), the root status, an exception flag, the command (vx, vy, vtheta, head pan,
-head tilt, kick direction and strength or NaN), every status transition of the tick in order
-(u16 uid, u8 previous, u8 new: BT.CPP's status codes IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3),
-the uids the tick skipped, the uids of the nodes ticked (in the order their ticks returned),
-and the blackboard changes (binary, ``encode_changes``: key indexes into the key table of the
-robot's latest keyframe, writers, floats as f32, other values as JSON) where a writer is a node
-uid (a node wrote it through an output port, a Script, SetBlackboard or a pre/post-condition
-script) or the adapter that owns the key (``gamecontroller``, ``world_model``, ``team``,
-``gamepad``, ``nodes``).
+``/robots/<robot>/keys`` (JSON, when the robot's root keys change): the key table from a step on.
 
 ``/robots/<robot>/tree`` (JSON, at load and at every hot reload): the tree's nodes in uid order
 (uid, parent, name, registration ID, kind, full path, ports, pre/post conditions) and its
@@ -54,7 +55,7 @@ from typing import Any
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
     "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
-    "STATUS_NAMES", "tick_topic", "tree_topic", "keyframe_topic", "keys_topic", "robot_of_topic", "TickRecord",
+    "STATUS_NAMES", "tree_topic", "keyframe_topic", "keys_topic", "robot_of_topic", "TickRecord",
     "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
     "SCHEMAS", "ns_of", "step_of_ns",
 ]
@@ -76,10 +77,6 @@ STATUS_NAMES = ("IDLE", "RUNNING", "SUCCESS", "FAILURE", "SKIPPED")
 ROOT_EXCEPTION = 5        # the root "status" of a tick that raised
 
 _ROBOT_PREFIX = "/robots/"
-
-
-def tick_topic(robot: str) -> str:
-    return f"{_ROBOT_PREFIX}{robot}/tick"
 
 
 def tree_topic(robot: str) -> str:
@@ -362,10 +359,9 @@ class TruthRecord:
 
 def encode_truth(step: int, t_s: float, ball: tuple[float, ...], gc: tuple[int, ...],
                  robots: list[tuple[float, float, float, int, int]]) -> bytes:
-    parts = [_TRUTH_HEAD.pack(step, t_s, *ball, *gc)]
-    pack = _TRUTH_ROBOT.pack
-    parts.extend(pack(*r) for r in robots)
-    return b"".join(parts)
+    """The truth part of a step message (the recorder packs the same layout in one call)."""
+    flat = [v for robot in robots for v in robot]
+    return truth_struct(len(robots)).pack(step, t_s, *ball, *gc, *flat)
 
 
 _TRUTH_STRUCTS: dict[int, struct.Struct] = {}
@@ -386,10 +382,6 @@ def decode_truth(data: bytes) -> TruthRecord:
     robots = [_TRUTH_ROBOT.unpack_from(data, o)
               for o in range(_TRUTH_HEAD.size, len(data), _TRUTH_ROBOT.size)]
     return TruthRecord(step, t_s, tuple(rest[:4]), tuple(rest[4:9]), robots)  # type: ignore[arg-type]
-
-
-def finite_or_none(value: float) -> float | None:
-    return value if math.isfinite(value) else None
 
 
 # --- schemas ------------------------------------------------------------------------------------
