@@ -97,8 +97,8 @@ class TreeEnv:
         self.skip_sink: list[int] | None = None
         # while true, nodes stamp the entries they write with their uid (Entry.writer)
         self.track_writers = False
-        # while a list, status changes are appended to it as (node, previous, status) tuples
-        self.status_log: list[tuple[Any, NodeStatus, NodeStatus]] | None = None
+        # while a list, each status change appends three integers: uid, previous code, new code
+        self.status_log: list[int] | None = None
         # the nodes ticked since the root tick began (the Tree clears it before each root tick)
         self.ticked: list[Any] = []
         self._timers: dict[int, tuple[float, Callable[[bool], None]]] = {}
@@ -357,14 +357,14 @@ class TreeNode(Behaviour):
         return None
 
     def _run_post(self, post: tuple, st: NodeStatus) -> None:
-        bb = self.bb
-        if st is SUCCESS:
-            if post[2] is not None:
-                post[2](bb) if not self.env.track_writers else self.run_script(post[2])
-        elif post[1] is not None:
-            post[1](bb) if not self.env.track_writers else self.run_script(post[1])
-        if post[3] is not None:
-            post[3](bb) if not self.env.track_writers else self.run_script(post[3])
+        outcome = post[2] if st is SUCCESS else post[1]  # _onSuccess or _onFailure, then _post
+        for script in (outcome, post[3]):
+            if script is None:
+                continue
+            if self.env.track_writers:  # stamping the writers costs a call: only when recorded
+                self.run_script(script)
+            else:
+                script(self.bb)
 
     def halt_node(self) -> None:
         """BT.CPP haltNode: halt(), then the `_onHalted` script. An exception raised by the node
