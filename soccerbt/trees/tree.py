@@ -170,6 +170,8 @@ class Tree:
         return self.env.status_log  # type: ignore[return-value]
 
     def stop_status_log(self) -> None:
+        """Stop appending to the status log (the nodes go back to their own classes when nobody
+        else watches)."""
         self.env.status_log = None
         self._install_observer()
 
