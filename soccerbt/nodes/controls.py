@@ -53,19 +53,20 @@ class _ChainNode(ControlNode):
         asynch, stop_on, go_on = self.ASYNC, self.STOP_ON, self.GO_ON
         while self._idx < n:
             child = children[self._idx]
-            prev = child._bt_status
+            prev = child._bt_status if asynch else IDLE  # only the async variants need it
             cs = child.execute_tick()
-            if cs is RUNNING:
-                return RUNNING
-            if cs is stop_on:
-                self.reset_children()
-                self._idx = 0
-                return stop_on
+            # exclusive identity tests, the usual result first
             if cs is go_on:
                 self._idx += 1
                 if asynch and prev is IDLE and self._idx < n:
                     self.env.wake_up = True  # BT.CPP's async controls yield after a sync child
                     return RUNNING
+            elif cs is RUNNING:
+                return RUNNING
+            elif cs is stop_on:
+                self.reset_children()
+                self._idx = 0
+                return stop_on
             elif cs is SKIPPED:
                 self._idx += 1
                 self._skipped += 1
@@ -170,6 +171,18 @@ class _ReactiveChainNode(ControlNode):
         for child in children:
             index += 1
             cs = child.execute_tick()
+            # exclusive identity tests, the usual results first (Booster's reactive chains
+            # mostly hold children that succeed or are skipped by their `_while`)
+            if cs is go_on:
+                continue
+            if cs is SKIPPED:
+                skipped += 1
+                status = child._bt_status
+                if status is not IDLE:  # usually IDLE already (skipped by its `_while`)
+                    if status is RUNNING:
+                        child.halt_node()
+                    child._bt_status = IDLE
+                continue
             if cs is RUNNING:
                 for i, other in enumerate(children):
                     if i != index:
@@ -184,13 +197,7 @@ class _ReactiveChainNode(ControlNode):
             if cs is stop_on:
                 self.reset_children()
                 return stop_on
-            if cs is SKIPPED:
-                skipped += 1
-                if child._bt_status is RUNNING:
-                    child.halt_node()
-                child._bt_status = IDLE
-            elif cs is not go_on:
-                raise _idle_child(self.name)
+            raise _idle_child(self.name)
         self.reset_children()
         return SKIPPED if skipped == len(children) else go_on
 
