@@ -19,7 +19,7 @@ import math
 import struct
 from dataclasses import dataclass, field, fields
 
-from soccerbt.gamecontroller.protocol import (HEADER, HSL_RETURN_VERSION, HslReturnData, PacketError,
+from soccerbt.gamecontroller.protocol import (HEADER, TeamLookup, HSL_RETURN_VERSION, HslReturnData, PacketError,
                                               TeamColor)
 
 __all__ = [
@@ -178,7 +178,7 @@ def _default_teams() -> tuple[HslTeamInfo, HslTeamInfo]:
 
 
 @dataclass(frozen=True, slots=True)
-class HslControlData:
+class HslControlData(TeamLookup):
     """One HSL control message (v19 or v20). Times are signed seconds. The players of both
     team blocks must be of the version's RobotInfo class (``HslRobotInfoV19`` or ``V20``)."""
 
@@ -195,28 +195,6 @@ class HslControlData:
     secs_remaining: int = 0
     secondary_time: int = 0
     teams: tuple[HslTeamInfo, HslTeamInfo] = field(default_factory=_default_teams)
-
-    def team_index(self, team_number: int) -> int | None:
-        """0 or 1: where the team's block is (it moves at half-time), None if absent."""
-        teams = self.teams
-        if teams[0].team_number == team_number:
-            return 0
-        if teams[1].team_number == team_number:
-            return 1
-        return None
-
-    def team(self, team_number: int) -> HslTeamInfo | None:
-        """The block of a team, found by its number (never by index)."""
-        i = self.team_index(team_number)
-        return None if i is None else self.teams[i]
-
-    def opponent_of(self, team_number: int) -> HslTeamInfo | None:
-        """The other block when ``team_number`` plays in this packet, else None."""
-        i = self.team_index(team_number)
-        return None if i is None else self.teams[1 - i]
-
-    def names_team(self, team_number: int) -> bool:
-        return self.team_index(team_number) is not None
 
 
 _ROBOT_ZERO_V20 = HslRobotInfoV20()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import struct
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from soccerbt.gamecontroller.hsl_protocol import HslControlData
@@ -165,8 +165,37 @@ def _default_teams() -> tuple[TeamInfo, TeamInfo]:
             TeamInfo(team_number=2, team_color=1))
 
 
+class TeamLookup:
+    """Finding a team's block in a control message by its number (HL and HSL alike)."""
+
+    __slots__ = ()
+    teams: tuple
+
+    def team_index(self, team_number: int) -> int | None:
+        """0 or 1: where the team's block is (it moves at half-time), None if absent."""
+        teams = self.teams
+        if teams[0].team_number == team_number:
+            return 0
+        if teams[1].team_number == team_number:
+            return 1
+        return None
+
+    def team(self, team_number: int) -> Any:
+        """The block of a team, found by its number (never by index)."""
+        i = self.team_index(team_number)
+        return None if i is None else self.teams[i]
+
+    def opponent_of(self, team_number: int) -> Any:
+        """The other block when ``team_number`` plays in this packet, else None."""
+        i = self.team_index(team_number)
+        return None if i is None else self.teams[1 - i]
+
+    def names_team(self, team_number: int) -> bool:
+        return self.team_index(team_number) is not None
+
+
 @dataclass(frozen=True, slots=True)
-class GameControlData:
+class GameControlData(TeamLookup):
     """One HL v12 data packet. Times are signed seconds (real packets carry negative ones)."""
 
     version: int = HL_VERSION
@@ -184,27 +213,6 @@ class GameControlData:
     secondary_time: int = 0
     teams: tuple[TeamInfo, TeamInfo] = field(default_factory=_default_teams)
 
-    def team_index(self, team_number: int) -> int | None:
-        """0 or 1: where the team's block is (it moves at half-time), None if absent."""
-        teams = self.teams
-        if teams[0].team_number == team_number:
-            return 0
-        if teams[1].team_number == team_number:
-            return 1
-        return None
-
-    def team(self, team_number: int) -> TeamInfo | None:
-        """The block of a team, found by its number (never by index)."""
-        i = self.team_index(team_number)
-        return None if i is None else self.teams[i]
-
-    def opponent_of(self, team_number: int) -> TeamInfo | None:
-        """The other block when ``team_number`` plays in this packet, else None."""
-        i = self.team_index(team_number)
-        return None if i is None else self.teams[1 - i]
-
-    def names_team(self, team_number: int) -> bool:
-        return self.team_index(team_number) is not None
 
 
 @dataclass(frozen=True, slots=True)
