@@ -277,15 +277,9 @@ class HslReferee(Referee):
         super()._start_set_play(kind, team, spot)
 
     def _end_set_play(self, why: str) -> None:
-        team = self.set_play_team
-        name = _FREE_KICK_NAMES.get(self.secondary_state, str(self.secondary_state))
-        self.secondary_state = SecondaryState.NORMAL
-        self.set_play_team = None
-        self.sub_state = SubState.STOP
-        self._phase_start_s = self.t_s
         self._restart_start_s = None
         self._restart_team = None
-        self._record("set_play_end", f"{name} {why}", team)
+        self._close_set_play(why)
         self._revision += 1
 
     def _ball_moved(self) -> bool:

@@ -529,6 +529,17 @@ class Referee:
                 return True
         return False
 
+    def _close_set_play(self, why: str | None = None) -> Team | None:
+        """End the set play in progress (back to NORMAL, recorded); the team that had it."""
+        team = self.set_play_team
+        name = _FREE_KICK_NAMES.get(self.secondary_state, str(self.secondary_state))
+        self.secondary_state = SecondaryState.NORMAL
+        self.set_play_team = None
+        self.sub_state = SubState.STOP
+        self._phase_start_s = self.t_s
+        self._record("set_play_end", name if why is None else f"{name} {why}", team)
+        return team
+
     def _advance_set_play(self, elapsed: float) -> bool:
         cfg = self.config
         if self.sub_state == SubState.STOP:
@@ -549,14 +560,7 @@ class Referee:
                 return True
         else:
             if elapsed >= cfg.free_kick_set_s - _EPS:
-                team = self.set_play_team
-                name = _FREE_KICK_NAMES.get(self.secondary_state, str(self.secondary_state))
-                self.secondary_state = SecondaryState.NORMAL
-                self.set_play_team = None
-                self.sub_state = SubState.STOP
-                self._phase_start_s = self.t_s
-                self._record("set_play_end", name, team)
-                self._start_restart_wait(team)
+                self._start_restart_wait(self._close_set_play())
                 return True
         return False
 

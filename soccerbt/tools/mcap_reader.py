@@ -12,7 +12,6 @@ that damage is handled per chunk. Errors raise ``ReplayError`` (``path: what is 
 """
 from __future__ import annotations
 
-import bisect
 import json
 import struct
 import zlib

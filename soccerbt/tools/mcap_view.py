@@ -24,10 +24,8 @@ history (again: off), the timeline to seek.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
