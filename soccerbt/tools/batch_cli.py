@@ -47,24 +47,23 @@ def _seeds(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"jobs must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"jobs must be 1 or more, got {text!r}")
-    return value
+def _count_of(what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of 1 or more, errors naming `what`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{what} must be 1 or more, got {text!r}")
+        return value
+
+    return parse
 
 
-def _max_games(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"max games must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"max games must be 1 or more, got {text!r}")
-    return value
+_jobs = _count_of("jobs")
+_max_games = _count_of("max games")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

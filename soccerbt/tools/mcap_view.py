@@ -25,7 +25,6 @@ history (again: off), the timeline to seek.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -665,14 +664,9 @@ class McapViewer(Viewer):
 
 
 def _init_pygame() -> None:
-    from soccerbt.tools.run_cli import display_available
+    from soccerbt.tools.viewer import prepare_pygame
 
-    if not display_available():
-        os.environ["SDL_VIDEODRIVER"] = "dummy"
-    if not pygame.display.get_init():
-        pygame.display.init()
-    if not pygame.font.get_init():
-        pygame.font.init()
+    prepare_pygame()
 
 
 def _prepared(log: McapLog, at_s: float | None, select: str | None, speed: float = 1.0) -> McapViewer:

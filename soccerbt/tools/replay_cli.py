@@ -29,7 +29,7 @@ import pygame
 
 from soccerbt.tools.replay import ReplayError, ReplayLog, ReplaySceneSource, robot_lines, summary
 from soccerbt.tools.run_cli import display_available
-from soccerbt.tools.viewer import Pacer, Viewer
+from soccerbt.tools.viewer import Pacer, Viewer, prepare_pygame
 
 EXIT_BAD_LOG = 2
 LOADING_NOTE_BYTES = 4_000_000  # files larger than this take a second or more: say so
@@ -453,12 +453,7 @@ def run_replay_window(viewer: Viewer, fps: int = 60) -> None:
 def save_replay_screenshot(source: ReplaySceneSource, path: str | Path, *, selected: str | None = None,
                            size_px: tuple[int, int] = (1300, 760)) -> Path:
     """The frame at the source's position as PNG, off-screen (SDL's dummy driver without a display)."""
-    if not display_available():
-        os.environ["SDL_VIDEODRIVER"] = "dummy"
-    if not pygame.display.get_init():
-        pygame.display.init()
-    if not pygame.font.get_init():
-        pygame.font.init()
+    prepare_pygame()
     viewer = ReplayViewer(source, size_px=size_px)
     viewer.pacer.paused = True
     viewer.state.selected = selected if selected is not None else (source.log.robots[0] if source.log.robots

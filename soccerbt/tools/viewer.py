@@ -8,6 +8,7 @@ single step. Anything that plays a match can be watched through the ``SceneSourc
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from collections import deque
@@ -502,6 +503,19 @@ def wire_field_relative_keys(viewer: Viewer, match: object, keyboard: object) ->
 
     keyboard.heading_rad = heading
     keyboard.view_mirrored = lambda: viewer.state.mirrored
+
+
+def prepare_pygame() -> None:
+    """pygame's display and fonts ready for drawing; off-screen (SDL's dummy driver) when
+    there is no display (what every screenshot command needs)."""
+    from soccerbt.tools.run_cli import display_available
+
+    if not display_available():
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+    if not pygame.display.get_init():
+        pygame.display.init()
+    if not pygame.font.get_init():
+        pygame.font.init()
 
 
 def save_match_screenshot(match: object, path: str | Path, *, selected: str | None = None,
