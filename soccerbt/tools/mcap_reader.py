@@ -137,6 +137,9 @@ class McapLog:
                 self.header = json.loads(data)
                 break
         if self.header.get("format") != lf.FORMAT:
+            if not first and self.warnings:  # the header's chunk did not decode: say so
+                raise ReplayError(p, None, "the first chunk, which holds the header, is damaged; "
+                                           "nothing can be replayed without it")
             raise ReplayError(p, None, "not a soccerbt replay log (no soccerbt header)")
         self.dt_s = float(self.header.get("dt_s", 0.01))
         for ref in self.chunks:  # the scan assumed 10 ms steps

@@ -173,7 +173,7 @@ def test_a_halt_resets_children_before_the_parent() -> None:
 def test_the_status_log_holds_uid_and_codes_in_order() -> None:
     tree = _tree()
     seen = []
-    tree.on_status_change(seen.append)
+    handle = tree.on_status_change(seen.append)
     log = tree.start_status_log()
     tree.tick_exactly_once()
     assert len(log) == 3 * len(seen)
@@ -182,4 +182,6 @@ def test_the_status_log_holds_uid_and_codes_in_order() -> None:
     tree.stop_status_log()
     log.clear()
     tree.tick_exactly_once()
-    assert log == [] and all(type(n).__name__ for n in tree.nodes())
+    assert log == [] and all(is_observed(n) for n in tree.nodes())  # the callback still watches
+    handle.remove()
+    assert not any(is_observed(n) for n in tree.nodes())
