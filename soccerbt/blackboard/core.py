@@ -284,11 +284,14 @@ class Blackboard(MutableMapping):
     """
 
     __slots__ = ("_parent", "_storage", "_remap", "_autoremap", "_root", "_view", "_children",
-                 "__weakref__")
+                 "layout_version", "__weakref__")
 
     def __init__(self, parent: Blackboard | None = None, *, autoremap: bool = False) -> None:
         self._parent: Blackboard | None = parent
         self._storage: dict[str, Entry] = {}
+        # counts entries added to or removed from this blackboard's own storage: a reader of
+        # the entries (the recorder) re-reads them only when it changed
+        self.layout_version = 0
         self._remap: dict[str, str] = {}
         self._autoremap: bool = autoremap
         self._root: Blackboard = self if parent is None else parent.root()
@@ -420,6 +423,7 @@ class Blackboard(MutableMapping):
         # so until now it resolved nowhere, here or below, and misses are never memoised
         entry = Entry(type_, converter)
         self._storage[key] = entry
+        self.layout_version += 1
         return entry
 
     def local_keys(self) -> list[str]:
@@ -559,12 +563,14 @@ class Blackboard(MutableMapping):
         parent's entry survives. Absent keys are ignored.
         """
         if self._storage.pop(key, None) is not None:
+            self.layout_version += 1
             self._forget_resolutions()
 
     def __delitem__(self, key: str) -> None:
         if key not in self._storage:
             raise KeyError(key)
         del self._storage[key]
+        self.layout_version += 1
         self._forget_resolutions()
 
     def __iter__(self) -> Iterator[str]:

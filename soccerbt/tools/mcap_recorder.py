@@ -20,7 +20,7 @@ import hashlib
 import math
 from array import array
 from itertools import compress
-from operator import is_not, ne
+from operator import ne
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,7 @@ class _RobotTrack:
         self.seqs: list[int] = []
         self.raw: list[object] = []
         self.adapter: list[int] = []
+        self.layout = -1              # the blackboard's layout_version the table was read at
         self.role_index = -1          # player_role's index in the key table
         self.role_changed = True      # player_role written since the events looked at it
         self.logged: dict[str, object] = {}
@@ -300,7 +301,9 @@ class McapRecorder:
 
     def _table(self, track: _RobotTrack, agent: Any) -> bool:
         """Refresh the key table when the root keys changed; True when it did."""
-        storage = agent.blackboard._storage
+        bb = agent.blackboard
+        track.layout = bb.layout_version
+        storage = bb._storage
         if len(storage) == len(track.keys) and all(k in storage for k in track.keys):
             if all(storage[k] is e for k, e in zip(track.keys, track.entries)):
                 return False
@@ -331,9 +334,8 @@ class McapRecorder:
         compress); floats go to an f32 array, so a usual change costs a few appends. A new or
         removed key writes the new key table first (a /keys message from this step on)."""
         removed: list[str] = []
-        storage = agent.blackboard._storage
-        if (len(storage) != len(track.keys) or not track.keys
-                or any(map(is_not, map(storage.get, track.keys), track.entries))):  # a key unset and set again
+        bb = agent.blackboard
+        if bb.layout_version != track.layout or not track.keys:  # a key added, removed or set anew
             old = track.keys
             if self._table(track, agent):
                 removed = sorted(set(old) - set(track.keys))

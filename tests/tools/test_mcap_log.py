@@ -328,3 +328,25 @@ def test_the_blackboard_read_back_equals_the_live_one_at_every_sampled_step(tmp_
         assert set(got) == set(expected), (robot, step)
         bad = [k for k in expected if not _close(got[k], expected[k])]
         assert not bad, (robot, step, [(k, got[k], expected[k]) for k in bad[:3]])
+
+
+RESET_TREE = """<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <RunOnce><Script code="count := 0"/></RunOnce>
+      <Script code="count += 1"/>
+      <UnsetBlackboard key="fresh"/>
+      <Script code="fresh := count * 10"/>
+    </Sequence>
+  </BehaviorTree>
+</root>
+"""
+
+
+def test_an_entry_removed_and_made_again_in_one_tick_is_followed(tmp_path: Path) -> None:
+    tree = tmp_path / "reset.xml"
+    tree.write_text(RESET_TREE)
+    log = McapLog.open(_record(tmp_path, "reset.mcap", 0.3, tree))
+    for step in (1, 2, 7, 30):
+        bb = log.robot_state("blue1", step).blackboard
+        assert bb["fresh"][0] == bb["count"][0] * 10 == step * 10.0, step
