@@ -8,11 +8,18 @@ and by this process's CPU seconds (the fairer figure on a busy machine), against
 measured in the same run: the world and the referee alone (statues, no brains). ``--full``
 plays a whole match (two 10-minute halves) of our trees instead: the goal's own measure, a
 20-minute match in 2 minutes. Then a cProfile breakdown of where the full stack's time goes,
-by area. Goal: >= 10x real time on one core. ``--field S|M|L`` and ``--team-size N`` choose the
-field and the team size (e.g. ``--field L --team-size 5``: the T1's 5 v 5 on the 22 x 14 m field).
+by area. Goal: >= 10x real time on one core (issue 16 asks 30x). ``--field S|M|L`` and
+``--team-size N`` choose the field and the team size (e.g. ``--field L --team-size 5``: the T1's
+5 v 5 on the 22 x 14 m field).
+
+``--suite`` prints one line per match shape instead, simulated seconds per CPU second only (the
+figure to compare on a busy machine), each the median of ``--repeats`` runs of ``--seconds``
+(``--full``: whole matches): our trees 3 v 3 on M, Booster's trees 3 v 3 on M (when
+../shared is present) and our trees 5 v 5 on L.
 
     .venv/bin/python benchmarks/match.py [--seconds 300] [--segments 10] [--full] [--no-profile]
         [--field M] [--team-size 3]
+    .venv/bin/python benchmarks/match.py --suite [--seconds 120] [--repeats 3] [--full]
 """
 from __future__ import annotations
 
@@ -102,6 +109,32 @@ def profile_breakdown(config: MatchConfig, warmup_s: float, seconds: float) -> l
     return sorted(((a, t / whole) for a, t in totals.items()), key=lambda kv: -kv[1])
 
 
+def cpu_speed(config: MatchConfig, seconds: float) -> float:
+    """Simulated seconds per CPU second of one match of ``seconds`` (setup not counted)."""
+    match = Match(config)
+    start_sim, start_cpu = match.t_s, time.process_time()
+    match.run(seconds)
+    return (match.t_s - start_sim) / max(time.process_time() - start_cpu, 1e-9)
+
+
+def suite(seconds: float, repeats: int) -> None:
+    """Our trees 3 v 3 on M, Booster's 3 v 3 on M, ours 5 v 5 on L: median CPU speed of each."""
+    shapes = [("our trees 3 v 3, M field", MatchConfig(seed=1))]
+    if BOOSTER.is_file():
+        shapes.append(("Booster's trees 3 v 3, M field",
+                       MatchConfig(seed=1, blue_tree=str(BOOSTER), red_tree=str(BOOSTER))))
+    shapes.append(("our trees 5 v 5, L field", MatchConfig(seed=1, field="L", team_size=5)))
+    print(f"{seconds:.0f} simulated s per match from kick-off READY, median of {repeats} (seed 1), "
+          "simulated seconds per CPU second:")
+    for label, config in shapes:
+        speeds = sorted(cpu_speed(config, seconds) for _ in range(repeats))
+        n = config.players_per_team()
+        per_tick_us = 1e6 * 0.01 / (statistics.median(speeds) * 2 * n)
+        print(f"  {label:<32} {statistics.median(speeds):6.2f} x real time per CPU second "
+              f"(runs {', '.join(f'{v:.2f}' for v in speeds)}; {per_tick_us:.0f} us per robot per "
+              f"10 ms step); goal 30x: {'met' if statistics.median(speeds) >= 30 else 'NOT met'}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=300.0, help="simulated seconds per match (default 300)")
@@ -110,7 +143,13 @@ def main() -> int:
     parser.add_argument("--no-profile", action="store_true")
     parser.add_argument("--field", default="adult", help="HSL field S, M or L (kid, adult: S, M; default M)")
     parser.add_argument("--team-size", type=int, default=None, help="robots per team (default: the field's)")
+    parser.add_argument("--suite", action="store_true",
+                        help="our trees 3 v 3, Booster's 3 v 3 and ours 5 v 5 on L: CPU speed only")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per shape with --suite (median)")
     args = parser.parse_args()
+    if args.suite:
+        suite(1200.0 if args.full else args.seconds, args.repeats)
+        return 0
     shape = {"field": args.field, "team_size": args.team_size}
     try:
         probe = MatchConfig(**shape)

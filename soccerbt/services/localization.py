@@ -240,6 +240,8 @@ class ParticleFilter:
         self._cache: tuple[Pose2D, np.ndarray, float] | None = None
         self._seed: Pose2D | None = None  # the previous estimate, moved by odometry
         self._grids: _DistanceGrids | None = None  # the likelihood field, built on first use
+        # (particles, (cos, sin, x, y)) of _particle_terms; None whenever the particles moved
+        self._terms: tuple[np.ndarray, tuple[np.ndarray, ...]] | None = None
         self.updates = 0
         self.injected_total = 0
         self.reset_uniform()
@@ -251,6 +253,7 @@ class ParticleFilter:
         self.particles_xyt = xyt
         self.log_weights = np.zeros(self.n)
         self._cache = None
+        self._terms = None
         self._seed = None
         self._w_slow = self._w_fast = None
         self._fit = 0.0
@@ -310,6 +313,7 @@ class ParticleFilter:
             xyt[flip, 0:2] *= -1.0
             xyt[flip, 2] = _wrap(xyt[flip, 2] + math.pi)
             self._cache = None
+            self._terms = None
             self._seed = None
         return int(flip.sum())
 
@@ -348,6 +352,7 @@ class ParticleFilter:
         xyt[:, 1] += sin * ndx + cos * ndy
         xyt[:, 2] = _wrap(xyt[:, 2] + dth + noise[:, 2] * s_r)
         self._cache = None
+        self._terms = None
         if self._seed is not None:
             self._seed = self._seed.compose(odometry_delta)
 
@@ -413,11 +418,9 @@ class ParticleFilter:
         m = det.shape[0]
         inv_cell = 1.0 / grids.cell_m
         gate = -0.5 * c.obs_gate_sigmas ** 2
-        th = xyt[:, 2]
-        cos, sin = np.cos(th), np.sin(th)
-        # the particles' grid coordinates; the detections scaled to grid cells
-        px = (xyt[:, 0] - grids.x0_m) * inv_cell
-        py = (xyt[:, 1] - grids.y0_m) * inv_cell
+        # cos and sin of the particles' headings and their grid coordinates (cos and sin are
+        # the costliest numpy calls here); the detections scaled to grid cells
+        cos, sin, px, py = self._particle_terms(xyt, grids)
         if m == 1:
             dx, dy = float(det[0, 0]), float(det[0, 1])
             scale = -0.5 / (c.obs_sigma_m ** 2 + c.obs_sigma_per_m ** 2 * (dx * dx + dy * dy))
@@ -444,6 +447,24 @@ class ParticleFilter:
         per = grids.flat.take(ix) * scale  # float32 squared distances, float64 terms
         np.maximum(per, gate, out=per)
         return (per if m == 1 else per.sum(axis=0)), m
+
+    def _particle_terms(self, xyt: np.ndarray,
+                        grids: _DistanceGrids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """cos and sin of the headings and the grid coordinates (x, y in cells) of ``xyt``.
+
+        While the robot stands there is no predict between camera frames, so the filter's own
+        particles are weighed several times unchanged: their terms are kept until the
+        particles move (every change to them clears ``_terms``)."""
+        own = xyt is self.particles_xyt
+        terms = self._terms
+        if own and terms is not None and terms[0] is xyt:
+            return terms[1]
+        inv_cell = 1.0 / grids.cell_m
+        th = xyt[:, 2]
+        out = (np.cos(th), np.sin(th), (xyt[:, 0] - grids.x0_m) * inv_cell, (xyt[:, 1] - grids.y0_m) * inv_cell)
+        if own:
+            self._terms = (xyt, out)
+        return out
 
     def update(self, detections: Sequence[Detection]) -> None:
         """Weigh the particles by one frame of detections, resample, inject when lost."""
@@ -495,6 +516,7 @@ class ParticleFilter:
         cumulative[-1] = 1.0
         idx = np.searchsorted(cumulative, positions)
         self.particles_xyt = self.particles_xyt[idx]
+        self._terms = None
         self.log_weights = np.full(self.n, -math.log(self.n))
 
     # --- sensor-based pose candidates (injection and relocalization) -------------------
@@ -579,6 +601,7 @@ class ParticleFilter:
         new[:, 2] = _wrap(new[:, 2])
         slots = self.rng.choice(self.n, n_inject, replace=False)
         self.particles_xyt[slots] = new
+        self._terms = None
         self.injected_total += n_inject
         self._cache = None
 
