@@ -7,7 +7,13 @@
   the ball stays put relative to the ground while the robot walks (odometry is smooth over
   seconds, while a localizer estimate may jump); field and robot positions derive from it.
   ``ball_location_known`` lasts 2 s after the last sighting; ``ball_out`` says the estimate
-  lies wholly outside the lines;
+  lies wholly outside the lines. The belief is robust to isolated false detections
+  (``robust_ball``, the default): a sighting within a gate of the known ball (1.5 m plus 0.1 m
+  per metre of distance) updates it; any other - far from it, or with no ball known - is a
+  candidate that becomes the ball only after three agreeing sightings, each within 0.5 s of
+  the previous (a ball kicked or placed elsewhere is taken within three frames of being seen
+  there, a false detection never). ``robust_ball=False`` keeps the earlier model for
+  comparison (``benchmarks/ball_belief.py``);
 - obstacles: robots seen, merged by proximity, forgotten after a short memory;
 - teammates from team messages (``TeammateInfo``), their freshest ball and
   ``tm_ball_pos_reliable``;
@@ -109,13 +115,21 @@ def confidence_of(localizer: Any) -> float:
 
 
 class WorldModel:
-    """One robot's beliefs about the world (see the module docstring)."""
+    """One robot's beliefs about the world (see the module docstring).
+
+    Ball parameters: ``ball_timeout_s`` (known this long after the last sighting);
+    ``robust_ball`` (candidates confirmed by ``ball_confirm_hits`` sightings no more than
+    ``ball_confirm_window_s`` apart; the track's gate is ``ball_gate_m`` plus ``ball_gate_rel``
+    times the ball's distance). The attributes may be changed between updates.
+    """
 
     def __init__(self, field: Field, team: Team | None = None, *, ball_timeout_s: float = 2.0,
                  obstacle_memory_s: float = 1.5, teammate_timeout_s: float = 3.0,
                  team_ball_timeout_s: float = 2.0, kickoff_wait_s: float = 10.0,
                  kickoff_ball_move_m: float = 0.2, ball_out_margin_m: float = 0.0,
-                 calibrated_confidence: float = 0.6) -> None:
+                 calibrated_confidence: float = 0.6, robust_ball: bool = True,
+                 ball_confirm_hits: int = 3, ball_confirm_window_s: float = 0.5,
+                 ball_gate_m: float = 1.5, ball_gate_rel: float = 0.1) -> None:
         self.field = field
         self.team = team
         self.ball_timeout_s = ball_timeout_s
@@ -126,6 +140,11 @@ class WorldModel:
         self.kickoff_ball_move_m = kickoff_ball_move_m
         self.ball_out_margin_m = ball_out_margin_m
         self.calibrated_confidence = calibrated_confidence
+        self.robust_ball = robust_ball
+        self.ball_confirm_hits = ball_confirm_hits
+        self.ball_confirm_window_s = ball_confirm_window_s
+        self.ball_gate_m = ball_gate_m
+        self.ball_gate_rel = ball_gate_rel
         self.reset()
 
     def reset(self) -> None:
@@ -152,6 +171,7 @@ class WorldModel:
         self._ball_prev_field: tuple[float, float] | None = None
         self._ball_prev_t_s = _NEVER_S
         self._ball_candidate: tuple[float, float] | None = None  # an outlier awaiting confirmation
+        self._ball_candidates: list[_BallCandidate] = []  # robust_ball: new tracks awaiting confirmation
         self.ball_sightings = 0
         # obstacles and teammates
         self.obstacles: list[Obstacle] = []
@@ -253,27 +273,13 @@ class WorldModel:
 
     def _see_ball(self, x_robot_m: float, y_robot_m: float, now: float) -> None:
         ox, oy = self.odometry.transform_point(x_robot_m, y_robot_m)
-        prev = self._ball_odom
-        if prev is not None and now - self.ball_last_seen_s >= _BALL_TRACK_GAP_S:
-            prev = None  # an old memory is no track to smooth: the ball may have been moved since
-        if prev is not None:
-            jump_m = math.hypot(ox - prev[0], oy - prev[1])
-            if jump_m > 1.5:
-                # an outlier (false detection) unless the next frame agrees with it
-                cand = self._ball_candidate
-                if cand is None or math.hypot(ox - cand[0], oy - cand[1]) > 0.5:
-                    self._ball_candidate = (ox, oy)
-                    return
-                prev = None  # confirmed: jump to it
-            self._ball_candidate = None
-        if prev is None:
-            self._ball_odom = (ox, oy)
-        else:
-            # low-pass against detection noise, lighter for near balls (less noise, and the
-            # kick needs the freshest position)
-            dist_m = math.hypot(x_robot_m, y_robot_m)
-            alpha = 0.8 if dist_m < 1.0 else 0.5
-            self._ball_odom = (prev[0] + alpha * (ox - prev[0]), prev[1] + alpha * (oy - prev[1]))
+        if self.robust_ball:
+            ball = self._track_ball(ox, oy, math.hypot(x_robot_m, y_robot_m), now)
+            if ball is None:
+                return  # a candidate, not (yet) the ball
+            self._ball_odom = ball
+        elif not self._see_ball_simple(ox, oy, x_robot_m, y_robot_m, now):
+            return  # held back as an outlier
         self.ball_last_seen_s = now
         self.ball_sightings += 1
         # velocity from successive sightings (field frame), smoothed
@@ -288,6 +294,77 @@ class WorldModel:
             self.ball_velocity_field = (0.0, 0.0)
         self._ball_prev_field = (bx, by)
         self._ball_prev_t_s = now
+
+    def _track_ball(self, ox: float, oy: float, dist_m: float, now: float) -> tuple[float, float] | None:
+        """``robust_ball``: the ball track after a sighting at (ox, oy) (odometry frame),
+        ``dist_m`` from the robot, or None when the sighting only feeds a candidate.
+
+        A sighting within the gate of the known track (``ball_gate_m`` plus ``ball_gate_rel``
+        times the distance: far balls are seen with more noise) updates it, low-passed as in
+        the simple model. Any other sighting - far from the track, or with no known track at
+        all - is a candidate: sightings near each other (no more than ``ball_confirm_window_s``
+        apart) add up, and ``ball_confirm_hits`` of them make the candidate the track. An
+        isolated false detection thus never becomes the ball, while a ball seen consistently
+        at a new place (a kick seen late, the referee placing it) is taken within a few frames.
+        """
+        track = self._ball_odom
+        seen = self.ball_last_seen_s
+        if track is not None and seen >= 0.0 and now - seen <= self.ball_timeout_s:
+            dx, dy = ox - track[0], oy - track[1]
+            if math.hypot(dx, dy) <= self.ball_gate_m + self.ball_gate_rel * dist_m:
+                if now - seen >= _BALL_TRACK_GAP_S:
+                    return (ox, oy)  # an old memory is no track to smooth
+                alpha = 0.8 if dist_m < 1.0 else 0.5
+                return (track[0] + alpha * dx, track[1] + alpha * dy)
+        window = self.ball_confirm_window_s
+        cands = [c for c in self._ball_candidates if now - c.last_s <= window]
+        best, best_d = None, _CANDIDATE_GATE_M + _CANDIDATE_GATE_REL * dist_m
+        for c in cands:
+            d = math.hypot(ox - c.x_m, oy - c.y_m)
+            if d <= best_d:
+                best, best_d = c, d
+        if best is None:
+            best = _BallCandidate(ox, oy, now)
+            cands.append(best)
+            if len(cands) > _MAX_CANDIDATES:
+                cands.remove(min(cands, key=lambda c: c.last_s))  # the stalest
+        else:
+            best.x_m, best.y_m, best.last_s = ox, oy, now  # the newest sighting: the ball may roll
+            best.hits += 1
+        if best.hits >= self.ball_confirm_hits:
+            self._ball_candidates = []
+            self._ball_prev_field = None  # a new track: no velocity across the jump
+            return (ox, oy)
+        self._ball_candidates = cands
+        return None
+
+    def _see_ball_simple(self, ox: float, oy: float, x_robot_m: float, y_robot_m: float, now: float) -> bool:
+        """The model without ``robust_ball``: a sighting more than 1.5 m from a track seen in
+        the last 0.5 s waits for one agreeing frame, any other sighting is taken at once (even
+        an isolated false detection, when the ball was not seen for 0.5 s). False when the
+        sighting was held back."""
+        prev = self._ball_odom
+        if prev is not None and now - self.ball_last_seen_s >= _BALL_TRACK_GAP_S:
+            prev = None  # an old memory is no track to smooth: the ball may have been moved since
+        if prev is not None:
+            jump_m = math.hypot(ox - prev[0], oy - prev[1])
+            if jump_m > 1.5:
+                # an outlier (false detection) unless the next frame agrees with it
+                cand = self._ball_candidate
+                if cand is None or math.hypot(ox - cand[0], oy - cand[1]) > 0.5:
+                    self._ball_candidate = (ox, oy)
+                    return False
+                prev = None  # confirmed: jump to it
+            self._ball_candidate = None
+        if prev is None:
+            self._ball_odom = (ox, oy)
+        else:
+            # low-pass against detection noise, lighter for near balls (less noise, and the
+            # kick needs the freshest position)
+            dist_m = math.hypot(x_robot_m, y_robot_m)
+            alpha = 0.8 if dist_m < 1.0 else 0.5
+            self._ball_odom = (prev[0] + alpha * (ox - prev[0]), prev[1] + alpha * (oy - prev[1]))
+        return True
 
     def _ball_field_from_odom(self, ball_odom: tuple[float, float]) -> tuple[float, float]:
         rx, ry = self.odometry.inverse_transform_point(ball_odom[0], ball_odom[1])
@@ -425,6 +502,7 @@ class WorldModel:
         """Drop the ball memory (the robot was moved by hand: the odometry frame is void)."""
         self._ball_odom = None
         self._ball_candidate = None
+        self._ball_candidates = []
         self.ball_last_seen_s = _NEVER_S
         self.ball_field = self.ball_robot = None
         self.ball_velocity_field = (0.0, 0.0)
@@ -600,6 +678,21 @@ class WorldModel:
 
 
 _MISSING = object()
+
+
+@dataclass(slots=True)
+class _BallCandidate:
+    """``robust_ball``: a ball seen away from the track, awaiting confirmation (odometry frame)."""
+
+    x_m: float
+    y_m: float
+    last_s: float
+    hits: int = 1
+
+
+_CANDIDATE_GATE_M = 0.5  # a sighting this near a candidate (plus 0.15 m per metre away) confirms it
+_CANDIDATE_GATE_REL = 0.15
+_MAX_CANDIDATES = 4
 _BALL_TRACK_GAP_S = 0.5  # sightings further apart start a new track (no smoothing, no outlier test)
 _WAIT_REF_SIGHTINGS = 3  # sightings averaged into the kick-off wait's reference ball
 _WAIT_MOVED_SIGHTINGS = 4  # consecutive sightings away from it that end the wait

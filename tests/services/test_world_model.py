@@ -1,9 +1,10 @@
-"""WorldModel: ball memory and timeout, frames, ball_out, obstacles, teammates' ball,
-wait_for_opponent_kickoff and penalty edges."""
+"""WorldModel: ball memory and timeout, frames, ball_out, the ball belief's robustness to false
+detections, obstacles, teammates' ball, wait_for_opponent_kickoff and penalty edges."""
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from soccerbt.services.world_model import TeammateInfo, WorldModel
@@ -37,9 +38,20 @@ def wm() -> WorldModel:
     return WorldModel(Field.adult_size(), Team.BLUE)
 
 
+FRAME_S = 1.0 / 30.0  # the camera's frame period
+
+
+def see_ball(wm: WorldModel, loc, t_s: float, x: float, y: float, frames: int = 3, **kw) -> None:
+    """The ball seen at (x, y) (robot frame) in ``frames`` camera frames, the last at ``t_s``:
+    enough to start a track (a ball never seen before is confirmed by three sightings)."""
+    for k in range(frames - 1, -1, -1):
+        t = round(t_s - k * FRAME_S, 6)
+        wm.update(obs(t, [ball(x, y)], **kw), loc, t)
+
+
 def test_ball_in_field_and_robot_frames(wm: WorldModel) -> None:
     loc = FakeLocalizer(Pose2D(-2.0, 1.0, math.pi / 2))
-    wm.update(obs(0.0, [ball(1.0, 0.5)]), loc, 0.0)
+    see_ball(wm, loc, 0.0, 1.0, 0.5)
     assert wm.ball_location_known
     assert wm.ball_robot == pytest.approx((1.0, 0.5))
     assert wm.ball_field == pytest.approx((-2.5, 2.0))
@@ -49,7 +61,7 @@ def test_ball_in_field_and_robot_frames(wm: WorldModel) -> None:
 
 def test_ball_memory_follows_odometry_and_times_out_after_2_s(wm: WorldModel) -> None:
     loc = FakeLocalizer(Pose2D(0.0, 0.0, 0.0))
-    wm.update(obs(0.0, [ball(2.0, 0.0)]), loc, 0.0)
+    see_ball(wm, loc, 0.0, 2.0, 0.0)  # last seen at 0 s
     # the robot walks 1 m forward without seeing the ball: it stays put on the ground
     loc.pose = Pose2D(1.0, 0.0, 0.0)
     wm.update(obs(1.0, [], odometry=Pose2D(1.0, 0.0, 0.0)), loc, 1.0)
@@ -64,18 +76,180 @@ def test_ball_memory_follows_odometry_and_times_out_after_2_s(wm: WorldModel) ->
 
 def test_single_outlier_detection_is_ignored_but_a_confirmed_jump_is_taken(wm: WorldModel) -> None:
     loc = FakeLocalizer(Pose2D())
+    see_ball(wm, loc, 0.0, 1.0, 0.0)
+    wm.update(obs(0.033, [ball(4.0, 2.0)]), loc, 0.033)
+    assert wm.ball_robot == pytest.approx((1.0, 0.0))
+    wm.update(obs(0.066, [ball(4.0, 2.0)]), loc, 0.066)
+    assert wm.ball_robot == pytest.approx((1.0, 0.0))  # two agreeing frames are not enough yet
+    wm.update(obs(0.1, [ball(4.0, 2.0)]), loc, 0.1)
+    assert wm.ball_robot == pytest.approx((4.0, 2.0))
+
+
+def test_without_robust_ball_one_agreeing_frame_confirms_a_jump() -> None:
+    """The model before the robust ball belief (``robust_ball=False``, kept for comparison)."""
+    wm = WorldModel(Field.adult_size(), Team.BLUE, robust_ball=False)
+    loc = FakeLocalizer(Pose2D())
     wm.update(obs(0.0, [ball(1.0, 0.0)]), loc, 0.0)
+    assert wm.ball_location_known  # one sighting makes a track
     wm.update(obs(0.033, [ball(4.0, 2.0)]), loc, 0.033)
     assert wm.ball_robot == pytest.approx((1.0, 0.0))
     wm.update(obs(0.066, [ball(4.0, 2.0)]), loc, 0.066)
     assert wm.ball_robot == pytest.approx((4.0, 2.0))
+    # and a single sighting after 0.5 s without the ball is taken at once, even 7 m away
+    wm.update(obs(0.7, [ball(1.0, -4.0)]), loc, 0.7)
+    assert wm.ball_robot == pytest.approx((1.0, -4.0))
+
+
+# --- the ball belief and false detections ------------------------------------------------------
+
+
+@pytest.mark.parametrize("unseen_s", [0.1, 1.0, 1.9])
+def test_an_isolated_false_detection_7_m_away_does_not_move_the_belief(wm: WorldModel, unseen_s: float) -> None:
+    # the ball 3 m ahead and to the right; a false ball 7.2 m from it, once, whether the ball
+    # was seen just before or not for a while (it is still known: the timeout is 2 s)
+    loc = FakeLocalizer(Pose2D(-2.0, 0.0, 0.0))
+    see_ball(wm, loc, 1.0, 1.0, -3.0)
+    t = round(1.0 + unseen_s, 6)
+    wm.update(obs(t, [Detection(BALL, 5.0, 3.0, 0.4)]), loc, t)
+    assert wm.ball_location_known
+    assert wm.ball_robot == pytest.approx((1.0, -3.0))
+    assert wm.ball_field == pytest.approx((-1.0, -3.0))
+    assert wm.ball_velocity_field == (0.0, 0.0)
+    assert wm.ball_age_s == pytest.approx(unseen_s)  # the false ball is no sighting of the ball
+    t = round(t + FRAME_S, 6)
+    wm.update(obs(t, [ball(1.0, -3.0)]), loc, t)  # the ball again: the track goes on
+    assert wm.ball_robot == pytest.approx((1.0, -3.0)) and wm.ball_age_s == 0.0
+
+
+def test_false_detections_make_no_ball_known_when_none_is(wm: WorldModel) -> None:
+    """A searching robot sees a false ball now and then, each somewhere else: none is taken."""
+    loc = FakeLocalizer(Pose2D())
+    spots = [(5.0, 3.0), (2.0, -1.5), (4.0, 0.5), (1.0, 2.0), (5.5, -2.5), (3.0, 1.8)]
+    for k, (x, y) in enumerate(spots):
+        t = round(0.2 * k, 6)
+        wm.update(obs(t, [Detection(BALL, x, y, 0.4)]), loc, t)
+        assert not wm.ball_location_known and wm.ball_field is None
+
+
+def test_a_ball_seen_with_noise_misses_and_false_detections_is_tracked_within_1_m(wm: WorldModel) -> None:
+    """Seeded: the real ball, rolling slowly, in view one second out of two (the head scans),
+    then seen in 70 % of the frames with 5 % range noise; a false ball anywhere in view but
+    more than 2.5 m from the ball (nearer, it passes for a noisy sighting of it) in 5 % of all
+    frames (five times the simulated camera's rate), as confident as the real one. The belief
+    never strays 1 m from the ball."""
+    rng = np.random.default_rng(7)
+    loc = FakeLocalizer(Pose2D())
+    worst = 0.0
+    for k in range(300):  # 10 s at 30 Hz
+        t = round(k * FRAME_S, 6)
+        bx, by = 3.0 + 0.1 * t, -1.0 + 0.15 * t  # rolling at 0.18 m/s
+        dets = []
+        if int(t) % 2 == 0 and rng.random() < 0.7:
+            n = 1.0 + 0.05 * rng.standard_normal()
+            dets.append(ball(bx * n, by * n))
+        if rng.random() < 0.05:
+            r, a = rng.uniform(0.5, 6.0), rng.uniform(-0.8, 0.8)
+            fx, fy = r * math.cos(a), r * math.sin(a)
+            if math.hypot(fx - bx, fy - by) > 2.5:
+                dets.append(Detection(BALL, fx, fy, 0.9))
+        wm.update(obs(t, dets), loc, t)
+        if wm.ball_location_known:
+            worst = max(worst, math.hypot(wm.ball_field[0] - bx, wm.ball_field[1] - by))
+    assert wm.ball_location_known and worst < 1.0
+
+
+@pytest.mark.parametrize("missed", [False, True])
+def test_a_ball_seen_consistently_at_a_new_place_is_taken_within_3_frames(wm: WorldModel, missed: bool) -> None:
+    # a kick seen late, or the ball rolled while the robot looked away: the ball is 4 m from
+    # the track, seen there frame after frame (or with a missed frame in between)
+    loc = FakeLocalizer(Pose2D())
+    see_ball(wm, loc, 0.0, 1.0, 0.0)
+    t, hits = 0.0, 0
+    for k in range(1, 5):
+        t = round(k * FRAME_S, 6)
+        if missed and k == 2:
+            wm.update(obs(t), loc, t)
+            continue
+        wm.update(obs(t, [ball(3.0, 3.0)]), loc, t)
+        hits += 1
+        if hits < 3:
+            assert wm.ball_robot == pytest.approx((1.0, 0.0))
+        else:
+            break
+    assert wm.ball_robot == pytest.approx((3.0, 3.0)) and wm.ball_age_s == 0.0
+    assert wm.ball_velocity_field == (0.0, 0.0)  # no velocity across the jump
+    # the ball now rolls on from there: tracked, with a velocity
+    for k in range(1, 10):
+        t2 = round(t + k * FRAME_S, 6)
+        wm.update(obs(t2, [ball(3.0 + 0.03 * k, 3.0)]), loc, t2)
+    assert wm.ball_robot[0] == pytest.approx(3.27, abs=0.05) and wm.ball_velocity_field[0] > 0.5
+
+
+def test_the_ball_is_lost_after_the_timeout_false_detections_or_not(wm: WorldModel) -> None:
+    loc = FakeLocalizer(Pose2D())
+    see_ball(wm, loc, 1.0, 2.0, 0.5)
+    spots = [(5.0, -2.0), (1.5, 2.5), (4.0, 1.0)]
+    t = 1.0
+    while t < 3.5:
+        t = round(t + 0.1, 6)
+        k = int(round(t * 10))
+        dets = [Detection(BALL, *spots[k % 3], 0.4)] if k % 4 == 0 else []  # a false ball now and then
+        wm.update(obs(t, dets), loc, t)
+        if t <= 3.0 + 1e-9:
+            assert wm.ball_location_known and wm.ball_robot == pytest.approx((2.0, 0.5)), t
+        else:
+            assert not wm.ball_location_known, t
+    assert wm.best_ball_field() is None
+    # the ball seen again afterwards: known again after three frames
+    see_ball(wm, loc, 4.0, 2.5, 0.0)
+    assert wm.ball_location_known and wm.ball_robot == pytest.approx((2.5, 0.0))
+
+
+def test_a_ball_placed_by_the_referee_for_a_set_play_is_reacquired(wm: WorldModel) -> None:
+    # the ball went out 2 m ahead on the left; the referee puts it 4.5 m away for the throw-in
+    # while the robot looks on: the old place is empty, the new one seen
+    loc = FakeLocalizer(Pose2D(2.0, 1.0, 0.0))
+    bb: dict = {**gc("PLAY")}
+    run_game(wm, loc, 0.0, 1.0, bb, ball_at=lambda t: (2.0, 3.0))
+    assert wm.ball_field == pytest.approx((4.0, 4.0))
+    bb.update(gc("PLAY", "THROW_IN", set_play_ours=True))
+    t = 1.0
+    for k in range(3):
+        wm.update(obs(t, [ball(1.0, -1.0)]), loc, t)
+        wm.write_blackboard(bb)
+        t = round(t + FRAME_S, 6)
+    assert wm.ball_field == pytest.approx((3.0, 0.0)) and bb["ball_field"] == pytest.approx((3.0, 0.0))
+    assert bb["ball_location_known"] is True and bb["ball_velocity_field"] == (0.0, 0.0)
+    # placed while unseen (the robot looked away), found 3 s later: the old belief has expired
+    # and the ball at its new place is taken from three sightings
+    run_game(wm, loc, t, t + 3.0, bb)
+    assert not wm.ball_location_known
+    see_ball(wm, loc, t + 3.1, 0.5, 2.0)
+    assert wm.ball_location_known and wm.ball_field == pytest.approx((2.5, 3.0))
+
+
+def test_after_a_penalty_the_ball_is_reacquired_from_scratch(wm: WorldModel) -> None:
+    loc = FakeLocalizer(Pose2D())
+    bb: dict = {**gc("PLAY", kickoff=True)}
+    see_ball(wm, loc, 0.0, 1.0, 0.0)
+    wm.update(obs(0.05, [Detection(BALL, 5.0, 2.0, 0.4)]), loc, 0.05)  # a candidate pending
+    bb["gc_is_under_penalty"] = True
+    wm.write_blackboard(bb)
+    assert not wm.ball_location_known
+    bb["gc_is_under_penalty"] = False
+    wm.write_blackboard(bb)
+    loc.pose = Pose2D(-3.0, -4.5, math.pi / 2)  # put back at the touch line
+    wm.update(obs(30.0, [Detection(BALL, 5.0, 2.0, 0.4)]), loc, 30.0)  # no old candidate to confirm
+    assert not wm.ball_location_known
+    see_ball(wm, loc, 30.2, 4.5, 3.0)
+    assert wm.ball_field == pytest.approx((-6.0, 0.0))
 
 
 def test_ball_out_when_wholly_outside_the_lines(wm: WorldModel) -> None:
     loc = FakeLocalizer(Pose2D(6.0, 4.0, 0.0))
     r = wm.field.ball_radius_m
-    wm.update(obs(0.0, [ball(0.0, 0.5 + r - 0.02)]), loc, 0.0)  # ball centre at y=4.5+r-0.02
-    assert not wm.ball_out
+    see_ball(wm, loc, 0.0, 0.0, 0.5 + r - 0.02)  # ball centre at y=4.5+r-0.02
+    assert wm.ball_location_known and not wm.ball_out
     wm.update(obs(0.1, [ball(0.0, 0.5 + r + 0.05)]), loc, 0.1)
     wm.update(obs(0.2, [ball(0.0, 0.5 + r + 0.05)]), loc, 0.2)
     assert wm.ball_out
@@ -85,7 +259,7 @@ def test_ball_out_when_wholly_outside_the_lines(wm: WorldModel) -> None:
 
 
 def test_fallen_robot_ignores_detections(wm: WorldModel) -> None:
-    wm.update(obs(0.0, [ball(1.0, 0.0)], fallen=True), FakeLocalizer(Pose2D()), 0.0)
+    see_ball(wm, FakeLocalizer(Pose2D()), 0.0, 1.0, 0.0, fallen=True)
     assert wm.fallen and not wm.ball_location_known
 
 
@@ -210,7 +384,7 @@ def test_opponent_free_kick_waits_through_it_and_10_s_after(wm: WorldModel) -> N
 def test_penalty_edge_resets_odom_calibrated_and_ball(wm: WorldModel) -> None:
     loc = FakeLocalizer(Pose2D(), confidence=0.9)
     bb: dict = {**gc("PLAY", kickoff=True)}
-    wm.update(obs(0.0, [ball(1.0, 0.0)]), loc, 0.0)
+    see_ball(wm, loc, 0.0, 1.0, 0.0)
     wm.write_blackboard(bb)
     assert bb["odom_calibrated"] is True and bb["ball_location_known"] is True
     bb["gc_is_under_penalty"] = True
@@ -246,8 +420,9 @@ def test_write_blackboard_writes_schema_keys_and_only_changes() -> None:
 
     wm = WorldModel(Field.adult_size())
     bb = CountingDict(gc("INITIAL"))
-    wm.update(obs(0.0, [ball(1.0, 0.0)]), FakeLocalizer(Pose2D(1.0, 2.0, 0.5)), 0.0)
+    see_ball(wm, FakeLocalizer(Pose2D(1.0, 2.0, 0.5)), 0.0, 1.0, 0.0)
     wm.write_blackboard(bb)
+    assert bb["ball_location_known"] is True
     for key in bb.writes:
         assert SCHEMA[key].writer == "world_model"
         check_value(key, bb[key])

@@ -101,7 +101,9 @@ def make_robot(number: int = 2, role: str = "striker", kick=None, navigator=None
     holder: dict = {}
     robot_id = RobotId(Team.BLUE, number)
     ctx = RobotContext(robot=robot_id, field=field, clock=lambda: holder["r"].t_s,
-                       world_model=WorldModel(field, Team.BLUE), limits=RobotLimits(), localizer=loc,
+                       # what a test shows the robot is what it believes: no confirmation of new
+                       # ball sightings (the robust ball belief is tested in tests/services)
+                       world_model=WorldModel(field, Team.BLUE, robust_ball=False), limits=RobotLimits(), localizer=loc,
                        navigator=navigator, kick=kick, blackboard=bb, start_role=role)
     robot = Robot(ctx, loc, bb)
     holder["r"] = robot
