@@ -1135,43 +1135,33 @@ def _chain_leaves(node: _Node, op: str) -> list[_Node]:
     return [node]
 
 
+_FLAG, _EQUAL, _NOT_EQUAL = 0, 1, 2  # the operand kinds of a fast chain
+
+
 def _fast_chain(node: _Node, enums: Mapping[str, int],
                 slow: Callable[[Blackboard], bool]) -> Callable[[Blackboard], bool] | None:
-    """evaluate_bool as one generated function for a chain of `&&` (or of `||`) whose operands
-    all have _fast_condition's shapes (`key`, `!key`, `key == literal`, `key != literal`):
-    the usual `_while` guards of our trees, e.g. `control_state == 3 && !go_manual && ...`.
+    """evaluate_bool for a chain of `&&` (or of `||`) whose operands all have
+    _fast_condition's shapes (`key`, `!key`, `key == literal`, `key != literal`): the usual
+    `_while` guards of our trees, e.g. `control_state == 3 && !go_manual && ...`. One loop
+    over a table of operands (no generated code).
 
     Every operand is read before the result is formed, as BT.CPP evaluates both sides of a
     logic operator: an operand whose entry is missing or holds another type than the common
-    one (a bool or a double; a string or an exact integer for a comparison) sends the whole
-    condition through `slow` (the full evaluate_bool), so results and errors never differ.
+    one (a bool or a double for a flag; the literal's type for a comparison, an integer exact
+    as a double) sends the whole condition through `slow` (the full evaluate_bool), so results
+    and errors never differ.
     """
     if not (isinstance(node, _Binary) and node.op in ("&&", "||")):
         return None
-    leaves = _chain_leaves(node, node.op)
-    namespace: dict[str, object] = {"slow": slow, "T53": _TWO_53}
-    lines = ["def chain(bb):", "    view = bb._view"]
-    terms = []
-    for i, leaf in enumerate(leaves):
+    operands: list[tuple[str, int, object]] = []  # (key, kind, negate or literal)
+    for leaf in _chain_leaves(node, node.op):
         negate = False
         if isinstance(leaf, _Unary) and leaf.op == "!" and isinstance(leaf.operand, _Name):
             negate, leaf = True, leaf.operand
         if isinstance(leaf, _Name):
             if leaf.name in enums:
                 return None
-            namespace[f"K{i}"] = leaf.name
-            # a bool as it is, a double true when non-zero (NaN included, as the slow path)
-            lines += [f"    e = view.get(K{i})",
-                      "    if e is None:",
-                      "        return slow(bb)",
-                      "    v = e.value",
-                      "    t = type(v)",
-                      "    if t is bool:",
-                      f"        r{i} = {'not v' if negate else 'v'}",
-                      "    elif t is float:",
-                      f"        r{i} = {'v == 0.0' if negate else 'v != 0.0'}",
-                      "    else:",
-                      "        return slow(bb)"]
+            operands.append((leaf.name, _FLAG, negate))
         elif isinstance(leaf, _Compare) and len(leaf.ops) == 1 and leaf.ops[0] in ("==", "!="):
             lhs, rhs = leaf.operands
             if isinstance(lhs, _Name) and isinstance(rhs, _Lit):
@@ -1183,25 +1173,36 @@ def _fast_chain(node: _Node, enums: Mapping[str, int],
             lt = type(lit)
             if key in enums or not (lt is str or (lt is int and -_TWO_53 <= lit <= _TWO_53)):  # type: ignore[operator]
                 return None
-            namespace[f"K{i}"], namespace[f"L{i}"] = key, lit
-            namespace[f"T{i}"] = lt
-            # a string, or an integer exact as a double (BT.CPP's epsilon test is then equality)
-            in_range = "" if lt is str else " and -T53 <= v <= T53"
-            lines += [f"    e = view.get(K{i})",
-                      "    if e is None:",
-                      "        return slow(bb)",
-                      "    v = e.value",
-                      f"    if type(v) is T{i}{in_range}:",
-                      f"        r{i} = v {leaf.ops[0]} L{i}",
-                      "    else:",
-                      "        return slow(bb)"]
+            operands.append((key, _EQUAL if leaf.ops[0] == "==" else _NOT_EQUAL, lit))
         else:
             return None
-        terms.append(f"r{i}")
-    joiner = " and " if node.op == "&&" else " or "
-    lines.append(f"    return bool({joiner.join(terms)})")
-    exec(compile("\n".join(lines), f"<condition {node.op} chain>", "exec"), namespace)  # noqa: S102
-    return namespace["chain"]  # type: ignore[return-value]
+    table = tuple(operands)
+    want_all = node.op == "&&"
+
+    def chain(bb: Blackboard) -> bool:
+        get = bb._view.get
+        outcome = want_all
+        for key, kind, arg in table:
+            e = get(key)
+            if e is None:
+                return slow(bb)
+            v = e.value
+            t = type(v)
+            if kind == _FLAG:
+                if t is bool:
+                    r = v is not arg
+                elif t is float:
+                    r = (v == 0.0) if arg else (v != 0.0)
+                else:
+                    return slow(bb)
+            elif t is not type(arg) or (t is int and not -_TWO_53 <= v <= _TWO_53):
+                return slow(bb)
+            else:
+                r = (v == arg) is (kind == _EQUAL)
+            if r is not want_all:
+                outcome = r  # decided, but the later operands are still read and checked
+        return outcome
+    return chain
 
 
 def _fast_condition(node: _Node, enums: Mapping[str, int],
