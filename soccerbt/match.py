@@ -70,9 +70,10 @@ class MatchConfig:
     5 on M and L (``Field.max_players_per_team``), else ``ValueError``. ``duration_s`` None plays
     the whole match (two halves); otherwise the match stops after that much simulated time.
     ``blue_tree``/``red_tree`` None use our own ``game.xml``. ``noise`` None is the world's
-    default noise. ``gc_version`` chooses the referee: 12 the HL v12 ``Referee``, 19 or 20 the
+    default noise. ``gc_version`` chooses the referee: 20 (the default) or 19 the
     ``HslReferee`` (HSL packets and laws, ``referee`` converted to an ``HslRefereeConfig``; every
-    message of a team's ``TeamLink`` counts against its message budget).
+    message of a team's ``TeamLink`` counts against its message budget), 12 the HL v12
+    ``Referee``.
     ``team_message_period_s`` None: 0.1 s under the HL referee; under the HSL referee the
     period that fits the referee's message budget for the team size and the half length
     (``soccerbt.agent.team_message_period_s``: 0.45 s for 3 v 3, 0.75 s for 5 v 5 with the 2026
@@ -92,7 +93,7 @@ class MatchConfig:
     referee: RefereeConfig | None = None  # None: HL defaults with half_s
     idle_teams: tuple[str, ...] = ()  # "blue"/"red": a team of statues (no brain) at kick-off spots
     particles: int = 300  # per robot
-    gc_version: int = 12  # the GameController the referee plays: 12 HL (default), 19 or 20 HSL
+    gc_version: int = 20  # the GameController the referee plays: 20 HSL (default), 19, or 12 HL
     team_message_period_s: float | None = None  # None: 0.1 s (HL), fit to the message budget (HSL)
 
     def __post_init__(self) -> None:

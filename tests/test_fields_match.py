@@ -14,9 +14,10 @@ SET = 2  # GameController states
 PLAYING = 3
 
 
-def test_default_three_a_side_match_is_unchanged():
-    """Seed 1, 10 s on the M field: the figures measured before the HSL fields came in."""
-    result = run_match(MatchConfig(seed=1, duration_s=10.0))
+def test_three_a_side_match_under_the_hl_referee_is_unchanged():
+    """Seed 1, 10 s on the M field with the HL v12 referee: the figures measured before the HSL
+    fields came in (the HSL referee, the default since, times its messages differently)."""
+    result = run_match(MatchConfig(seed=1, duration_s=10.0, gc_version=12))
     got = [(r.robot, r.distance_walked_m, r.falls, r.kicks, r.loc_error_mean_m) for r in result.robots]
     assert got == [("blue1", 5.252, 0, 0, 0.162), ("blue2", 5.22, 0, 0, 0.131), ("blue3", 5.891, 0, 0, 0.074),
                    ("red1", 5.292, 0, 0, 0.131), ("red2", 4.449, 0, 0, 0.146), ("red3", 5.762, 0, 0, 0.068)]
@@ -26,7 +27,7 @@ def test_default_three_a_side_match_is_unchanged():
 def test_five_a_side_on_the_large_field_takes_legal_kickoff_positions_and_plays():
     referee = RefereeConfig(blue_team_number=BLUE_TEAM_NUMBER, red_team_number=RED_TEAM_NUMBER,
                             players_per_team=5, ready_s=20.0, illegal_ready_position="ignore")
-    match = Match(MatchConfig(field="L", team_size=5, seed=2, referee=referee))
+    match = Match(MatchConfig(field="L", team_size=5, seed=2, referee=referee, gc_version=12))
     field = match.field
     assert field.length_m == 22.0 and len(match.agents) == 10
     while match.referee.state != SET:

@@ -31,11 +31,10 @@ from typing import Any
 
 import pygame
 
-from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
 from soccerbt.tools import logformat as lf
 from soccerbt.tools.mcap_reader import McapLog, RobotState, StepView, apply_step
 from soccerbt.tools.render import PANEL_BG, TEXT, FieldRenderer
-from soccerbt.tools.scene import Banner, Scene, SceneRobot
+from soccerbt.tools.scene import Banner, gc_words, Scene, SceneRobot
 from soccerbt.tools.tree_panel import HistoryEntry, TreePanel
 from soccerbt.tools.tree_tools import find_ranges
 from soccerbt.tools.viewer import Pacer, Viewer
@@ -45,9 +44,6 @@ from soccerbt.world.types import Pose2D, Team, from_team_frame
 __all__ = ["McapReplaySource", "McapViewer", "SearchBox", "view_mcap", "save_mcap_screenshot", "SPEEDS"]
 
 SPEEDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
-_STATE_NAMES = {int(s): s.name for s in GameState}
-_SECONDARY_NAMES = {int(s): s.name for s in SecondaryState}
-_SUB_NAMES = {int(s): s.name for s in SubState}
 _EVENT_COLOURS = {"goal": (255, 230, 0), "state": (200, 200, 200), "kick_off": (120, 200, 255)}
 _BOOKMARK = (0, 230, 230)
 _SCAN_WINDOW_STEPS = 2000  # backward searches read the log in windows of this many steps
@@ -183,12 +179,8 @@ class McapReplaySource:
                 penalties.append(f"{key} {_value(bb, 'gc_secs_till_unpenalised') or 0}s")
             robots.append(robot)
         state, secondary, sub, blue, red = truth.gc
-        sub_text = ""
-        if secondary != int(SecondaryState.NORMAL):
-            sub_text = _SECONDARY_NAMES.get(secondary, str(secondary))
-            if secondary >= int(SecondaryState.DIRECT_FREEKICK):
-                sub_text += " " + _SUB_NAMES.get(sub, "")
-        banner = Banner(state=_STATE_NAMES.get(state, str(state)), sub_state=sub_text.strip(), score_blue=blue,
+        state_name, sub_text = gc_words(state, secondary, sub)
+        banner = Banner(state=state_name, sub_state=sub_text, score_blue=blue,
                         score_red=red, secs_remaining=int(_value(bb0, "gc_secs_remaining") or 0),
                         secondary_time=int(_value(bb0, "gc_secondary_time") or 0),
                         first_half=self._half_step is None or self.position < self._half_step, penalties=penalties)

@@ -35,9 +35,9 @@ def add_match_shape_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
                         help="HSL field: S 9x6 m (up to 7 a team), M 14x9 m (up to 5), L 22x14 m (up to 5, "
                              "5 v 5 by default); any case; kid and adult name S and M (default M)")
-    parser.add_argument("--gc-version", type=int, choices=(12, 19, 20), default=12,
-                        help="GameController the referee plays: 12 HL v12 (default), 19 or 20 the Humanoid "
-                             "Soccer League's (HSL packets, set plays in PLAYING, delayed PLAYING)")
+    parser.add_argument("--gc-version", type=int, choices=(12, 19, 20), default=20,
+                        help="GameController the referee plays: 20 (default) or 19 the Humanoid Soccer League's "
+                             "(HSL packets, set plays in PLAYING, delayed PLAYING), 12 the HL v12 one")
     _check_team_size_on_field(parser)
 
 
@@ -142,7 +142,7 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
         raise FileNotFoundError(problem)
     return MatchConfig(team_size=args.team_size, field=args.field, seed=args.seed, duration_s=args.seconds,
                        half_s=args.half, blue_tree=blue, red_tree=red,
-                       realtime=getattr(args, "realtime", False), gc_version=getattr(args, "gc_version", 12))
+                       realtime=getattr(args, "realtime", False), gc_version=getattr(args, "gc_version", 20))
 
 
 def display_available(env: dict[str, str] | None = None) -> bool:
