@@ -24,6 +24,8 @@ history (again: off), the timeline to seek.
 """
 from __future__ import annotations
 
+import bisect
+
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +74,25 @@ def _value(bb: dict[str, list], key: str) -> object:
     return entry[0] if entry else None
 
 
+def _side_changes(events: list[dict[str, Any]], blue_first: bool) -> tuple[list[int], list[bool]]:
+    """The steps where the sides change and whether blue attacks +x from each: the second half
+    (and the second extra half) swap them, extra time starts with the first half's sides, and in
+    a penalty shoot-out every shot's kicking team attacks +x."""
+    steps: list[int] = []
+    blue_positive: list[bool] = []
+    for e in events:
+        kind, detail = e.get("kind"), str(e.get("detail", ""))
+        if kind == "half":
+            value = blue_first if detail.startswith("extra time") else not blue_first
+        elif kind == "shot":
+            value = e.get("team") == "blue"
+        else:
+            continue
+        steps.append(int(e["step"]))
+        blue_positive.append(value)
+    return steps, blue_positive
+
+
 class McapReplaySource:
     """The viewer's ``SceneSource`` on an ``McapLog`` (see the module docstring)."""
 
@@ -83,6 +104,7 @@ class McapReplaySource:
         self._blue_first = bool(log.header.get("blue_attacks_positive_x_first_half", True))
         # the second half starts at the first "half" event (sides swap there)
         self._half_step = min((int(e["step"]) for e in log.events if e.get("kind") == "half"), default=None)
+        self._sides = _side_changes(log.events, self._blue_first)
         self._view: StepView | None = None
         self._states: dict[str, RobotState] = {}
         self._history: dict[tuple[str, str, int, int], list[HistoryEntry]] = {}
@@ -149,8 +171,8 @@ class McapReplaySource:
     # --- the scene ----------------------------------------------------------------------------
 
     def blue_attacks_positive_x(self) -> bool:
-        first_half = self._half_step is None or self.position < self._half_step
-        return self._blue_first == first_half
+        k = bisect.bisect_right(self._sides[0], self.position) - 1
+        return self._sides[1][k] if k >= 0 else self._blue_first
 
     def scene(self, selected: str | None) -> Scene:
         view = self.view()
