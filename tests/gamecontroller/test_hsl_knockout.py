@@ -13,7 +13,7 @@ from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig, ma
 from soccerbt.gamecontroller.protocol import GameState, decode
 from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.match import MatchConfig
-from soccerbt.world.types import BallOut, GoalScored, Pose2D, RobotId, Team, from_team_frame
+from soccerbt.world.types import BallOut, GoalScored, RobotId, Team, from_team_frame
 
 DT = 0.1
 BLUE_NUMBER, RED_NUMBER = 1, 2
