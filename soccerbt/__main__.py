@@ -1,4 +1,4 @@
-"""The soccerbt command line: run | view | validate | nodes | tree | gc | replay | batch.
+"""The soccerbt command line: run | view | validate | nodes | tree | gc | replay | batch | sweep.
 
 Each command lives in the package it belongs to, as a module with
 `configure(parser: argparse.ArgumentParser) -> None` that adds its arguments and sets
@@ -22,7 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tree": ("soccerbt.trees.cli_tree", "print a loaded tree"),
     "gc": ("soccerbt.gamecontroller.cli", "GameController tools: listen, send"),
     "replay": ("soccerbt.tools.replay_cli", "replay a recorded run tick by tick in the viewer"),
-    "batch": ("soccerbt.tools.batch_cli", "play many seeded matches in parallel processes"),
+    "batch": ("soccerbt.tools.batch_cli", "play many seeded matches in parallel processes or on Ray"),
+    "sweep": ("soccerbt.tools.sweep_cli", "play the same matches for each value of some node ports"),
 }
 
 

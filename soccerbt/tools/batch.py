@@ -3,34 +3,30 @@
 ``plan_games`` turns seeds and two trees (A, the blue tree option; B, the red one) into the
 list of games, with colours fixed, swapped (every seed played twice, once per side) or
 alternating (odd seeds swapped). ``run_batch`` plays them with ``soccerbt.match.run_match``
-in a pool of worker processes (or in this process for one job) and returns the outcomes in
+in worker processes or Ray tasks (``soccerbt.tools.batch_pool``; in this process for one job)
+and returns the outcomes in
 plan order, so the results never depend on how many workers ran them or which finished
 first. ``totals``, ``table_lines`` and ``batch_json`` summarise: per game the score and the
 goals with their times; per tree wins, draws, losses, goals for and against. ``comparison``
 gives tree A against tree B with intervals (``soccerbt.tools.stats``); ``next_seeds`` the seeds
 a batch that goes on until the difference is significant plays next.
 
-Workers ignore SIGINT: on Ctrl-C the parent terminates the pool and keeps the games that
-finished.
+Workers ignore SIGINT: on Ctrl-C the parent stops them and keeps the games that finished. A
+worker that dies or hangs is retried once, then its game is reported failed.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
-import time
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from soccerbt.match import MatchConfig, MatchResult, run_match
+from soccerbt.match import MatchConfig, MatchResult
 from soccerbt.tools.stats import HeadToHead, head_to_head
-from soccerbt.trees import TreeLoadError
 
 __all__ = ["BatchGame", "GameOutcome", "BatchInterrupted", "TreeTotals", "parse_seeds", "plan_games", "run_batch",
-           "totals", "table_lines", "batch_json", "COLOUR_MODES", "default_jobs", "ab_scores", "comparison",
-           "next_seeds"]
+           "totals", "table_lines", "batch_json", "game_json", "COLOUR_MODES", "default_jobs", "ab_scores",
+           "comparison", "next_seeds"]
 
 COLOUR_MODES = ("fixed", "swap", "alternate")
 MAX_SEEDS = 100_000  # a range this long is a typo, not a batch
@@ -62,6 +58,12 @@ class GameOutcome:
     result: MatchResult | None
     error: str | None = None
     wall_s: float = 0.0
+    attempts: int = 1
+
+    @property
+    def failed(self) -> bool:
+        """No result: the game could not start, or its worker died or hung on every attempt."""
+        return self.result is None
 
 
 @dataclass
@@ -138,36 +140,6 @@ def plan_games(base: MatchConfig, seeds: Iterable[int], tree_a: str | None, tree
 # --- the pool ---------------------------------------------------------------------------------------
 
 
-def _worker_init() -> None:
-    # Ctrl-C reaches the whole process group: only the parent acts on it
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # a forked worker inherits the parent's handlers: SDL (pygame, initialised by a viewer or a
-    # pad in the same process) catches SIGTERM to post a quit event, and Pool.terminate() would
-    # then wait forever for a worker that never dies
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _play(job: tuple[int, MatchConfig]) -> tuple[int, MatchResult | None, str | None, float]:
-    """One game in a worker: (index, result, error, wall seconds). Never raises: a game that
-    cannot start (a broken tree) comes back as its error."""
-    index, config = job
-    start = time.perf_counter()
-    try:
-        result = run_match(config)
-    except Exception as exc:  # TreeLoadError prints path:line: message
-        text = str(exc) or type(exc).__name__
-        if not isinstance(exc, (TreeLoadError, OSError, ValueError)):  # else a bug: keep where it was
-            text = f"{type(exc).__name__}: {text}\n" + "".join(traceback.format_tb(exc.__traceback__)[-3:])
-        return index, None, text, time.perf_counter() - start
-    return index, result, None, time.perf_counter() - start
-
-
-def _context() -> Any:
-    # fork starts workers in milliseconds and shares the imported modules; spawn where there is no fork
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-
-
 class BatchInterrupted(KeyboardInterrupt):
     """Ctrl-C during a batch; ``outcomes`` holds the games that finished, in plan order."""
 
@@ -177,39 +149,54 @@ class BatchInterrupted(KeyboardInterrupt):
 
 
 def run_batch(games: list[BatchGame], jobs: int,
-              on_done: Callable[[GameOutcome, int, int], None] | None = None) -> list[GameOutcome]:
-    """Play ``games`` on ``jobs`` processes (1: here, no pool); outcomes in ``games`` order.
+              on_done: Callable[[GameOutcome, int, int], None] | None = None, *,
+              backend: str = "process", address: str | None = None, game_timeout_s: float | None = None,
+              retries: int = 1, record_paths: list[str | None] | None = None,
+              on_retry: Callable[[BatchGame, str], None] | None = None,
+              play: Callable[[MatchConfig, str | None], MatchResult] | None = None) -> list[GameOutcome]:
+    """Play ``games`` on ``jobs`` workers; outcomes in ``games`` order.
+
+    One job, the process backend and no ``game_timeout_s``: the games run here, one after the
+    other. Otherwise ``soccerbt.tools.batch_pool`` runs them in worker processes (``backend``
+    "process") or as Ray tasks ("ray", on the cluster at ``address`` or a local one with
+    ``jobs`` CPUs); a worker that dies or a game past ``game_timeout_s`` wall seconds is
+    reported to ``on_retry(game, reason)`` and played again up to ``retries`` times, then
+    comes back failed (``result`` None, ``error`` naming each attempt). ``record_paths[i]``
+    records game i's replay log there. ``play(config, record_path)`` plays one game (default
+    ``batch_pool.play_game``).
 
     ``on_done(outcome, finished, total)`` hears of each game as it finishes (in finishing
-    order). On KeyboardInterrupt the workers are terminated and ``BatchInterrupted`` carries
-    the outcomes so far.
+    order). On KeyboardInterrupt the workers are stopped and ``BatchInterrupted`` carries the
+    outcomes so far.
     """
+    from soccerbt.tools.batch_pool import Job, JobResult, play_game, run_jobs
+
     if jobs < 1:
         raise ValueError(f"jobs must be 1 or more, got {jobs}")
+    if record_paths is not None and len(record_paths) != len(games):
+        raise ValueError(f"{len(record_paths)} record paths for {len(games)} games")
     outcomes: dict[int, GameOutcome] = {}
 
-    def done(index: int, result: MatchResult | None, error: str | None, wall_s: float) -> None:
-        outcome = GameOutcome(games[index], result, error, wall_s)
-        outcomes[index] = outcome
+    def done(res: JobResult) -> None:
+        outcome = GameOutcome(games[res.index], res.result, res.error, res.wall_s, res.attempts)
+        outcomes[res.index] = outcome
         if on_done is not None:
             on_done(outcome, len(outcomes), len(games))
 
-    jobs_list = [(i, g.config) for i, g in enumerate(games)]
+    def retry(job: Job, reason: str) -> None:
+        if on_retry is not None:
+            on_retry(games[job.index], reason)
+
+    job_list = [Job(i, g.config, record_paths[i] if record_paths else None) for i, g in enumerate(games)]
     try:
-        if jobs == 1 or len(games) <= 1:
-            for job in jobs_list:
-                done(*_play(job))
+        if backend == "process" and game_timeout_s is None and (jobs == 1 or len(games) <= 1):
+            from soccerbt.tools.batch_pool import play_job
+
+            for job in job_list:
+                done(play_job(job, play or play_game))
         else:
-            pool = _context().Pool(processes=min(jobs, len(games)), initializer=_worker_init)
-            try:
-                for index, result, error, wall_s in pool.imap_unordered(_play, jobs_list, chunksize=1):
-                    done(index, result, error, wall_s)
-                pool.close()
-            except BaseException:
-                pool.terminate()  # SIGTERM to every worker: a game half played is dropped
-                raise
-            finally:
-                pool.join()
+            run_jobs(job_list, min(jobs, max(1, len(games))), done, backend=backend, address=address,
+                     game_timeout_s=game_timeout_s, retries=retries, on_retry=retry, play=play)
     except KeyboardInterrupt:
         raise BatchInterrupted([outcomes[i] for i in sorted(outcomes)]) from None
     return [outcomes[i] for i in range(len(games))]
@@ -302,17 +289,24 @@ def next_seeds(played: list[int], count: int) -> list[int]:
     return out
 
 
+def game_json(outcome: GameOutcome) -> dict[str, Any]:
+    """One game as JSON: seed, colours, result (None when it failed), error, attempts."""
+    o = outcome
+    return {"seed": o.game.seed, "blue": o.game.blue, "red": o.game.red,
+            "result": o.result.to_dict() if o.result is not None else None, "error": o.error,
+            "failed": o.failed, "attempts": o.attempts}
+
+
 def batch_json(outcomes: Iterable[GameOutcome], trees: dict[str, str], colours: str,
                extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Everything as one JSON-ready object: trees, colours, games (result or error), totals,
     statistics (A against B)."""
     outcomes = list(outcomes)
-    games = [{"seed": o.game.seed, "blue": o.game.blue, "red": o.game.red,
-              "result": o.result.to_dict() if o.result is not None else None, "error": o.error}
-             for o in outcomes]
+    games = [game_json(o) for o in outcomes]
     out: dict[str, Any] = {"trees": dict(trees), "colours": colours, "games": games,
                            "totals": {k: v.to_dict() for k, v in totals(outcomes, trees).items()},
-                           "statistics": comparison(outcomes).to_dict()}
+                           "statistics": comparison(outcomes).to_dict(),
+                           "failed_games": sum(o.failed for o in outcomes)}
     if extra:
         out.update(extra)
     return out

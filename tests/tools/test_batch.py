@@ -1,7 +1,8 @@
 """Batch runs: seed lists, colour plans, the same results whatever the number of workers (and
-the same as run_match called directly), totals per tree, A against B with its statistics, the
-command's table and JSON, --until-significant, broken trees, and an interrupted batch that stops
-its workers."""
+the same as run_match called directly, and on Ray when it is installed), totals per tree, A
+against B with its statistics, the command's table and JSON, --until-significant, broken trees,
+an interrupted batch that stops its workers, a crashed or hung worker retried once then reported
+failed, and the --out folder a rerun resumes from."""
 from __future__ import annotations
 
 import json
@@ -214,3 +215,186 @@ def test_an_interrupted_batch_keeps_what_finished_and_stops_its_workers() -> Non
     assert [o.game.seed for o in stop.value.outcomes] == seen and len(seen) == 1
     assert stop.value.outcomes[0].result is not None
     assert multiprocessing.active_children() == []  # the pool's workers are gone
+
+
+# --- issue 17: backends, failures, the output folder ---------------------------------------------------
+
+import functools  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from dataclasses import replace  # noqa: E402
+
+from soccerbt.tools import batch_pool  # noqa: E402
+from soccerbt.tools.batch_pool import RayMissing, play_game  # noqa: E402
+
+TINY_GAMES = plan_games(MatchConfig(team_size=1, field="kid", duration_s=1.0), [0, 1, 2, 3], None, None)
+
+
+def _failing_play(marker_dir: str, config: MatchConfig, record_path: str | None = None) -> MatchResult:
+    """Seed 1 crashes on its first attempt only, seed 2 on every attempt, seed 3 hangs."""
+    if config.seed == 1:
+        marker = Path(marker_dir) / "seed1-crashed"
+        if not marker.exists():
+            marker.write_text("once")
+            os._exit(3)
+    if config.seed == 2:
+        os._exit(3)
+    if config.seed == 3:
+        time.sleep(60)
+    return play_game(config, record_path)
+
+
+def test_a_crashed_or_hung_worker_is_reported_retried_once_then_failed(tmp_path: Path) -> None:
+    retried: list[tuple[int, str]] = []
+    outcomes = run_batch(TINY_GAMES, jobs=2, game_timeout_s=1.0, play=functools.partial(_failing_play, str(tmp_path)),
+                         on_retry=lambda game, reason: retried.append((game.seed, reason)))
+    assert [o.game.seed for o in outcomes] == [0, 1, 2, 3]  # none dropped, plan order
+    assert outcomes[0].result == run_match(TINY_GAMES[0].config) and outcomes[0].attempts == 1
+    assert outcomes[1].result == run_match(TINY_GAMES[1].config) and outcomes[1].attempts == 2  # retried once
+    assert sorted(retried) == [(1, "the worker crashed (exit code 3)"), (2, "the worker crashed (exit code 3)"),
+                               (3, "no result after 1 s of wall time (--game-timeout): the worker was stopped")]
+    crashed, hung = outcomes[2], outcomes[3]
+    assert crashed.failed and crashed.attempts == 2
+    assert crashed.error == "attempt 1: the worker crashed (exit code 3); attempt 2: the worker crashed (exit code 3)"
+    assert hung.failed and hung.attempts == 2 and hung.error.count("no result after 1 s") == 2
+    assert multiprocessing.active_children() == []  # the hung worker was stopped, the others left
+    summary = batch_json(outcomes, {"A": "a.xml", "B": "a.xml"}, "fixed")
+    assert summary["failed_games"] == 2 and summary["statistics"]["games"] == 2
+    assert [(g["seed"], g["failed"], g["attempts"]) for g in summary["games"]] == [
+        (0, False, 1), (1, False, 2), (2, True, 2), (3, True, 2)]
+
+
+def _always_crash(config: MatchConfig, record_path: str | None = None) -> MatchResult:
+    if config.seed == 1:
+        os._exit(5)
+    return play_game(config, record_path)
+
+
+OUT_ARGS = ["batch", "--seeds", "0-1", "--seconds", "1", "--team-size", "1", "--field", "kid", "--jobs", "2",
+            "--quiet"]
+
+
+def test_a_game_whose_worker_fails_twice_is_in_the_json_and_the_summary(tmp_path: Path, capsys,
+                                                                       monkeypatch) -> None:
+    monkeypatch.setattr(batch_pool, "play_game", _always_crash)  # workers fork after this
+    out = tmp_path / "out"
+    assert main([*OUT_ARGS, "--out", str(out), "--json", str(tmp_path / "all.json")]) == 1
+    err = capsys.readouterr().err
+    assert "seed 1 A blue vs B red: the worker crashed (exit code 5); playing it again" in err
+    assert "1 game(s) failed: seeds 1 (A blue)" in err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary == json.loads((tmp_path / "all.json").read_text())
+    assert summary["failed_games"] == 1 and summary["totals"]["A"]["errors"] == 1
+    failed = summary["games"][1]
+    assert (failed["seed"], failed["failed"], failed["attempts"], failed["result"]) == (1, True, 2, None)
+    assert json.loads((out / "seed-0001-A-blue-B-red.json").read_text())["failed"] is True
+
+
+def test_out_folder_resumes_skipping_finished_games_and_replays_half_written_ones(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    assert main([*OUT_ARGS, "--out", str(out), "--record"]) == 0
+    first_err = capsys.readouterr().err
+    assert "2 games (2 played now)" in first_err
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["seed-0000-A-blue-B-red.json", "seed-0000-A-blue-B-red.mcap", "seed-0001-A-blue-B-red.json",
+                     "seed-0001-A-blue-B-red.mcap", "summary.json"]  # no temporary file left
+    summary = (out / "summary.json").read_text()
+    game0 = out / "seed-0000-A-blue-B-red.json"
+    stamp = game0.stat().st_mtime_ns
+    # a rerun plays nothing and writes the same summary
+    assert main([*OUT_ARGS, "--out", str(out), "--record"]) == 0
+    err = capsys.readouterr().err
+    assert "2 of 2 games already in" in err and "2 games (0 played now)" in err
+    assert (out / "summary.json").read_text() == summary and game0.stat().st_mtime_ns == stamp
+    # a half-written game file does not count: that game is played again, the summary is the same
+    text = game0.read_text()
+    game0.write_text(text[: len(text) // 2])
+    assert main([*OUT_ARGS, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"{game0}: not whole JSON" in err and "2 games (1 played now)" in err
+    assert (out / "summary.json").read_text() == summary and json.loads(game0.read_text())["seed"] == 0
+    # the folder of another batch is refused before anything is played
+    assert main([*OUT_ARGS[:4], "2", *OUT_ARGS[5:], "--out", str(out)]) == 2
+    assert "a game of another batch (other match options" in capsys.readouterr().err
+    # --record needs --out; --address needs ray
+    assert main([*OUT_ARGS, "--record"]) == 2
+    assert "--record goes with --out DIR" in capsys.readouterr().err
+    assert main([*OUT_ARGS, "--address", "auto"]) == 2
+    assert "--address goes with --backend ray" in capsys.readouterr().err
+
+
+def test_ray_missing_gives_the_line_that_installs_it(monkeypatch, capsys) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails
+    with pytest.raises(RayMissing, match=r"ray is not installed: pip install 'soccerbt\[ray\]'"):
+        run_batch(TINY_GAMES[:2], jobs=2, backend="ray")
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else find_spec(name, *a))
+    assert main([*OUT_ARGS, "--backend", "ray"]) == 2
+    assert "soccerbt batch: ray is not installed: pip install 'soccerbt[ray]'" in capsys.readouterr().err
+
+
+def test_help_and_a_process_batch_import_neither_ray_nor_tqdm() -> None:
+    probe = ("import contextlib, io, sys\n"
+             "from soccerbt.__main__ import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    try:\n        main(['--help'])\n    except SystemExit:\n        pass\n"
+             "    helped = sorted({'ray', 'tqdm', 'scipy'} & set(sys.modules))\n"
+             "    code = main(['batch', '--seconds', '0.5', '--team-size', '1', '--jobs', '1', '--quiet'])\n"
+             "print(helped, code, sorted({'ray', 'tqdm'} & set(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "[] 0 []"
+
+
+def _descendants(pid: int) -> list[str]:
+    """The live processes below `pid` (from /proc): "pid name"."""
+    parents: dict[int, tuple[int, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            name, rest = stat[stat.index("(") + 1: stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+            if rest[0] != "Z":
+                parents[int(entry.name)] = (int(rest[1]), name)
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        for child, (parent, name) in parents.items():
+            if parent == current:
+                out.append(f"{child} {name}")
+                todo.append(child)
+    return out
+
+
+def test_ray_plays_the_same_games_and_stops_on_ctrl_c_without_orphans() -> None:
+    pytest.importorskip("ray")
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc")
+    games = TINY_GAMES
+    long_games = plan_games(replace(TINY_GAMES[0].config, duration_s=600.0), [7, 8], None, None)
+    before = set(_descendants(os.getpid()))
+    seen: list[GameOutcome] = []
+    raised_at: list[float] = []
+
+    def stop_after_the_short_games(outcome: GameOutcome, finished: int, total: int) -> None:
+        seen.append(outcome)
+        if len(seen) == len(games):
+            raised_at.append(time.monotonic())
+            raise KeyboardInterrupt  # what Ctrl-C raises in the parent
+
+    with pytest.raises(BatchInterrupted) as stop:  # ray local with 2 CPUs, started and shut down by the batch
+        run_batch(games + long_games, jobs=2, backend="ray", on_done=stop_after_the_short_games,
+                  game_timeout_s=120.0)
+    stopped = time.monotonic()
+    assert stopped - raised_at[0] < 10.0  # tasks cancelled, the local instance shut down
+    # the same games as one by one, in plan order
+    assert [o.result for o in stop.value.outcomes] == [run_match(g.config) for g in games]
+    while set(_descendants(os.getpid())) - before and time.monotonic() < stopped + 5.0:
+        time.sleep(0.2)
+    assert set(_descendants(os.getpid())) - before == set()  # no orphan: ray's processes are gone
