@@ -116,6 +116,11 @@ class KnockoutReferee(HslReferee):
                            penalty_shot=self.penalty_shots[team], single_shots=self.shot_masks[team],
                            message_budget=info.message_budget, players=info.players)
 
+    def call_timeout(self, team: Team) -> bool:
+        if self.period == SHOOT_OUT:  # no timeouts between shots (the operator would wait instead)
+            return False
+        return super().call_timeout(team)
+
     def count_team_messages(self, team: Team, count: int = 1) -> None:
         if self.period != SHOOT_OUT:  # the GameController counts none during the shoot-out
             super().count_team_messages(team, count)
@@ -250,7 +255,8 @@ class KnockoutReferee(HslReferee):
         team = self.shot_team
         assert team is not None
         if goal:
-            self.scores[team] += 1
+            if not self.illegal_communication[team]:  # as in the GameController: the shot counts, no score
+                self.scores[team] += 1
             self.shot_masks[team] |= 1 << (self.penalty_shots[team] - 1)
         self._record("shot_end", f"{'goal' if goal else 'miss'} ({why}) "
                                  f"{self.scores[Team.BLUE]}:{self.scores[Team.RED]}", team, self.shooter)

@@ -268,3 +268,12 @@ def test_the_team_message_period_fits_the_budget_through_extra_time() -> None:
     before = knockout.referee.messages_counted[Team.BLUE]
     knockout.referee.count_team_messages(Team.BLUE, 5)  # the shoot-out counts none
     assert knockout.referee.messages_counted[Team.BLUE] == before
+
+
+def test_no_timeout_in_the_shoot_out_and_void_shots_of_illegal_communication(fake_world) -> None:
+    d = Driver(fake_world.with_teams(2))
+    d.ref.start_shoot_out()
+    assert not d.ref.call_timeout(Team.BLUE)
+    d.ref.illegal_communication[Team.BLUE] = True
+    play_shot(d, "goal")
+    assert d.ref.scores[Team.BLUE] == 0 and d.ref.shot_masks[Team.BLUE] == 0b1
