@@ -27,11 +27,13 @@ import math
 import os
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from soccerbt.blackboard.schema import default_blackboard_values
 from soccerbt.gamecontroller.adapter import PenaltyEnded, PenaltyStarted
+from soccerbt.gamecontroller.hsl_knockout import shoot_out_pose
 from soccerbt.services.planning import Role, RoleChoice, TeamMessage, cost_to_ball
 from soccerbt.services.world_model import TeammateInfo
 from soccerbt.trees.includes import tree_files as resolve_tree_files
@@ -247,8 +249,19 @@ class Agent:
             self._odom_at_predict = obs.odometry
         if any(isinstance(e, (PenaltyStarted, PenaltyEnded)) for e in gc_events):
             reset = getattr(localizer, "reset_touch_line_entry", None)
+            shot = self.blackboard.get("gc_game_phase") == "PENALTYSHOOT" and \
+                any(isinstance(e, PenaltyEnded) for e in gc_events)
+            if shot:
+                # put on the field for a shot: the taker behind the opponent's penalty mark,
+                # the keeper on its own goal line (where the rules place them); known, so the
+                # own-half prior of robots entering the field must not flip it
+                reset = partial(localizer.reset_to, shoot_out_pose(self.context.field,
+                                                                   bool(self.blackboard.get("gc_is_kickoff_side"))),
+                                (0.3, 0.3, 0.15))
             if reset is not None:
                 reset()
+            if shot:
+                self.blackboard["odom_calibrated"] = True
             self._odom_at_predict = obs.odometry
             self._belief = None
         if obs.camera_frame:

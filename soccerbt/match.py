@@ -70,9 +70,12 @@ class MatchConfig:
     5 on M and L (``Field.max_players_per_team``), else ``ValueError``. ``duration_s`` None plays
     the whole match (two halves); otherwise the match stops after that much simulated time.
     ``blue_tree``/``red_tree`` None use our own ``game.xml``. ``noise`` None is the world's
-    default noise. ``gc_version`` chooses the referee: 12 the HL v12 ``Referee``, 19 or 20 the
+    default noise. ``gc_version`` chooses the referee: 20 (the default) or 19 the
     ``HslReferee`` (HSL packets and laws, ``referee`` converted to an ``HslRefereeConfig``; every
-    message of a team's ``TeamLink`` counts against its message budget).
+    message of a team's ``TeamLink`` counts against its message budget), 12 the HL v12
+    ``Referee``.
+    ``knockout`` plays extra time and a penalty shoot-out when the game is level
+    (``soccerbt.gamecontroller.hsl_knockout``).
     ``team_message_period_s`` None: 0.1 s under the HL referee; under the HSL referee the
     period that fits the referee's message budget for the team size and the half length
     (``soccerbt.agent.team_message_period_s``: 0.45 s for 3 v 3, 0.75 s for 5 v 5 with the 2026
@@ -92,13 +95,17 @@ class MatchConfig:
     referee: RefereeConfig | None = None  # None: HL defaults with half_s
     idle_teams: tuple[str, ...] = ()  # "blue"/"red": a team of statues (no brain) at kick-off spots
     particles: int = 300  # per robot
-    gc_version: int = 12  # the GameController the referee plays: 12 HL (default), 19 or 20 HSL
+    gc_version: int = 20  # the GameController the referee plays: 20 HSL (default), 19, or 12 HL
     team_message_period_s: float | None = None  # None: 0.1 s (HL), fit to the message budget (HSL)
+    knockout: bool = False  # level at the end: extra time, then a penalty shoot-out (HSL referee)
 
     def __post_init__(self) -> None:
         field = Field.by_name(self.field)  # ValueError for an unknown name
         if self.gc_version not in GC_VERSIONS:
             raise ValueError(f"gc_version {self.gc_version!r}: expected one of {', '.join(map(str, GC_VERSIONS))}")
+        if self.knockout and self.gc_version == 12:
+            raise ValueError("knockout: extra time and the penalty shoot-out need the HSL referee (gc_version 19 "
+                             "or 20)")
         if self.team_message_period_s is not None and not self.team_message_period_s > 0.0:
             raise ValueError(f"team_message_period_s {self.team_message_period_s!r}: expected > 0")
         if self.team_size is not None and not 1 <= self.team_size <= field.max_players_per_team:
@@ -156,6 +163,9 @@ class MatchResult:
     errors: tuple[str, ...]
     trees: dict[str, str]
     finished: bool
+    # a knock-out game's penalty shoot-out: each team's shots in order, "goal" or "miss"; the
+    # score includes its goals, as the GameController counts them. None: no shoot-out.
+    shoot_out: dict[str, list[str]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -251,7 +261,7 @@ class Match:
                 attack = ref_cfg.blue_attacks_positive_x_first_half == (team is Team.BLUE)
                 pose = (statue_pose if config.is_idle(team) else entry_pose)(self.field, number, self.team_size)
                 self.world.add_robot(rid, from_team_frame(pose, attack))
-        self.referee = make_referee(self.world, ref_cfg, config.gc_version)
+        self.referee = make_referee(self.world, ref_cfg, config.gc_version, knockout=config.knockout)
         self.team_message_period_s = self._team_message_period_s()
         self.pads = pads  # a PadManager (or anything with update(robot, now_s, bb))
         self.pad_robots = set(pad_robots) if pad_robots is not None else None
@@ -284,7 +294,11 @@ class Match:
         budget = getattr(self.referee.config, "message_budget", None)
         if budget is None:  # HL v12: no budget
             return DEFAULT_TEAM_MESSAGE_PERIOD_S
-        return team_message_period_s(budget, self.team_size, self.referee.config.half_duration_s)
+        cfg = self.referee.config
+        if getattr(cfg, "knockout", False):  # the budget must last through extra time too
+            clock_s = 2.0 * cfg.half_duration_s + 2.0 * cfg.extra_half_s
+            return team_message_period_s(budget + cfg.extra_time_messages(), self.team_size, clock_s, halves=1)
+        return team_message_period_s(budget, self.team_size, cfg.half_duration_s)
 
     def _build_agent(self, rid: RobotId, driver: Any) -> Agent:
         from soccerbt.nodes.soccer.context import RobotContext
@@ -454,7 +468,15 @@ class Match:
             goals=goals, robots=tuple(robots), errors=tuple(self.errors),
             trees={t.name.lower(): "idle" if self.config.is_idle(t) else str(self.config.tree_of(t))
                    for t in (Team.BLUE, Team.RED)},
-            finished=ref.finished)
+            finished=ref.finished, shoot_out=_shoot_out_summary(ref))
+
+
+def _shoot_out_summary(referee: Any) -> dict[str, list[str]] | None:
+    shots = [r for r in referee.history if r.kind == "shot_end"]
+    if not shots:
+        return None
+    return {team.name.lower(): [r.detail.split(" ", 1)[0] for r in shots if r.team is team]
+            for team in (Team.BLUE, Team.RED)}
 
 
 def _knows_role(tree_path: Path, role: str) -> bool:

@@ -28,8 +28,11 @@ def negotiated(match: Match) -> list[dict[int, Role]]:
     return [dict(match.agent(name).team.assigner.roles) for name in BLUE]
 
 
-def run_checking(match: Match, seconds: float, expected: dict[str, str], settle_s: float = 0.5) -> None:
-    """Run ``seconds``; after ``settle_s`` (team messages travel) the roles must stay ``expected``."""
+def run_checking(match: Match, seconds: float, expected: dict[str, str], settle_s: float | None = None) -> None:
+    """Run ``seconds``; after ``settle_s`` (team messages travel; default two message periods:
+    0.45 s each under the HSL budget) the roles must stay ``expected``."""
+    if settle_s is None:
+        settle_s = 2.0 * match.team_message_period_s + 0.05
     start = match.t_s
     while match.t_s < start + seconds - 1e-9:
         match.step()
@@ -73,7 +76,7 @@ def test_a_penalty_of_the_pair_withdraws_the_swap() -> None:
     assert match.referee.penalize(blue2, duration_s=math.inf)
     run_checking(match, 1.5, {"blue1": "goal_keeper"}, settle_s=1.0)  # the goal is not left empty
     assert match.referee.unpenalize(blue2)
-    run_checking(match, 1.0, {"blue1": "goal_keeper"}, settle_s=0.5)
+    run_checking(match, 1.5, {"blue1": "goal_keeper"})
     assert roles(match)["blue2"] != "goal_keeper"  # back from the penalty: negotiated again
 
 

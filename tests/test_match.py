@@ -233,7 +233,9 @@ def test_gc_version_chooses_the_referee_and_the_packets(capsys) -> None:
     from soccerbt.gamecontroller.hsl_referee import HslReferee
     from soccerbt.gamecontroller.referee import Referee
 
-    assert type(Match(fast(team_size=1)).referee) is Referee  # the default stays HL v12
+    assert type(Match(fast(team_size=1, gc_version=12)).referee) is Referee
+    assert type(Match(fast(team_size=1)).referee) is HslReferee  # the default: HSL, v20
+    assert Match(fast(team_size=1)).referee.config.version == 20
     match = Match(fast(team_size=1, gc_version=20))
     assert isinstance(match.referee, HslReferee) and match.referee.config.ready_s == 1.0
     match.run(2.0)
@@ -265,7 +267,7 @@ def test_the_team_message_period_fits_the_hsl_message_budget() -> None:
     for size, half in ((3, 600.0), (5, 600.0), (7, 600.0), (1, 300.0)):
         period = team_message_period_s(12000, size, half)
         assert size * 2 * half * 1.5 / period <= 12000
-    assert Match(fast()).team_message_period_s == 0.1  # HL v12: no budget, 10 Hz as ever
+    assert Match(fast(gc_version=12)).team_message_period_s == 0.1  # HL v12: no budget, 10 Hz as ever
     hsl = Match(MatchConfig(gc_version=20))
     assert hsl.team_message_period_s == 0.45
     assert {a.team.period_s for a in hsl.agents.values()} == {0.45}

@@ -52,8 +52,9 @@ differs in HSL is overridden here:
   circle).
 
 Penalty codes are kept by their v20 meaning and written in the packet's version (v19 has no
-MOTION_IN_STOP or CAUTIONED: they are sent as PICK_UP there). Not modelled (yet): extra time,
-the penalty shoot-out, oversized (over 512 bytes) team messages and the local game stuck penalty.
+MOTION_IN_STOP or CAUTIONED: they are sent as PICK_UP there). Extra time and the penalty
+shoot-out of knock-out games are ``hsl_knockout.KnockoutReferee``'s. Not modelled (yet):
+oversized (over 512 bytes) team messages and the local game stuck penalty.
 """
 from __future__ import annotations
 
@@ -115,6 +116,15 @@ class HslRefereeConfig(RefereeConfig):
     timeouts_per_team: int = 1
     timeout_s: float = 300.0
     game_stuck_s: float = 30.0  # no touch and the ball unmoved this long: dropped ball; 0: never
+    # a knock-out game (hsl_knockout.KnockoutReferee): extra time, then a penalty shoot-out
+    knockout: bool = False
+    extra_half_s: float | None = None  # None: half a half (300 s of 600, as in 2026); 0: no extra time
+    extra_messages_per_minute: int = 600  # budget added per extra minute (the 2026 configs)
+    penalty_shots: int = 3
+    sudden_death_shots: int = 3
+    penalty_shot_s: float = 60.0
+    shot_break_s: float = 5.0  # FINISHED between two shots
+    shot_still_s: float = 1.0  # a played ball still this long outside the goal: a miss
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -122,28 +132,50 @@ class HslRefereeConfig(RefereeConfig):
             raise ValueError(f"HslRefereeConfig.version: {self.version!r} (expected 19 or 20)")
         if not 0 <= self.message_budget <= 0xFFFF:
             raise ValueError(f"HslRefereeConfig.message_budget: {self.message_budget} out of range 0..65535")
+        if self.extra_half_s is None:
+            self.extra_half_s = self.half_duration_s / 2.0
+        if self.penalty_shots < 1 or self.sudden_death_shots < 0 or self.penalty_shot_s <= 0.0 \
+                or self.extra_half_s < 0.0:
+            raise ValueError("HslRefereeConfig: penalty_shots >= 1, sudden_death_shots >= 0, penalty_shot_s > 0 "
+                             "and extra_half_s >= 0 expected")
         unknown = set(self.penalty_durations_s) - set(PenaltyV20.__members__)
         if unknown:
             raise ValueError(f"HslRefereeConfig.penalty_durations_s: unknown penalties {sorted(unknown)}")
+
+    def extra_time_messages(self) -> int:
+        """The messages each team's budget gains for the two extra halves."""
+        return round(self.extra_messages_per_minute * 2.0 * (self.extra_half_s or 0.0) / 60.0)
 
     @classmethod
     def from_config(cls, config: RefereeConfig, version: int = HSL_V20) -> HslRefereeConfig:
         """The HSL config with every field of a (v12) ``RefereeConfig``; HSL fields at their defaults."""
         if isinstance(config, HslRefereeConfig):
             values = {f.name: getattr(config, f.name) for f in fields(HslRefereeConfig)}
-        else:
+        else:  # the HSL fields at their defaults (extra halves: half a half)
             values = {f.name: getattr(config, f.name) for f in fields(RefereeConfig)}
         values["version"] = version
         return cls(**values)
 
 
-def make_referee(world: RefereeWorld, config: RefereeConfig, gc_version: int = HL_VERSION) -> Referee:
-    """The referee of a GameController version: 12 the HL ``Referee``, 19 or 20 ``HslReferee``."""
+def make_referee(world: RefereeWorld, config: RefereeConfig, gc_version: int = HL_VERSION,
+                 knockout: bool = False) -> Referee:
+    """The referee of a GameController version: 12 the HL ``Referee``, 19 or 20 ``HslReferee``;
+    ``knockout`` (or ``HslRefereeConfig.knockout``) the ``KnockoutReferee`` (extra time and a
+    penalty shoot-out when level), HSL only."""
     if gc_version == HL_VERSION:
+        if knockout or getattr(config, "knockout", False):
+            raise ValueError("extra time and the penalty shoot-out need the HSL referee (gc_version 19 or 20)")
         return Referee(world, config)
     if gc_version not in (HSL_V19, HSL_V20):
         raise ValueError(f"GameController version {gc_version!r}: expected one of {GC_VERSIONS}")
-    return HslReferee(world, HslRefereeConfig.from_config(config, gc_version))
+    hsl_config = HslRefereeConfig.from_config(config, gc_version)
+    if knockout:
+        hsl_config.knockout = True
+    if hsl_config.knockout:
+        from soccerbt.gamecontroller.hsl_knockout import KnockoutReferee
+
+        return KnockoutReferee(world, hsl_config)
+    return HslReferee(world, hsl_config)
 
 
 class HslReferee(Referee):

@@ -296,7 +296,7 @@ def batch(args: argparse.Namespace) -> int:
         print(f"soccerbt batch: {problem}", file=err)
         return 1
     base = MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half,
-                       gc_version=getattr(args, "gc_version", 12))
+                       gc_version=args.gc_version, knockout=args.knockout)
     colours = _colour_mode(args)
     if args.max_games is not None and not args.until_significant:
         print("soccerbt batch: --max-games goes with --until-significant", file=err)

@@ -66,7 +66,7 @@ def result_from_dict(data: dict[str, Any]) -> MatchResult:
                    for r in data["robots"])
     return MatchResult(seed=data["seed"], sim_s=data["sim_s"], score=dict(data["score"]), goals=goals,
                        robots=robots, errors=tuple(data["errors"]), trees=dict(data["trees"]),
-                       finished=data["finished"])
+                       finished=data["finished"], shoot_out=data.get("shoot_out"))
 
 
 @dataclass

@@ -13,18 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from soccerbt.gamecontroller.protocol import GameState, Penalty, SecondaryState, SubState
+from soccerbt.gamecontroller.hsl_protocol import HslControlData, penalty_enum
+from soccerbt.gamecontroller.protocol import Penalty
 from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes.soccer.skills import nav_obstacles
 from soccerbt.services.navigation import Navigator
-from soccerbt.tools.scene import Banner, Notice, Scene, SceneRobot, TreeLine
+from soccerbt.tools.scene import Banner, gc_words, Notice, Scene, SceneRobot, TreeLine
 from soccerbt.world.types import Pose2D, RobotCommand, Team, from_team_frame
 
 MAX_TREE_LINES = 60
 ARRIVE_TOLERANCE_M = 0.15
-_STATE_NAMES = {int(s): s.name for s in GameState}
-_SECONDARY_NAMES = {int(s): s.name for s in SecondaryState}
-_SUB_NAMES = {int(s): s.name for s in SubState}
 
 
 @dataclass
@@ -238,19 +236,23 @@ class MatchSceneSource:
         blue_number = referee.team_number(Team.BLUE)
         scores = {t.team_number: t.score for t in packet.teams}
         red_number = referee.team_number(Team.RED)
-        sub = ""
-        if packet.secondary_state != SecondaryState.NORMAL:
-            sub = _SECONDARY_NAMES.get(packet.secondary_state, str(packet.secondary_state))
-            if packet.secondary_state >= SecondaryState.DIRECT_FREEKICK:
-                sub += " " + _SUB_NAMES.get(packet.secondary_state_info[1], "")
-        kick_off = {blue_number: "blue", red_number: "red"}.get(packet.kick_off_team, "")
+        # the state robots are shown (HSL: SET during the whistle's delay), named as replays name it
+        state_name, sub = gc_words(int(getattr(referee, "shown_state", referee.state)),
+                                   int(referee.secondary_state), int(referee.sub_state))
+        if isinstance(packet, HslControlData):
+            kicking = referee.kicking_team()
+            kick_off = "" if kicking is None else kicking.name.lower()
+            no_penalty = (0, int(penalty_enum(packet.version).SUBSTITUTE))
+        else:
+            kick_off = {blue_number: "blue", red_number: "red"}.get(packet.kick_off_team, "")
+            no_penalty = (int(Penalty.NONE), int(Penalty.SUBSTITUTE))
         penalties = []
         for team_info in packet.teams:
             colour = "blue" if team_info.team_number == blue_number else "red"
             for number, player in enumerate(team_info.players[: self.match.team_size], start=1):
-                if player.penalty not in (Penalty.NONE, Penalty.SUBSTITUTE):
+                if player.penalty not in no_penalty:
                     penalties.append(f"{colour}{number} {player.secs_till_unpenalised}s")
-        return Banner(state=_STATE_NAMES.get(packet.state, str(packet.state)), sub_state=sub.strip(),
+        return Banner(state=state_name, sub_state=sub,
                       score_blue=scores.get(blue_number, 0), score_red=scores.get(red_number, 0),
                       secs_remaining=packet.secs_remaining, secondary_time=packet.secondary_time,
                       first_half=bool(packet.first_half), kick_off=kick_off, penalties=penalties)

@@ -52,6 +52,11 @@ _CHUNK_BYTES = 1 << 20
 _SCHEMA_WRITER = {name: spec.writer for name, spec in SCHEMA.items()}
 
 
+def _shown_state(referee: Any) -> Any:
+    """The game state the robots are sent (an HSL referee shows SET during the whistle's delay)."""
+    return getattr(referee, "shown_state", referee.state)
+
+
 def file_hashes(files: list[Path]) -> list[dict[str, str]]:
     """Each file's path and SHA-256 (what --verify checks before re-running)."""
     out = []
@@ -234,7 +239,7 @@ class McapRecorder:
             for rid, agent in match.agents.items():
                 self._keyframe(self._tracks[str(rid)], agent, step)
         scores = ref.scores
-        gc = (ref.state, ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED])
+        gc = (_shown_state(ref), ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED])
         if gc != self._last_gc:
             self._last_gc = gc
             scores = (gc[3], gc[4])
@@ -248,7 +253,8 @@ class McapRecorder:
                       lf.json_bytes({"t": round(match.world.t_s, 3), "commands": commands}))
 
     def _gc_words(self, ref: Any, scores: tuple[int, int]) -> dict[str, Any]:
-        return {"state": getattr(ref.state, "name", str(ref.state)),
+        state = _shown_state(ref)
+        return {"state": getattr(state, "name", str(state)),
                 "secondary_state": getattr(ref.secondary_state, "name", str(ref.secondary_state)),
                 "sub_state": getattr(ref.sub_state, "name", str(ref.sub_state)),
                 "score_blue": scores[0], "score_red": scores[1]}
@@ -259,7 +265,7 @@ class McapRecorder:
         ball = world.ball
         robots = world.robots
         scores = ref.scores
-        values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(ref.state),
+        values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(_shown_state(ref)),
                              int(ref.secondary_state), int(ref.sub_state), scores[_BLUE], scores[_RED]]
         fallen_now = []
         for rid in match.agents:

@@ -24,6 +24,8 @@ history (again: off), the timeline to seek.
 """
 from __future__ import annotations
 
+import bisect
+
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,11 +33,10 @@ from typing import Any
 
 import pygame
 
-from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
 from soccerbt.tools import logformat as lf
 from soccerbt.tools.mcap_reader import McapLog, RobotState, StepView, apply_step
 from soccerbt.tools.render import PANEL_BG, TEXT, FieldRenderer
-from soccerbt.tools.scene import Banner, Scene, SceneRobot
+from soccerbt.tools.scene import Banner, gc_words, Scene, SceneRobot
 from soccerbt.tools.tree_panel import HistoryEntry, TreePanel
 from soccerbt.tools.tree_tools import find_ranges
 from soccerbt.tools.viewer import Pacer, Viewer
@@ -45,9 +46,6 @@ from soccerbt.world.types import Pose2D, Team, from_team_frame
 __all__ = ["McapReplaySource", "McapViewer", "SearchBox", "view_mcap", "save_mcap_screenshot", "SPEEDS"]
 
 SPEEDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
-_STATE_NAMES = {int(s): s.name for s in GameState}
-_SECONDARY_NAMES = {int(s): s.name for s in SecondaryState}
-_SUB_NAMES = {int(s): s.name for s in SubState}
 _EVENT_COLOURS = {"goal": (255, 230, 0), "state": (200, 200, 200), "kick_off": (120, 200, 255)}
 _BOOKMARK = (0, 230, 230)
 _SCAN_WINDOW_STEPS = 2000  # backward searches read the log in windows of this many steps
@@ -76,6 +74,25 @@ def _value(bb: dict[str, list], key: str) -> object:
     return entry[0] if entry else None
 
 
+def _side_changes(events: list[dict[str, Any]], blue_first: bool) -> tuple[list[int], list[bool]]:
+    """The steps where the sides change and whether blue attacks +x from each: the second half
+    (and the second extra half) swap them, extra time starts with the first half's sides, and in
+    a penalty shoot-out every shot's kicking team attacks +x."""
+    steps: list[int] = []
+    blue_positive: list[bool] = []
+    for e in events:
+        kind, detail = e.get("kind"), str(e.get("detail", ""))
+        if kind == "half":
+            value = blue_first if detail.startswith("extra time") else not blue_first
+        elif kind == "shot":
+            value = e.get("team") == "blue"
+        else:
+            continue
+        steps.append(int(e["step"]))
+        blue_positive.append(value)
+    return steps, blue_positive
+
+
 class McapReplaySource:
     """The viewer's ``SceneSource`` on an ``McapLog`` (see the module docstring)."""
 
@@ -87,6 +104,7 @@ class McapReplaySource:
         self._blue_first = bool(log.header.get("blue_attacks_positive_x_first_half", True))
         # the second half starts at the first "half" event (sides swap there)
         self._half_step = min((int(e["step"]) for e in log.events if e.get("kind") == "half"), default=None)
+        self._sides = _side_changes(log.events, self._blue_first)
         self._view: StepView | None = None
         self._states: dict[str, RobotState] = {}
         self._history: dict[tuple[str, str, int, int], list[HistoryEntry]] = {}
@@ -153,8 +171,8 @@ class McapReplaySource:
     # --- the scene ----------------------------------------------------------------------------
 
     def blue_attacks_positive_x(self) -> bool:
-        first_half = self._half_step is None or self.position < self._half_step
-        return self._blue_first == first_half
+        k = bisect.bisect_right(self._sides[0], self.position) - 1
+        return self._sides[1][k] if k >= 0 else self._blue_first
 
     def scene(self, selected: str | None) -> Scene:
         view = self.view()
@@ -183,12 +201,8 @@ class McapReplaySource:
                 penalties.append(f"{key} {_value(bb, 'gc_secs_till_unpenalised') or 0}s")
             robots.append(robot)
         state, secondary, sub, blue, red = truth.gc
-        sub_text = ""
-        if secondary != int(SecondaryState.NORMAL):
-            sub_text = _SECONDARY_NAMES.get(secondary, str(secondary))
-            if secondary >= int(SecondaryState.DIRECT_FREEKICK):
-                sub_text += " " + _SUB_NAMES.get(sub, "")
-        banner = Banner(state=_STATE_NAMES.get(state, str(state)), sub_state=sub_text.strip(), score_blue=blue,
+        state_name, sub_text = gc_words(state, secondary, sub)
+        banner = Banner(state=state_name, sub_state=sub_text, score_blue=blue,
                         score_red=red, secs_remaining=int(_value(bb0, "gc_secs_remaining") or 0),
                         secondary_time=int(_value(bb0, "gc_secondary_time") or 0),
                         first_half=self._half_step is None or self.position < self._half_step, penalties=penalties)

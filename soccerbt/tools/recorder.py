@@ -130,7 +130,7 @@ class Recorder:
             "type": "step", "t": round(world.t_s, 3),
             "ball": [round(ball.x_m, r), round(ball.y_m, r), round(ball.vx_mps, r), round(ball.vy_mps, r)],
             "robots": robots, "status": status,
-            "gc": [int(ref.state), int(ref.secondary_state), int(ref.sub_state),
+            "gc": [int(getattr(ref, "shown_state", ref.state)), int(ref.secondary_state), int(ref.sub_state),
                    ref.scores[_team("BLUE")], ref.scores[_team("RED")]],
         }
         if bb_changes:

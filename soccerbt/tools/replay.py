@@ -28,9 +28,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
 from soccerbt.tools.recorder import LOG_VERSION
-from soccerbt.tools.scene import Banner, Scene, SceneRobot, TreeLine
+from soccerbt.tools.scene import Banner, gc_words, Scene, SceneRobot, TreeLine
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team, from_team_frame
 
@@ -46,9 +45,6 @@ _BB_LOOKBACK_STEPS = 300  # the side panel lists changes of the last 3 simulated
 _BB_LINES = 24
 _KICK_DECISIONS = frozenset({"kick", "cross", "adjust", "chase"})  # as MatchSceneSource draws them
 _FALLEN, _REMOVED, _PENALISED = 1, 2, 4
-_STATE_NAMES = {int(s): s.name for s in GameState}
-_SECONDARY_NAMES = {int(s): s.name for s in SecondaryState}
-_SUB_NAMES = {int(s): s.name for s in SubState}
 _NAN = float("nan")
 
 
@@ -680,12 +676,8 @@ class ReplaySceneSource:
 
     def _banner(self, i: int, penalties: list[str]) -> Banner:
         state, secondary, sub, blue, red = (int(v) for v in self.log.gc[i])
-        sub_text = ""
-        if secondary != int(SecondaryState.NORMAL):
-            sub_text = _SECONDARY_NAMES.get(secondary, str(secondary))
-            if secondary >= int(SecondaryState.DIRECT_FREEKICK):
-                sub_text += " " + _SUB_NAMES.get(sub, "")
-        return Banner(state=_STATE_NAMES.get(state, str(state)), sub_state=sub_text.strip(), score_blue=blue,
+        state_name, sub_text = gc_words(state, secondary, sub)
+        return Banner(state=state_name, sub_state=sub_text, score_blue=blue,
                       score_red=red, secs_remaining=int(self.log.secs_remaining[i]),
                       secondary_time=int(self.log.secondary_time[i]), first_half=bool(self.log.first_half[i]),
                       penalties=penalties)

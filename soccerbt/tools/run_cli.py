@@ -35,9 +35,12 @@ def add_match_shape_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
                         help="HSL field: S 9x6 m (up to 7 a team), M 14x9 m (up to 5), L 22x14 m (up to 5, "
                              "5 v 5 by default); any case; kid and adult name S and M (default M)")
-    parser.add_argument("--gc-version", type=int, choices=(12, 19, 20), default=12,
-                        help="GameController the referee plays: 12 HL v12 (default), 19 or 20 the Humanoid "
-                             "Soccer League's (HSL packets, set plays in PLAYING, delayed PLAYING)")
+    parser.add_argument("--gc-version", type=int, choices=(12, 19, 20), default=20,
+                        help="GameController the referee plays: 20 (default) or 19 the Humanoid Soccer League's "
+                             "(HSL packets, set plays in PLAYING, delayed PLAYING), 12 the HL v12 one")
+    parser.add_argument("--knockout", action="store_true",
+                        help="a knock-out game: level at the end, two extra halves of 300 s, then a penalty "
+                             "shoot-out (HSL referee only)")
     _check_team_size_on_field(parser)
 
 
@@ -50,8 +53,9 @@ def _field_name(text: str) -> str:
 
 
 def _check_team_size_on_field(parser: argparse.ArgumentParser) -> None:
-    """After parsing, ``--team-size`` must fit ``--field`` (7 on S, 5 on M and L): an argparse
-    error otherwise, whatever the order of the two options."""
+    """After parsing, ``--team-size`` must fit ``--field`` (7 on S, 5 on M and L) and
+    ``--knockout`` needs an HSL ``--gc-version``: an argparse error otherwise, whatever the
+    order of the options."""
     from soccerbt.world.field import Field
 
     parse = parser.parse_known_args
@@ -64,6 +68,9 @@ def _check_team_size_on_field(parser: argparse.ArgumentParser) -> None:
             if size > limit:
                 parser.error(f"argument --team-size: at most {limit} robots a team on the "
                              f"{name.upper() if len(name) == 1 else name} field, got {size}")
+        if getattr(ns, "knockout", False) and getattr(ns, "gc_version", None) == 12:
+            parser.error("argument --knockout: extra time and the shoot-out need the HSL referee "
+                         "(--gc-version 19 or 20)")
         return ns, rest
 
     parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
@@ -142,7 +149,8 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
         raise FileNotFoundError(problem)
     return MatchConfig(team_size=args.team_size, field=args.field, seed=args.seed, duration_s=args.seconds,
                        half_s=args.half, blue_tree=blue, red_tree=red,
-                       realtime=getattr(args, "realtime", False), gc_version=getattr(args, "gc_version", 12))
+                       realtime=getattr(args, "realtime", False), gc_version=args.gc_version,
+                       knockout=args.knockout)
 
 
 def display_available(env: dict[str, str] | None = None) -> bool:
@@ -311,6 +319,10 @@ def print_summary(result: MatchResult, wall_s: float, out: TextIO) -> None:
         who = g.scorer or "nobody"
         own = " (own goal)" if g.own_goal else ""
         print(f"  goal {g.team:<4} t={g.t_s:7.1f}s  by {who}{own}", file=out)
+    if result.shoot_out is not None:
+        for team, shots in result.shoot_out.items():
+            marks = " ".join("o" if shot == "goal" else "x" for shot in shots)
+            print(f"  shoot-out {team:<4} {marks}  ({shots.count('goal')} of {len(shots)})", file=out)
     print(f"  {'robot':<7} {'walked_m':>9} {'falls':>5} {'kicks':>5} {'pen':>4} {'loc_med_m':>9} "
           f"{'loc_mean_m':>10} {'exc':>4}", file=out)
     for r in result.robots:

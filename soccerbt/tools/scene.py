@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team
 
@@ -48,6 +49,23 @@ class Banner:
     first_half: bool = True
     kick_off: str = ""  # "blue", "red" or ""
     penalties: list[str] = field(default_factory=list)  # e.g. "red2 34 7s"
+
+
+_STATE_NAMES = {int(s): s.name for s in GameState}
+_SECONDARY_NAMES = {int(s): s.name for s in SecondaryState}
+_SUB_NAMES = {int(s): s.name for s in SubState}
+
+
+def gc_words(state: int, secondary: int, sub: int) -> tuple[str, str]:
+    """A scoreboard's words for a referee's (state, secondary state, sub-state) codes: the state
+    name and the set play with its phase ("THROW_IN STOP"), "" outside set plays. The live viewer
+    and both replays name the game the same way."""
+    sub_text = ""
+    if secondary != int(SecondaryState.NORMAL):
+        sub_text = _SECONDARY_NAMES.get(secondary, str(secondary))
+        if secondary >= int(SecondaryState.DIRECT_FREEKICK):
+            sub_text += " " + _SUB_NAMES.get(sub, "")
+    return _STATE_NAMES.get(state, str(state)), sub_text.strip()
 
 
 @dataclass(frozen=True, slots=True)

@@ -145,7 +145,7 @@ def sweep(args: argparse.Namespace) -> int:
             print(f"soccerbt sweep: {problem} (--json)", file=err)
             return 2
     base = MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half,
-                       gc_version=getattr(args, "gc_version", 12))
+                       gc_version=args.gc_version, knockout=args.knockout)
     colours = _colour_mode(args)
     with tempfile.TemporaryDirectory(prefix="soccerbt-sweep-check-") as tmp:
         try:  # a value the loader refuses is reported once, before any worker starts

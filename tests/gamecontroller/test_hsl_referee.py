@@ -256,7 +256,7 @@ def test_make_referee_and_match_config_choose_the_version(fake_world) -> None:
         make_referee(world, RefereeConfig(), 13)
     with pytest.raises(ValueError):
         MatchConfig(gc_version=18)
-    assert MatchConfig().gc_version == 12
+    assert MatchConfig().gc_version == 20
 
 
 def restart(d: Driver) -> None:

@@ -150,3 +150,54 @@ def test_a_timeout_then_the_message_budget_runs_out(sim) -> None:
     assert all(a.blackboard["gc_message_budget"] == 0 for a in match.agents.values())
     sim.assert_rules(rules)
     assert not match.result().errors
+
+
+def test_our_trees_take_and_keep_penalty_shoot_out_shots(sim) -> None:
+    """A knock-out match sent to the shoot-out: each shot's taker and keeper are put down
+    where the rules put them, know where they stand (the shoot-out prior, not the own-half
+    prior of robots entering the field), the taker stays still while the packets show SET and
+    then plays the ball at the goal; the substitutes stay off the field."""
+    from soccerbt.gamecontroller.hsl_knockout import SHOOT_OUT
+    from soccerbt.world.types import to_team_frame
+
+    match = Match(MatchConfig(seed=1, knockout=True, referee=REFEREE))
+    ref = match.referee
+    sim.play(match, 30.0, until=lambda m: m.referee.state == GameState.PLAYING)
+    ref.start_shoot_out()
+    assert ref.period == SHOOT_OUT
+
+    def on_the_field(m: Match) -> object:
+        if ref.shooter is None:
+            return None if all(r.removed for r in m.world.robots.values()) else "a robot is on the field between shots"
+        for rid, robot in m.world.robots.items():
+            if robot.removed != (rid not in (ref.shooter, ref.keeper)):
+                return f"{rid} removed={robot.removed}"
+        return True
+
+    def knows_where_it_stands(m: Match) -> object:
+        if ref.shooter is None:
+            return None
+        for rid in (ref.shooter, ref.keeper):
+            truth = to_team_frame(m.world.robots[rid].pose, ref.attacks_positive_x(rid.team))
+            belief = m.agents[rid].blackboard["robot_pose_field"]
+            error = math.hypot(belief.x_m - truth.x_m, belief.y_m - truth.y_m)
+            if error > 0.6:
+                return f"{rid} believes ({belief.x_m:.1f}, {belief.y_m:.1f}), is at ({truth.x_m:.1f}, {truth.y_m:.1f})"
+        return True
+
+    def waits_while_set_is_shown(m: Match) -> object:
+        if ref.shooter is None or ref.shown_state != GameState.SET:
+            return None
+        robot = m.world.robots[ref.shooter]
+        return math.hypot(robot.vx_mps, robot.vy_mps) <= STILL_MPS or f"{ref.shooter} walks in SET"
+
+    rules = [sim.always("only the taker and the keeper are on the field", on_the_field),
+             sim.always("taker and keeper know where they stand", knows_where_it_stands),
+             sim.always("the taker waits while the packets show SET", waits_while_set_is_shown)]
+    shots = lambda m: [r for r in m.referee.history if r.kind == "shot_end"]  # noqa: E731
+    sim.play(match, 120.0, rules, until=lambda m: len(shots(m)) == 2)
+    sim.assert_rules(rules)
+    assert [r.team for r in shots(match)] == [Team.BLUE, Team.RED]
+    assert shots(match)[0].detail.startswith("goal")  # blue2 scores against red1
+    assert match.referee.shot_masks[Team.BLUE] == 1
+    assert all(r.node_exceptions == 0 for r in match.result().robots)

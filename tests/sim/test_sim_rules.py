@@ -3,11 +3,14 @@
 Each test plays a seeded match with our own trees, provokes a situation (a goal, a penalty, a
 ball out) through the simulator or the referee, and checks rules over the truth: nobody walks
 during SET, everyone is in its own half when SET starts, the kicking-off team's opponents wait,
-a penalised robot leaves and comes back, free-kick distances, the kick-off after a goal.
+a penalised robot leaves and comes back, free-kick distances, the kick-off after a goal. The
+referee is the default (HSL, v20) unless a test names the HL v12 one.
 """
 from __future__ import annotations
 
 import math
+
+import pytest
 
 from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
 from soccerbt.gamecontroller.referee import RefereeConfig
@@ -51,8 +54,10 @@ def test_kick_off_set_and_the_restart_after_a_goal(sim) -> None:
     assert [r.detail for r in match.referee.history if r.kind == "kick_off"] == ["blue", "red"]
 
 
-def test_a_penalised_robot_leaves_and_comes_back(sim) -> None:
-    match = Match(MatchConfig(seed=12, idle_teams=("red",)))
+@pytest.mark.parametrize("gc_version, meaning, penalty_s", [(12, "PICKUP_OR_INCAPABLE", 10.0), (20, "PICK_UP", 30.0)])
+def test_a_penalised_robot_leaves_and_comes_back(sim, gc_version, meaning, penalty_s) -> None:
+    """HL: 10 s; HSL: a pick-up is 30 s of penalty clock, which stands still while play is stopped."""
+    match = Match(MatchConfig(seed=12, idle_teams=("red",), gc_version=gc_version))
     rid = RobotId(Team.BLUE, 2)
     sim.play(match, 60.0, until=playing)
     sim.play(match, 3.0)
@@ -69,7 +74,7 @@ def test_a_penalised_robot_leaves_and_comes_back(sim) -> None:
                           lambda m: not robot.removed and abs(abs(robot.y_m) - hy) < 0.05
                           and not agent.blackboard["gc_is_under_penalty"])
     rules = [gone, stays_out, back]
-    sim.play(match, 12.0, rules, until=lambda m: back.ok)
+    sim.play(match, penalty_s + 15.0, rules, until=lambda m: back.ok)
     assert back.ok
     plays_again = sim.eventually("the robot walks back into the field", lambda m: not robot.removed
                                  and abs(robot.y_m) < hy - 1.0 and robot.distance_walked_m > walked_at_removal + 1.0)
@@ -77,13 +82,18 @@ def test_a_penalised_robot_leaves_and_comes_back(sim) -> None:
     sim.play(match, 20.0, rules, until=lambda m: plays_again.ok)
     sim.assert_rules(rules)
     penalties = [r for r in match.referee.history if r.kind == "penalty"]
-    assert [(r.robot, r.detail) for r in penalties] == [(rid, "PICKUP_OR_INCAPABLE")]
+    assert [(r.robot, r.detail) for r in penalties] == [(rid, meaning)]
     unpenalised = [r for r in match.referee.history if r.kind == "unpenalised"]
-    assert len(unpenalised) == 1 and math.isclose(unpenalised[0].t_s - penalties[0].t_s, 10.0, abs_tol=0.02)
+    assert len(unpenalised) == 1
+    served_s = unpenalised[0].t_s - penalties[0].t_s
+    assert penalty_s - 0.02 <= served_s < penalty_s + 10.0
+    if gc_version == 12:  # the HL penalty clock never stops
+        assert math.isclose(served_s, penalty_s, abs_tol=0.02)
 
 
 def test_opponents_keep_their_distance_at_a_throw_in(sim) -> None:
-    match = Match(MatchConfig(seed=13, referee=STRICT_REFEREE))
+    """The HL v12 throw-in (GET_READY, SET, EXECUTE); the HSL one is in test_sim_hsl.py."""
+    match = Match(MatchConfig(seed=13, referee=STRICT_REFEREE, gc_version=12))
     rules = [sim.nobody_walks_during_set(), sim.opponents_keep_free_kick_distance()]
     sim.play(match, 60.0, rules, until=playing)
     sim.play(match, 12.0, rules, until=lambda m: not m.referee.kick_off_pending)

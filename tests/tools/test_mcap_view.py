@@ -280,3 +280,17 @@ def test_screenshot_with_search_and_history(log: McapLog, tmp_path) -> None:
     viewer.panel.history_key = "ball_distance_m"
     out = viewer.screenshot(tmp_path / "search.png")
     assert pygame.image.load(str(out)).get_size() == viewer.size_px
+
+
+def test_sides_follow_the_halves_extra_time_and_every_shoot_out_shot() -> None:
+    from soccerbt.tools.mcap_view import _side_changes
+
+    events = [{"kind": "goal", "detail": "blue 1:0", "step": 50, "team": "blue"},
+              {"kind": "half", "detail": "second", "step": 100},
+              {"kind": "half", "detail": "extra time, first", "step": 200},
+              {"kind": "half", "detail": "second", "step": 300},
+              {"kind": "shot", "detail": "red shot 1", "step": 400, "team": "red"},
+              {"kind": "shot", "detail": "blue shot 1", "step": 500, "team": "blue"}]
+    assert _side_changes(events, True) == ([100, 200, 300, 400, 500], [False, True, False, False, True])
+    assert _side_changes(events, False)[1] == [True, False, True, False, True]
+    assert _side_changes([], True) == ([], [])

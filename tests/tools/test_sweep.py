@@ -45,7 +45,8 @@ ATTACK = """<root BTCPP_format="4">
 STAND = ('<root BTCPP_format="4" main_tree_to_execute="Main"><BehaviorTree ID="Main"><SetVelocity/></BehaviorTree>'
          '</root>\n')
 # 1 v 1 on the small field, quick to PLAYING: the striker scores within 15 s on seeds 1 and 2
-QUICK = MatchConfig(team_size=1, field="S", duration_s=15.0, particles=100,
+# the HL referee: no whistle delay (robots see PLAYING at once), so 15 s are enough to score
+QUICK = MatchConfig(team_size=1, field="S", duration_s=15.0, particles=100, gc_version=12,
                     referee=RefereeConfig(players_per_team=1, initial_s=0.2, ready_s=1.0, set_s=0.5))
 
 
