@@ -272,6 +272,11 @@ def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
     return out
 
 
+def nice_f32(value: float) -> float | str:
+    """A double as a blackboard change stores and reads it back: an f32, then ``_nice``."""
+    return _nice(array("f", (value,))[0])
+
+
 def _nice(value: float) -> float | str:
     """An f32 read back as the shortest decimal that names it (NaN and infinities as text)."""
     if value - value != 0.0:

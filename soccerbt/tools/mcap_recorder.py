@@ -590,7 +590,9 @@ def _keyframe_value(value: object) -> object:
     changes that follow, so a keyframe and a replayed change read alike), else json_value's."""
     cls = value.__class__
     if cls is float:
-        return float(f"{value:.7g}") if value - value == 0.0 else repr(value)  # type: ignore[operator]
+        # through an f32 first, as a change is stored: rounding the double straight to 7 digits
+        # can land one unit apart (0.074735335 -> 0.07473533, its f32 -> 0.07473534)
+        return lf.nice_f32(value)
     if cls is _POSE:
         return [_keyframe_value(v) for v in (value.x_m, value.y_m, value.theta_rad)]  # type: ignore[attr-defined]
     if cls is tuple and value and all(v.__class__ is float for v in value):  # type: ignore[union-attr]

@@ -350,3 +350,15 @@ def test_an_entry_removed_and_made_again_in_one_tick_is_followed(tmp_path: Path)
     for step in (1, 2, 7, 30):
         bb = log.robot_state("blue1", step).blackboard
         assert bb["fresh"][0] == bb["count"][0] * 10 == step * 10.0, step
+
+
+def test_a_keyframe_float_reads_as_the_f32_change_of_the_same_value() -> None:
+    from array import array
+
+    from soccerbt.tools import logformat as lf
+    from soccerbt.tools.mcap_recorder import _keyframe_value
+
+    value = 0.074735335  # to 7 digits 0.07473533, through an f32 (0.074735336) 0.07473534
+    changed = lf._nice(array("f", (value,))[0])
+    assert _keyframe_value(value) == changed == 0.07473534
+    assert _keyframe_value((value, -0.212322)) == [changed, -0.212322]
