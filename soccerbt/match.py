@@ -308,7 +308,10 @@ class Match:
 
         rng = np.random.default_rng([self.config.seed, rid.team.value, rid.number])
         localizer = ParticleFilter(self.field, self.config.particles, rng=rng)
-        localizer.reset_touch_line_entry()
+        # the team puts its robots down on known touch lines (entry_pose): the prior says which,
+        # else near the halfway line the mirror pose on the other touch line looks the same
+        localizer.reset_touch_line_entry(side=math.copysign(1.0, entry_pose(self.field, rid.number,
+                                                                             self.team_size).y_m))
         context = RobotContext(
             robot=rid, field=self.field, clock=lambda: self.world.t_s,
             world_model=WorldModel(self.field, rid.team), limits=getattr(driver, "limits", None),

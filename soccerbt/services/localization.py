@@ -277,10 +277,13 @@ class ParticleFilter:
         self._set(self._uniform(self.n, -hx, 0.0))
 
     def reset_touch_line_entry(self, position_std_m: float = 0.25,
-                               heading_std_rad: float = 0.2) -> None:
-        """On either touch line of the own half, facing into the field (entering robots)."""
+                               heading_std_rad: float = 0.2, side: float | None = None) -> None:
+        """On either touch line of the own half, facing into the field (entering robots); on
+        one (``side`` +1: y > 0, -1: y < 0) when the robot knows where it was put down, as at
+        the start of a game, where the team places its robots."""
         hx, hy = self.field.half_length_m, self.field.half_width_m
-        side = np.where(self.rng.random(self.n) < 0.5, 1.0, -1.0)
+        either = np.where(self.rng.random(self.n) < 0.5, 1.0, -1.0)
+        side = either if side is None else np.full(self.n, 1.0 if side > 0 else -1.0)
         xyt = np.empty((self.n, 3))
         xyt[:, 0] = self.rng.uniform(-hx, 0.0, self.n)
         xyt[:, 1] = side * hy + self.rng.normal(0.0, position_std_m, self.n)

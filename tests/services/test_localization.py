@@ -376,3 +376,18 @@ def test_the_likelihood_is_the_gated_sum_over_detections_of_the_grid_distances()
         # the grid's 4 cm cells: distances within a cell of the exact ones
         assert np.allclose(got, expected, atol=0.6)
         assert np.corrcoef(got, expected)[0, 1] > 0.99
+
+
+def test_touch_line_entry_on_a_known_side_puts_every_particle_on_that_line() -> None:
+    from soccerbt.world.field import Field
+
+    field = Field.adult_size()
+    for side in (1.0, -1.0):
+        pf = ParticleFilter(field, 200, rng=np.random.default_rng(4))
+        pf.reset_touch_line_entry(side=side)
+        xyt = pf.particles_xyt
+        assert np.all(np.abs(xyt[:, 1] - side * field.half_width_m) < 1.5)
+        assert np.all(np.abs(xyt[:, 2] + side * math.pi / 2.0) < 1.2) and np.all(xyt[:, 0] <= 0.0)
+    pf = ParticleFilter(field, 200, rng=np.random.default_rng(4))
+    pf.reset_touch_line_entry()  # either line
+    assert (pf.particles_xyt[:, 1] > 0).any() and (pf.particles_xyt[:, 1] < 0).any()
