@@ -1138,6 +1138,24 @@ def _chain_leaves(node: _Node, op: str) -> list[_Node]:
 _FLAG, _EQUAL, _NOT_EQUAL = 0, 1, 2  # the operand kinds of a fast chain
 
 
+def _key_literal(node: _Node, enums: Mapping[str, int]) -> tuple[str, object] | None:
+    """(key, literal) of `key == literal` or `!=` (either order) that the fast paths can judge:
+    no enum name, the literal a string or an integer exact as a double; else None."""
+    if not (isinstance(node, _Compare) and len(node.ops) == 1 and node.ops[0] in ("==", "!=")):
+        return None
+    lhs, rhs = node.operands
+    if isinstance(lhs, _Name) and isinstance(rhs, _Lit):
+        key, lit = lhs.name, rhs.value
+    elif isinstance(rhs, _Name) and isinstance(lhs, _Lit):
+        key, lit = rhs.name, lhs.value
+    else:
+        return None
+    lt = type(lit)
+    if key in enums or not (lt is str or (lt is int and -_TWO_53 <= lit <= _TWO_53)):  # type: ignore[operator]
+        return None
+    return key, lit
+
+
 def _fast_chain(node: _Node, enums: Mapping[str, int],
                 slow: Callable[[Blackboard], bool]) -> Callable[[Blackboard], bool] | None:
     """evaluate_bool for a chain of `&&` (or of `||`) whose operands all have
@@ -1162,20 +1180,12 @@ def _fast_chain(node: _Node, enums: Mapping[str, int],
             if leaf.name in enums:
                 return None
             operands.append((leaf.name, _FLAG, negate))
-        elif isinstance(leaf, _Compare) and len(leaf.ops) == 1 and leaf.ops[0] in ("==", "!="):
-            lhs, rhs = leaf.operands
-            if isinstance(lhs, _Name) and isinstance(rhs, _Lit):
-                key, lit = lhs.name, rhs.value
-            elif isinstance(rhs, _Name) and isinstance(lhs, _Lit):
-                key, lit = rhs.name, lhs.value
-            else:
-                return None
-            lt = type(lit)
-            if key in enums or not (lt is str or (lt is int and -_TWO_53 <= lit <= _TWO_53)):  # type: ignore[operator]
-                return None
-            operands.append((key, _EQUAL if leaf.ops[0] == "==" else _NOT_EQUAL, lit))
         else:
-            return None
+            compared = _key_literal(leaf, enums)
+            if compared is None:
+                return None
+            key, lit = compared
+            operands.append((key, _EQUAL if leaf.ops[0] == "==" else _NOT_EQUAL, lit))
     table = tuple(operands)
     want_all = node.op == "&&"
 
@@ -1231,18 +1241,11 @@ def _fast_condition(node: _Node, enums: Mapping[str, int],
             return slow(bb)
 
         return truth
-    if not (isinstance(node, _Compare) and len(node.ops) == 1 and node.ops[0] in ("==", "!=")):
+    compared = _key_literal(node, enums)
+    if compared is None:
         return None
-    lhs, rhs = node.operands
-    if isinstance(lhs, _Name) and isinstance(rhs, _Lit):
-        key, lit = lhs.name, rhs.value
-    elif isinstance(rhs, _Name) and isinstance(lhs, _Lit):
-        key, lit = rhs.name, lhs.value
-    else:
-        return None
+    key, lit = compared
     lt = type(lit)
-    if key in enums or not (lt is str or (lt is int and -_TWO_53 <= lit <= _TWO_53)):  # type: ignore[operator]
-        return None
     want = node.ops[0] == "=="
 
     def equals(bb: Blackboard) -> bool:

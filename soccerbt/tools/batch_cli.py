@@ -38,13 +38,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from soccerbt.match import Match, MatchConfig, default_tree_path
+from soccerbt.match import Match, default_tree_path
 from soccerbt.tools.batch import (BatchGame, BatchInterrupted, GameOutcome, ab_scores, batch_json, comparison,
                                   default_jobs, next_seeds, parse_seeds, plan_games, run_batch, table_lines)
 from soccerbt.tools.batch_pool import BACKENDS, RAY_MISSING, BackendError, default_game_timeout_s
 from soccerbt.tools.batch_store import SUMMARY_NAME, GameStore, StoreConflict, batch_fingerprint
 from soccerbt.tools.outputs import check_output_path, write_atomically
-from soccerbt.tools.run_cli import add_match_shape_arguments, tree_problem
+from soccerbt.tools.run_cli import add_match_shape_arguments, shape_from_args, tree_problem
 from soccerbt.tools.stats import statistics_lines
 
 EXIT_INTERRUPTED = 130
@@ -295,8 +295,7 @@ def batch(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"soccerbt batch: {problem}", file=err)
         return 1
-    base = MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half,
-                       gc_version=args.gc_version, knockout=args.knockout)
+    base = shape_from_args(args)
     colours = _colour_mode(args)
     if args.max_games is not None and not args.until_significant:
         print("soccerbt batch: --max-games goes with --until-significant", file=err)

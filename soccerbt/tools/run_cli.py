@@ -140,6 +140,13 @@ def tree_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def shape_from_args(args: argparse.Namespace) -> MatchConfig:
+    """The match options of ``add_match_shape_arguments`` (no seed, no trees): the base of the
+    games of ``batch`` and ``sweep``."""
+    return MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half,
+                       gc_version=args.gc_version, knockout=args.knockout)
+
+
 def config_from_args(args: argparse.Namespace) -> MatchConfig:
     """The match configuration the arguments ask for."""
     blue = args.blue_tree or args.tree

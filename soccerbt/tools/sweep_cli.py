@@ -22,13 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from soccerbt.match import Match, MatchConfig
+from soccerbt.match import Match
 from soccerbt.tools.batch import BatchInterrupted, GameOutcome, default_jobs, plan_games
 from soccerbt.tools.batch_cli import (EXIT_INTERRUPTED, EXIT_TERMINATED, ProgressBar, _colour_mode, _count_of, _seeds,
                                       add_runner_arguments, runner_problem, use_progress_bar)
 from soccerbt.tools.batch_pool import BackendError, default_game_timeout_s
 from soccerbt.tools.outputs import check_output_path, write_atomically
-from soccerbt.tools.run_cli import add_match_shape_arguments
+from soccerbt.tools.run_cli import add_match_shape_arguments, shape_from_args
 from soccerbt.tools.stats import HeadToHead
 from soccerbt.tools.sweep import (ComboResult, Param, SweepError, TreeEditor, best, combinations, combo_text,
                                   parse_param, plan_best, run_sweep, tree_or_default, write_best)
@@ -144,8 +144,7 @@ def sweep(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"soccerbt sweep: {problem} (--json)", file=err)
             return 2
-    base = MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half,
-                       gc_version=args.gc_version, knockout=args.knockout)
+    base = shape_from_args(args)
     colours = _colour_mode(args)
     with tempfile.TemporaryDirectory(prefix="soccerbt-sweep-check-") as tmp:
         try:  # a value the loader refuses is reported once, before any worker starts
