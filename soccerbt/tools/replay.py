@@ -143,8 +143,10 @@ class _Lines:
             try:
                 out = inflater.decompress(data)
             except zlib.error as exc:
+                # gzip checks its data only at the end of the stream: what inflated from the
+                # damaged block before zlib noticed may be wrong already, so say so
                 self.cut = (f"corrupt gzip data within bytes {offset_bytes}..{offset_bytes + len(data)} "
-                            f"({exc}); read up to there")
+                            f"({exc}); read up to there (the last records read may be damaged too)")
                 return
             if out:
                 yield out

@@ -26,9 +26,11 @@ def test_a_flipped_bit_in_a_gzip_log_keeps_the_records_before_it(tmp_path: Path)
     log = ReplayLog.load(bad, warn=warnings.append)
     assert 50 < log.n < whole.n
     # where the flip lands decides whether zlib notices it or inflates garbage: either way the
-    # damage is named and the records before it are kept
+    # damage is named and the records before it are kept; gzip's only check (its CRC) is at the
+    # end, so the records inflated from the damaged block itself may differ: only those before
+    # the damaged half of the file are certain
     assert any(word in w for w in warnings for word in ("damaged", "corrupt", "cut short"))
-    assert [log.record(i) for i in (0, log.n - 1)] == [whole.record(0), whole.record(log.n - 1)]
+    assert [log.record(i) for i in range(50)] == [whole.record(i) for i in range(50)]
 
 
 def test_an_mcap_log_recovers_every_intact_chunk_around_a_damaged_one(tmp_path: Path) -> None:
