@@ -249,8 +249,8 @@ class Agent:
             self._odom_at_predict = obs.odometry
         if any(isinstance(e, (PenaltyStarted, PenaltyEnded)) for e in gc_events):
             reset = getattr(localizer, "reset_touch_line_entry", None)
-            shot = self.blackboard.get("gc_game_phase") == "PENALTYSHOOT" and \
-                any(isinstance(e, PenaltyEnded) for e in gc_events)
+            shot = self.blackboard.get("gc_game_phase") == "PENALTYSHOOT" and hasattr(localizer, "reset_to") \
+                and any(isinstance(e, PenaltyEnded) for e in gc_events)
             if shot:
                 # put on the field for a shot: the taker behind the opponent's penalty mark,
                 # the keeper on its own goal line (where the rules place them); known, so the
