@@ -34,7 +34,6 @@ playing the ball twice (no penalties are given during the shoot-out).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 
 from soccerbt.gamecontroller.hsl_protocol import GamePhase, HslRobotInfoV19, HslRobotInfoV20, HslTeamInfo
 from soccerbt.gamecontroller.hsl_referee import _NONE_V19, _NONE_V20, _SUB_V19, _SUB_V20, HslReferee, HslRefereeConfig
@@ -132,25 +131,22 @@ class KnockoutReferee(HslReferee):
 
     # --- the flow ---------------------------------------------------------------------------
 
-    def step(self, t_s: float, events: Iterable[WorldEvent] = ()) -> None:
-        if self.period != SHOOT_OUT:
-            super().step(t_s, events)
-            return
-        dt = max(0.0, t_s - self.t_s)
-        self.t_s = t_s
-        self._revision += 1
-        if self.state == GameState.PLAYING:
-            self.half_remaining_s -= dt
-        for ev in events:
+    # the shared step runs; in the shoot-out these hooks give its own events, flow and no
+    # robot checks (no penalties are judged between or during shots)
+
+    def _on_event(self, ev: WorldEvent) -> None:
+        if self.period == SHOOT_OUT:
             self._on_shot_event(ev)
-        if self._delay_until_s is not None and (self.state != GameState.PLAYING
-                                                or self.t_s >= self._delay_until_s - _EPS):
-            self._cancel_delay("time" if self.state == GameState.PLAYING else GameState(self.state).name)
-        for _ in range(4):
-            if not self._advance_shoot_out():
-                break
+        else:
+            super()._on_event(ev)
+
+    def _track_robots(self, dt: float) -> None:
+        if self.period != SHOOT_OUT:
+            super()._track_robots(dt)
 
     def _advance(self) -> bool:
+        if self.period == SHOOT_OUT:
+            return self._advance_shoot_out()
         if self.state == GameState.FINISHED and self._next_period is not None and not self.in_timeout:
             if self.t_s - self._phase_start_s >= self.config.half_time_break_s - _EPS:
                 period, self._next_period = self._next_period, None
