@@ -6,6 +6,14 @@ the same shape built from stock py_trees composites (Sequence(memory=False), Sel
 Parallel) with equivalent leaves, and the ratio engine / py_trees. Then the load time of
 Booster's game tree with its includes. Goals: ratio <= 0.5, Booster < 100 us, load < 50 ms.
 
+Then, when behaviortreepy (BehaviorTree.CPP 4.8.2 compiled, with Python bindings: ``pip install
+'soccerbt[bench]'``) is installed, the same tree in both engines side by side: Booster's game
+tree with its includes resolved and its leaves' ports removed
+(tests/trees/booster_transitions/game_trees.xml, as the transition tests use it), stub leaves
+(Python callbacks in both: synchronous ones SUCCESS, stateful ones RUNNING then SUCCESS), the
+same blackboard values, microseconds per tick_exactly_once() and the leaf calls per tick (equal
+when both ran the same branches). Issue 16's goal: soccerbt at most 25 us on Booster's tree.
+
 Run:  .venv/bin/python benchmarks/tick.py [--booster DIR]
 """
 from __future__ import annotations
@@ -27,7 +35,7 @@ from soccerbt.nodes.base import ControlNode, DecoratorNode  # noqa: E402
 from soccerbt.nodes.controls import IfThenElseNode, ParallelNode  # noqa: E402
 from soccerbt.nodes.decorators import RunOnceNode, SubTreeNode  # noqa: E402
 from soccerbt.nodes.status import FAILURE, SUCCESS  # noqa: E402
-from soccerbt.nodes.stubs import StatefulStub, register_stub_nodes  # noqa: E402
+from soccerbt.nodes.stubs import StatefulStub, SyncStub, register_stub_nodes, stub_node_types  # noqa: E402
 from soccerbt.trees import TreeFactory  # noqa: E402
 
 PLAY = dict(control_state=0, go_manual=False, assist_kick=False, assist_chase=False,
@@ -118,6 +126,88 @@ def mirror(node, bb):
     return out
 
 
+# ----------------------------------------------------------------- BehaviorTree.CPP side by side
+
+PORTLESS_XML = ROOT / "tests" / "trees" / "booster_transitions" / "game_trees.xml"
+
+
+def soccerbt_portless(xml: str, kinds: dict[str, type]) -> tuple[object, list]:
+    """(tick function, leaves) of the port-less Booster tree in soccerbt with stub leaves."""
+    factory = TreeFactory()
+    for node_id, cls in kinds.items():
+        factory.register_node_type(node_id, cls, ports=[], replace=True)
+    tree = factory.create_tree_from_text(xml)
+    bb = tree.root_blackboard()
+    for key, value in PLAY.items():
+        bb[key] = value
+    leaves = [n for n in tree.nodes() if isinstance(n, (SyncStub, StatefulStub))]
+    return tree.tick_exactly_once, leaves
+
+
+def btcpp_portless(bt, xml: str, kinds: dict[str, type]) -> tuple[object, list[int]]:
+    """(tick function, [leaf calls]) of the same tree in BehaviorTree.CPP (behaviortreepy)."""
+    calls = [0]
+    success, running = bt.NodeStatus.SUCCESS, bt.NodeStatus.RUNNING
+
+    def sync_tick(node):
+        calls[0] += 1
+        return success
+
+    def start(node):
+        calls[0] += 1
+        return running
+
+    def halted(node):
+        return None
+
+    factory = bt.BehaviorTreeFactory()
+    for node_id, cls in kinds.items():
+        if issubclass(cls, StatefulStub):
+            factory.register_simple_stateful_action(node_id, start, sync_tick, halted)
+        else:
+            factory.register_simple_action(node_id, sync_tick)
+    tree = factory.create_tree_from_text(xml)
+    bb = tree.root_blackboard()
+    for key, value in PLAY.items():
+        setter = {bool: bb.set_bool, int: bb.set_int, str: bb.set_string}[type(value)]
+        setter(key, value)
+    return tree.tick_exactly_once, calls
+
+
+def side_by_side(booster: Path, ticks: int, repeats: int) -> None:
+    """Print soccerbt against BehaviorTree.CPP on the port-less Booster tree (see the docstring)."""
+    try:
+        import behaviortreepy as bt
+    except ImportError:
+        print("BehaviorTree.CPP side by side: behaviortreepy is not installed "
+              "(pip install 'soccerbt[bench]'): left out")
+        return
+    if not PORTLESS_XML.is_file():
+        print(f"BehaviorTree.CPP side by side: {PORTLESS_XML} not found: left out")
+        return
+    xml = PORTLESS_XML.read_text(encoding="utf-8")
+    kinds = {node_id: cls for node_id, (cls, _ports) in stub_node_types(booster / "nodes.json").items()}
+    ours, leaves = soccerbt_portless(xml, kinds)
+    theirs, calls = btcpp_portless(bt, xml, kinds)
+    ours()
+    theirs()
+    before_ours, before_theirs = sum(n.tick_count for n in leaves), calls[0]
+    ours_us = both(ours, ticks, repeats)
+    theirs_us = both(theirs, ticks, repeats)
+    n = ticks * repeats
+    ours_calls = (sum(n.tick_count for n in leaves) - before_ours) / n
+    theirs_calls = (calls[0] - before_theirs) / n
+    print(f"Booster's game tree, ports removed ({PORTLESS_XML.name}), stub leaves as Python callbacks:")
+    print(f"{'engine':32} {'wall us/tick':>12} {'cpu us/tick':>12} {'leaf calls/tick':>16}")
+    print(f"{'soccerbt':32} {ours_us[0]:12.1f} {ours_us[1]:12.1f} {ours_calls:16.2f}")
+    # behaviortreepy 0.1.x wraps BehaviorTree.CPP 4.8.2
+    label = f"BT.CPP via behaviortreepy {getattr(bt, '__version__', '?')}"
+    print(f"{label:32} "
+          f"{theirs_us[0]:12.1f} {theirs_us[1]:12.1f} {theirs_calls:16.2f}")
+    print(f"ratio soccerbt / BehaviorTree.CPP (cpu): {ours_us[1] / theirs_us[1]:.2f}; "
+          f"goal (issue 16): soccerbt <= 25 us per tick: {'met' if ours_us[1] <= 25 else 'not met'}")
+
+
 # ----------------------------------------------------------------- synthetic tree
 
 
@@ -201,6 +291,9 @@ def main() -> int:
         print(f"load of Booster's game.xml with includes: {load_ms[0]:.1f} ms wall, "
               f"{load_ms[1]:.1f} ms cpu (medians)")
     print("goals: ratio <= 0.50, Booster < 100 us per tick, load < 50 ms")
+    if (booster / "nodes.json").is_file():
+        print()
+        side_by_side(booster, args.ticks, args.repeats)
     return 0
 
 
