@@ -1,8 +1,9 @@
-"""Base classes of the soccer nodes: the engine's Sync/Stateful action nodes plus two helpers.
+"""Base classes of the soccer nodes: the engine's Sync/Stateful action nodes plus helpers.
 
 ``port_float(name)`` reads a numeric input port as a float; ``setup_state()`` is called once
 at construction for per-instance state (so a node never shares state with another robot's).
-``self.context`` is the robot's ``RobotContext``.
+``self.context`` is the robot's ``RobotContext``. ``booster_input`` declares a port as Booster's
+nodes.json does.
 """
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from soccerbt.nodes.ports import InputPort, OutputPort
 from soccerbt.nodes.status import FAILURE, RUNNING, SUCCESS
 
 __all__ = ["SoccerSyncNode", "SoccerStatefulNode", "InputPort", "OutputPort", "SUCCESS", "FAILURE",
-           "RUNNING"]
+           "RUNNING", "booster_input"]
+
+
+def booster_input(name: str, type_: type, default: str | None) -> InputPort:
+    """An input port with Booster's default (kept as the string nodes.json shows), or none."""
+    if default is None:
+        return InputPort(name, type_)
+    return InputPort(name, type_, default)
 
 
 class _SoccerMixin:
