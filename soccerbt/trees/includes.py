@@ -1,6 +1,6 @@
 """Includes: the one place that resolves `<include path=...>` and decides what may be read.
 
-The loader (`factory._Loader`) and the hot-reload watcher (`tree_files`, used by the agent)
+The loader (`loading._Loader`) and the hot-reload watcher (`tree_files`, used by the agent)
 both resolve includes here, on the parsed document: an `<include>` written inside an attribute
 value, a comment or CDATA is text, never an include. The rule:
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from soccerbt.trees import TreeFactory, TreeLoadError
-from soccerbt.trees.factory import _DocSet, expanded_size
+from soccerbt.trees.loading import _DocSet, expanded_size
 from soccerbt.trees.includes import tree_files
 
 TREE = '<BehaviorTree ID="Main"><AlwaysSuccess/></BehaviorTree>'
