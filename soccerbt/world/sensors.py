@@ -27,8 +27,8 @@ from soccerbt.world.config import CameraConfig, NoiseConfig
 from soccerbt.world.field import FeatureKind, Field
 from soccerbt.world.types import BALL, ROBOT, Detection, Team
 
-if TYPE_CHECKING:  # the simulator imports this module; avoid the cycle at run time
-    from soccerbt.world.sim import BallState, RobotState
+if TYPE_CHECKING:
+    from soccerbt.world.bodies import BallState, RobotState
 
 _DRAW_BLOCK = 4096  # candidates' random numbers drawn per generator call
 _CELL_M = 0.5  # landmark candidate grid: cell size
