@@ -191,12 +191,12 @@ def side_by_side(booster: Path, ticks: int, repeats: int) -> None:
     theirs, calls = btcpp_portless(bt, xml, kinds)
     ours()
     theirs()
-    before_ours, before_theirs = sum(n.tick_count for n in leaves), calls[0]
+    before_ours, before_theirs = sum(leaf.tick_count for leaf in leaves), calls[0]
     ours_us = both(ours, ticks, repeats)
     theirs_us = both(theirs, ticks, repeats)
-    n = ticks * repeats
-    ours_calls = (sum(n.tick_count for n in leaves) - before_ours) / n
-    theirs_calls = (calls[0] - before_theirs) / n
+    timed_ticks = ticks * repeats
+    ours_calls = (sum(leaf.tick_count for leaf in leaves) - before_ours) / timed_ticks
+    theirs_calls = (calls[0] - before_theirs) / timed_ticks
     print(f"Booster's game tree, ports removed ({PORTLESS_XML.name}), stub leaves as Python callbacks:")
     print(f"{'engine':32} {'wall us/tick':>12} {'cpu us/tick':>12} {'leaf calls/tick':>16}")
     print(f"{'soccerbt':32} {ours_us[0]:12.1f} {ours_us[1]:12.1f} {ours_calls:16.2f}")
