@@ -16,7 +16,9 @@
   propose the spots, scaled to the field (S, M or L).
 - Set pieces that obey the HL laws: ``kickoff_positions`` (own half; outside the centre
   circle unless kicking off), ``free_kick_position`` (defenders keep
-  ``field.free_kick_distance_m``), ``goalkeeper_blocking_position``.
+  ``field.free_kick_distance_m``), ``goalkeeper_blocking_position``; against a shot,
+  ``shot_crossing_y`` (where a rolling ball crosses the keeper's line) and
+  ``goalkeeper_save_position``.
 - ``TeamLink``: a simulated message link with delay, jitter and loss, driven by simulated time
   and a seeded ``numpy.random.Generator``.
 
@@ -50,8 +52,10 @@ __all__ = [
     "defender_targets",
     "free_kick_position",
     "goalkeeper_blocking_position",
+    "goalkeeper_save_position",
     "is_legal_kickoff_position",
     "kickoff_positions",
+    "shot_crossing_y",
     "supporter_targets",
 ]
 
@@ -469,6 +473,34 @@ def goalkeeper_blocking_position(ball_xy: tuple[float, float], field: Field,
     half = field.penalty_area_width_m / 2.0
     y = min(half, max(-half, y))
     return _face(x, y, ball_xy)
+
+
+def shot_crossing_y(ball_xy: tuple[float, float], ball_velocity: tuple[float, float], line_x_m: float,
+                    min_speed_mps: float = 1.0, deceleration_mps2: float = 0.8) -> float | None:
+    """Where a ball rolling toward the own goal crosses the line x = ``line_x_m`` (the y there),
+    or None: when it moves toward the own goal slower than ``min_speed_mps``, is already behind
+    the line, or stops before it (rolling at ``deceleration_mps2``)."""
+    bx, by = ball_xy
+    vx, vy = ball_velocity
+    if vx > -min_speed_mps or bx <= line_x_m:
+        return None
+    speed = math.hypot(vx, vy)
+    # the path to the line, and whether the ball still rolls when it gets there
+    t_straight = (line_x_m - bx) / vx
+    path_m = speed * t_straight
+    if speed * speed < 2.0 * deceleration_mps2 * path_m:
+        return None
+    return by + vy * t_straight
+
+
+def goalkeeper_save_position(ball_xy: tuple[float, float], crossing_y_m: float, field: Field,
+                             dist_to_goalline_m: float = 0.8, margin_m: float = 0.2) -> Pose2D:
+    """Where the goalkeeper meets a shot that crosses its line (``dist_to_goalline_m`` in front
+    of the goal line) at ``crossing_y_m``: that point, no wider than the goal plus ``margin_m``,
+    facing the ball."""
+    half = field.goal_width_m / 2.0 + margin_m
+    y = min(half, max(-half, crossing_y_m))
+    return _face(-field.half_length_m + dist_to_goalline_m, y, ball_xy)
 
 
 # --- team link --------------------------------------------------------------------------------

@@ -17,8 +17,10 @@ from soccerbt.services.planning import (
     cost_to_ball,
     free_kick_position,
     goalkeeper_blocking_position,
+    goalkeeper_save_position,
     is_legal_kickoff_position,
     kickoff_positions,
+    shot_crossing_y,
     supporter_targets,
 )
 from soccerbt.world.field import Field
@@ -183,6 +185,28 @@ def test_goalkeeper_blocks_the_line_to_the_goal_inside_the_penalty_area(ball):
     if abs(p.y_m) < FIELD.penalty_area_width_m / 2 - 1e-9:  # not clamped: on the line
         assert cross == pytest.approx(0.0, abs=1e-9)
     assert p.theta_rad == pytest.approx(math.atan2(ball[1] - p.y_m, ball[0] - p.x_m))
+
+
+def test_shot_crossing_y_where_a_rolling_ball_meets_a_line() -> None:
+    # from (0, 0) at (-3, 0.6) m/s it reaches x = -5 after 5/3 s, 1.0 m to the left; rolling
+    # 5.1 m of the 5.85 m it can roll at 0.8 m/s2
+    assert shot_crossing_y((0.0, 0.0), (-3.0, 0.6), -5.0) == pytest.approx(1.0)
+    assert shot_crossing_y((0.0, 0.0), (-1.5, 0.0), -5.0) is None  # stops after 1.4 m
+    assert shot_crossing_y((0.0, 0.0), (-1.5, 0.0), -5.0, deceleration_mps2=0.2) == pytest.approx(0.0)
+    assert shot_crossing_y((0.0, 0.0), (3.0, 0.0), -5.0) is None  # rolling away from the goal
+    assert shot_crossing_y((0.0, 0.0), (-0.9, 0.0), -0.5) is None  # slower than min_speed_mps
+    assert shot_crossing_y((0.0, 0.0), (-0.9, 0.0), -0.5, min_speed_mps=0.5) == pytest.approx(0.0)
+    assert shot_crossing_y((-6.0, 0.0), (-3.0, 0.0), -5.0) is None  # already behind the line
+
+
+def test_goalkeeper_save_position_meets_the_shot_on_the_keeper_line_within_the_goal() -> None:
+    gx = -FIELD.half_length_m
+    p = goalkeeper_save_position((-3.0, 1.0), 0.4, FIELD, dist_to_goalline_m=0.8)
+    assert (p.x_m, p.y_m) == pytest.approx((gx + 0.8, 0.4))
+    assert p.theta_rad == pytest.approx(math.atan2(1.0 - 0.4, -3.0 - (gx + 0.8)))
+    wide = goalkeeper_save_position((-3.0, 1.0), 3.0, FIELD, dist_to_goalline_m=0.8)
+    assert wide.y_m == pytest.approx(FIELD.goal_width_m / 2.0 + 0.2)  # no further than a post
+    assert goalkeeper_save_position((-3.0, 1.0), -3.0, FIELD).y_m == pytest.approx(-wide.y_m)
 
 
 def test_team_link_delay_loss_and_determinism():

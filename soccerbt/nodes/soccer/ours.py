@@ -24,7 +24,7 @@ from soccerbt.nodes.soccer.skills import (BallView, NavObstacles, ball_view, cla
                                           walk_to_pose)
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 
-__all__ = ["OUR_NODE_TYPES", "kick_geometry", "kick_strength"]
+__all__ = ["OUR_NODE_TYPES", "incoming_shot_y", "kick_geometry", "kick_strength"]
 
 KICK_STAND_OFF_M = 0.35  # robot centre behind the ball centre when kicking (contact: 0.33)
 KICK_REACH_X_M = (0.29, 0.41)  # ball x in the robot frame where the foot surely reaches it
@@ -347,12 +347,15 @@ class KickBall(SoccerSyncNode):
 
 
 class GoalkeeperDecision(SoccerSyncNode):
-    """Write the goalkeeper's decision: "find" (no ball), "clear" (the ball is in or near the
-    own penalty area and near the keeper: go and kick it away), else "block"."""
+    """Write the goalkeeper's decision: "find" (no ball), "save" (a shot rolls toward the own
+    goal mouth: meet it on the keeper's line), "clear" (the ball is in or near the own penalty
+    area and near the keeper: go and kick it away), else "block"."""
 
     @classmethod
     def provided_ports(cls):
         return [InputPort("clear_distance", float, 2.5, "m: clear balls this close to the keeper"),
+                InputPort("save_speed", float, 1.0,
+                          "m/s: a ball rolling toward the own goal mouth this fast is a shot to save"),
                 InputPort("decision_in", str, ""), OutputPort("decision_out", str)]
 
     def update(self):
@@ -362,6 +365,9 @@ class GoalkeeperDecision(SoccerSyncNode):
         last = str(self.get_input("decision_in") or "")
         if not ball.known:
             decision = "find"
+        elif incoming_shot_y(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M,
+                             self.port_float("save_speed")) is not None:
+            decision = "save"
         else:
             margin = 1.0 if last == "clear" else 0.3
             in_area = (ball.field_x_m < -f.half_length_m + f.penalty_area_length_m + margin
@@ -372,23 +378,59 @@ class GoalkeeperDecision(SoccerSyncNode):
         return SUCCESS
 
 
+SHOT_MOUTH_MARGIN_M = 0.5  # a shot this far wide of a post still counts as on goal (noisy velocity)
+SHOT_REACH_LINE_M = 0.8  # GoalkeeperDecision: a shot still rolls this far in front of the goal line
+
+
+def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float) -> float | None:
+    """Where the ball, own-seen and rolling toward the own goal at ``min_speed_mps`` or more,
+    crosses the line x = ``line_x_m`` (team frame); None unless it still rolls there and its
+    path, drawn straight on, enters the goal mouth (``SHOT_MOUTH_MARGIN_M`` wide of either post).
+    A ball already behind the line is met where it crosses the goal line."""
+    from soccerbt.services.planning import shot_crossing_y
+
+    if not ball.own:  # the velocity comes from own sightings only
+        return None
+    f = ctx.field
+    xy = (ball.field_x_m, ball.field_y_m)
+    velocity = ctx.world_model.ball_velocity_field
+    gx = -f.half_length_m
+    # aim without rolling friction: the velocity estimate lags a shot, so its speed is low
+    aim_y = shot_crossing_y(xy, velocity, gx, min_speed_mps, deceleration_mps2=0.0)
+    if aim_y is None or abs(aim_y) > f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M:
+        return None
+    if xy[0] <= line_x_m:
+        return aim_y
+    return shot_crossing_y(xy, velocity, line_x_m, min_speed_mps)
+
+
 class GoalkeeperPosition(SoccerSyncNode):
     """Stand on the line from the ball to the own goal centre, ``dist_to_goalline`` in front of
-    it (inside the penalty area), facing the ball; in front of the goal when the ball is unknown."""
+    it (inside the penalty area), facing the ball; in front of the goal when the ball is unknown.
+    Against a shot (the ball rolling into the goal mouth at ``save_speed`` or more) step straight
+    to where its path crosses that line, without hesitating or walking around obstacles."""
 
     @classmethod
     def provided_ports(cls):
         return [InputPort("dist_to_goalline", float, 0.8), InputPort("vx_limit", float, 0.6),
-                InputPort("vy_limit", float, 0.4), InputPort("tolerance", float, 0.15)]
+                InputPort("vy_limit", float, 0.4), InputPort("tolerance", float, 0.15),
+                InputPort("save_speed", float, 1.0, "m/s: as GoalkeeperDecision's")]
 
     def update(self):
-        from soccerbt.services.planning import goalkeeper_blocking_position
+        from soccerbt.services.planning import goalkeeper_blocking_position, goalkeeper_save_position
 
         ctx = self.context
         f = ctx.field
         ball = ball_view(ctx)
         d = self.port_float("dist_to_goalline")
         if ball.known:
+            crossing_y = incoming_shot_y(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"))
+            if crossing_y is not None:
+                target = goalkeeper_save_position((ball.field_x_m, ball.field_y_m), crossing_y, f, d)
+                self._arrived = False
+                walk_to_pose(ctx, target.x_m, target.y_m, target.theta_rad, vx_limit=self.port_float("vx_limit"),
+                             vy_limit=self.port_float("vy_limit"), vtheta_limit=1.0, avoid_obstacles=False)
+                return SUCCESS
             target = goalkeeper_blocking_position((ball.field_x_m, ball.field_y_m), f, d)
         else:
             target = Pose2D(-f.half_length_m + d, 0.0, 0.0)

@@ -114,6 +114,51 @@ def test_goalkeeper_decision_clears_near_balls_with_hysteresis() -> None:
     assert decide(r, node) == "block"
 
 
+def roll_ball(r, start: tuple[float, float], velocity: tuple[float, float], frames: int, pose: Pose2D) -> None:
+    """Camera frames (30 Hz) of a ball rolling from ``start`` at ``velocity`` (field frame)."""
+    r.scene(pose, pose.inverse_transform_point(*start))
+    for k in range(1, frames + 1):
+        t = k / 30.0
+        r.ball_at_field(start[0] + velocity[0] * t, start[1] + velocity[1] * t, pose, dt_s=1.0 / 30.0)
+
+
+def test_goalkeeper_decision_saves_shots_instead_of_clearing_them() -> None:
+    keeper = Pose2D(-6.2, 0.0, 0.0)
+    r = make_robot(1, "goal_keeper")
+    node = make_node(O.GoalkeeperDecision, r, decision_in="{decision}", decision_out="{decision}",
+                     clear_distance="2.0")
+    # near and in the area, but rolling at 3 m/s into the goal mouth: meet it, do not walk to it
+    roll_ball(r, (-4.0, 0.9), (-3.0, -0.3), 6, keeper)
+    assert r.ctx.world_model.ball_velocity_field[0] < -2.0
+    assert decide(r, node) == "save"
+    # the same ball rolling wide of the post (and of the margin) is no shot: clear it
+    roll_ball(r, (-4.5, 0.9), (-3.0, 1.5), 6, keeper)
+    assert decide(r, node) == "clear"
+    # a slow ball that stops short of the goal line is cleared as before
+    roll_ball(r, (-4.0, 0.5), (-0.9, 0.0), 6, keeper)
+    assert decide(r, node) == "clear"
+    # a save needs the keeper's own sightings (the velocity comes from them)
+    r.wait(1.5)
+    r.ctx.world_model.team_ball_field, r.ctx.world_model.tm_ball_pos_reliable = (-4.0, 0.0), True
+    assert decide(r, node) in ("block", "clear")
+
+
+def test_goalkeeper_position_steps_sideways_into_the_shot() -> None:
+    keeper = Pose2D(-6.2, 0.0, 0.0)
+    r = make_robot(1, "goal_keeper")
+    node = make_node(O.GoalkeeperPosition, r, dist_to_goalline="0.8")
+    # standing on the ball-goal line: with the ball still the keeper holds its place
+    r.scene(keeper, keeper.inverse_transform_point(-3.0, 0.0))
+    tick(node)
+    assert velocity(r)[:2] == pytest.approx((0.0, 0.0), abs=1e-6)
+    # the ball rolls from (-3, 0) to cross the keeper's line 0.6 m to the left: step left at once
+    roll_ball(r, (-3.0, 0.0), (-3.0, 0.56), 5, keeper)
+    tick(node)
+    vx, vy, _vth = velocity(r)
+    assert vy == pytest.approx(0.4)  # full sideways speed (the port's vy_limit)
+    assert abs(vx) < 0.2
+
+
 @pytest.mark.parametrize("kicking_off", [True, False])
 def test_go_to_kickoff_position_is_legal_for_every_player(kicking_off: bool) -> None:
     for number, role in ((1, "goal_keeper"), (2, "striker"), (3, "supporter")):
