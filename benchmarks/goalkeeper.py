@@ -6,7 +6,8 @@ set play, the ball is put still at a random spot 3.5-8 m in front of blue's goal
 either side of the centre line) for 3 s, so that the keeper sees it and takes its place, then
 given a random speed of 2.5-4.5 m/s toward a random point of the goal mouth (0.1 m inside the
 posts). A shot counts as a goal when the referee scores it within 5 s; the game then restarts
-by itself (kick-off) and the next shot waits for PLAYING again. The same seeds give every tree
+by itself (kick-off) and the next shot waits for PLAYING again. A shot kept out is stopped where
+the ball lies, so that it cannot roll out of play into the next one. The same seeds give every tree
 the same shots (the shots' random numbers have their own generator).
 
 By default three keepers: ours (the baseline), ours as it was before the saves (``save_speed``
@@ -66,7 +67,7 @@ def _wait_open_play(match: Match) -> bool:
 
 def shots_of_seed(tree: str, seed: int, shots: int) -> list[tuple[bool, bool] | None]:
     """(goal, last touched by the keeper) of each shot of one seed; None for a shot not taken
-    (the ball left open play while it lay still, e.g. cleared by the keeper)."""
+    (the referee stopped open play while the ball lay still: a keeper cleared it out)."""
     match = Match(MatchConfig(seed=seed, team_size=1, idle_teams=("red",), blue_tree=tree))
     rng = np.random.default_rng(10_000 + seed)  # the shots: the same for every tree
     field = match.field
@@ -101,7 +102,10 @@ def shots_of_seed(tree: str, seed: int, shots: int) -> list[tuple[bool, bool] | 
             touched = touched or match.world.ball.last_touch == KEEPER
             if match.referee.scores[Team.RED] != before:
                 break
-        out.append((match.referee.scores[Team.RED] != before, touched))
+        goal = match.referee.scores[Team.RED] != before
+        out.append((goal, touched))
+        if not goal and match.world.ball.in_play:
+            match.world.set_ball_velocity(0.0, 0.0)  # no slow roll out of play into the next shot
     return out
 
 
