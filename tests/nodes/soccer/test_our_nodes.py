@@ -137,10 +137,17 @@ def test_goalkeeper_decision_saves_shots_instead_of_clearing_them() -> None:
     # a slow ball that stops short of the goal line is cleared as before
     roll_ball(r, (-4.0, 0.5), (-0.9, 0.0), 6, keeper)
     assert decide(r, node) == "clear"
-    # a save needs the keeper's own sightings (the velocity comes from them)
-    r.wait(1.5)
-    r.ctx.world_model.team_ball_field, r.ctx.world_model.tm_ball_pos_reliable = (-4.0, 0.0), True
-    assert decide(r, node) in ("block", "clear")
+    # a save needs the keeper's own sightings (the velocity comes from them): a teammate's ball
+    # with a shot's velocity left in the world model is blocked, not saved
+    r = make_robot(1, "goal_keeper")
+    node = make_node(O.GoalkeeperDecision, r, decision_in="{decision}", decision_out="{decision}",
+                     clear_distance="2.0")
+    r.see(keeper)
+    wm = r.ctx.world_model
+    wm.team_ball_field, wm.tm_ball_pos_reliable = (-4.0, 0.9), True
+    wm.ball_velocity_field = (-3.0, -0.3)
+    assert not wm.ball_location_known and O.ball_view(r.ctx).known
+    assert decide(r, node) == "block"
 
 
 def test_goalkeeper_position_steps_sideways_into_the_shot() -> None:
