@@ -28,13 +28,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from soccerbt.agent import (DEFAULT_TEAM_MESSAGE_PERIOD_S, Agent, AgentEvent, TeamAdapter, team_message_period_s,
-                            tree_files)
-from soccerbt.gamecontroller.adapter import GameControllerAdapter
+from soccerbt.agent import DEFAULT_TEAM_MESSAGE_PERIOD_S, Agent, AgentEvent, team_message_period_s
+from soccerbt.brain_setup import (BrainSpec, build_agent, build_tree_factory, default_tree_path, entry_pose,
+                                  start_role)
 from soccerbt.gamecontroller.hsl_referee import GC_VERSIONS, make_referee
 from soccerbt.gamecontroller.protocol import decode
 from soccerbt.gamecontroller.referee import RefereeConfig
-from soccerbt.services.planning import RoleAssigner, TeamLink
+from soccerbt.services.planning import TeamLink
 from soccerbt.world.config import NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sim import World
@@ -43,22 +43,12 @@ from soccerbt.world.types import Pose2D, RobotCommand, RobotId, Team, from_team_
 _match_log = logging.getLogger("soccerbt.match")
 
 __all__ = ["MatchConfig", "MatchResult", "GoalSummary", "RobotSummary", "Match", "MatchObserver",
-           "run_match", "default_tree_path", "start_role"]
+           "run_match", "default_tree_path", "start_role", "entry_pose", "statue_pose"]
 
 BLUE_TEAM_NUMBER = 1
 RED_TEAM_NUMBER = 2
 LOC_ERROR_PERIOD_STEPS = 10  # sample the localization error at 10 Hz
 _STAND_UP = RobotCommand(stand_up=True)
-
-
-def default_tree_path() -> Path:
-    """Our own game tree (package data of soccerbt.trees)."""
-    return Path(__file__).resolve().parent / "trees" / "xml" / "game.xml"
-
-
-def start_role(number: int) -> str:
-    """The role a player starts with: 1 keeps goal, 2 strikes, the others support."""
-    return "goal_keeper" if number == 1 else "striker" if number == 2 else "supporter"
 
 
 @dataclass(frozen=True)
@@ -193,25 +183,6 @@ def _sim_driver(world: World, robot: RobotId) -> Any:
     return SimDriver(world, robot)
 
 
-def _build_factory() -> Any:
-    from soccerbt.nodes.soccer import register_soccer_nodes
-    from soccerbt.trees import TreeFactory
-
-    factory = TreeFactory()
-    register_soccer_nodes(factory)
-    return factory
-
-
-def entry_pose(field: Field, number: int, team_size: int) -> Pose2D:
-    """Where a player waits before READY, team frame: on a touch line of its own half, facing in.
-
-    Odd numbers on the right touch line (y < 0), even ones on the left, spread along x.
-    """
-    side = -1.0 if number % 2 else 1.0
-    x = -field.half_length_m * (number - 0.5) / team_size
-    return Pose2D(x, side * field.half_width_m, -side * math.pi / 2.0)
-
-
 def statue_pose(field: Field, number: int, team_size: int) -> Pose2D:
     """Where a robot of an idle team stands all match, team frame: player 1 on its goal line's
     centre, the others spread across the own half facing the opponent goal (legal at kick-off)."""
@@ -267,7 +238,7 @@ class Match:
         self.pad_robots = set(pad_robots) if pad_robots is not None else None
         self.estop = estop
         make_driver = driver_factory or _sim_driver
-        self.factory = tree_factory if tree_factory is not None else _build_factory()
+        self.factory = tree_factory if tree_factory is not None else build_tree_factory()
         self.team_links = {team: TeamLink(np.random.default_rng([config.seed, 7, team.value]))
                            for team in (Team.BLUE, Team.RED)}
         # the HSL referee counts every team message against the team's budget
@@ -301,48 +272,14 @@ class Match:
         return team_message_period_s(budget, self.team_size, cfg.half_duration_s)
 
     def _build_agent(self, rid: RobotId, driver: Any) -> Agent:
-        from soccerbt.nodes.soccer.context import RobotContext
-        from soccerbt.services.localization import ParticleFilter
-        from soccerbt.services.navigation import Navigator
-        from soccerbt.services.world_model import WorldModel
-
-        rng = np.random.default_rng([self.config.seed, rid.team.value, rid.number])
-        localizer = ParticleFilter(self.field, self.config.particles, rng=rng)
-        # the team puts its robots down on known touch lines (entry_pose): the prior says which,
-        # else near the halfway line the mirror pose on the other touch line looks the same
-        localizer.reset_touch_line_entry(side=math.copysign(1.0, entry_pose(self.field, rid.number,
-                                                                             self.team_size).y_m))
-        context = RobotContext(
-            robot=rid, field=self.field, clock=lambda: self.world.t_s,
-            world_model=WorldModel(self.field, rid.team), limits=getattr(driver, "limits", None),
-            localizer=localizer, navigator=Navigator(self.field), team_link=self.team_links[rid.team],
-            kick=_optional_service("soccerbt.services.kick", self.field),
-            team_number=self.referee.team_number(rid.team), team_size=self.team_size,
-            start_role=start_role(rid.number))
-        factory = self.factory
-
-        def load_tree(path: Path) -> Any:
-            return factory.create_tree_from_file(str(path), context=context)
-
         wants_pad = self.pads is not None and (self.pad_robots is None or rid in self.pad_robots)
-        pad = _RobotPad(self.pads, rid) if wants_pad else None
-        tree_path = self.config.tree_of(rid.team)
-        # Our game.xml never names 'supporter' (its SupporterPlay runs for "not striker"), so with
-        # three a side its supporters have always played as non-lead strikers; kept so for
-        # bit-identical 3 v 3 results. From four a side (5 v 5 on L) a tree with SupportPosition
-        # gets real supporters, spread by supporter_targets (defensive spots included).
-        knows_supporter = _knows_role(tree_path, "supporter") or (
-            self.team_size >= 4 and _mentions(tree_path, b"<SupportPosition"))
-        team = TeamAdapter(rid, self.team_links[rid.team], RoleAssigner(self.field),
-                           period_s=self.team_message_period_s,
-                           supporter_role="supporter" if knows_supporter else "striker",
-                           defender_role="defender" if _knows_role(tree_path, "defender") else None)
-        agent = Agent(rid, driver, context, tree_path, load_tree,
-                      gc_adapter=GameControllerAdapter(self.referee.team_number(rid.team), rid.number),
-                      team=team, pad=pad, estop=self.estop, on_event=self._on_agent_event)
-        start = context.start_role
-        agent.blackboard["player_role"] = team.supporter_role if start == "supporter" else start
-        return agent
+        spec = BrainSpec(robot=rid, field=self.field, team_size=self.team_size,
+                         tree_path=self.config.tree_of(rid.team), team_number=self.referee.team_number(rid.team),
+                         team_message_period_s=self.team_message_period_s, seed=self.config.seed,
+                         particles=self.config.particles)
+        return build_agent(spec, driver, clock=lambda: self.world.t_s, team_link=self.team_links[rid.team],
+                           factory=self.factory, pad=_RobotPad(self.pads, rid) if wants_pad else None,
+                           estop=self.estop, on_event=self._on_agent_event)
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.agent_events.append(event)
@@ -482,24 +419,6 @@ def _shoot_out_summary(referee: Any) -> dict[str, list[str]] | None:
             for team in (Team.BLUE, Team.RED)}
 
 
-def _knows_role(tree_path: Path, role: str) -> bool:
-    """Whether a tree (or an include) mentions a role name: Booster's trees know no supporter."""
-    return _mentions(tree_path, f"'{role}'".encode())
-
-
-def _mentions(tree_path: Path, needle: bytes) -> bool:
-    """Whether a tree file or one of its includes contains ``needle``."""
-    from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, FileRefused, read_limited
-
-    for f in tree_files(tree_path):
-        try:  # the loader's bounded read: a listed file over the limit is not read whole
-            if needle in read_limited(f, DEFAULT_MAX_FILE_BYTES):
-                return True
-        except (OSError, FileRefused):
-            continue
-    return False
-
-
 class _RobotPad:
     """One robot's view of a ``PadManager``: ``update(now_s, bb)`` as the agent calls it."""
 
@@ -511,18 +430,6 @@ class _RobotPad:
 
     def update(self, now_s: float, blackboard: Any) -> Any:
         return self.manager.update(self.robot, now_s, blackboard)
-
-
-def _optional_service(module_name: str, field: Field) -> Any:
-    """The kick planner when its module exists (it is optional for the nodes)."""
-    import importlib
-
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError:
-        return None
-    cls = getattr(module, "KickPlanner", None)
-    return cls(field) if cls is not None else None
 
 
 def run_match(config: MatchConfig) -> MatchResult:
