@@ -22,7 +22,7 @@ from __future__ import annotations
 from soccerbt.world.types import Detection, Observations, Pose2D, Team
 
 OBSERVATION_FIELDS = ("t_s", "camera_frame", "detections", "odometry", "imu_yaw_rad", "fallen",
-                      "head_pan_rad", "head_tilt_rad")
+                      "head_pan_rad", "head_tilt_rad", "line_segments")
 DETECTION_FIELDS = ("kind", "x_m", "y_m", "confidence", "team")
 POSE_FIELDS = ("x_m", "y_m", "theta_rad")
 
@@ -33,7 +33,8 @@ class ObservationsTwin:
     __slots__ = OBSERVATION_FIELDS
 
     def __init__(self, t_s: float, camera_frame: bool, detections: tuple[Detection, ...], odometry: Pose2D,
-                 imu_yaw_rad: float, fallen: bool, head_pan_rad: float, head_tilt_rad: float) -> None:
+                 imu_yaw_rad: float, fallen: bool, head_pan_rad: float, head_tilt_rad: float,
+                 line_segments: tuple[tuple[float, float, float, float], ...] = ()) -> None:
         self.t_s = t_s
         self.camera_frame = camera_frame
         self.detections = detections
@@ -42,6 +43,7 @@ class ObservationsTwin:
         self.fallen = fallen
         self.head_pan_rad = head_pan_rad
         self.head_tilt_rad = head_tilt_rad
+        self.line_segments = line_segments
 
 
 class DetectionTwin:
@@ -74,9 +76,10 @@ for _twin, _frozen in ((ObservationsTwin, Observations), (DetectionTwin, Detecti
 
 
 def make_observations(t_s: float, camera_frame: bool, detections: tuple[Detection, ...], odometry: Pose2D,
-                      imu_yaw_rad: float, fallen: bool, head_pan_rad: float, head_tilt_rad: float) -> Observations:
+                      imu_yaw_rad: float, fallen: bool, head_pan_rad: float, head_tilt_rad: float,
+                      line_segments: tuple[tuple[float, float, float, float], ...] = ()) -> Observations:
     obs = ObservationsTwin(t_s, camera_frame, detections, odometry, imu_yaw_rad, fallen, head_pan_rad,
-                           head_tilt_rad)
+                           head_tilt_rad, line_segments)
     obs.__class__ = Observations  # type: ignore[assignment]
     return obs  # type: ignore[return-value]
 

@@ -337,6 +337,7 @@ class World:
         obs.fallen = robot.fallen and not robot.removed
         obs.head_pan_rad = robot.head_pan_rad
         obs.head_tilt_rad = robot.head_tilt_rad
+        obs.line_segments = ()
         obs.__class__ = Observations
         robot._obs = obs
         robot._obs_step = step

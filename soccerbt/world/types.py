@@ -213,7 +213,10 @@ class Observations:
     ``camera_frame`` is true on the steps where the camera delivered a frame (30 Hz); only
     then ``detections`` holds anything. ``odometry`` is the integrated walking motion in the
     robot's own odometry frame (drifts); ``imu_yaw_rad`` is the gyro-integrated heading in that
-    same frame. ``fallen`` is the IMU's verdict.
+    same frame. ``fallen`` is the IMU's verdict. ``line_segments`` are the field lines the
+    camera saw, each ``(x0, y0, x1, y1)`` in the robot frame (metres): a real robot's vision
+    reports them (the embedded simulator's camera model does not, and the localizer does not use
+    them yet).
     """
 
     t_s: float
@@ -224,6 +227,7 @@ class Observations:
     fallen: bool
     head_pan_rad: float
     head_tilt_rad: float
+    line_segments: tuple[tuple[float, float, float, float], ...] = ()
 
 
 # --- what a robot can do (the Driver protocol exposes these as ``limits``) ----------------
