@@ -32,6 +32,7 @@ from soccerbt.agent import DEFAULT_TEAM_MESSAGE_PERIOD_S, Agent, AgentEvent, tea
 from soccerbt.brain_setup import (BrainSpec, build_agent, build_tree_factory, default_tree_path, entry_pose,
                                   start_role)
 from soccerbt.gamecontroller.hsl_referee import GC_VERSIONS, make_referee
+from soccerbt.gamecontroller.packet_schedule import PacketSchedule
 from soccerbt.gamecontroller.protocol import decode
 from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.services.planning import TeamLink
@@ -250,9 +251,8 @@ class Match:
                 self.agents[rid] = self._build_agent(rid, make_driver(self.world, rid))
         self._loc_errors: dict[RobotId, list[float]] = {rid: [] for rid in self.agents}
         self.statues = [rid for rid in sorted(self.world.robots) if rid not in self.agents]
-        self._packet_key: tuple | None = None
+        self._packet_schedule = PacketSchedule()
         self._packet: Any = None
-        self.packets_sent = 0
         self.steps = 0
 
     # --- construction -----------------------------------------------------------------------------
@@ -324,23 +324,17 @@ class Match:
             observer.on_step(self)
 
     def _newest_packet(self) -> Any:
-        """A packet at the GameController's rate (2 Hz), and at once when the game situation
-        changed (state, set play, penalties, score), as decoded bytes (v12, or HSL v19/v20) shared
-        by every robot."""
-        ref = self.referee
-        key = (ref.state, ref.secondary_state, ref.sub_state, ref.set_play_team, ref.kick_off_team,
-               ref.first_half, tuple(sorted(ref.scores.items(), key=lambda kv: kv[0].value)),
-               tuple(sorted(rid for rid in self.agents if ref.is_penalized(rid))))
-        situation = getattr(ref, "packet_situation", None)  # HSL: shown state, stopped, kicking team
-        if situation is not None:
-            key += situation()
-        due = ref.poll_packet(self.world.t_s)
-        if due is None and key == self._packet_key:
+        """A packet when the schedule says one is due (``PacketSchedule``), as decoded bytes
+        (v12, or HSL v19/v20) shared by every robot."""
+        data = self._packet_schedule.due(self.referee, self.world.t_s, self.agents)
+        if data is None:
             return None
-        self._packet_key = key
-        self.packets_sent += 1
-        self._packet = decode(ref.packet_bytes())
+        self._packet = decode(data)
         return self._packet
+
+    @property
+    def packets_sent(self) -> int:
+        return self._packet_schedule.sent
 
     def _sample_localization(self) -> None:
         ref = self.referee
