@@ -1,4 +1,4 @@
-"""The soccerbt command line: run | view | validate | nodes | tree | gc | replay | batch | sweep.
+"""The soccerbt command line: run | view | validate | nodes | tree | gc | replay | batch | sweep | brain | sim.
 
 Each command lives in the package it belongs to, as a module with
 `configure(parser: argparse.ArgumentParser) -> None` that adds its arguments and sets
@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("soccerbt.tools.replay_cli", "replay a recorded run tick by tick in the viewer"),
     "batch": ("soccerbt.tools.batch_cli", "play many seeded matches in parallel processes or on Ray"),
     "sweep": ("soccerbt.tools.sweep_cli", "play the same matches for each value of some node ports"),
+    "brain": ("soccerbt.robot.cli", "run one robot's brain as a program (a Booster robot, or a served simulator)"),
+    "sim": ("soccerbt.serve.cli", "serve the simulator's robots over their Booster interfaces (--serve booster)"),
 }
 
 

@@ -205,13 +205,18 @@ class Match:
     stepping order), each agent's ``tree``, ``blackboard`` and ``context``; ``t_s``,
     ``dt_s``, ``field``, ``observers``; ``step()``, ``run(seconds)``, ``finished()``,
     ``result()``.
+
+    ``external=True`` builds the world and the referee but no brains: something outside the
+    match commands every robot through ``world.set_command`` before each step (the served
+    simulator, whose robots are driven by brain processes); ``last_packet_bytes`` is the newest
+    GameController packet the referee sent.
     """
 
     def __init__(self, config: MatchConfig | None = None, *,
                  observers: Iterable[MatchObserver] = (),
                  pads: Any = None, pad_robots: Iterable[RobotId] | None = None, estop: Any = None,
                  driver_factory: Callable[[World, RobotId], Any] | None = None,
-                 tree_factory: Any = None) -> None:
+                 tree_factory: Any = None, external: bool = False) -> None:
         self.config = config = config or MatchConfig()
         self.field = config.field_geometry()
         self.team_size = config.players_per_team()
@@ -220,6 +225,10 @@ class Match:
         self.world = World(world_cfg, seed=config.seed)
         self.dt_s = self.world.dt_s
         self.observers: list[MatchObserver] = list(observers)
+        # called as hook(match) at the start of every step, before the world moves (the served
+        # simulator hands its robots the brains' requests here)
+        self.pre_step: list[Callable[[Match], None]] = []
+        self.refereed = True  # False: the referee stands still and sends nothing (robots only)
         self.errors: list[str] = []
         self.agent_events: list[AgentEvent] = []
         self._reload_failures_reported: set[str] = set()
@@ -246,13 +255,17 @@ class Match:
         self._count_team_messages = getattr(self.referee, "count_team_messages", None)
         self._link_sent = {team: 0 for team in self.team_links}
         self.agents: dict[RobotId, Agent] = {}
+        # external: every robot is driven from outside the match (the served simulator's brains
+        # command them through the world); no agents, no statues
+        self.external = external
         for rid in sorted(self.world.robots):
-            if not config.is_idle(rid.team):
+            if not config.is_idle(rid.team) and not external:
                 self.agents[rid] = self._build_agent(rid, make_driver(self.world, rid))
         self._loc_errors: dict[RobotId, list[float]] = {rid: [] for rid in self.agents}
-        self.statues = [rid for rid in sorted(self.world.robots) if rid not in self.agents]
+        self.statues = [] if external else [rid for rid in sorted(self.world.robots) if rid not in self.agents]
         self._packet_schedule = PacketSchedule()
         self._packet: Any = None
+        self.last_packet_bytes: bytes | None = None  # the newest packet sent, as the referee encoded it
         self.steps = 0
 
     # --- construction -----------------------------------------------------------------------------
@@ -300,11 +313,17 @@ class Match:
 
     def step(self) -> None:
         """Advance the match by one world step (10 ms): world, referee, packets, agents, observers."""
+        for hook in self.pre_step:
+            hook(self)
         world = self.world
         world.step()
         t = world.t_s
-        self.referee.step(t, world.events.drain())
-        packet = self._newest_packet()
+        if self.refereed:
+            self.referee.step(t, world.events.drain())
+            packet = self._newest_packet()
+        else:
+            world.events.drain()
+            packet = None
         for agent in self.agents.values():
             if packet is not None:
                 agent.receive_packet(packet)
@@ -326,9 +345,11 @@ class Match:
     def _newest_packet(self) -> Any:
         """A packet when the schedule says one is due (``PacketSchedule``), as decoded bytes
         (v12, or HSL v19/v20) shared by every robot."""
-        data = self._packet_schedule.due(self.referee, self.world.t_s, self.agents)
+        data = self._packet_schedule.due(self.referee, self.world.t_s,
+                                         self.world.robots if self.external else self.agents)
         if data is None:
             return None
+        self.last_packet_bytes = data
         self._packet = decode(data)
         return self._packet
 

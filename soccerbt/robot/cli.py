@@ -1,0 +1,259 @@
+"""``soccerbt brain``: one robot's brain as a program, on a Booster robot or a served simulator.
+
+::
+
+    soccerbt brain --robot blue2 [--tree FILE] [--driver booster] [--name NAME] [--interface IF]
+                   [--domain N] [--sim-time] [--record FILE.mcap] [--json]
+
+The agent steps at 100 Hz on the wall clock, or on ROS 2's ``/clock`` with ``--sim-time``.
+Team colour and player number come from the robot's name (``blue2``: blue, player 2, as in
+``run``); the GameController team number is 1 for blue and 2 for red unless ``--team-number``
+says otherwise (a real competition gives each team its number). The GameController is heard
+on UDP (``--gc-port``, 3838), answered on ``--gc-return-port`` (3939); team messages are
+broadcast to ``--team-address`` (255.255.255.255 on a field network) on port 10000 + team
+number. SIGINT and SIGTERM stop the robot (Move 0, 0, 0, head still), close the log and exit.
+At exit it prints the step time (p50, p99, max) and the deadline misses (``--json``: one object
+on stdout).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["configure", "run"]
+
+DRIVERS = ("booster",)
+TRANSPORTS = ("cyclone",)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0.0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is an integer 1..65535, got {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is an integer 1..65535, got {text!r}")
+    return value
+
+
+def _domain(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a DDS domain is an integer 0..232, got {text!r}") from None
+    if not 0 <= value <= 232:
+        raise argparse.ArgumentTypeError(f"a DDS domain is an integer 0..232, got {text!r}")
+    return value
+
+
+def _team_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a team number is an integer 1..254, got {text!r}") from None
+    if not 1 <= value <= 254:
+        raise argparse.ArgumentTypeError(f"a team number is an integer 1..254, got {text!r}")
+    return value
+
+
+def add_transport_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to reach the robots' DDS interfaces (shared by ``brain`` and ``sim --serve``)."""
+    parser.add_argument("--domain", type=_domain, default=0, help="DDS domain id (default 0, as the robot)")
+    parser.add_argument("--interface", default=None, metavar="IF",
+                        help="network interface DDS uses (e.g. eth0, lo; default: the DDS default)")
+    parser.add_argument("--transport", choices=TRANSPORTS, default="cyclone",
+                        help="the DDS implementation (default cyclone)")
+    parser.add_argument("--fastdds-compat", action="store_true",
+                        help="let FastDDS 2.13 peers (the vendor SDK and the robot's services) discover us: "
+                             "runs the discovery relay on this host")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from soccerbt.tools.run_cli import FIELD_CHOICES, _field_name, _team_size, seed_value
+
+    parser.add_argument("--robot", required=True, help="which robot this brain is: blue1, red2, ...")
+    parser.add_argument("--tree", default=None, help="XML tree (default: our game.xml)")
+    parser.add_argument("--driver", choices=DRIVERS, default="booster", help="the robot's interfaces (booster)")
+    parser.add_argument("--name", default="",
+                        help="robocup_demo's robot name: the suffix of every topic (default none: the plain names "
+                             "of a real robot)")
+    add_transport_arguments(parser)
+    parser.add_argument("--sim-time", action="store_true", help="run on the /clock topic of a simulator")
+    parser.add_argument("--record", metavar="FILE.mcap", default=None, help="record the brain's log (MCAP)")
+    parser.add_argument("--json", action="store_true", help="print one report object on stdout at exit")
+    parser.add_argument("--seconds", type=_positive, default=None, help="stop after this much brain time")
+    parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
+                        help="the field (default M)")
+    parser.add_argument("--team-size", type=_team_size, default=None, help="robots per team (default: the field's)")
+    parser.add_argument("--half", type=_positive, default=600.0,
+                        help="half length in seconds, for the team-message period that fits the budget (600)")
+    parser.add_argument("--team-number", type=_team_number, default=None,
+                        help="GameController team number (default: 1 blue, 2 red)")
+    parser.add_argument("--team-message-period", type=_positive, default=None, metavar="S",
+                        help="seconds between team messages (default: what fits the HSL budget)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of the localizer (default 0)")
+    parser.add_argument("--gc-port", type=_port, default=3838, help="GameController packets (default 3838)")
+    parser.add_argument("--gc-return-port", type=_port, default=3939, help="return/status messages (default 3939)")
+    parser.add_argument("--team-address", default="255.255.255.255",
+                        help="where team messages are broadcast (default 255.255.255.255)")
+    parser.add_argument("--team-port", type=_port, default=None, help="team message port (default 10000 + team)")
+    parser.add_argument("--stale-after", type=_positive, default=0.3, metavar="S",
+                        help="stand still when no odometer or low state came for S seconds (default 0.3)")
+    parser.add_argument("--start-timeout", type=_positive, default=None, metavar="S",
+                        help="with --sim-time: give up when no /clock came within S seconds (default: wait)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``brain`` command: 0 after a clean stop, 1 when it could not start, 2 bad arguments."""
+    err = sys.stderr
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s", stream=err)
+    from soccerbt.drivers.gamepad import parse_robot_key
+
+    try:
+        robot = parse_robot_key(args.robot)
+    except (ValueError, KeyError) as exc:
+        print(f"soccerbt brain: --robot {args.robot}: {exc}", file=err)
+        return 2
+    if args.record:
+        from soccerbt.tools.outputs import check_output_path
+
+        problem = check_output_path(args.record, [args.tree])
+        if problem is None and not str(args.record).endswith(".mcap"):
+            problem = f"{args.record}: the brain's log is MCAP: name it FILE.mcap"
+        if problem is not None:
+            print(f"soccerbt brain: {problem} (--record)", file=err)
+            return 2
+    if args.tree is not None and not Path(args.tree).is_file():
+        print(f"soccerbt brain: {args.tree}: no such tree file (--tree)", file=err)
+        return 2
+    try:
+        brain = build_brain(args, robot)
+    except Exception as exc:  # a broken tree prints path:line: message; DDS or sockets their error
+        print(f"soccerbt brain: {exc}", file=err)
+        return 1
+    runner = brain.runner
+    stop = runner.stop
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    wall = time.monotonic()
+    try:
+        runner.run(seconds=args.seconds, start_timeout_s=args.start_timeout)
+    finally:
+        runner.close()
+        if brain.recorder is not None:
+            brain.recorder.finish()
+    report = brain.report(time.monotonic() - wall)
+    if args.json:
+        sys.stdout.write(json.dumps(report, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+    else:
+        ms = report["step_ms"]
+        print(f"soccerbt brain {report['robot']}: {report['steps']} steps, {report['deadline_misses']} deadline "
+              f"misses, step p50 {ms['p50']} ms, p99 {ms['p99']} ms, max {ms['max']} ms", file=err)
+    return 0
+
+
+class Brain:
+    """The parts of a running brain (built by ``build_brain``)."""
+
+    def __init__(self, robot: Any, agent: Any, driver: Any, runner: Any, recorder: Any, team_link: Any,
+                 gc: Any) -> None:
+        self.robot, self.agent, self.driver, self.runner = robot, agent, driver, runner
+        self.recorder, self.team_link, self.gc = recorder, team_link, gc
+
+    def report(self, wall_s: float) -> dict[str, Any]:
+        stats = self.runner.stats
+        out: dict[str, Any] = {"robot": str(self.robot), "wall_s": round(wall_s, 3),
+                               "brain_s": round(self.runner.now_s, 3), **stats.to_dict(),
+                               "node_exceptions": self.agent.node_exception_count,
+                               "errors": list(self.runner.errors)}
+        d = self.driver.counters
+        out["driver"] = {k: getattr(d, k) for k in d.__slots__}
+        out["gc"] = {"accepted": self.gc.counters.accepted, "dropped": self.gc.counters.dropped_malformed,
+                     "returns_sent": self.gc.counters.returns_sent}
+        t = self.team_link.counters
+        out["team"] = {"sent": t.sent, "received": t.received, "dropped": t.dropped}
+        return out
+
+
+def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
+    """Transport, driver, clock, team link, GameController receiver, agent and runner."""
+    from soccerbt.agent import team_message_period_s
+    from soccerbt.brain_setup import BrainSpec, build_agent, default_tree_path
+    from soccerbt.drivers.booster.driver import BoosterDriver
+    from soccerbt.drivers.booster.remote import RemotePad
+    from soccerbt.drivers.booster.transport import open_transport
+    from soccerbt.drivers.gamepad import EmergencyStop
+    from soccerbt.gamecontroller.receiver import GameControllerReceiver
+    from soccerbt.robot.clock import SimClock, WallClock
+    from soccerbt.robot.runner import BrainRunner
+    from soccerbt.robot.team_udp import UdpTeamLink
+    from soccerbt.world.field import Field
+    from soccerbt.world.types import Team
+
+    field = Field.by_name(args.field)
+    team_size = args.team_size or field.players_per_team
+    if not 1 <= robot.number <= team_size:
+        raise ValueError(f"--robot {robot}: player {robot.number} is not in a team of {team_size} (--team-size)")
+    team_number = args.team_number or (1 if robot.team is Team.BLUE else 2)
+    period = args.team_message_period or team_message_period_s(12000, team_size, args.half)
+    transport = open_transport(args.transport, domain=args.domain, interface=args.interface,
+                               fastdds_compat=args.fastdds_compat)
+    try:
+        driver = BoosterDriver(transport, robot, name=args.name, stale_after_s=args.stale_after)
+        if args.sim_time:
+            from soccerbt.drivers.booster import messages as m
+
+            clock: Any = SimClock(transport.subscription("/clock", m.Clock, "clock", depth=1))
+        else:
+            clock = WallClock()
+        team_link = UdpTeamLink(team_number, address=args.team_address, port=args.team_port)
+    except BaseException:
+        transport.close()
+        raise
+    holder: dict[str, Any] = {}
+    try:
+        gc = GameControllerReceiver(team_number, robot.number, port=args.gc_port, return_port=args.gc_return_port,
+                                    clock=clock.now_s)
+        estop = EmergencyStop()
+        pad = RemotePad(driver.remote, estop=estop, robot=str(robot))
+        spec = BrainSpec(robot=robot, field=field, team_size=team_size,
+                         tree_path=Path(args.tree) if args.tree else default_tree_path(), team_number=team_number,
+                         team_message_period_s=period, seed=args.seed)
+        agent = build_agent(spec, driver, clock=lambda: holder["runner"].now_s, team_link=team_link, pad=pad,
+                            estop=estop)
+    except BaseException:
+        team_link.close()
+        transport.close()
+        raise
+    runner = BrainRunner(agent, driver, clock, gc=gc, team_link=team_link, estop=estop)
+    holder["runner"] = runner
+    recorder = None
+    if args.record:
+        from soccerbt.robot.recording import BrainRecorder
+
+        recorder = BrainRecorder(args.record, runner, spec)
+        runner.observers.append(recorder.on_step)
+    return Brain(robot, agent, driver, runner, recorder, team_link, gc)

@@ -1,0 +1,206 @@
+"""``soccerbt sim --serve booster``: the simulator as a team of Booster robots.
+
+::
+
+    soccerbt sim --serve booster [the match options of run] [--plain ROBOT] [--no-referee]
+                 [--speed K] [--spawn] [--view] [--seconds S] [--json]
+
+Every robot of the match is served under its Booster interfaces (topics suffixed with its name;
+``--plain ROBOT`` serves one under the plain names of a real robot, for the vendor SDK and
+robocup_demo's brain). The referee's packets go over UDP on this host; ``--no-referee`` serves
+the robots only. Real time by default, ``--speed K`` K times faster; ``/clock`` carries the
+simulated time. ``--spawn`` starts one ``soccerbt brain`` per robot with its team's tree, waits
+for them to connect (``--wait-brains``), stops them at the end and prints the summary of ``run``,
+each robot with its brain's report. ``--view`` opens the field viewer on the served match.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["configure", "run"]
+
+SERVES = ("booster",)
+
+
+def _speed(text: str) -> float:
+    if text.strip().lower() == "max":
+        return math.inf
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a speed is a positive number or max, got {text!r}") from None
+    if not (math.isfinite(value) and 0.0 < value <= 100.0):
+        raise argparse.ArgumentTypeError(f"a speed is a number in (0, 100] or max, got {text!r}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from soccerbt.robot.cli import _port, _positive, add_transport_arguments
+    from soccerbt.tools.run_cli import add_match_arguments
+
+    parser.add_argument("--serve", choices=SERVES, required=True, help="the robot interfaces to serve (booster)")
+    add_match_arguments(parser)
+    add_transport_arguments(parser)
+    parser.add_argument("--plain", metavar="ROBOT", default=None,
+                        help="serve ROBOT (e.g. blue1) under the plain topic names of a real robot")
+    parser.add_argument("--no-referee", action="store_true", help="serve the robots only: no GameController")
+    parser.add_argument("--speed", type=_speed, default=1.0, help="times real time (default 1; max: unpaced)")
+    parser.add_argument("--spawn", action="store_true", help="start one soccerbt brain per robot")
+    parser.add_argument("--view", action="store_true", help="open the field viewer on the served match")
+    parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--gc-port", type=_port, default=3838, help="GameController packets go here (3838)")
+    parser.add_argument("--gc-return-port", type=_port, default=3939, help="return/status messages (3939)")
+    parser.add_argument("--gc-address", default="127.255.255.255",
+                        help="where the GameController packets are broadcast (default 127.255.255.255: this host)")
+    parser.add_argument("--wait-brains", type=_positive, default=60.0, metavar="S",
+                        help="with --spawn: wait up to S wall seconds for every brain before kick-off (60)")
+    parser.add_argument("--brain-logs", metavar="DIR", default=None,
+                        help="with --spawn: write each brain's stderr to DIR/ROBOT.log")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    err = sys.stderr
+    from soccerbt.drivers.booster.transport import open_transport
+    from soccerbt.drivers.gamepad import parse_robot_key
+    from soccerbt.serve.served import ServedMatch
+    from soccerbt.tools.run_cli import config_from_args, print_summary, result_json
+
+    plain = None
+    if args.plain is not None:
+        try:
+            plain = parse_robot_key(args.plain)
+        except (ValueError, KeyError) as exc:
+            print(f"soccerbt sim: --plain {args.plain}: {exc}", file=err)
+            return 2
+    if args.pad:
+        print("soccerbt sim: --pad is not served yet: drive a served robot through its remote controller topic "
+              "or the vendor SDK", file=err)
+        return 2
+    try:
+        config = config_from_args(args)
+    except (OSError, ValueError) as exc:
+        print(f"soccerbt sim: {exc}", file=err)
+        return 2
+    try:
+        transport = open_transport(args.transport, domain=args.domain, interface=args.interface,
+                                   fastdds_compat=args.fastdds_compat or plain is not None)
+    except Exception as exc:
+        print(f"soccerbt sim: cannot open the {args.transport} transport: {exc}", file=err)
+        return 1
+    try:
+        served = ServedMatch(config, transport, plain=plain, refereed=not args.no_referee, gc_address=args.gc_address,
+                             gc_port=args.gc_port, gc_return_port=args.gc_return_port)
+    except Exception as exc:
+        transport.close()
+        print(f"soccerbt sim: {exc}", file=err)
+        return 1
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    brains: dict[Any, Any] = {}
+    wall_start = time.monotonic()
+    try:
+        if args.spawn:
+            brains = _spawn(args, served, config, err)
+            connected = served.wait_for_brains(brains, args.wait_brains)
+            missing = [str(r) for r in brains if r not in connected]
+            if missing and not args.quiet:
+                print(f"soccerbt sim: no brain connected for {', '.join(missing)} within {args.wait_brains:g} s; "
+                      "playing on", file=err)
+                for r in brains:
+                    if r not in connected and not brains[r].alive():
+                        print(f"  {r}: exited with {brains[r].process.returncode}: {brains[r].stderr_tail()}",
+                              file=err)
+        if not args.quiet:
+            names = ", ".join(f"{ep.name or '(plain)'}" for ep in served.endpoints.values())
+            print(f"soccerbt sim: serving {len(served.endpoints)} robots ({names}) on DDS domain {args.domain}, "
+                  f"speed {'max' if math.isinf(args.speed) else args.speed}", file=err)
+        if args.view:
+            from soccerbt.tools.viewer import view_match
+
+            view_match(served.match, speed=args.speed if math.isfinite(args.speed) else 20.0)
+        else:
+            _run_with_progress(served, args, stop, err)
+    finally:
+        reports = {rid: proc.stop() for rid, proc in brains.items()}
+        served.close()
+    wall_s = time.monotonic() - wall_start
+    result = served.result()
+    connected_once = served.brains()
+    if args.json:
+        summary = result_json(result, wall_s)
+        for robot in summary["robots"]:
+            report = reports.get(_rid(served, robot["robot"]), {})
+            robot["brain"] = {"connected": connected_once.get(robot["robot"], False),
+                              "steps": report.get("steps", 0), "deadline_misses": report.get("deadline_misses", 0),
+                              "step_ms": report.get("step_ms", {"p50": None, "p99": None, "max": None})}
+        summary["served"] = {"gc_packets": served.gc_packets_sent, "gc_returns": served.gc_returns,
+                             "team_messages": {t.name.lower(): n for t, n in served.team_messages.items()},
+                             "requests": {str(rid): ep.counters.requests for rid, ep in served.endpoints.items()},
+                             "bad_requests": sum(ep.counters.bad_requests + ep.counters.unknown_api
+                                                 for ep in served.endpoints.values())}
+        json.dump(summary, sys.stdout, separators=(",", ":"))
+        sys.stdout.write("\n")
+    else:
+        print_summary(result, wall_s, sys.stdout)
+        with_brain = [name for name, c in connected_once.items() if c]
+        print(f"  brains connected: {', '.join(with_brain) if with_brain else 'none'}", file=sys.stdout)
+        for rid, report in reports.items():
+            if report:
+                ms = report.get("step_ms", {})
+                print(f"  brain {rid}: {report.get('steps', 0)} steps, {report.get('deadline_misses', 0)} deadline "
+                      f"misses, step p50 {ms.get('p50')} ms, p99 {ms.get('p99')} ms, max {ms.get('max')} ms",
+                      file=sys.stdout)
+    return 0
+
+
+def _rid(served: Any, name: str) -> Any:
+    return next((rid for rid in served.endpoints if str(rid) == name), None)
+
+
+def _spawn(args: argparse.Namespace, served: Any, config: Any, err: Any) -> dict[Any, Any]:
+    from soccerbt.serve.spawn import brain_command, spawn_brains
+
+    match = served.match
+    commands = {}
+    for rid in sorted(served.endpoints):
+        if rid == served.plain:
+            continue  # the plain robot is for a brain of your own
+        commands[rid] = brain_command(
+            rid, config.tree_of(rid.team), field_name=config.field, team_size=match.team_size, half_s=config.half_s,
+            team_number=match.referee.team_number(rid.team), seed=config.seed, domain=args.domain,
+            interface=args.interface, gc_port=args.gc_port, gc_return_port=args.gc_return_port,
+            team_address=args.gc_address)
+    log_dir = Path(args.brain_logs) if args.brain_logs else Path(tempfile.mkdtemp(prefix="soccerbt-brains-"))
+    if not args.quiet:
+        print(f"soccerbt sim: starting {len(commands)} brains (logs in {log_dir})", file=err)
+    return spawn_brains(commands, log_dir=log_dir)
+
+
+def _run_with_progress(served: Any, args: argparse.Namespace, stop: threading.Event, err: Any) -> None:
+    from soccerbt.tools.run_cli import progress_line
+
+    step_s = 10.0
+    start = time.monotonic()
+    while not stop.is_set() and not served.match.finished():
+        left = None if args.seconds is None else args.seconds - served.t_s
+        if left is not None and left <= 1e-9:
+            break
+        served.run(step_s if left is None else min(step_s, left), speed=args.speed, stop=stop)
+        if not args.quiet:
+            print(progress_line(served.match, time.monotonic() - start), file=err, flush=True)

@@ -1,0 +1,282 @@
+"""One simulated robot behind a Booster robot's interfaces (topics and loco service).
+
+``RobotEndpoint`` owns a robot's publishers (names with the robot's suffix, or the plain names
+of a real robot with ``name=""``) and its loco request subscription. Each step the served
+match calls ``serve_requests(now_s)`` (take the requests, answer each on ``LocoApiTopicResp``
+with the same uuid and ``{"status": N}``), ``command(now_s)`` (what the robot does now), and,
+after the world stepped, ``publish(...)`` (the sensors).
+
+What the robot does with a request, as a Booster robot does it:
+
+- Move: walks at (vx, vy, vyaw) until the next Move; in damping or prepare mode it stands.
+- RotateHead: points the head (pitch, yaw).
+- GetUp: a fallen robot stands up (the world's stand-up motion).
+- ChangeMode: damping / prepare / walking / custom / soccer; walking leaves the visual kick.
+- VisualKick ``{"start": true}``: the robot kicks the ball forward when it lies at its feet;
+  ``false`` (or ChangeMode walking) ends it.
+- Anything else: status 404 (an api id this robot does not serve); broken JSON or values:
+  status 400. Both are counted.
+
+A brain that sends nothing for ``silence_stop_s`` (0.5 s) is gone: the robot stops walking and
+holds its head where it is, until requests come again.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from soccerbt.drivers.booster import loco
+from soccerbt.drivers.booster.convert import LABEL_OF_KIND, segments_to_coordinates
+from soccerbt.drivers.booster.driver import robot_topic
+from soccerbt.world.sensors import ground_band_m
+from soccerbt.world.types import KickRequest, Observations, RobotCommand, RobotId
+
+__all__ = ["EndpointCounters", "RobotEndpoint"]
+
+T1_SERIAL_MOTORS = 23  # the T1's joints in the low state's serial list (head yaw and pitch first)
+FALL_PUBLISH_PERIOD_S = 0.1
+REMOTE_PUBLISH_PERIOD_S = 0.1
+_FORWARD_KICK = KickRequest(0.0, 1.0)
+_F32 = struct.Struct("<f")
+
+
+def _f32(value: float) -> float:
+    return _F32.unpack(_F32.pack(value))[0]
+
+
+@dataclass(slots=True)
+class EndpointCounters:
+    """Requests a robot answered, refused, and what it published."""
+
+    requests: int = 0
+    moves: int = 0
+    head_moves: int = 0
+    get_ups: int = 0
+    mode_changes: int = 0
+    visual_kicks: int = 0
+    bad_requests: int = 0  # status 400
+    unknown_api: int = 0  # status 404
+    dropped: int = 0  # samples the transport could not decode
+    published: int = 0
+
+
+class RobotEndpoint:
+    """A simulated robot's interfaces (see the module docstring)."""
+
+    def __init__(self, transport: Any, robot_id: RobotId, *, name: str, camera: Any, line_camera: Any = None,
+                 rng: np.random.Generator | None = None, silence_stop_s: float = 0.5,
+                 publish_lines_every: int = 1) -> None:
+        from soccerbt.drivers.booster import messages as m
+
+        self._m = m
+        self.robot_id = robot_id
+        self.name = name
+        self.camera = camera
+        self.line_camera = line_camera
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.silence_stop_s = silence_stop_s
+        self.publish_lines_every = max(1, publish_lines_every)
+        self.counters = EndpointCounters()
+        pub = transport.publisher
+        t = robot_topic
+        self._odometer = pub(t("/odometer_state", name), m.Odometer, "sensor")
+        self._low_state = pub(t("/low_state", name), m.LowState, "sensor")
+        self._fall_down = pub(t("/fall_down", name), m.FallDownState, "sensor")
+        self._recovery = pub(t("fall_down_recovery_state", name), m.RawBytesMsg, "sensor")
+        self._remote = pub(t("/remote_controller_state", name), m.RemoteControllerState, "sensor")
+        self._detections = pub(t("/booster_soccer/detection", name), m.Detections, "sensor")
+        self._lines = pub(t("/booster_soccer/line_segments", name), m.LineSegments, "sensor")
+        self._head_pose = pub(t("/head_pose", name), m.Pose, "sensor")
+        self._responses = pub(t("LocoApiTopicResp", name), m.RpcRespMsg, "response")
+        self._requests = transport.subscription(t("LocoApiTopicReq", name), m.RpcReqMsg, "command", depth=64)
+        # what the robot is doing
+        self.walk = (0.0, 0.0, 0.0)
+        self.head: tuple[float, float] | None = None  # (pan, tilt) commanded; None: where it is
+        self.mode = loco.MODE_WALKING
+        self.visual_kick = False
+        self._get_up = False
+        self.last_request_s = -math.inf
+        self.connected_once = False
+        self._next_fall_s = -math.inf
+        self._next_remote_s = -math.inf
+        self._fall_state: tuple[int, bool] | None = None
+        self._frames = 0
+        self.remote_state: Any = None  # a RemoteControllerState to publish instead of a neutral one
+
+    # --- requests ------------------------------------------------------------------------------
+
+    def serve_requests(self, now_s: float) -> int:
+        """Carry out and answer every request that arrived; how many there were."""
+        m, c = self._m, self.counters
+        samples = self._requests.take(256)
+        c.dropped = self._requests.dropped
+        for req in samples:
+            c.requests += 1
+            self.last_request_s = now_s
+            self.connected_once = True
+            try:
+                request = loco.parse_request(req.uuid, req.header, req.body)
+            except loco.LocoRequestError as exc:
+                if exc.status == loco.STATUS_UNKNOWN_API:
+                    c.unknown_api += 1
+                else:
+                    c.bad_requests += 1
+                self._responses.publish(m.RpcRespMsg(uuid=req.uuid[:128], header='{"status":%d}' % exc.status,
+                                                     body=""))
+                continue
+            self._carry_out(request)
+            self._responses.publish(m.RpcRespMsg(uuid=request.uuid, header='{"status":0}', body=""))
+        return len(samples)
+
+    def _carry_out(self, request: loco.LocoRequest) -> None:
+        c, v = self.counters, request.values
+        api = request.api_id
+        if api == loco.API_MOVE:
+            c.moves += 1
+            self.walk = (v["vx"], v["vy"], v["vyaw"])
+        elif api == loco.API_ROTATE_HEAD:
+            c.head_moves += 1
+            self.head = (v["yaw"], v["pitch"])
+        elif api == loco.API_GET_UP:
+            c.get_ups += 1
+            self._get_up = True
+        elif api == loco.API_CHANGE_MODE:
+            c.mode_changes += 1
+            self.mode = v["mode"]
+            if self.mode == loco.MODE_WALKING:
+                self.visual_kick = False
+        elif api == loco.API_VISUAL_KICK:
+            c.visual_kicks += 1
+            self.visual_kick = bool(v["start"])
+
+    def connected(self, now_s: float) -> bool:
+        """A brain sent a request within ``silence_stop_s``."""
+        return now_s - self.last_request_s <= self.silence_stop_s
+
+    def command(self, now_s: float, world: Any) -> RobotCommand:
+        """What the robot does in the next step, from the requests so far."""
+        state = world.robots[self.robot_id]
+        pan, tilt = self.head if self.head is not None else (state.head_pan_rad, state.head_tilt_rad)
+        if not self.connected(now_s):  # the brain is gone: stand, head where it is
+            self.visual_kick = False
+            return RobotCommand(0.0, 0.0, 0.0, state.head_pan_rad, state.head_tilt_rad)
+        vx, vy, vt = self.walk if self.mode in (loco.MODE_WALKING, loco.MODE_SOCCER, loco.MODE_CUSTOM) else (0.0,) * 3
+        cmd = RobotCommand(vx, vy, vt, pan, tilt)
+        if self._get_up:
+            self._get_up = False
+            cmd.stand_up = True
+        if self.visual_kick and not world.is_kicking(self.robot_id) and self._ball_at_feet(world, state):
+            cmd.kick = _FORWARD_KICK
+        return cmd
+
+    @staticmethod
+    def _ball_at_feet(world: Any, state: Any) -> bool:
+        body = world.config.body
+        ball = world.ball
+        bx, by = ball.x_m - state.x_m, ball.y_m - state.y_m
+        c, s = math.cos(state.theta_rad), math.sin(state.theta_rad)
+        fx, fy = c * bx + s * by, -s * bx + c * by
+        return 0.0 < fx <= body.radius_m + ball.radius_m + body.kick_reach_m and abs(fy) <= body.kick_lateral_reach_m
+
+    # --- sensors -------------------------------------------------------------------------------
+
+    def publish(self, obs: Observations, t_s: float, state: Any) -> None:
+        """Publish what the robot senses after a step (``state``: the world's RobotState)."""
+        m = self._m
+        stamp = m.Time(sec=int(t_s), nanosec=int(round((t_s - int(t_s)) * 1e9)) % 1_000_000_000)
+        odo = obs.odometry
+        self._odometer.publish(m.Odometer(x=odo.x_m, y=odo.y_m, theta=odo.theta_rad))
+        self._low_state.publish(self._low_state_message(obs, state))
+        n = 2
+        fall = self._fall_state_of(state)
+        if fall != self._fall_state or t_s >= self._next_fall_s:
+            self._fall_state = fall
+            self._next_fall_s = t_s + FALL_PUBLISH_PERIOD_S
+            self._fall_down.publish(m.FallDownState(fall_down_state=fall[0], is_recovery_available=fall[1]))
+            self._recovery.publish(m.RawBytesMsg(msg=bytes((fall[0], 1 if fall[1] else 0, 0))))
+            n += 2
+        if t_s >= self._next_remote_s:
+            self._next_remote_s = t_s + REMOTE_PUBLISH_PERIOD_S
+            self._remote.publish(self.remote_state if self.remote_state is not None else _neutral_remote(m))
+            n += 1
+        if obs.camera_frame:
+            header = m.Header(stamp=stamp, frame_id="base_link")
+            self._detections.publish(self._detections_message(obs, header))
+            self._frames += 1
+            n += 1
+            if self.line_camera is not None and self._frames % self.publish_lines_every == 0:
+                segments = self.line_camera.segments(state.pose, obs.head_pan_rad, obs.head_tilt_rad, self.rng) \
+                    if not obs.fallen else ()
+                self._lines.publish(m.LineSegments(header=header, coordinates=segments_to_coordinates(segments),
+                                                   coordinates_uv=[]))
+                n += 1
+            self._head_pose.publish(_head_pose(m, obs.head_pan_rad, obs.head_tilt_rad, self.camera.height_m))
+            n += 1
+        self.counters.published += n
+
+    @staticmethod
+    def _fall_state_of(state: Any) -> tuple[int, bool]:
+        """FallDownState: IS_READY 0, IS_FALLING 1, HAS_FALLEN 2, IS_GETTING_UP 3."""
+        if not state.fallen:
+            return 0, False
+        if getattr(state, "standing_up", False):
+            return 3, False
+        return 2, True
+
+    def _low_state_message(self, obs: Observations, state: Any) -> Any:
+        m = self._m
+        imu = m.ImuState(rpy=[0.0, 0.0, obs.imu_yaw_rad], gyro=[0.0, 0.0, float(getattr(state, "vtheta_radps", 0.0))],
+                         acc=[0.0, 0.0, 9.81])
+        motors = [m.MotorState(mode=0, q=obs.head_pan_rad, dq=0.0, ddq=0.0, tau_est=0.0, temperature=40, lost=0,
+                               reserve=[0, 0]),
+                  m.MotorState(mode=0, q=obs.head_tilt_rad, dq=0.0, ddq=0.0, tau_est=0.0, temperature=40, lost=0,
+                               reserve=[0, 0])]
+        rest = m.MotorState(mode=0, q=0.0, dq=0.0, ddq=0.0, tau_est=0.0, temperature=40, lost=0, reserve=[0, 0])
+        motors.extend([rest] * (T1_SERIAL_MOTORS - 2))
+        return m.LowState(imu_state=imu, motor_state_parallel=[], motor_state_serial=motors)
+
+    def _detections_message(self, obs: Observations, header: Any) -> Any:
+        m = self._m
+        objects = []
+        for det in obs.detections:
+            colour = det.team.name.lower() if det.team is not None else ""
+            objects.append(m.DetectedObject(
+                label=LABEL_OF_KIND.get(det.kind, "Person"), color=colour, confidence=det.confidence * 100.0,
+                xmin=0, ymin=0, xmax=0, ymax=0, target_uv=[], received_pos=[], position=[det.x_m, det.y_m, 0.0],
+                position_projection=[det.x_m, det.y_m, 0.0], position_cam=[], position_confidence=0))
+        return m.Detections(header=header, detected_objects=objects, radar_x=[], radar_y=[],
+                            corner_pos=self._corners(obs.head_tilt_rad))
+
+    def _corners(self, tilt_rad: float) -> list[float]:
+        """The image's corners and centre on the ground (robot frame, x y each), as robocup_demo's
+        vision reports them: near left, near right... far corners at the feature range when the
+        image reaches the horizon."""
+        near, far = ground_band_m(self.camera, tilt_rad)
+        limit = self.camera.feature_max_range_m
+        near, far = min(near, limit), min(far, limit)
+        half = self.camera.horizontal_fov_rad / 2.0
+        pts = [(far, half), (far, -half), (near, -half), (near, half), ((near + far) / 2.0, 0.0)]
+        out: list[float] = []
+        for r, a in pts:
+            out.extend((r * math.cos(a), r * math.sin(a)))
+        return out
+
+
+def _neutral_remote(m: Any) -> Any:
+    return m.RemoteControllerState(event=0, lx=0.0, ly=0.0, rx=0.0, ry=0.0, a=False, b=False, x=False, y=False,
+                                   lb=False, rb=False, lt=False, rt=False, ls=False, rs=False, back=False, start=False,
+                                   hat_c=True, hat_u=False, hat_d=False, hat_l=False, hat_r=False, hat_lu=False,
+                                   hat_ld=False, hat_ru=False, hat_rd=False, hat_pos=0)
+
+
+def _head_pose(m: Any, pan_rad: float, tilt_rad: float, height_m: float) -> Any:
+    """geometry_msgs/Pose of the head: at camera height, yawed by pan, pitched by tilt."""
+    cy, sy = math.cos(pan_rad / 2.0), math.sin(pan_rad / 2.0)
+    cp, sp = math.cos(tilt_rad / 2.0), math.sin(tilt_rad / 2.0)
+    # q = yaw(pan) * pitch(tilt)
+    return m.Pose(position=m.Point(x=0.0, y=0.0, z=height_m),
+                  orientation=m.Quaternion(x=-sy * sp, y=cy * sp, z=sy * cp, w=cy * cp))
