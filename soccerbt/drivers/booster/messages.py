@@ -49,7 +49,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES", "MAX_SEQUENCE_LENGTH", "MAX_STRING_BYTES", "MESSAGE_TYPES",
     "Clock", "DetectedObject", "Detections", "FallDownState", "Header", "ImuState", "LineSegments",
     "LowState", "Message", "MessageError", "MotorState", "Odometer", "Point", "Pose", "Quaternion",
-    "RawBytesMsg", "RecoveryState", "RemoteControllerState", "RpcReqMsg", "RpcRespMsg", "Time",
+    "RawBytesMsg", "RecoveryState", "RemoteControllerState", "RpcReqMsg", "RpcRespMsg", "Time", "wire_fields",
 ]
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -399,6 +399,7 @@ class Message:
     ROS_TYPE: ClassVar[str]
     DDS_TYPE: ClassVar[str]
     _CODEC: ClassVar[_StructCodec]
+    _WIRE: ClassVar[tuple[tuple[str, str, Any, int], ...]]
 
     def encode(self) -> bytes:
         """This message as CDR (XCDR1, little-endian) with its 4-byte encapsulation header."""
@@ -431,6 +432,27 @@ class Message:
         return message
 
 
+def _wire_field(name: str, kind: Any) -> tuple[str, str, Any, int]:
+    if isinstance(kind, _Prim):
+        return (name, "array" if kind.count else "primitive", kind.ros, kind.count)
+    if isinstance(kind, _Str):
+        return (name, "string", None, 0)
+    if isinstance(kind, _Bytes):
+        return (name, "sequence", "uint8", 0)
+    if isinstance(kind, _Nested):
+        return (name, "struct", kind.cls, 0)
+    return (name, "sequence", kind.elem, 0)
+
+
+def wire_fields(message_type: type[Message]) -> tuple[tuple[str, str, Any, int], ...]:
+    """How ``message_type`` is laid out, field by field, for building DDS type descriptions:
+    ``(name, kind, element, count)`` with kind "primitive" (element: the ROS type name, such as
+    "float32"), "array" (element and count), "string", "sequence" (element: a ROS primitive
+    name or a message class; ``char[]`` is a sequence of "uint8") or "struct" (element: the
+    message class)."""
+    return message_type._WIRE
+
+
 def _register(ros_type: str, spec: list[tuple[str, Any]]) -> Any:
     """Class decorator: the type names and the codec from ``spec`` (field name, kind)."""
 
@@ -442,6 +464,7 @@ def _register(ros_type: str, spec: list[tuple[str, Any]]) -> Any:
         cls.ROS_TYPE = ros_type
         cls.DDS_TYPE = f"{pkg}::msg::dds_::{short}_"
         cls._CODEC = _StructCodec(cls, spec)
+        cls._WIRE = tuple(_wire_field(name, kind) for name, kind in spec)
         return cls
 
     return wrap
