@@ -20,9 +20,11 @@ What it does (``FastDdsRelay``, a daemon thread):
   parameter 0x8007 (parsing the RTPS submessages and the parameter list, bounded) and keeps the
   result; from each announcement of a FastDDS participant (vendor id 0x010f) it learns where
   that participant listens for discovery (its metatraffic unicast locators on 127.0.0.0/8);
-* it sends the cleaned announcements to every FastDDS participant it knows: at once when
-  either side appears or changes, then every ``refresh_s`` (1 s) so that FastDDS's lease of the
-  Cyclone participants never runs out. A Cyclone participant that announces its end (a dispose)
+* it sends the cleaned announcements to every FastDDS participant it knows: when a Cyclone
+  participant appears or changes, in answer to each announcement of a FastDDS participant
+  (FastDDS ignores what arrives while it is still starting, and announces itself several times
+  as it starts), and every ``refresh_s`` (1 s) so that FastDDS's lease of the Cyclone
+  participants never runs out. A Cyclone participant that announces its end (a dispose)
   is forwarded once and forgotten; one that stops announcing is forgotten after its lease
   duration, a FastDDS participant likewise.
 
@@ -374,12 +376,12 @@ class FastDdsRelay:
             targets = [t for t in info.metatraffic if _is_loopback(t[0])]
             if not targets:
                 continue
-            old = self._fastdds.get(info.guid_prefix)
-            if old is None and len(self._fastdds) >= MAX_PARTICIPANTS:
+            if info.guid_prefix not in self._fastdds and len(self._fastdds) >= MAX_PARTICIPANTS:
                 continue
             self._fastdds[info.guid_prefix] = (targets, now, info.lease_s)
-            if old is None or old[0] != targets:
-                self._send([d for d, _, _ in self._cyclone.values()], targets)
+            # Answer every announcement, as SPDP does: FastDDS ignores what arrives while it is
+            # still starting, and it announces itself several times as it starts.
+            self._send([d for d, _, _ in self._cyclone.values()], targets)
 
     def _expire(self, now: float) -> None:
         for table in (self._cyclone, self._fastdds):

@@ -353,7 +353,10 @@ class _StructCodec:
                 out[name] = data[pos:pos + n]
                 pos += n
             elif kind == "nested":
-                out[name], pos = detail._CODEC.decode_at(data, pos, endian)
+                try:
+                    out[name], pos = detail._CODEC.decode_at(data, pos, endian)
+                except MessageError as exc:
+                    raise MessageError(f"{what}: {exc}") from None
             elif kind == "seqprim":
                 _, dc, size, is_bool, limit = detail
                 n, pos = _read_count(data, pos, endian, what, limit)

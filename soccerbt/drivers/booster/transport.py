@@ -14,8 +14,9 @@ network). ``open_transport(kind, ...)`` picks one by name without importing the 
 (``encode`` on publish, ``decode`` on take), a subscription keeps the last ``depth`` samples, a
 publisher and a subscription match only when their types are the same and their QoS are
 compatible (a reliable reader needs a reliable writer, a transient-local reader a transient-local
-writer), a transient-local writer hands its last samples to readers that join later, and
-``inject(topic, data)`` puts raw bytes on a topic for bad-input tests.
+writer), and ``inject(topic, data)`` puts raw bytes on a topic for bad-input tests. It does not
+keep a transient-local writer's history for readers that join later (no QoS kind has a
+transient-local reader).
 """
 from __future__ import annotations
 
@@ -86,7 +87,6 @@ class _MemoryPublisher:
         self.message_type = message_type
         self.qos = qos
         self._owner = owner
-        self._history: deque[bytes] = deque(maxlen=qos.depth)  # for transient-local late joiners
         self.published = 0
 
     def publish(self, message: Any) -> None:
@@ -95,8 +95,6 @@ class _MemoryPublisher:
         data = message.encode()
         bus = self._owner.live_bus()
         with bus.lock:
-            if self.qos.transient_local:
-                self._history.append(data)
             for sub in bus.subscriptions.get(self.topic, ()):
                 if sub.message_type is self.message_type and _compatible(self.qos, sub.qos):
                     sub.queue.append(data)
@@ -200,9 +198,6 @@ class MemoryTransport:
         sub = _MemorySubscription(self, topic, message_type, qos_kind(qos).reader_with_depth(depth))
         bus = self.live_bus()
         with bus.lock:
-            for pub in bus.publishers.get(topic, ()):
-                if pub.qos.transient_local and sub.qos.transient_local and pub.message_type is message_type:
-                    sub.queue.extend(pub._history)
             bus.subscriptions.setdefault(topic, []).append(sub)
         self._subscriptions.append(sub)
         return sub

@@ -30,11 +30,12 @@ def main() -> None:
         emit(ready)
         return
     matched_after = wait_for(lambda: all(p.matched() >= 1 for p in pubs), 10)
+    matched = {p.topic: p.matched() for p in pubs}
     for pub, item in zip(pubs, items):
         pub.publish(TYPES[item["type"]].decode(bytes.fromhex(item["hex"])))
     result = child.next_json(20)
     child.finish()
-    emit({"pub_matched": {p.topic: p.matched() for p in pubs}, "pub_matched_after_s": matched_after,
+    emit({"pub_matched": matched, "pub_matched_after_s": matched_after,
           "published": sum(p.published for p in pubs), "sub": result})
     transport.close()
 
@@ -53,10 +54,11 @@ def sub() -> None:
             got[s.topic].extend(msg.encode().hex() for msg in s.take())
         return all(got.values())
 
+    matched = {s.topic: s.matched() for s in subs}
     wait_for(poll, 10)
     time.sleep(0.05)
     poll()  # nothing more should come
-    emit({"got": got, "matched": {s.topic: s.matched() for s in subs}, "received": sum(s.received for s in subs),
+    emit({"got": got, "matched": matched, "received": sum(s.received for s in subs),
           "dropped": sum(s.dropped for s in subs), "matched_after_s": matched_after})
     transport.close()
 

@@ -1,9 +1,13 @@
 """The vendor SDK (booster_robotics_sdk_python) as a client of the robot: its subscribers for
-odometer, fall-down, low state and remote controller, then B1LocoClient.Move(0.3, 0.1, 0.2).
-Prints its result as JSON and exits at once (the SDK's teardown is not needed)."""
+odometer, fall-down, low state and remote controller, then B1LocoClient.Move(0.3, 0.1, 0.2) twice
+once a line arrives on stdin (after the robot matched the client: a request sent before the
+robot's reader matched the client's writer is lost, as DDS loses early samples). Prints
+{"loco_client": "initialized"}, then its result as JSON, and exits at once (the SDK's teardown
+is not needed)."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from _common import emit, wait_for
@@ -39,6 +43,8 @@ def main() -> None:
     all_in_s = wait_for(lambda: all(got.values()), 15)
     client = sdk.B1LocoClient()
     client.Init()
+    emit({"loco_client": "initialized"})
+    sys.stdin.readline()  # "go": the robot has matched our request writer and response reader
     moves = []
     for _ in range(2):
         t0 = time.monotonic()

@@ -12,12 +12,18 @@ def main() -> None:
         emit({"robot": ready, "sdk": None})
         return
     client = Child("sdk_client.py")
+    initialized = client.next_json(40)
+    if "error" in initialized:
+        emit({"robot": None, "sdk": initialized})
+        return
+    loco_matched = robot.next_json(20)
+    client.send("go\n")
     sdk_result = client.next_json(40)
     client.finish()
     robot.send("stop\n")
     robot_result = robot.next_json(10)
     robot.finish()
-    emit({"robot": robot_result, "sdk": sdk_result, "ready": ready})
+    emit({"robot": robot_result, "sdk": sdk_result, "ready": ready, "loco_matched": loco_matched})
 
 
 if __name__ == "__main__":

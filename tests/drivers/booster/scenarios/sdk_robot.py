@@ -1,6 +1,7 @@
 """A minimal robot on Cyclone (``fastdds_compat``): publishes odometer, fall-down, low state and
 remote controller samples on the plain names at 100 Hz and answers loco requests with status 0,
-until a line "stop" arrives on stdin. Prints {"ready": ...}, then its result."""
+until a line "stop" arrives on stdin. Prints {"ready": ...}, {"loco_matched_s": ...} when a loco
+client's endpoints have matched, then its result."""
 from __future__ import annotations
 
 import sys
@@ -32,7 +33,8 @@ def main() -> None:
     requests = transport.subscription(TOPICS["loco_request"].name(), m.RpcReqMsg, "command", depth=64)
     responses = transport.publisher(TOPICS["loco_response"].name(), m.RpcRespMsg, "response")
     emit({"ready": True, "topics": {k: p.topic for k, p in pubs.items()}, "request_topic": requests.topic})
-    seen, first_match_s = [], None
+    seen, first_match_s, loco_matched = [], None, False
+    pending: list[tuple[str, float]] = []
     while not stop.is_set():
         pubs["odometer"].publish(ODOMETER)
         pubs["fall_down"].publish(FALL)
@@ -40,9 +42,18 @@ def main() -> None:
         pubs["remote_controller"].publish(REMOTE)
         if first_match_s is None and pubs["odometer"].matched():
             first_match_s = time.monotonic() - started
+        if not loco_matched and requests.matched() and responses.matched():
+            loco_matched = True  # a client's request writer and response reader are both matched
+            emit({"loco_matched_s": time.monotonic() - started})
         for request in requests.take():
-            seen.append({"uuid": request.uuid, "header": request.header, "body": request.body})
-            responses.publish(m.RpcRespMsg(uuid=request.uuid, header='{"status":0}', body=""))
+            seen.append({"uuid": request.uuid, "header": request.header, "body": request.body,
+                         "responses_matched": responses.matched()})
+            pending.append((request.uuid, time.monotonic()))
+        # Answer once the response writer has matched the client's reader: discovery matches the
+        # client's request writer and its response reader separately, and an answer sent before
+        # the second match is lost (the SDK then fails the call with code 100 after 1 s).
+        while pending and (responses.matched() or time.monotonic() - pending[0][1] > 0.5):
+            responses.publish(m.RpcRespMsg(uuid=pending.pop(0)[0], header='{"status":0}', body=""))
         stop.wait(0.002 if seen else 0.01)
     relay = transport.relay.snapshot() if transport.relay is not None else None
     emit({"requests": seen, "dropped": requests.dropped, "first_match_s": first_match_s, "relay": relay,
