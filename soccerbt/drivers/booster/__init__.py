@@ -12,7 +12,7 @@ What lives here:
 * ``fastdds_relay``: the discovery relay that lets the vendor SDK's FastDDS 2.13 find Cyclone;
 * the driver itself and its conversions (``driver``, ``convert``, ``loco``, ``remote``).
 
-May import ``soccerbt.world`` only (and the driver the gamepad adapter of ``soccerbt.drivers``).
-Importing this package, ``messages``, ``topics`` or ``transport`` imports neither cyclonedds nor
-anything of ROS.
+May import ``soccerbt.world`` and, for the robot's own remote controller, the gamepad adapter of
+``soccerbt.drivers``. Importing this package, ``messages``, ``topics``, ``transport`` or
+``fastdds_relay`` imports neither cyclonedds nor anything of ROS.
 """

@@ -34,7 +34,7 @@ import threading
 import types
 from dataclasses import dataclass
 from typing import Any
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 
 from cyclonedds import idl
 from cyclonedds.core import DDSException, InstanceState, SampleState, ViewState
@@ -58,6 +58,7 @@ from soccerbt.drivers.booster.transport import TransportError, check_message_typ
 __all__ = ["CycloneTransport", "cyclone_config", "idl_type"]
 
 _INTERFACE = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
+_IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}")
 _TAKE_MASK = SampleState.Any | ViewState.Any | InstanceState.Any
 _IDL_PRIMS = {
     "bool": bool, "int8": idl_types.int8, "uint8": idl_types.uint8, "char": idl_types.uint8,
@@ -114,7 +115,9 @@ def cyclone_config(interface: str | None = None, *, peers: tuple[str, ...] = (),
     if interface is not None:
         if not _INTERFACE.fullmatch(interface):
             raise ValueError(f"not a network interface name or address: {interface!r}")
-        general = f"<General><Interfaces><NetworkInterface name={quoteattr(interface)}/></Interfaces></General>"
+        attribute = "address" if _IPV4.fullmatch(interface) else "name"
+        general = (f"<General><Interfaces><NetworkInterface {attribute}={quoteattr(interface)}/></Interfaces>"
+                   "</General>")
     discovery = ""
     if peers or spdp_interval_s is not None:
         parts = []
@@ -130,7 +133,7 @@ def cyclone_config(interface: str | None = None, *, peers: tuple[str, ...] = (),
     tracing = ""
     if tracing_file is not None:
         tracing = (f"<Tracing><Verbosity>{tracing_verbosity}</Verbosity>"
-                   f"<OutputFile>{tracing_file}</OutputFile></Tracing>")
+                   f"<OutputFile>{escape(tracing_file)}</OutputFile></Tracing>")
     return f'<CycloneDDS><Domain Id="any">{general}{discovery}{tracing}</Domain></CycloneDDS>'
 
 

@@ -264,7 +264,7 @@ class FastDdsRelay:
         self._unicast: socket.socket | None = None
         self._multicast: socket.socket | None = None
         self._out: socket.socket | None = None
-        self.first_match_s: float | None = None  # monotonic time of the first forward to a FastDDS participant
+        self.first_forward_s: float | None = None  # monotonic time of the first announcement sent to FastDDS
 
     # --- life ---------------------------------------------------------------------------------
     def start(self) -> FastDdsRelay:
@@ -407,8 +407,8 @@ class FastDdsRelay:
                 except OSError as exc:
                     self.counters.send_errors += 1
                     self.counters.last_error = f"send to {target}: {exc}"
-        if self.first_match_s is None:
-            self.first_match_s = time.monotonic()
+        if self.first_forward_s is None:
+            self.first_forward_s = time.monotonic()
 
     def snapshot(self) -> dict[str, int]:
         """Counters and table sizes, for logs and tests."""

@@ -46,7 +46,8 @@ from operator import attrgetter
 from typing import Any, ClassVar, TypeVar
 
 __all__ = [
-    "MAX_MESSAGE_BYTES", "MAX_SEQUENCE_LENGTH", "MAX_STRING_BYTES", "MESSAGE_TYPES",
+    "MAX_DETECTED_OBJECTS", "MAX_MESSAGE_BYTES", "MAX_MOTORS", "MAX_RAW_BYTES", "MAX_SEQUENCE_LENGTH",
+    "MAX_STRING_BYTES", "MESSAGE_TYPES",
     "Clock", "DetectedObject", "Detections", "FallDownState", "Header", "ImuState", "LineSegments",
     "LowState", "Message", "MessageError", "MotorState", "Odometer", "Point", "Pose", "Quaternion",
     "RawBytesMsg", "RecoveryState", "RemoteControllerState", "RpcReqMsg", "RpcRespMsg", "Time", "wire_fields",
@@ -129,7 +130,6 @@ class _Run:
         self.get = attrgetter(*self.names) if len(self.names) > 1 else (lambda obj, _n=self.names[0]: (getattr(obj, _n),))
         self.counts = tuple(p.count for _, p in items)
         self.has_arrays = any(self.counts)
-        self.bool_slots = tuple(i for i, (_, p) in enumerate(items) if p.ros == "bool")
         self.owner = owner
         self.min_size = sum(_PRIMS[p.ros][2] * max(1, p.count) for _, p in items)
         # decode: flat slot ranges for each field
@@ -425,10 +425,7 @@ class Message:
             raise MessageError(f"{cls.__name__}: encapsulation 0x{data[0]:02x}{data[1]:02x} is not plain CDR "
                                "(0x0000 big-endian or 0x0001 little-endian)")
         endian = "<" if data[1] == 1 else ">"
-        try:
-            message, pos = cls._CODEC.decode_at(data, _ORIGIN, endian)
-        except RecursionError:  # pragma: no cover - the types below nest three deep at most
-            raise MessageError(f"{cls.__name__}: nested too deep") from None
+        message, pos = cls._CODEC.decode_at(data, _ORIGIN, endian)
         if len(data) - pos > 3:
             raise MessageError(f"{cls.__name__}: {len(data) - pos} bytes left after the message (at most 3 of "
                                "padding are allowed)")

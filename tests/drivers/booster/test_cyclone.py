@@ -30,6 +30,25 @@ SAMPLES = _load_samples().SAMPLES
 ROBOT = "blue1"
 
 
+def test_configuration_and_type_descriptions() -> None:
+    from soccerbt.drivers.booster.cyclone import cyclone_config, idl_type  # imports cyclonedds, opens nothing
+
+    assert cyclone_config() == '<CycloneDDS><Domain Id="any"></Domain></CycloneDDS>'
+    assert '<NetworkInterface name="lo"/>' in cyclone_config("lo")
+    assert '<NetworkInterface address="127.0.0.1"/>' in cyclone_config("127.0.0.1")
+    relay = cyclone_config("lo", peers=("127.0.0.1:40000",), spdp_interval_s=1.0)
+    assert '<Peers><Peer address="127.0.0.1:40000"/></Peers>' in relay and "<SPDPInterval>1000ms" in relay
+    for bad in ('lo"/><x', "", "a" * 65):
+        with pytest.raises(ValueError, match="interface"):
+            cyclone_config(bad)
+    detections = idl_type(m.Detections)
+    assert detections.__idl_typename__ == "vision_interface::msg::dds_::Detections_"
+    assert list(detections.__annotations__) == ["header", "detected_objects", "radar_x", "radar_y", "corner_pos"]
+    assert idl_type(m.Detections) is detections
+    low = idl_type(m.LowState)
+    assert low.__idl_typename__ == "booster_interface::msg::dds_::LowState_"
+
+
 def round_trip_items() -> list[dict[str, Any]]:
     """One sample of every type, on the robot's topic of that type (suffixed) or a test topic."""
     by_type = {spec.message_type: spec for spec in TOPICS.values()}
