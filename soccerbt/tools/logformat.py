@@ -41,7 +41,13 @@ ball, which Foxglove and Lichtblick draw in their 3D panel. At the end an attach
 ``soccerbt/index.json`` lists the events and each robot's tree loads (a reader reads it from the
 summary instead of scanning), and ``/soccerbt/summary`` holds the match result.
 
-The same seed and trees give the same bytes: no wall-clock time is written.
+A log converted from the JSON-lines format of earlier versions (``soccerbt replay convert``)
+has the same channels but no ``/robots/<robot>/tree``: its header says ``"node_data": false``
+and ``converted_from``; its ticks carry the root status and the command, no transitions, and
+its blackboard changes the writer ``unknown`` (the old format did not record writers).
+
+The same seed and trees give the same bytes: no wall-clock time is written. ``ReplayError`` is
+the error of every reader of a log (``path:line: message``).
 """
 from __future__ import annotations
 
@@ -50,10 +56,11 @@ import math
 import struct
 from array import array
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
+    "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
     "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
     "STATUS_NAMES", "tree_topic", "keyframe_topic", "keys_topic", "robot_of_topic", "TickRecord",
     "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
@@ -76,7 +83,26 @@ STATUS_CODES = {"IDLE": 0, "RUNNING": 1, "SUCCESS": 2, "FAILURE": 3, "SKIPPED": 
 STATUS_NAMES = ("IDLE", "RUNNING", "SUCCESS", "FAILURE", "SKIPPED")
 ROOT_EXCEPTION = 5        # the root "status" of a tick that raised
 
+
+def status_name(code: int) -> str:
+    """A root status code's name ("EXCEPTION" for ROOT_EXCEPTION)."""
+    return STATUS_NAMES[code] if code < len(STATUS_NAMES) else "EXCEPTION"
+
 _ROBOT_PREFIX = "/robots/"
+
+
+class ReplayError(ValueError):
+    """A replay log that cannot be read: prints as ``path:line: message`` (or ``path: message``)."""
+
+    def __init__(self, path: Path | str, line: int | None, message: str) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else f"{self.path}"
+        return f"{where}: {self.message}"
 
 
 def tree_topic(robot: str) -> str:
@@ -190,7 +216,8 @@ def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions:
 
 _BB_HEAD = struct.Struct("<HIHI")
 KIND_FLOAT, KIND_FLOATS, KIND_POSE, KIND_FALSE, KIND_TRUE, KIND_JSON, KIND_REMOVED, KIND_POINTS = 1, 2, 3, 4, 5, 6, 7, 8
-WRITERS = ("adapter", "gamecontroller", "world_model", "team", "gamepad", "nodes", "tree", "removed")
+# "unknown": a change converted from a JSON-lines log, which did not record who wrote it
+WRITERS = ("adapter", "gamecontroller", "world_model", "team", "gamepad", "nodes", "tree", "removed", "unknown")
 _WRITER_CODE = {name: -1 - i for i, name in enumerate(WRITERS)}
 
 

@@ -9,6 +9,10 @@ statuses and blackboard after a step from the keyframe before it.
 
 Records are parsed here (MCAP's record layout: opcode u8, length u64, fields little-endian), so
 that damage is handled per chunk. Errors raise ``ReplayError`` (``path: what is wrong``).
+
+A log converted from JSON lines (``node_data`` false) has no trees: ``tree`` gives an empty
+one, so the viewer shows its truth and blackboards; ``require_node_data`` is the tree tools'
+clear refusal.
 """
 from __future__ import annotations
 
@@ -22,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from soccerbt.tools import logformat as lf
-from soccerbt.tools.replay import ReplayError
+from soccerbt.tools.logformat import ReplayError
 
-__all__ = ["McapLog", "RobotState", "StepView", "is_mcap"]
+__all__ = ["McapLog", "RobotState", "StepView", "ReplayError", "is_mcap", "NO_NODE_DATA"]
 
 MAGIC = b"\x89MCAP0\r\n"
 _OP_HEADER, _OP_FOOTER, _OP_SCHEMA, _OP_CHANNEL, _OP_MESSAGE, _OP_CHUNK = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
@@ -34,6 +38,10 @@ _CHUNK_HEAD = struct.Struct("<QQQI")
 _MESSAGE_HEAD = struct.Struct("<HIQQ")
 _MAX_CHUNK_BYTES = 256 << 20       # larger claims are damage, not data
 _CACHED_CHUNKS = 6
+NO_NODE_DATA = ("holds no node data: it was converted from a JSON-lines log, which kept each robot's root "
+                "status only (and the truth, blackboard and events); the tree tools need a log recorded as "
+                "MCAP (soccerbt run --record FILE.mcap)")
+_EMPTY_TREE: dict[str, Any] = {"nodes": [], "subtrees": [], "load": 0}
 
 
 def is_mcap(path: str | Path) -> bool:
@@ -401,12 +409,24 @@ class McapLog:
                 self._summary = json.loads(data)
         return self._summary
 
+    @property
+    def node_data(self) -> bool:
+        """Whether the log holds every node's transitions (False: converted from JSON lines)."""
+        return bool(self.header.get("node_data", True))
+
+    def require_node_data(self) -> None:
+        """ReplayError (``path: holds no node data ...``) for a log converted from JSON lines."""
+        if not self.node_data:
+            raise ReplayError(self.path, None, NO_NODE_DATA)
+
     def check_robot(self, robot: str) -> None:
         if robot not in self.robots:
             raise ReplayError(self.path, None, f"no robot {robot!r} (robots: {', '.join(self.robots)})")
 
     def tree(self, robot: str, load: int) -> dict[str, Any]:
         """The description of `robot`'s `load`-th tree (1: the first)."""
+        if not self.node_data:
+            return _EMPTY_TREE
         key = (robot, load)
         cached = self._trees.get(key)
         if cached is None:

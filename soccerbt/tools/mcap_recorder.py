@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 from array import array
+from dataclasses import asdict, is_dataclass
 from itertools import compress
 from operator import ne
 from operator import attrgetter
@@ -31,10 +32,9 @@ from soccerbt import __version__
 from soccerbt.blackboard.schema import SCHEMA
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools import logformat as lf
-from soccerbt.tools.recorder import json_value
 from soccerbt.trees.structure import describe_tree
 
-__all__ = ["McapRecorder", "file_hashes"]
+__all__ = ["McapRecorder", "LogWriter", "make_recorder", "file_hashes", "json_value"]
 
 _UID = attrgetter("uid")
 
@@ -50,6 +50,32 @@ _CODE_OF_ID = {id(status): status.code for status in NodeStatus}  # an Enum's ha
 _SEQ = attrgetter("sequence_id")
 _CHUNK_BYTES = 1 << 20
 _SCHEMA_WRITER = {name: spec.writer for name, spec in SCHEMA.items()}
+_DIGITS = 4
+
+
+def json_value(value: object) -> object:
+    """A JSON-ready, deterministic rendering of a blackboard value (poses as [x, y, theta])."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return round(value, _DIGITS)
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    x = getattr(value, "x_m", None)
+    y = getattr(value, "y_m", None)
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+        th = getattr(value, "theta_rad", None)
+        return [json_value(float(x)), json_value(float(y))] + ([json_value(float(th))] if th is not None else [])
+    name = getattr(value, "name", None)  # enums, statuses
+    if isinstance(name, str):
+        return name
+    if is_dataclass(value) and not isinstance(value, type):
+        return json_value(asdict(value))
+    return repr(value)
 
 
 def _shown_state(referee: Any) -> Any:
@@ -93,16 +119,56 @@ class _RobotTrack:
         self.channels: dict[str, int] = {}
 
 
+class LogWriter:
+    """An MCAP file of the replay log's channels (soccerbt.tools.logformat): a channel and its
+    schema are registered when first used, a message's time is its step's simulated time
+    (``dt_s`` a step), and ``finish`` writes the index attachment and MCAP's summary."""
+
+    def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES) -> None:
+        self.path = Path(path)
+        self.file = open(self.path, "wb")
+        self._writer = Writer(self.file, chunk_size=chunk_bytes, compression=CompressionType.ZSTD)
+        self._writer.start(profile="", library=f"soccerbt {__version__}")
+        self._schemas: dict[str, int] = {}
+        self._channels: dict[str, int] = {}
+        self.dt_s = 0.01
+        self.messages = 0
+
+    def channel(self, topic: str, kind: str) -> int:
+        """The channel id of `topic`, registered with the schema of `kind` (logformat.SCHEMAS)."""
+        cid = self._channels.get(topic)
+        if cid is None:
+            name, encoding, data, message_encoding = lf.SCHEMAS[kind]
+            sid = self._schemas.get(kind)
+            if sid is None:
+                sid = self._writer.register_schema(name=name, encoding=encoding, data=data)
+                self._schemas[kind] = sid
+            cid = self._writer.register_channel(topic=topic, message_encoding=message_encoding, schema_id=sid)
+            self._channels[topic] = cid
+        return cid
+
+    def put(self, channel: int, step: int, data: bytes) -> None:
+        ns = lf.ns_of(step, self.dt_s)
+        self._writer.add_message(channel_id=channel, log_time=ns, data=data, publish_time=ns)
+        self.messages += 1
+
+    def finish(self, step: int, index: dict[str, Any]) -> None:
+        """The index attachment (logformat.INDEX_ATTACHMENT) at `step`, MCAP's summary; closes the file."""
+        ns = lf.ns_of(step, self.dt_s)
+        self._writer.add_attachment(create_time=ns, log_time=ns, name=lf.INDEX_ATTACHMENT,
+                                    media_type="application/json", data=lf.json_bytes(index))
+        self._writer.finish()
+        self.file.close()
+
+
 class McapRecorder:
     """Writes a run as MCAP (see the module docstring and soccerbt.tools.logformat)."""
 
     def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES) -> None:
         self.path = Path(path)
-        self._file = open(self.path, "wb")
-        self._writer = Writer(self._file, chunk_size=chunk_bytes, compression=CompressionType.ZSTD)
-        self._writer.start(profile="", library=f"soccerbt {__version__}")
-        self._schemas: dict[str, int] = {}
-        self._channels: dict[str, int] = {}
+        self._out = LogWriter(self.path, chunk_bytes=chunk_bytes)
+        self._channel = self._out.channel  # bound once: called for every message
+        self._put = self._out.put
         self._tracks: dict[str, _RobotTrack] = {}
         self._match: Any = None
         self._dt_s = 0.01
@@ -115,26 +181,11 @@ class McapRecorder:
         self._pending_events: list[dict[str, Any]] = []
         self._roles: dict[str, object] = {}
         self._finished = False
-        self.messages = 0
 
-    # --- channels -------------------------------------------------------------------------------
-
-    def _channel(self, topic: str, kind: str) -> int:
-        cid = self._channels.get(topic)
-        if cid is None:
-            name, encoding, data, message_encoding = lf.SCHEMAS[kind]
-            sid = self._schemas.get(kind)
-            if sid is None:
-                sid = self._writer.register_schema(name=name, encoding=encoding, data=data)
-                self._schemas[kind] = sid
-            cid = self._writer.register_channel(topic=topic, message_encoding=message_encoding, schema_id=sid)
-            self._channels[topic] = cid
-        return cid
-
-    def _put(self, channel: int, step: int, data: bytes) -> None:
-        ns = lf.ns_of(step, self._dt_s)
-        self._writer.add_message(channel_id=channel, log_time=ns, data=data, publish_time=ns)
-        self.messages += 1
+    @property
+    def messages(self) -> int:
+        """Messages written so far."""
+        return self._out.messages
 
     # --- observer API ---------------------------------------------------------------------------
 
@@ -143,7 +194,7 @@ class McapRecorder:
         from soccerbt.world.types import Team
 
         self._match = match
-        self._dt_s = match.dt_s
+        self._dt_s = self._out.dt_s = match.dt_s
         cfg = match.config
         trees = {}
         for team in (Team.BLUE, Team.RED):
@@ -479,12 +530,7 @@ class McapRecorder:
         if result is not None:
             self._put(self._channel(lf.SUMMARY_TOPIC, "summary"), step,
                       lf.json_bytes(json_value(result.to_dict())))
-        index = {"events": self._events, "loads": self._loads, "steps": step}
-        ns = lf.ns_of(step, self._dt_s)
-        self._writer.add_attachment(create_time=ns, log_time=ns, name=lf.INDEX_ATTACHMENT,
-                                    media_type="application/json", data=lf.json_bytes(index))
-        self._writer.finish()
-        self._file.close()
+        self._out.finish(step, {"events": self._events, "loads": self._loads, "steps": step})
         for track in self._tracks.values():
             if track.handle is not None:
                 track.handle.stop_status_log()
@@ -497,7 +543,7 @@ class McapRecorder:
         try:
             self.finish(None)
         except OSError:
-            self._file.close()
+            self._out.file.close()
             raise
 
     def __enter__(self) -> McapRecorder:
@@ -635,16 +681,11 @@ _POSE = _pose_class()
 
 
 def make_recorder(path: str | Path, match: Any, *, guarded: bool = False) -> Any:
-    """The recorder for `path`, attached to `match` before its first step: MCAP for .mcap,
-    else the JSON-lines log (.gz compressed). `guarded`: wrapped in a GuardedRecorder (a write
-    error stops the recording, not the match)."""
-    if str(path).endswith(".mcap"):
-        recorder: Any = McapRecorder(path)
-        recorder.on_start(match)
-    else:
-        from soccerbt.tools.recorder import Recorder
-
-        recorder = Recorder(path)
+    """The MCAP recorder for `path` (whatever its name: the commands ask for FILE.mcap, see
+    outputs.record_name_problem), attached to `match` before its first step. `guarded`: wrapped
+    in a GuardedRecorder (a write error stops the recording, not the match)."""
+    recorder: Any = McapRecorder(path)
+    recorder.on_start(match)
     if guarded:
         from soccerbt.tools.outputs import GuardedRecorder
 

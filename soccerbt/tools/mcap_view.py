@@ -25,8 +25,8 @@ history (again: off), the timeline to seek.
 from __future__ import annotations
 
 import bisect
-
 import math
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -392,7 +392,13 @@ class McapViewer(Viewer):
         self._draw_timeline(surface)
         if self.state.selected is not None:
             state = source.robot_state(self.state.selected)
-            title = f"{self.state.selected}  step {source.position}  tick {state.tick}  ({len(state.tree['nodes'])} nodes)"
+            if source.log.node_data:
+                title = (f"{self.state.selected}  step {source.position}  tick {state.tick}  "
+                         f"({len(state.tree['nodes'])} nodes)")
+            else:  # converted from JSON lines: the root status, no nodes
+                root = state.record.root if state.record is not None else 0
+                title = (f"{self.state.selected}  step {source.position}  root {lf.status_name(root)}  "
+                         "(no node data: converted from JSON lines)")
             key = self.panel.history_key
             history = source.key_history(self.state.selected, key) if key is not None else None
             self.panel.draw(surface, self.tree_panel_rect, state, title, history)
@@ -672,9 +678,36 @@ class McapViewer(Viewer):
 
     def run(self, fps: int = 60) -> None:
         """Loop until Q / ESC / the window closes; playback pauses at the end of the log."""
-        from soccerbt.tools.replay_cli import run_replay_window
-
         run_replay_window(self, fps)
+
+
+def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
+    """The window loop of the replay viewer: events, pacing, drawing, until Q / ESC / the window
+    closes. At the end of the log playback pauses (an off-screen window closes instead: nobody
+    can press a key)."""
+    pygame.display.init()
+    pygame.font.init()
+    pygame.display.set_caption(f"soccerbt replay {viewer.replay.log.path.name}")
+    screen = viewer._screen = pygame.display.set_mode(viewer.size_px)
+    clock = pygame.time.Clock()
+    off_screen = pygame.display.get_driver() == "dummy"
+    last = time.perf_counter()
+    running = True
+    while running:
+        for event in pygame.event.get():
+            running = viewer.handle_event(event) and running
+        now = time.perf_counter()
+        viewer.advance(now - last)
+        last = now
+        at_end = viewer.replay.finished()
+        if at_end and not viewer.pacer.paused:
+            viewer.pacer.toggle_pause()
+        viewer.render(screen)
+        pygame.display.flip()
+        if at_end and off_screen:
+            break
+        clock.tick(fps)
+    pygame.display.quit()
 
 
 def _init_pygame() -> None:

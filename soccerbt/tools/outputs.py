@@ -5,7 +5,8 @@ directory, one of the inputs) so a command exits 2 before it plays a match or a 
 ``write_atomically(path, data)`` writes a temporary file beside the target and renames it over,
 so a reader never sees half a file; ``GuardedRecorder`` wraps a match recorder so that a failed
 write (a full disk) stops the recording with one message and keeps what was written, while the
-match and its summary go on.
+match and its summary go on. ``record_name_problem(path)``: a replay log is MCAP, its name ends
+in ``.mcap`` (a JSON-lines name is refused: those logs are no longer written).
 """
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["check_output_path", "write_atomically", "GuardedRecorder"]
+__all__ = ["check_output_path", "record_name_problem", "write_atomically", "GuardedRecorder", "RECORD_SUFFIX"]
+
+RECORD_SUFFIX = ".mcap"  # the one replay log format (JSON-lines logs: soccerbt replay convert)
 
 
 def check_output_path(path: str | Path, inputs: list[str | Path | None] | tuple = ()) -> str | None:
@@ -39,6 +42,14 @@ def check_output_path(path: str | Path, inputs: list[str | Path | None] | tuple 
     except OSError as exc:
         return f"{p}: {exc.strerror or exc}"
     return None
+
+
+def record_name_problem(path: str | Path) -> str | None:
+    """Why `path` cannot name a replay log to write (its name must end in .mcap), or None."""
+    if str(path).endswith(RECORD_SUFFIX):
+        return None
+    return (f"{path}: JSON-lines replay logs are no longer written: name the log FILE{RECORD_SUFFIX} "
+            f"(an old log converts once with: soccerbt replay convert OLD.jsonl NEW{RECORD_SUFFIX})")
 
 
 def write_atomically(path: Path, data: str | bytes) -> None:

@@ -91,8 +91,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--headless", action="store_true", help="no viewer, as fast as possible")
     add_match_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
-    parser.add_argument("--record", metavar="FILE", default=None, help="write the replay log: FILE.mcap (every node, replay tools) "
-                             "or JSON lines (.jsonl, .gz compressed)")
+    parser.add_argument("--record", metavar="FILE", default=None,
+                        help="write the replay log FILE.mcap (every node, for soccerbt replay); JSON-lines logs "
+                             "are no longer written")
     parser.add_argument("--realtime", action="store_true", help="pace a headless run to simulated time")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--screenshot", metavar="PNG", default=None,
@@ -230,9 +231,9 @@ def run(args: argparse.Namespace) -> int:
 
 def check_outputs(args: argparse.Namespace, names: tuple[str, ...]) -> str | None:
     """The first problem with the output files named by options `names` ("record" for
-    --record), checked before any work: a missing folder, a directory, an input file, or two
-    outputs on one path."""
-    from soccerbt.tools.outputs import check_output_path
+    --record), checked before any work: a missing folder, a directory, an input file, two
+    outputs on one path; then a --record name that does not end in .mcap."""
+    from soccerbt.tools.outputs import check_output_path, record_name_problem
 
     inputs = [getattr(args, k, None) for k in ("tree", "blue_tree", "red_tree")]
     seen: dict[str, str] = {}
@@ -248,7 +249,9 @@ def check_outputs(args: argparse.Namespace, names: tuple[str, ...]) -> str | Non
         if key in seen:
             return f"{path}: given to both {seen[key]} and {flag}"
         seen[key] = flag
-    return None
+    record = getattr(args, "record", None) if "record" in names else None
+    problem = record_name_problem(record) if record else None
+    return f"{problem} (--record)" if problem is not None else None
 
 
 def pygame_error() -> type[BaseException]:

@@ -7,7 +7,8 @@ Conditions use BT.CPP's script language (soccerbt.blackboard.script) over the ro
 at each step, where a node's name stands for its status in that step (IDLE 0, RUNNING 1,
 SUCCESS 2, FAILURE 3, SKIPPED 4; the enums IDLE ... SKIPPED are defined): the status its last
 transition of the step reached other than the reset to IDLE, SKIPPED when the step skipped it,
-else the status it kept.
+else the status it kept. A log converted from JSON lines holds no node data: every tool here
+refuses it with a ``ReplayError`` that says so (``McapLog.require_node_data``).
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from soccerbt.tools import logformat as lf
+from soccerbt.tools.logformat import ReplayError
 from soccerbt.tools.mcap_reader import McapLog, RobotState, apply_step
-from soccerbt.tools.replay import ReplayError
 
 __all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog",
            "verify_log", "step_of_tick", "parse_condition"]
@@ -112,6 +113,7 @@ def _matches(row: dict[str, Any], name: str) -> bool:
 def transition_lines(log: McapLog, robot: str, node: str, from_step: int = 1,
                      to_step: int | None = None) -> Iterator[str]:
     """Every status change of the nodes named `node` (name, ID or path), with time and tick."""
+    log.require_node_data()
     log.check_robot(robot)
     load = 0
     uids: dict[int, str] = {}
@@ -144,6 +146,7 @@ def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, i
     from soccerbt.blackboard import Blackboard
     from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
 
+    log.require_node_data()
     robot, expr = parse_condition(condition)
     log.check_robot(robot)
     enums = dict(lf.STATUS_CODES)
@@ -191,6 +194,8 @@ def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, i
 def diff_logs(a: McapLog, b: McapLog) -> list[str]:
     """[] when both runs are the same step by step; else what differs at the first step that
     differs (truth, and per robot: tree statuses, blackboard, command)."""
+    a.require_node_data()
+    b.require_node_data()
     notes: list[str] = []
     if a.robots != b.robots:
         return [f"the robots differ: {', '.join(a.robots)} / {', '.join(b.robots)}"]
@@ -249,6 +254,7 @@ def export_btlog(log: McapLog, robot: str, out: Path) -> tuple[int, list[str]]:
     """
     from soccerbt.trees.structure import logger_xml
 
+    log.require_node_data()
     log.check_robot(robot)
     if not str(out).endswith(".btlog"):
         raise ValueError(f"{out}: a .btlog file name must end in .btlog (Groot2 requires it)")
@@ -284,6 +290,7 @@ def verify_log(log: McapLog) -> tuple[bool, list[str]]:
     from soccerbt.match import Match, MatchConfig
     from soccerbt.tools.mcap_recorder import file_hashes, make_recorder
 
+    log.require_node_data()
     header = log.header
     cfg = header.get("config") or {}
     if not cfg.get("reproducible", False):

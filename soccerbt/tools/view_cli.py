@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="real-time factor 0.1..20, or 'max' (default 1)")
     parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue1")
     parser.add_argument("--record", metavar="FILE", default=None,
-                        help="write the replay log of what is watched (FILE.mcap, or JSON lines)")
+                        help="write the replay log FILE.mcap of what is watched")
     parser.set_defaults(func=view)
 
 

@@ -18,7 +18,7 @@ from soccerbt.match import Match, MatchConfig
 from soccerbt.tools import tree_tools as tt
 from soccerbt.tools.mcap_reader import McapLog
 from soccerbt.tools.mcap_recorder import make_recorder
-from soccerbt.tools.replay import ReplayError
+from soccerbt.tools.logformat import ReplayError
 
 SMALL_TREE = """<root BTCPP_format="4" main_tree_to_execute="Main">
   <BehaviorTree ID="Main">
@@ -291,7 +291,7 @@ def _close(a: object, b: object) -> bool:
 
 def _plain(value: object) -> object:
     """A live blackboard value as the log renders it, floats left unrounded."""
-    from soccerbt.tools.recorder import json_value
+    from soccerbt.tools.mcap_recorder import json_value
     from soccerbt.world.types import Pose2D
 
     if isinstance(value, float):
