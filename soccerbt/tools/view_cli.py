@@ -17,7 +17,10 @@ import math
 import sys
 import time
 
-from soccerbt.tools.run_cli import add_match_arguments, config_from_args, display_available, print_summary
+from soccerbt.tools.cli.display import display_available
+from soccerbt.tools.cli.match_options import add_match_arguments, config_from_args
+from soccerbt.tools.cli.outputs import check_outputs
+from soccerbt.tools.cli.summary import print_summary
 
 
 def parse_speed(text: str) -> float:
@@ -60,14 +63,12 @@ def build_viewer_match(args: argparse.Namespace):  # -> Match
 
 def view(args: argparse.Namespace) -> int:
     """The ``view`` command: exit 0 when the window closes, 1 when the match cannot start."""
-    from soccerbt.tools.viewer import view_match
+    from soccerbt.tools.viewer.viewer import view_match
 
     if not display_available():
         print("soccerbt view: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy for an off-screen run)",
               file=sys.stderr)
         return 1
-    from soccerbt.tools.run_cli import check_outputs
-
     problem = check_outputs(args, ("record",))
     if problem is not None:
         print(f"soccerbt view: {problem}", file=sys.stderr)
@@ -85,7 +86,7 @@ def view(args: argparse.Namespace) -> int:
             return 1
     recorder = None
     if args.record:
-        from soccerbt.tools.mcap_recorder import make_recorder
+        from soccerbt.tools.replay.mcap_recorder import make_recorder
 
         recorder = make_recorder(args.record, match, guarded=True)
     wall_start = time.perf_counter()
