@@ -31,7 +31,7 @@ import numpy as np
 from soccerbt.agent import (DEFAULT_TEAM_MESSAGE_PERIOD_S, Agent, AgentEvent, TeamAdapter, team_message_period_s,
                             tree_files)
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
-from soccerbt.gamecontroller.hsl_referee import GC_VERSIONS, make_referee
+from soccerbt.gamecontroller.referees import GC_VERSIONS, make_referee
 from soccerbt.gamecontroller.protocol import decode
 from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.services.planning import RoleAssigner, TeamLink

@@ -120,7 +120,8 @@ def _save_screenshot(match: Match, path: str, err: TextIO) -> None:
 def _pads(robot_text: str | None) -> tuple[Any, Any]:
     if robot_text is None:
         return None, None
-    from soccerbt.drivers.gamepad import PadManager, parse_robot_key
+    from soccerbt.drivers.gamepad import parse_robot_key
+    from soccerbt.drivers.pad_devices import PadManager
 
     robot = parse_robot_key(robot_text)
     manager = PadManager()

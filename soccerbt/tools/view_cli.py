@@ -49,7 +49,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def build_viewer_match(args: argparse.Namespace):  # -> Match
     """A match wired for a person: pads, the keyboard on the selected robot, an emergency stop."""
-    from soccerbt.drivers.gamepad import EmergencyStop, PadManager, parse_robot_key
+    from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
+    from soccerbt.drivers.pad_devices import PadManager
     from soccerbt.drivers.keyboard import KeyboardPad
     from soccerbt.match import Match
 

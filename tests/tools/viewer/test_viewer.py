@@ -169,7 +169,7 @@ def test_viewer_advance_steps_the_source(viewer: Viewer) -> None:
 def test_f_drives_the_selected_robot_in_screen_directions_mirrored_view_included() -> None:
     """F toggles field-relative arrows: RIGHT walks the robot to the right of the screen,
     whatever its heading; after V (mirrored view) that is the world's -x."""
-    from soccerbt.drivers.gamepad import PadManager
+    from soccerbt.drivers.pad_devices import PadManager
     from soccerbt.drivers.keyboard import KeyboardPad
     from soccerbt.match import Match, MatchConfig
     from soccerbt.tools.viewer.match_source import MatchSceneSource
