@@ -5,8 +5,8 @@ import pygame
 import pytest
 
 from soccerbt.drivers.gamepad import EmergencyStop
-from soccerbt.drivers.pad_devices import PadManager
 from soccerbt.drivers.keyboard import KeyboardPad
+from soccerbt.drivers.pad_devices import PadManager
 from soccerbt.match import Match, MatchConfig
 
 

@@ -17,9 +17,9 @@ from typing import Any
 from soccerbt.nodes.ports import PortDirection, PortInfo
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import IncludeRules, resolve_include
+from soccerbt.trees.registry import Registry
 from soccerbt.trees.xmlload import (FileRefused, XmlDocument, XNode, decode_xml_bytes, limit_message,
                                     parse_xml_text, read_limited)
-from soccerbt.trees.registry import Registry
 
 _COUNT_CAP = 1 << 62  # expanded sizes saturate here (a bomb's exact size is of no interest)
 

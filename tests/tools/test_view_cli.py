@@ -6,8 +6,8 @@ import argparse
 import pygame
 import pytest
 
-from soccerbt.tools.viewer.match_source import MatchSceneSource
 from soccerbt.tools.view_cli import build_viewer_match, configure, parse_speed
+from soccerbt.tools.viewer.match_source import MatchSceneSource
 from soccerbt.tools.viewer.viewer import Viewer
 
 

@@ -27,11 +27,11 @@ from soccerbt.tools.batch.batch import BatchInterrupted, GameOutcome, default_jo
 from soccerbt.tools.batch.batch_cli import (EXIT_INTERRUPTED, EXIT_TERMINATED, ProgressBar, _colour_mode, _count_of, _seeds,
                                       add_runner_arguments, runner_problem, use_progress_bar)
 from soccerbt.tools.batch.batch_pool import BackendError, default_game_timeout_s
-from soccerbt.tools.cli.outputs import check_output_path, write_atomically
-from soccerbt.tools.cli.match_options import add_match_shape_arguments, shape_from_args
 from soccerbt.tools.batch.stats import HeadToHead
 from soccerbt.tools.batch.sweep import (ComboResult, Param, SweepError, TreeEditor, best, combinations, combo_text,
                                   parse_param, plan_best, run_sweep, tree_or_default, write_best)
+from soccerbt.tools.cli.match_options import add_match_shape_arguments, shape_from_args
+from soccerbt.tools.cli.outputs import check_output_path, write_atomically
 from soccerbt.trees import TreeLoadError
 
 

@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from soccerbt.tools.cli.outputs import RECORD_SUFFIX
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_recorder import LogWriter
-from soccerbt.tools.cli.outputs import RECORD_SUFFIX
 
 __all__ = ["convert_log", "Conversion", "JSONL_VERSION", "MAX_LINE_BYTES", "looks_like_jsonl"]
 

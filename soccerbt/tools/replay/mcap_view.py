@@ -35,10 +35,10 @@ import pygame
 
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, StepView, apply_step
+from soccerbt.tools.replay.tree_tools import find_ranges
 from soccerbt.tools.viewer.render import PANEL_BG, TEXT, FieldRenderer
 from soccerbt.tools.viewer.scene import Banner, gc_words, Scene, SceneRobot
 from soccerbt.tools.viewer.tree_panel import HistoryEntry, TreePanel
-from soccerbt.tools.replay.tree_tools import find_ranges
 from soccerbt.tools.viewer.viewer import Pacer, Viewer
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team, from_team_frame

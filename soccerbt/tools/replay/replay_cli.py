@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.cli.display import display_available
+from soccerbt.tools.replay.logformat import ReplayError
 
 EXIT_BAD_LOG = 2
 MIN_SPEED, MAX_SPEED = 0.01, 20.0

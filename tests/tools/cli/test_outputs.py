@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from soccerbt.match import Match, MatchConfig
-from soccerbt.tools.replay.mcap_recorder import make_recorder
 from soccerbt.tools.cli.outputs import GuardedRecorder, check_output_path, write_atomically
+from soccerbt.tools.replay.mcap_recorder import make_recorder
 
 SOCCERBT = [sys.executable, "-m", "soccerbt"]
 

@@ -16,9 +16,9 @@ from lxml import etree
 
 from soccerbt.match import Match, MatchConfig
 from soccerbt.tools.replay import tree_tools as tt
+from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_reader import McapLog
 from soccerbt.tools.replay.mcap_recorder import make_recorder
-from soccerbt.tools.replay.logformat import ReplayError
 
 SMALL_TREE = """<root BTCPP_format="4" main_tree_to_execute="Main">
   <BehaviorTree ID="Main">
