@@ -207,13 +207,15 @@ def test_replay_of_an_old_log_says_to_convert_it(capsys) -> None:
                            f"{OLD.parent / 'jsonl_v1_2v2.mcap'}")
 
 
-def test_record_writes_mcap_only_and_refuses_a_json_lines_name_before_playing(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("command", [["run", "--headless"], ["view"]])  # view: SDL's dummy display
+def test_record_writes_mcap_only_and_refuses_a_json_lines_name_before_playing(tmp_path: Path, capsys,
+                                                                             command: list[str]) -> None:
     for name in ("run.jsonl.gz", "run.jsonl", "run.log"):
-        assert main(["run", "--headless", "--seconds", "600", "--record", str(tmp_path / name)]) == 2
+        assert main([*command, "--seconds", "600", "--record", str(tmp_path / name)]) == 2
         captured = capsys.readouterr()
-        assert captured.err == (f"soccerbt run: {tmp_path / name}: JSON-lines replay logs are no longer written: "
-                                "name the log FILE.mcap (an old log converts once with: soccerbt replay convert "
-                                "OLD.jsonl NEW.mcap) (--record)\n")
+        assert captured.err == (f"soccerbt {command[0]}: {tmp_path / name}: JSON-lines replay logs are no longer "
+                                "written: name the log FILE.mcap (an old log converts once with: soccerbt replay "
+                                "convert OLD.jsonl NEW.mcap) (--record)\n")
         assert captured.out == "" and not (tmp_path / name).exists()
 
 
