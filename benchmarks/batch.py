@@ -20,7 +20,7 @@ import statistics
 import time
 
 from soccerbt.match import MatchConfig
-from soccerbt.tools.batch import parse_seeds, plan_games, run_batch
+from soccerbt.tools.batch.batch import parse_seeds, plan_games, run_batch
 
 
 def _cpu_s() -> float:

@@ -41,9 +41,9 @@ import numpy as np  # noqa: E402
 
 from soccerbt.gamecontroller.referee import GameState, SecondaryState  # noqa: E402
 from soccerbt.match import Match, MatchConfig, default_tree_path  # noqa: E402
-from soccerbt.tools.batch import parse_seeds  # noqa: E402
-from soccerbt.tools.stats import wilson_interval  # noqa: E402
-from soccerbt.tools.sweep import TreeEditor, parse_param, write_best  # noqa: E402
+from soccerbt.tools.batch.batch import parse_seeds  # noqa: E402
+from soccerbt.tools.batch.stats import wilson_interval  # noqa: E402
+from soccerbt.tools.batch.sweep import TreeEditor, parse_param, write_best  # noqa: E402
 from soccerbt.world.types import RobotId, Team  # noqa: E402
 
 BOOSTER_2026 = ROOT.parent / "shared" / "booster" / "trees-2026" / "game.xml"

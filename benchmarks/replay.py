@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from soccerbt.match import Match, MatchConfig  # noqa: E402
-from soccerbt.tools.mcap_reader import McapLog  # noqa: E402
-from soccerbt.tools.mcap_recorder import make_recorder  # noqa: E402
+from soccerbt.tools.replay.mcap_reader import McapLog  # noqa: E402
+from soccerbt.tools.replay.mcap_recorder import make_recorder  # noqa: E402
 
 BOOSTER = ROOT.parent / "shared" / "booster"
 
@@ -122,8 +122,8 @@ def tree_panel(frames: int) -> None:
     import pygame
 
     from soccerbt.nodes.stubs import register_stub_nodes
-    from soccerbt.tools.mcap_reader import RobotState
-    from soccerbt.tools.tree_panel import TreePanel
+    from soccerbt.tools.replay.mcap_reader import RobotState
+    from soccerbt.tools.viewer.tree_panel import TreePanel
     from soccerbt.trees import TreeFactory
     from soccerbt.trees.structure import describe_tree
 

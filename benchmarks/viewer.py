@@ -25,9 +25,9 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import numpy as np  # noqa: E402
 import pygame  # noqa: E402
 
-from soccerbt.tools import render  # noqa: E402
-from soccerbt.tools.scene import Banner, Scene, SceneRobot, TreeLine  # noqa: E402
-from soccerbt.tools.viewer import Viewer  # noqa: E402
+from soccerbt.tools.viewer import render  # noqa: E402
+from soccerbt.tools.viewer.scene import Banner, Scene, SceneRobot, TreeLine  # noqa: E402
+from soccerbt.tools.viewer.viewer import Viewer  # noqa: E402
 from soccerbt.world.field import Field  # noqa: E402
 from soccerbt.world.types import Pose2D, Team  # noqa: E402
 
@@ -74,7 +74,7 @@ class SyntheticSource:
 def match_source():
     """A scene source on a real match, played headless for a few seconds; None if unavailable."""
     try:
-        from soccerbt.tools.match_source import MatchSceneSource
+        from soccerbt.tools.viewer.match_source import MatchSceneSource
     except ImportError:
         return None
     source = MatchSceneSource.default(seed=1, show_particles=True)

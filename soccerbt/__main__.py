@@ -21,9 +21,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "nodes": ("soccerbt.trees.cli_nodes", "print the registered nodes (--xml: TreeNodesModel)"),
     "tree": ("soccerbt.trees.cli_tree", "print a loaded tree"),
     "gc": ("soccerbt.gamecontroller.cli", "GameController tools: listen, send"),
-    "replay": ("soccerbt.tools.replay_cli", "replay a recorded run tick by tick in the viewer"),
-    "batch": ("soccerbt.tools.batch_cli", "play many seeded matches in parallel processes or on Ray"),
-    "sweep": ("soccerbt.tools.sweep_cli", "play the same matches for each value of some node ports"),
+    "replay": ("soccerbt.tools.replay.replay_cli", "replay a recorded run tick by tick in the viewer"),
+    "batch": ("soccerbt.tools.batch.batch_cli", "play many seeded matches in parallel processes or on Ray"),
+    "sweep": ("soccerbt.tools.batch.sweep_cli", "play the same matches for each value of some node ports"),
     "brain": ("soccerbt.robot.cli", "run one robot's brain as a program (a Booster robot, or a served simulator)"),
     "sim": ("soccerbt.serve.cli", "serve the simulator's robots over their Booster interfaces (--serve booster)"),
 }

@@ -13,8 +13,9 @@ import itertools
 import pygame
 import pytest
 
-from soccerbt.drivers.gamepad import ChordAction, ManualCommand, ManualInput, PadManager, apply_input
+from soccerbt.drivers.gamepad import ChordAction, ManualCommand, ManualInput, apply_input
 from soccerbt.drivers.keyboard import KeyboardPad
+from soccerbt.drivers.pad_devices import PadManager
 from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes.status import SKIPPED
 

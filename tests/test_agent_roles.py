@@ -9,8 +9,9 @@ import math
 
 import pygame
 
-from soccerbt.drivers.gamepad import ChordAction, ManualInput, PadManager, apply_input
+from soccerbt.drivers.gamepad import ChordAction, ManualInput, apply_input
 from soccerbt.drivers.keyboard import KeyboardPad
+from soccerbt.drivers.pad_devices import PadManager
 from soccerbt.match import Match, MatchConfig
 from soccerbt.services.planning import Role, RoleAssigner, RoleChoice, TeamMessage
 from soccerbt.world.field import Field

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pygame
 import pytest
 
-from soccerbt.drivers.gamepad import EmergencyStop, PadManager
+from soccerbt.drivers.gamepad import EmergencyStop
 from soccerbt.drivers.keyboard import KeyboardPad
+from soccerbt.drivers.pad_devices import PadManager
 from soccerbt.match import Match, MatchConfig
 
 

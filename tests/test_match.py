@@ -13,8 +13,9 @@ from soccerbt.__main__ import main
 from soccerbt.gamecontroller.protocol import GameState
 from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.match import Match, MatchConfig, MatchResult, run_match
-from soccerbt.tools.recorder import Recorder, read_log
-from soccerbt.tools.run_cli import display_available
+from soccerbt.tools.cli.display import display_available
+from soccerbt.tools.replay.mcap_reader import McapLog
+from soccerbt.tools.replay.mcap_recorder import make_recorder
 from soccerbt.world.types import RobotId, Team
 
 FAST = RefereeConfig(players_per_team=3, initial_s=0.2, ready_s=1.0, set_s=0.5)
@@ -129,31 +130,24 @@ def test_a_missing_tree_is_a_clear_error_before_the_match(tmp_path: Path) -> Non
 def test_the_replay_log_is_tick_by_tick_and_byte_for_byte_reproducible(tmp_path: Path) -> None:
     paths = []
     for k in range(2):
-        path = tmp_path / f"run{k}.jsonl"
-        recorder = Recorder(path)
-        match = Match(fast(seed=9, duration_s=1.5), observers=[recorder])
+        path = tmp_path / f"run{k}.mcap"
+        match = Match(fast(seed=9, duration_s=1.5))
+        recorder = make_recorder(path, match)
         match.run(1.5)
         recorder.finish(match.result())
         paths.append(path)
     assert paths[0].read_bytes() == paths[1].read_bytes()
-    records = list(read_log(paths[0]))
-    assert records[0]["type"] == "header" and records[0]["seed"] == 9 and len(records[0]["robots"]) == 6
-    steps = [r for r in records if r["type"] == "step"]
-    assert len(steps) == 150 and [s["t"] for s in steps[:2]] == [0.01, 0.02]
-    assert set(steps[0]["bb"]) == {str(r) for r in match.agents}  # the first step lists everything
-    assert "gc_game_state" in steps[0]["bb"]["blue1"]
-    assert not any("gc_game_state" in s.get("bb", {}).get("blue1", {}) for s in steps[1:19])
-    ready = next(s for s in steps if s.get("bb", {}).get("blue1", {}).get("gc_game_state") == "READY")
-    assert ready["t"] == pytest.approx(0.2, abs=0.011)
-    assert any(e["kind"] == "state" and e["detail"] == "READY" for s in steps for e in s.get("events", []))
-    assert records[-1]["type"] == "end" and records[-1]["result"]["sim_s"] == 1.5
-
-
-def test_a_damaged_log_names_its_line(tmp_path: Path) -> None:
-    path = tmp_path / "x.jsonl"
-    path.write_text('{"type": "header", "version": 1}\n{"type": "step"}\nnot json\n')
-    with pytest.raises(ValueError, match=r"x\.jsonl:3: not a JSON record"):
-        list(read_log(path))
+    log = McapLog.open(paths[0])
+    assert log.header["seed"] == 9 and len(log.header["robots"]) == 6
+    steps = list(log.steps())
+    assert len(steps) == 150 and [s.truth.t_s for s in steps[:2]] == [0.01, 0.02]
+    assert set(log.robots) == {str(r) for r in match.agents}  # the first keyframe lists everything
+    assert all("gc_game_state" in log.robot_state(robot, 0).blackboard for robot in log.robots)
+    assert not any("gc_game_state" in s.ticks["blue1"].blackboard for s in steps[1:19])
+    ready = next(s for s in steps if s.ticks["blue1"].blackboard.get("gc_game_state", [None])[0] == "READY")
+    assert ready.truth.t_s == pytest.approx(0.2, abs=0.011)
+    assert any(e["kind"] == "state" and e["detail"] == "READY" for e in log.events)
+    assert log.summary_result()["sim_s"] == 1.5
 
 
 def test_soccerbt_run_json_prints_one_summary_object(capsys) -> None:
@@ -169,7 +163,7 @@ def test_soccerbt_run_json_prints_one_summary_object(capsys) -> None:
 
 
 def test_soccerbt_run_prints_progress_and_a_summary_and_records(capsys, tmp_path: Path) -> None:
-    log = tmp_path / "run.jsonl.gz"
+    log = tmp_path / "run.mcap"
     code = main(["run", "--headless", "--seconds", "10", "--field", "kid", "--team-size", "1",
                  "--record", str(log)])
     out, err = capsys.readouterr()
@@ -177,8 +171,7 @@ def test_soccerbt_run_prints_progress_and_a_summary_and_records(capsys, tmp_path
     assert "t=   10.0s" in err and "x real time" in err  # the progress line
     assert out.startswith("final score: blue 0 : 0 red")
     assert "blue1" in out and "red1" in out
-    records = list(read_log(log))
-    assert sum(r["type"] == "step" for r in records) == 1000
+    assert sum(1 for _ in McapLog.open(log).steps()) == 1000
 
 
 def test_soccerbt_run_reports_a_broken_tree_and_exits_1(capsys, tmp_path: Path) -> None:

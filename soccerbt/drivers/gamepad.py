@@ -9,10 +9,10 @@ What lives here (the keyboard fallback is in ``soccerbt.drivers.keyboard``):
   ``assist_chase``, ``assist_kick``, ``control_state``, ``odom_calibrated``, ``player_role``).
 - ``PadAdapter``: one robot's pad. Consumes pygame controller/joystick events and turns the
   sticks, bumpers and LT chords into a ``ManualInput`` at each ``update(now_s, blackboard)``.
-- ``PadManager``: tracks connected pads by SDL instance id (hot-plugging), assigns one pad per
-  robot, routes events, and offers ``pump()`` to read pad events from pygame's queue when no
-  viewer owns it. It and the device backends live in ``soccerbt.drivers.pad_devices``; this
-  module gives them on first use (``from soccerbt.drivers.gamepad import PadManager``).
+- ``PadManager`` (in ``soccerbt.drivers.pad_devices``, which builds on this module): tracks
+  connected pads by SDL instance id (hot-plugging), assigns one pad per robot, routes events,
+  and offers ``pump()`` to read pad events from pygame's queue when no viewer owns it; the
+  device backends live there too (``from soccerbt.drivers.pad_devices import PadManager``).
 - ``EmergencyStop``: a latch consulted every tick; while engaged every robot's command is zero
   velocity and no kick.
 
@@ -58,8 +58,7 @@ from soccerbt.world.types import RobotCommand, RobotId, Team
 
 __all__ = [
     "CONTROLLER", "JOYSTICK", "ManualCommand", "ManualInput", "ChordAction", "PadEvent",
-    "VelocityLimits", "JoystickMapping", "EmergencyStop", "PadAdapter", "PadManager", "PadInfo",
-    "OpenedDevice", "DeviceBackend", "SdlBackend", "InputSource", "apply_input", "merge_inputs",
+    "VelocityLimits", "JoystickMapping", "EmergencyStop", "PadAdapter", "InputSource", "apply_input", "merge_inputs",
     "init_blackboard", "radial_dead_zone", "robot_key", "parse_robot_key", "pad_event_types",
 ]
 
@@ -661,17 +660,3 @@ class PadAdapter:
     def drain_events(self) -> list[PadEvent]:
         out, self.events = self.events, []
         return out
-
-
-# --- devices (soccerbt.drivers.pad_devices, imported on first use) ---------------------------
-
-_DEVICE_NAMES = frozenset({"OpenedDevice", "DeviceBackend", "SdlBackend", "PadInfo", "PadManager"})
-
-
-def __getattr__(name: str) -> Any:
-    """``PadManager`` and the other device names, from pad_devices when first asked for."""
-    if name in _DEVICE_NAMES:
-        from soccerbt.drivers import pad_devices
-
-        return getattr(pad_devices, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

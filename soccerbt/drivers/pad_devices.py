@@ -3,8 +3,9 @@
 ``PadManager`` keeps the connected pads (by SDL instance id, in connection order), gives each
 robot at most one pad (a ``PadAdapter`` of soccerbt.drivers.gamepad) and handles hot-plug
 events; ``SdlBackend`` opens pads through pygame (``DeviceBackend`` lets tests fake it).
-soccerbt.drivers.gamepad re-exports every name here, lazily, so that importing it (e.g. for
-``EmergencyStop`` in the agent) stays light. pygame is imported only when a device is opened.
+This module builds on soccerbt.drivers.gamepad (the adapter, the inputs, the emergency stop),
+which knows nothing of it: importing gamepad (e.g. for ``EmergencyStop`` in the agent) stays
+light. pygame is imported only when a device is opened.
 """
 from __future__ import annotations
 

@@ -4,12 +4,13 @@ adapter, and the referee that plays the GameController's part in simulated match
 - ``protocol``: HL v12 data packets and HL v2 / HSL v4 return packets (``decode``, ``encode``,
   ``PacketError``), with the snake_case field names of the C structs; ``decode`` dispatches on
   version and length to HL v12 or to ``hsl_protocol`` (HSL control messages v19 and v20, the
-  status message v4 builder ``status_message``).
+  status message v4 builder ``status_message``); what both share is in ``wire``, below both.
 - ``receiver``: ``GameControllerReceiver``, the non-blocking UDP listener of one robot.
 - ``adapter``: ``GameControllerAdapter``, packets to gc_* blackboard entries and edge events.
 - ``referee``: ``Referee`` and ``RefereeConfig`` for simulated matches, ``RefereeBroadcaster``.
 - ``hsl_referee``: ``HslReferee`` and ``HslRefereeConfig``, the HSL GameController's part (v19/v20
-  packets and laws); ``make_referee(world, config, gc_version)`` picks one of the two.
+  packets and laws); ``hsl_knockout``: ``KnockoutReferee``, extra time and the shoot-out;
+  ``referees``: ``make_referee(world, config, gc_version)`` picks one of them.
 - ``script``: the scripted-game language of ``soccerbt gc send``; ``cli``: ``soccerbt gc``.
 
 May import soccerbt.world and soccerbt.blackboard. Importing it opens no socket.
@@ -23,8 +24,9 @@ from soccerbt.gamecontroller.hsl_protocol import (CompetitionType, GamePhase, Hs
 from soccerbt.gamecontroller.protocol import (GameControlData, GameState, HslReturnData, PacketError, Penalty,
                                               ReturnData, ReturnMessage, RobotInfo, SecondaryState, SubState,
                                               TeamInfo, decode, decode_return, encode, encode_return)
-from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig, make_referee
+from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
 from soccerbt.gamecontroller.receiver import GameControllerReceiver, ReceiverCounters
+from soccerbt.gamecontroller.referees import make_referee
 from soccerbt.gamecontroller.referee import (Referee, RefereeBroadcaster, RefereeConfig, RefereeRecord,
                                              RefereeWorld)
 

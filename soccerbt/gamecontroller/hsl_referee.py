@@ -53,8 +53,9 @@ differs in HSL is overridden here:
 
 Penalty codes are kept by their v20 meaning and written in the packet's version (v19 has no
 MOTION_IN_STOP or CAUTIONED: they are sent as PICK_UP there). Extra time and the penalty
-shoot-out of knock-out games are ``hsl_knockout.KnockoutReferee``'s. Not modelled (yet):
-oversized (over 512 bytes) team messages and the local game stuck penalty.
+shoot-out of knock-out games are ``hsl_knockout.KnockoutReferee``'s (a subclass; which referee
+a match gets is ``referees.make_referee``'s choice). Not modelled (yet): oversized (over 512
+bytes) team messages and the local game stuck penalty.
 """
 from __future__ import annotations
 
@@ -65,14 +66,12 @@ from dataclasses import dataclass, field, fields
 from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, HSL_V19, HSL_V20, KICKING_TEAM_NONE,
                                                   CompetitionType, GamePhase, HslControlData, HslRobotInfoV19,
                                                   HslRobotInfoV20, HslTeamInfo, PenaltyV19, PenaltyV20, SetPlay)
-from soccerbt.gamecontroller.protocol import HL_VERSION, GameState, Penalty, SecondaryState, SubState
+from soccerbt.gamecontroller.protocol import GameState, Penalty, SecondaryState, SubState
 from soccerbt.gamecontroller.referee import _EPS, _FREE_KICK_NAMES, Referee, RefereeConfig, RefereeWorld, _PenaltyState
 from soccerbt.world.types import (BallKicked, BallOut, BallTouched, GoalScored, Pose2D, RobotId, Team, WorldEvent,
                                   to_team_frame)
 
-__all__ = ["HSL_PENALTY_DURATIONS", "HslReferee", "HslRefereeConfig", "GC_VERSIONS", "make_referee"]
-
-GC_VERSIONS = (HL_VERSION, HSL_V19, HSL_V20)
+__all__ = ["HSL_PENALTY_DURATIONS", "HslReferee", "HslRefereeConfig"]
 
 # meaning (PenaltyV20 name) -> (seconds, incremental): the 2026 configs (hsl-gamecontroller.md)
 HSL_PENALTY_DURATIONS: dict[str, tuple[float, bool]] = {
@@ -155,27 +154,6 @@ class HslRefereeConfig(RefereeConfig):
             values = {f.name: getattr(config, f.name) for f in fields(RefereeConfig)}
         values["version"] = version
         return cls(**values)
-
-
-def make_referee(world: RefereeWorld, config: RefereeConfig, gc_version: int = HL_VERSION,
-                 knockout: bool = False) -> Referee:
-    """The referee of a GameController version: 12 the HL ``Referee``, 19 or 20 ``HslReferee``;
-    ``knockout`` (or ``HslRefereeConfig.knockout``) the ``KnockoutReferee`` (extra time and a
-    penalty shoot-out when level), HSL only."""
-    if gc_version == HL_VERSION:
-        if knockout or getattr(config, "knockout", False):
-            raise ValueError("extra time and the penalty shoot-out need the HSL referee (gc_version 19 or 20)")
-        return Referee(world, config)
-    if gc_version not in (HSL_V19, HSL_V20):
-        raise ValueError(f"GameController version {gc_version!r}: expected one of {GC_VERSIONS}")
-    hsl_config = HslRefereeConfig.from_config(config, gc_version)
-    if knockout:
-        hsl_config.knockout = True
-    if hsl_config.knockout:
-        from soccerbt.gamecontroller.hsl_knockout import KnockoutReferee
-
-        return KnockoutReferee(world, hsl_config)
-    return HslReferee(world, hsl_config)
 
 
 class HslReferee(Referee):

@@ -4,6 +4,10 @@ for datagrams: it dispatches on the version byte and the length together, to HL 
 the Humanoid Soccer League's control messages v19/v20 (``hsl_protocol``); ``encode`` takes
 either packet class.
 
+What both families share (the header bytes, ``PacketError``, ``TeamColor``, ``TeamLookup``,
+the status message's ``HslReturnData``) is in ``wire``, below both; every name stays importable
+from here.
+
 Field names are the snake_case of the C structs (``../shared/reference/gamecontroller.md``).
 Decoded values stay plain ints, so that unknown codes survive and ``encode(decode(b)) == b``
 for every well-formed packet; the IntEnums below compare equal to them. ``decode`` raises
@@ -14,23 +18,21 @@ from __future__ import annotations
 import enum
 import struct
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from soccerbt.gamecontroller.hsl_protocol import HslControlData
+from soccerbt.gamecontroller import hsl_protocol as _hsl
+from soccerbt.gamecontroller.hsl_protocol import HslControlData
+# shared with hsl_protocol, and importable from here as before
+from soccerbt.gamecontroller.wire import (HEADER, HSL_RETURN_SIZE, HSL_RETURN_VERSION, RETURN_HEADER, HslReturnData,
+                                          PacketError, TeamColor, TeamLookup)
 
 # --- constants ------------------------------------------------------------------------------
 
 DATA_PORT = 3838
 RETURN_PORT = 3939
-HEADER = b"RGme"
-RETURN_HEADER = b"RGrt"
 HL_VERSION = 12
 HL_PACKET_SIZE = 688
 HL_RETURN_VERSION = 2
 HL_RETURN_SIZE = 8
-HSL_RETURN_VERSION = 4
-HSL_RETURN_SIZE = 32
 MAX_NUM_PLAYERS = 11
 COACH_MESSAGE_SIZE = 253
 # kick_off_team values that name nobody (dropped ball): the Java GC sends 128, the 2025 one 255
@@ -84,19 +86,6 @@ class Penalty(enum.IntEnum):
     UNKNOWN = 255
 
 
-class TeamColor(enum.IntEnum):
-    BLUE = 0
-    RED = 1
-    YELLOW = 2
-    BLACK = 3
-    WHITE = 4
-    GREEN = 5
-    ORANGE = 6
-    PURPLE = 7
-    BROWN = 8
-    GRAY = 9
-
-
 class GameType(enum.IntEnum):
     ROUND_ROBIN = 0
     PLAYOFF = 1
@@ -109,15 +98,6 @@ class ReturnMessage(enum.IntEnum):
     ALIVE = 2
     GOALKEEPER = 3
     GAME_INTERRUPTION_READY = 4
-
-
-class PacketError(ValueError):
-    """A datagram that is not a packet soccerbt understands. ``kind`` names the reason
-    (``short``, ``header``, ``spl``, ``version``, ``size``, ``value``, ``malformed``) for counting."""
-
-    def __init__(self, message: str, kind: str = "malformed") -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 # --- data classes ---------------------------------------------------------------------------
@@ -165,35 +145,6 @@ def _default_teams() -> tuple[TeamInfo, TeamInfo]:
             TeamInfo(team_number=2, team_color=1))
 
 
-class TeamLookup:
-    """Finding a team's block in a control message by its number (HL and HSL alike)."""
-
-    __slots__ = ()
-    teams: tuple
-
-    def team_index(self, team_number: int) -> int | None:
-        """0 or 1: where the team's block is (it moves at half-time), None if absent."""
-        teams = self.teams
-        if teams[0].team_number == team_number:
-            return 0
-        if teams[1].team_number == team_number:
-            return 1
-        return None
-
-    def team(self, team_number: int) -> Any:
-        """The block of a team, found by its number (never by index)."""
-        i = self.team_index(team_number)
-        return None if i is None else self.teams[i]
-
-    def opponent_of(self, team_number: int) -> Any:
-        """The other block when ``team_number`` plays in this packet, else None."""
-        i = self.team_index(team_number)
-        return None if i is None else self.teams[1 - i]
-
-    def names_team(self, team_number: int) -> bool:
-        return self.team_index(team_number) is not None
-
-
 @dataclass(frozen=True, slots=True)
 class GameControlData(TeamLookup):
     """One HL v12 data packet. Times are signed seconds (real packets carry negative ones)."""
@@ -214,7 +165,6 @@ class GameControlData(TeamLookup):
     teams: tuple[TeamInfo, TeamInfo] = field(default_factory=_default_teams)
 
 
-
 @dataclass(frozen=True, slots=True)
 class ReturnData:
     """HL v2 return packet, robot to GameController: team before player."""
@@ -223,22 +173,6 @@ class ReturnData:
     player: int
     message: int = 2  # ReturnMessage.ALIVE
     version: int = HL_RETURN_VERSION
-
-
-@dataclass(frozen=True, slots=True)
-class HslReturnData:
-    """HSL v4 return packet (32 bytes): player before team, pose and ball in millimetres."""
-
-    player: int
-    team: int
-    fallen: int = 0
-    pose_x_mm: float = 0.0
-    pose_y_mm: float = 0.0
-    pose_theta_rad: float = 0.0
-    ball_age_s: float = -1.0
-    ball_x_mm: float = 0.0
-    ball_y_mm: float = 0.0
-    version: int = HSL_RETURN_VERSION
 
 
 _ROBOT_ZERO = RobotInfo()
@@ -467,7 +401,3 @@ def decode_return(data: bytes) -> ReturnData | HslReturnData:
         raise
     except Exception as exc:
         raise PacketError(f"undecodable return packet: {exc}", "malformed") from None
-
-
-# The HSL family lives in its own module, which imports this one: bound last, used at call time.
-from soccerbt.gamecontroller import hsl_protocol as _hsl  # noqa: E402

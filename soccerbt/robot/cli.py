@@ -86,7 +86,7 @@ def add_transport_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from soccerbt.tools.run_cli import FIELD_CHOICES, _field_name, _team_size, seed_value
+    from soccerbt.tools.cli.match_options import FIELD_CHOICES, _field_name, _team_size, seed_value
 
     parser.add_argument("--robot", required=True, help="which robot this brain is: blue1, red2, ...")
     parser.add_argument("--tree", default=None, help="XML tree (default: our game.xml)")
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"soccerbt brain: --robot {args.robot}: {exc}", file=err)
         return 2
     if args.record:
-        from soccerbt.tools.outputs import check_output_path
+        from soccerbt.tools.cli.outputs import check_output_path
 
         problem = check_output_path(args.record, [args.tree])
         if problem is None and not str(args.record).endswith(".mcap"):
@@ -204,7 +204,7 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     from soccerbt.brain_setup import BrainSpec, build_agent, default_tree_path
     from soccerbt.drivers.booster.driver import BoosterDriver
     from soccerbt.drivers.booster.remote import RemotePad
-    from soccerbt.drivers.booster.transport import open_transport
+    from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.drivers.gamepad import EmergencyStop
     from soccerbt.gamecontroller.receiver import GameControllerReceiver
     from soccerbt.robot.clock import SimClock, WallClock

@@ -174,7 +174,7 @@ class BrainRecorder:
     """Records one brain's run to ``path`` (MCAP), as ``soccerbt run --record`` records a match."""
 
     def __init__(self, path: str | Path, runner: Any, spec: Any) -> None:
-        from soccerbt.tools.mcap_recorder import McapRecorder
+        from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
         self.view = _BrainMatchView(runner, spec)
         self.recorder = McapRecorder(path, header_extra={"truth": "estimate", "source": "brain",

@@ -45,7 +45,7 @@ def _speed(text: str) -> float:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from soccerbt.robot.cli import _port, _positive, add_transport_arguments
-    from soccerbt.tools.run_cli import add_match_arguments
+    from soccerbt.tools.cli.match_options import add_match_arguments
 
     parser.add_argument("--serve", choices=SERVES, required=True, help="the robot interfaces to serve (booster)")
     add_match_arguments(parser)
@@ -71,10 +71,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     err = sys.stderr
-    from soccerbt.drivers.booster.transport import open_transport
+    from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.drivers.gamepad import parse_robot_key
     from soccerbt.serve.served import ServedMatch
-    from soccerbt.tools.run_cli import config_from_args, print_summary, result_json
+    from soccerbt.tools.cli.match_options import config_from_args
+    from soccerbt.tools.cli.summary import print_summary, result_json
 
     plain = None
     if args.plain is not None:
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"soccerbt sim: serving {len(served.endpoints)} robots ({names}) on DDS domain {args.domain}, "
                   f"speed {'max' if math.isinf(args.speed) else args.speed}", file=err)
         if args.view:
-            from soccerbt.tools.viewer import view_match
+            from soccerbt.tools.viewer.viewer import view_match
 
             view_match(served.match, speed=args.speed if math.isfinite(args.speed) else 20.0)
         else:
@@ -193,7 +194,7 @@ def _spawn(args: argparse.Namespace, served: Any, config: Any, err: Any) -> dict
 
 
 def _run_with_progress(served: Any, args: argparse.Namespace, stop: threading.Event, err: Any) -> None:
-    from soccerbt.tools.run_cli import progress_line
+    from soccerbt.tools.cli.summary import progress_line
 
     step_s = 10.0
     start = time.monotonic()

@@ -31,7 +31,7 @@ import numpy as np
 
 from soccerbt.drivers.booster import loco
 from soccerbt.drivers.booster.convert import LABEL_OF_KIND, segments_to_coordinates
-from soccerbt.drivers.booster.driver import robot_topic
+from soccerbt.drivers.booster.topics import robot_topic
 from soccerbt.world.sensors import ground_band_m
 from soccerbt.world.types import KickRequest, Observations, RobotCommand, RobotId
 
@@ -197,7 +197,7 @@ class RobotEndpoint:
             self._fall_state = fall
             self._next_fall_s = t_s + FALL_PUBLISH_PERIOD_S
             self._fall_down.publish(m.FallDownState(fall_down_state=fall[0], is_recovery_available=fall[1]))
-            self._recovery.publish(m.RawBytesMsg(msg=bytes((fall[0], 1 if fall[1] else 0, 0))))
+            self._recovery.publish(m.RecoveryState(fall[0], fall[1]).to_message())
             n += 2
         if t_s >= self._next_remote_s:
             self._next_remote_s = t_s + REMOTE_PUBLISH_PERIOD_S

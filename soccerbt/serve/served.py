@@ -145,7 +145,6 @@ class ServedMatch:
 
     def on_step(self, match: Match) -> None:
         """After the world stepped: packets out, messages in, sensors and the clock published."""
-        t = match.t_s
         if self._gc_out is not None and match.packets_sent != self._packets_seen and match.last_packet_bytes:
             self._packets_seen = match.packets_sent
             try:

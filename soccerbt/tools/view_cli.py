@@ -17,7 +17,10 @@ import math
 import sys
 import time
 
-from soccerbt.tools.run_cli import add_match_arguments, config_from_args, display_available, print_summary
+from soccerbt.tools.cli.display import display_available
+from soccerbt.tools.cli.match_options import add_match_arguments, config_from_args
+from soccerbt.tools.cli.outputs import check_outputs
+from soccerbt.tools.cli.summary import print_summary
 
 
 def parse_speed(text: str) -> float:
@@ -40,13 +43,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="real-time factor 0.1..20, or 'max' (default 1)")
     parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue1")
     parser.add_argument("--record", metavar="FILE", default=None,
-                        help="write the replay log of what is watched (FILE.mcap, or JSON lines)")
+                        help="write the replay log FILE.mcap of what is watched")
     parser.set_defaults(func=view)
 
 
 def build_viewer_match(args: argparse.Namespace):  # -> Match
     """A match wired for a person: pads, the keyboard on the selected robot, an emergency stop."""
-    from soccerbt.drivers.gamepad import EmergencyStop, PadManager, parse_robot_key
+    from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
+    from soccerbt.drivers.pad_devices import PadManager
     from soccerbt.drivers.keyboard import KeyboardPad
     from soccerbt.match import Match
 
@@ -60,14 +64,12 @@ def build_viewer_match(args: argparse.Namespace):  # -> Match
 
 def view(args: argparse.Namespace) -> int:
     """The ``view`` command: exit 0 when the window closes, 1 when the match cannot start."""
-    from soccerbt.tools.viewer import view_match
+    from soccerbt.tools.viewer.viewer import view_match
 
     if not display_available():
         print("soccerbt view: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy for an off-screen run)",
               file=sys.stderr)
         return 1
-    from soccerbt.tools.run_cli import check_outputs
-
     problem = check_outputs(args, ("record",))
     if problem is not None:
         print(f"soccerbt view: {problem}", file=sys.stderr)
@@ -85,7 +87,7 @@ def view(args: argparse.Namespace) -> int:
             return 1
     recorder = None
     if args.record:
-        from soccerbt.tools.mcap_recorder import make_recorder
+        from soccerbt.tools.replay.mcap_recorder import make_recorder
 
         recorder = make_recorder(args.record, match, guarded=True)
     wall_start = time.perf_counter()

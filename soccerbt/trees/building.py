@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from soccerbt.blackboard import Blackboard, is_strongly_typed
 from soccerbt.nodes.base import ControlNode, DecoratorNode, NodeConfig, TreeEnv, TreeNode, pre_conditions
@@ -20,11 +20,9 @@ from soccerbt.nodes.ports import (POST_CONDITIONS, PRE_CONDITIONS, PortDirection
 from soccerbt.nodes.scripting import compile_script
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.loading import _DocSet, _Errors
+from soccerbt.trees.registry import Manifest, Registry
 from soccerbt.trees.tree import SubtreeInfo, Tree
 from soccerbt.trees.xmlload import XmlDocument, XNode
-
-if TYPE_CHECKING:
-    from soccerbt.trees.factory import Manifest, TreeFactory
 
 _KIND_TAGS = ("Action", "Condition", "Control", "Decorator", "SubTree")
 
@@ -32,7 +30,7 @@ _KIND_TAGS = ("Action", "Condition", "Control", "Decorator", "SubTree")
 class _Builder:
     """XMLParser::instantiateTree: nodes, SubTree blackboards, UIDs and paths."""
 
-    def __init__(self, factory: TreeFactory, docset: _DocSet, errors: _Errors, context: Any,
+    def __init__(self, factory: Registry, docset: _DocSet, errors: _Errors, context: Any,
                  clock: Callable[[], float] | None) -> None:
         self.factory = factory
         self.docset = docset

@@ -11,7 +11,6 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,25 +23,13 @@ from soccerbt.trees.building import _Builder
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import _env_int, default_max_file_bytes
 from soccerbt.trees.loading import _DocSet, _Errors, _Loader, _check_expanded_size, _detect_main_tree
+from soccerbt.trees.registry import Manifest
 from soccerbt.trees.tree import Tree
 
 __all__ = ["TreeFactory", "Manifest"]
 
 #: the most nodes one tree may have once every SubTree is expanded; TreeFactory(max_nodes=...)
 DEFAULT_MAX_NODES = 20_000
-
-
-@dataclass
-class Manifest:
-    """A registered node type: ID, class, kind (Action/Condition/Control/Decorator/SubTree),
-    ports in declaration order, description."""
-
-    registration_id: str
-    cls: type
-    kind: str
-    ports: dict[str, PortInfo]
-    description: str = ""
-    builtin: bool = False
 
 
 class TreeFactory:

@@ -12,16 +12,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from soccerbt.nodes.ports import PortDirection, PortInfo
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import IncludeRules, resolve_include
+from soccerbt.trees.registry import Registry
 from soccerbt.trees.xmlload import (FileRefused, XmlDocument, XNode, decode_xml_bytes, limit_message,
                                     parse_xml_text, read_limited)
-
-if TYPE_CHECKING:
-    from soccerbt.trees.factory import TreeFactory
 
 _COUNT_CAP = 1 << 62  # expanded sizes saturate here (a bomb's exact size is of no interest)
 
@@ -137,7 +135,7 @@ def _detect_main_tree(doc: XmlDocument, new_trees: set[str]) -> str | None:
 class _Loader:
     """Reads documents with their includes and runs VerifyXML on each (loadDocImpl)."""
 
-    def __init__(self, factory: TreeFactory, errors: _Errors, include_roots: Any,
+    def __init__(self, factory: Registry, errors: _Errors, include_roots: Any,
                  allow_any: bool, docset: _DocSet) -> None:
         self.factory = factory
         self.errors = errors

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from soccerbt.drivers.gamepad import (CONTROLLER, JOYSTICK, EmergencyStop, ManualCommand, OpenedDevice,
-                                      PadManager, parse_robot_key, robot_key)
+from soccerbt.drivers.gamepad import CONTROLLER, JOYSTICK, EmergencyStop, ManualCommand, parse_robot_key, robot_key
 from soccerbt.drivers.keyboard import KeyboardPad
+from soccerbt.drivers.pad_devices import OpenedDevice, PadManager
 from soccerbt.world.types import RobotId, Team
 
 pygame = pytest.importorskip("pygame")

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from soccerbt.agent import Agent
-from soccerbt.drivers.gamepad import CONTROLLER, EmergencyStop, ManualCommand, OpenedDevice, PadManager
+from soccerbt.drivers.gamepad import CONTROLLER, EmergencyStop, ManualCommand
 from soccerbt.drivers.keyboard import KeyboardPad
+from soccerbt.drivers.pad_devices import OpenedDevice, PadManager
 from soccerbt.world.types import KickRequest, Observations, Pose2D, RobotCommand, RobotId, Team
 
 pygame = pytest.importorskip("pygame")

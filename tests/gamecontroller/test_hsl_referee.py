@@ -11,9 +11,10 @@ import pytest
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
 from soccerbt.gamecontroller.hsl_protocol import (KICKING_TEAM_NONE, GamePhase, HslControlData, PenaltyV19,
                                                   PenaltyV20, SetPlay)
-from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig, make_referee
+from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
 from soccerbt.gamecontroller.protocol import GameState, Penalty, decode, encode
 from soccerbt.gamecontroller.referee import Referee, RefereeConfig
+from soccerbt.gamecontroller.referees import make_referee
 from soccerbt.match import MatchConfig
 from soccerbt.world.types import BallKicked, BallOut, BallTouched, GoalScored, Pose2D, RobotId, Team
 

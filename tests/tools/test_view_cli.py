@@ -6,9 +6,9 @@ import argparse
 import pygame
 import pytest
 
-from soccerbt.tools.match_source import MatchSceneSource
 from soccerbt.tools.view_cli import build_viewer_match, configure, parse_speed
-from soccerbt.tools.viewer import Viewer
+from soccerbt.tools.viewer.match_source import MatchSceneSource
+from soccerbt.tools.viewer.viewer import Viewer
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -69,6 +69,6 @@ def test_headless_run_saves_a_screenshot(tmp_path, capsys) -> None:
     assert image.get_size() == (1300, 760)
     assert "screenshot saved" in capsys.readouterr().err
     # the ball starts on the centre mark's side of the field: some pixel is ball-orange
-    from soccerbt.tools.render import BALL
+    from soccerbt.tools.viewer.render import BALL
     width, height = image.get_size()
     assert any(tuple(image.get_at((x, y)))[:3] == BALL for x in range(0, width - 330, 2) for y in range(0, height, 2))

@@ -7,7 +7,7 @@ What lives here:
 * ``topics``: the topic table (names with a robot-name suffix as robocup_demo makes them, the
   ROS 2 -> DDS name mapping, the QoS kinds);
 * ``transport``: the small ``Transport`` interface (publishers and subscriptions of messages),
-  the in-process ``MemoryTransport`` and ``open_transport``;
+  the in-process ``MemoryTransport`` and ``open_transport`` (in ``connect``);
 * ``cyclone``: ``CycloneTransport``, DDS through Cyclone DDS (imported only when opened);
 * ``fastdds_relay``: the discovery relay that lets the vendor SDK's FastDDS 2.13 find Cyclone;
 * the driver itself and its conversions (``driver``, ``convert``, ``loco``, ``remote``).

@@ -30,25 +30,14 @@ from typing import Any
 
 from soccerbt.drivers.booster import convert, loco
 from soccerbt.drivers.booster.remote import RemoteControllerDevice
+from soccerbt.drivers.booster.topics import robot_topic
 from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, RobotLimits
 
-__all__ = ["BoosterDriver", "DriverCounters", "robot_topic"]
+__all__ = ["BoosterDriver", "DriverCounters"]
 
 _log = logging.getLogger(__name__)
 
 _MAX_TAKE = 32  # samples per topic and poll: a flood is drained over several steps
-
-
-def robot_topic(base: str, name: str) -> str:
-    """robocup_demo's topic name for a robot called ``name`` ("": the robot's plain names).
-
-    ``/odometer_state`` -> ``/odometer_state/blue1``; ``LocoApiTopic`` + ``Req`` ->
-    ``LocoApiTopic/blue1Req``.
-    """
-    if base.startswith("LocoApiTopic"):
-        kind = base[len("LocoApiTopic"):]
-        return f"LocoApiTopic/{name}{kind}" if name else base
-    return f"{base}/{name}" if name else base
 
 
 @dataclass(slots=True)
@@ -173,12 +162,13 @@ class BoosterDriver:
             self._fallen = int(fall.fall_down_state) in convert.FALLEN_STATES
             c.fall_down += 1
         for raw in subs["recovery"].take(_MAX_TAKE):
-            data = bytes(raw.msg)
-            if data:
-                self._fallen = data[0] in convert.FALLEN_STATES
-                c.fall_down += 1
-            else:
+            try:
+                state = self._m.RecoveryState.from_message(raw)
+            except self._m.MessageError:
                 c.bad_values += 1
+                continue
+            self._fallen = state.state in convert.FALLEN_STATES
+            c.fall_down += 1
         for state in subs["remote"].take(_MAX_TAKE):
             self.remote.update(state)
             c.remote += 1

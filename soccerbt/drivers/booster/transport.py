@@ -28,7 +28,7 @@ from soccerbt.drivers.booster.messages import Message, MessageError
 from soccerbt.drivers.booster.topics import QosProfile, dds_topic_name, qos_kind
 
 __all__ = ["MAX_TAKE", "MemoryBus", "MemoryTransport", "Publisher", "Subscription", "Transport", "TransportError",
-           "open_transport"]
+           "TRANSPORT_KINDS", "memory_bus"]
 
 MAX_TAKE = 4096  # samples one take() returns at most, whatever it is asked
 
@@ -237,25 +237,3 @@ def memory_bus(domain: int = 0) -> MemoryBus:
 
 
 TRANSPORT_KINDS = ("cyclone", "memory")
-
-
-def open_transport(kind: str, *, domain: int = 0, interface: str | None = None, **options: Any) -> Transport:
-    """A transport of ``kind``:
-
-    * ``"memory"``: a ``MemoryTransport`` on ``options["bus"]`` or the process-wide bus of
-      ``domain``; ``interface`` is ignored;
-    * ``"cyclone"``: a ``CycloneTransport(domain, interface, **options)`` (cyclonedds is imported
-      only here; options such as ``fastdds_compat=True``).
-    """
-    if kind == "memory":
-        bus = options.pop("bus", None)
-        if options:
-            raise TypeError(f"memory transport: unknown options {sorted(options)}")
-        return MemoryTransport(bus if bus is not None else memory_bus(domain))
-    if kind == "cyclone":
-        try:
-            from soccerbt.drivers.booster.cyclone import CycloneTransport
-        except ImportError as exc:
-            raise TransportError(f"the cyclone transport needs cyclonedds (pip install 'soccerbt[robot]'): {exc}") from None
-        return CycloneTransport(domain=domain, interface=interface, **options)
-    raise ValueError(f"unknown transport kind {kind!r} (known: {', '.join(TRANSPORT_KINDS)})")

@@ -12,7 +12,9 @@ of it in C++ statics).
 
 The nodes live by area in booster_motion (head and plain motion), booster_positioning,
 booster_ball (decisions and ball handling) and booster_localization; the utilities (WaveHand,
-PrintMsg) and ``BOOSTER_NODE_TYPES`` (node id -> class) here, which also re-exports every class.
+PrintMsg) and ``BOOSTER_NODE_TYPES`` (node id -> class, the main branch's library) here, which
+also re-exports every class; ``booster_node_types(version)`` is the library of a Booster version
+(soccerbt.nodes.soccer.versions).
 """
 from __future__ import annotations
 
@@ -31,9 +33,10 @@ from soccerbt.nodes.soccer.booster_ball import (Adjust, CalcKickDir, Chase, Goal
 from soccerbt.nodes.soccer.booster_localization import (CalibrateOdom, RobocupWalk, SelfLocate, SelfLocate1M,
                                                         SelfLocate2T, SelfLocate2X, SelfLocateBorder,
                                                         SelfLocateEnterField, SelfLocateLT, SelfLocatePT)
+from soccerbt.nodes.soccer.versions import DEFAULT_BOOSTER_VERSION, check_version
 
-__all__ = ["BOOSTER_NODE_TYPES", "RobocupWalk", "GoToFreekickPosition2026", "GoToFreekickPositionAuto",
-           "report_freekick_target"]
+__all__ = ["BOOSTER_NODE_TYPES", "booster_node_types", "RobocupWalk", "GoToFreekickPosition2026",
+           "GoToFreekickPositionAuto", "report_freekick_target"]
 
 _STRING = str  # the C++ port type of nodes.json
 
@@ -76,3 +79,14 @@ BOOSTER_NODE_TYPES: dict[str, type] = {cls.__name__: cls for cls in (
     RLVisionKick, Assist, CalibrateOdom, PrintMsg, SelfLocate, SelfLocateEnterField,
     SelfLocate1M, SelfLocateBorder, SelfLocate2T, SelfLocateLT, SelfLocatePT, SelfLocate2X,
 )}
+
+
+def booster_node_types(version: str = DEFAULT_BOOSTER_VERSION) -> dict[str, type]:
+    """Node id -> class of Booster's node library of ``version`` ("main", "2026" or "auto")."""
+    version = check_version(version, allow_auto=True)
+    types = dict(BOOSTER_NODE_TYPES)
+    if version == "main":
+        return types
+    types["RobocupWalk"] = RobocupWalk
+    types["GoToFreekickPosition"] = GoToFreekickPosition2026 if version == "2026" else GoToFreekickPositionAuto
+    return types

@@ -2,9 +2,9 @@
 versions.py) and ours (ours.py)."""
 from __future__ import annotations
 
-from soccerbt.nodes.soccer.booster import BOOSTER_NODE_TYPES
+from soccerbt.nodes.soccer.booster import BOOSTER_NODE_TYPES, booster_node_types
 from soccerbt.nodes.soccer.ours import OUR_NODE_TYPES
-from soccerbt.nodes.soccer.versions import AUTO, booster_node_types
+from soccerbt.nodes.soccer.versions import AUTO
 
 __all__ = ["NODE_TYPES", "BOOSTER_NODE_TYPES", "OUR_NODE_TYPES", "node_types"]
 

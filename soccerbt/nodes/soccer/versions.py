@@ -9,7 +9,9 @@ Booster's robocup_demo registers slightly different nodes on its branches:
           vx_limit 0.7 (was 1.2)
 ========= ==========================================================================================
 
-``booster_node_types(version)`` gives each library exactly as its nodes.json lists it.
+``booster.booster_node_types(version)`` gives each library exactly as its nodes.json lists it
+(the registry is booster.py's; this module knows versions and trees, no node, so that the nodes
+whose defaults follow the version can import it).
 ``register_soccer_nodes(factory, booster_version=...)`` registers one of them (the flag; also
 the environment variable ``SOCCERBT_BOOSTER_VERSION``); without a choice it registers the
 ``auto`` library: the union of the versions, in which the nodes whose defaults differ take the
@@ -26,7 +28,7 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["BOOSTER_VERSIONS", "DEFAULT_BOOSTER_VERSION", "AUTO", "booster_node_types",
+__all__ = ["BOOSTER_VERSIONS", "DEFAULT_BOOSTER_VERSION", "AUTO", "check_version",
            "booster_version_from_env", "detect_tree_version", "tree_version_of_file",
            "VERSION_DEFAULTS", "ENV_VAR"]
 
@@ -48,7 +50,8 @@ _MAX_BYTES = 8 << 20
 _cache: dict[tuple, str] = {}
 
 
-def _check_version(version: str, allow_auto: bool = False) -> str:
+def check_version(version: str, allow_auto: bool = False) -> str:
+    """A version name ("main", "2026", with `allow_auto` "auto"), lower-cased; ValueError otherwise."""
     version = str(version).strip().lower()
     if version in BOOSTER_VERSIONS or (allow_auto and version == AUTO):
         return version
@@ -59,21 +62,7 @@ def _check_version(version: str, allow_auto: bool = False) -> str:
 def booster_version_from_env() -> str | None:
     """The version named by ``SOCCERBT_BOOSTER_VERSION`` (None when unset or empty)."""
     raw = os.environ.get(ENV_VAR, "").strip()
-    return _check_version(raw, allow_auto=True) if raw else None
-
-
-def booster_node_types(version: str = DEFAULT_BOOSTER_VERSION) -> dict[str, type]:
-    """Node id -> class of Booster's node library of ``version`` ("main", "2026" or "auto")."""
-    from soccerbt.nodes.soccer import booster
-
-    version = _check_version(version, allow_auto=True)
-    types = dict(booster.BOOSTER_NODE_TYPES)
-    if version == "main":
-        return types
-    types["RobocupWalk"] = booster.RobocupWalk
-    types["GoToFreekickPosition"] = (booster.GoToFreekickPosition2026 if version == "2026"
-                                     else booster.GoToFreekickPositionAuto)
-    return types
+    return check_version(raw, allow_auto=True) if raw else None
 
 
 def _text(path: Path) -> str | None:

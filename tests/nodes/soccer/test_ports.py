@@ -29,7 +29,7 @@ def load_spec(shared_dir: Path, version: str = "main") -> dict:
 @pytest.mark.parametrize("version", ["main", "2026"])
 def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path, version: str) -> None:
     """Each Booster version's library is exactly its nodes.json: ids, bases, ports, defaults."""
-    from soccerbt.nodes.soccer.versions import booster_node_types
+    from soccerbt.nodes.soccer.booster import booster_node_types
 
     spec = load_spec(shared_dir, version)
     f = TreeFactory()
@@ -59,7 +59,7 @@ def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path, versi
 
 def test_node_ids_are_unique_between_booster_and_ours() -> None:
     from soccerbt.nodes.soccer.ours import OUR_NODE_TYPES
-    from soccerbt.nodes.soccer.versions import booster_node_types
+    from soccerbt.nodes.soccer.booster import booster_node_types
 
     for version in ("main", "2026", "auto"):
         booster = booster_node_types(version)
@@ -68,7 +68,8 @@ def test_node_ids_are_unique_between_booster_and_ours() -> None:
 
 
 def test_the_auto_library_is_the_union_and_leaves_version_dependent_defaults_to_the_tree(monkeypatch) -> None:
-    from soccerbt.nodes.soccer.versions import ENV_VAR, booster_node_types
+    from soccerbt.nodes.soccer.booster import booster_node_types
+    from soccerbt.nodes.soccer.versions import ENV_VAR
 
     monkeypatch.delenv(ENV_VAR, raising=False)
     auto = soccer_node_types()

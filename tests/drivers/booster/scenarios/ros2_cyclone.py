@@ -10,7 +10,7 @@ from _common import emit
 
 from soccerbt.drivers.booster import messages as m
 from soccerbt.drivers.booster.topics import TOPICS
-from soccerbt.drivers.booster.transport import open_transport
+from soccerbt.drivers.booster.connect import open_transport
 
 
 def main() -> None:

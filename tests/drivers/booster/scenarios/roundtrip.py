@@ -13,7 +13,7 @@ import time
 from _common import Child, emit, wait_for
 
 from soccerbt.drivers.booster import messages as m
-from soccerbt.drivers.booster.transport import open_transport
+from soccerbt.drivers.booster.connect import open_transport
 
 TYPES = {cls.__name__: cls for cls in m.MESSAGE_TYPES}
 

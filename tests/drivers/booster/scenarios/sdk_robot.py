@@ -12,7 +12,7 @@ from _common import emit
 
 from soccerbt.drivers.booster import messages as m
 from soccerbt.drivers.booster.topics import TOPICS
-from soccerbt.drivers.booster.transport import open_transport
+from soccerbt.drivers.booster.connect import open_transport
 
 ODOMETER = m.Odometer(x=1.5, y=-0.75, theta=0.25)
 FALL = m.FallDownState(fall_down_state=m.FallDownState.HAS_FALLEN, is_recovery_available=True)

@@ -1,0 +1,14 @@
+"""What every command shares: the match options, the output checks, the summaries, the display.
+
+- ``match_options``: the options that say which match to play (``--seconds``, ``--field``,
+  ``--team-size``, ``--seed``, the trees, ...) and the ``MatchConfig`` they ask for.
+- ``outputs``: every file a command writes is checked before any work (``check_output_path``,
+  ``check_outputs``, ``record_name_problem``: a replay log is FILE.mcap), written atomically
+  (``write_atomically``), and a recording that fails stops without stopping the match
+  (``GuardedRecorder``).
+- ``summary``: the progress line, the human summary and the ``--json`` object of a match.
+- ``display``: whether a window can open (``display_available``).
+
+The floor of ``soccerbt.tools``: may import ``soccerbt.match`` and below, nothing else of
+``soccerbt.tools``, and neither pygame nor scipy (the commands' start-up stays light).
+"""

@@ -1,0 +1,18 @@
+"""The replay log: MCAP, its layout, its writer and reader, the replay window and the text tools.
+
+- ``logformat``: channel names, schemas and message layouts (the only module that knows them),
+  and ``ReplayError``.
+- ``mcap_recorder``: ``McapRecorder``, the match observer that writes the log
+  (``make_recorder``), on ``LogWriter`` (an MCAP file of the log's channels).
+- ``mcap_reader``: ``McapLog``, a log opened for seeking: steps, a robot's tree and blackboard
+  at any step, damaged chunks skipped.
+- ``tree_tools``: the tree at a tick, a node's transitions, ``--find``, ``diff``, ``--btlog``,
+  ``--verify``.
+- ``mcap_view``: the replay window (the field of ``tools.viewer`` and the tree panel).
+- ``convert``: a JSON-lines log of an earlier soccerbt converted once into MCAP.
+- ``replay_cli``: ``soccerbt replay`` (and ``replay diff``, ``replay convert``).
+
+MCAP is the one log format. May import ``soccerbt.tools.cli``, ``soccerbt.tools.viewer``
+(only ``mcap_view`` and ``replay_cli``'s window: the writer, the reader and the text tools stay
+free of pygame) and ``soccerbt.match`` and below; nothing of ``tools.batch``.
+"""

@@ -1,0 +1,697 @@
+"""The MCAP replay log writer: a match observer recording every node of every robot.
+
+``make_recorder(path, match)`` attaches one before the first step (``soccerbt run --record
+FILE.mcap``; ``on_start`` then ``match.observers``). It watches each agent's tree through
+``Tree.start_status_log`` (three integers appended per transition, no call), collects the uids a
+tick skipped (``env.skip_sink``) and the nodes it ticked (``env.ticked``), asks nodes to stamp
+the blackboard entries they write (``env.track_writers``), and per step writes the messages laid
+out in ``soccerbt.tools.replay.logformat``. A hot reload is seen through the agent's tree listeners,
+so the new tree is watched from its first tick. ``file_hashes`` gives the tree files' SHA-256
+for the header (``--verify`` checks them).
+
+Blackboard changes are found by each root entry's sequence number; a change is logged when the
+value differs from the last one logged (floats as f32, see logformat.encode_changes). The writer of a
+change is the node uid stamped on the entry when that stamp belongs to the last write, else the
+adapter that owns the key in the blackboard schema.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from array import array
+from dataclasses import asdict, is_dataclass
+from itertools import compress
+from operator import ne
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+from mcap.writer import CompressionType, Writer
+
+from soccerbt import __version__
+from soccerbt.blackboard.schema import SCHEMA
+from soccerbt.nodes.status import NodeStatus
+from soccerbt.tools.replay import logformat as lf
+from soccerbt.trees.structure import describe_tree
+
+__all__ = ["McapRecorder", "LogWriter", "make_recorder", "file_hashes", "json_value"]
+
+_UID = attrgetter("uid")
+
+
+def _teams() -> tuple[Any, Any]:
+    from soccerbt.world.types import Team
+
+    return Team.BLUE, Team.RED
+
+
+_BLUE, _RED = _teams()
+_CODE_OF_ID = {id(status): status.code for status in NodeStatus}  # an Enum's hash runs Python
+_SEQ = attrgetter("sequence_id")
+_CHUNK_BYTES = 1 << 20
+_SCHEMA_WRITER = {name: spec.writer for name, spec in SCHEMA.items()}
+_DIGITS = 4
+
+
+def json_value(value: object) -> object:
+    """A JSON-ready, deterministic rendering of a blackboard value (poses as [x, y, theta])."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return round(value, _DIGITS)
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    x = getattr(value, "x_m", None)
+    y = getattr(value, "y_m", None)
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+        th = getattr(value, "theta_rad", None)
+        return [json_value(float(x)), json_value(float(y))] + ([json_value(float(th))] if th is not None else [])
+    name = getattr(value, "name", None)  # enums, statuses
+    if isinstance(name, str):
+        return name
+    if is_dataclass(value) and not isinstance(value, type):
+        return json_value(asdict(value))
+    return repr(value)
+
+
+def _shown_state(referee: Any) -> Any:
+    """The game state the robots are sent (an HSL referee shows SET during the whistle's delay)."""
+    return getattr(referee, "shown_state", referee.state)
+
+
+def file_hashes(files: list[Path]) -> list[dict[str, str]]:
+    """Each file's path and SHA-256 (what --verify checks before re-running)."""
+    out = []
+    for f in files:
+        try:
+            digest = hashlib.sha256(Path(f).read_bytes()).hexdigest()
+        except OSError:
+            digest = ""
+        out.append({"path": str(f), "sha256": digest})
+    return out
+
+
+class _RobotTrack:
+    """What the recorder keeps per robot: the watched tree, this tick's transitions and skips,
+    the key table (root keys, sorted) with each entry, its last sequence number and value."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.tree: Any = None
+        self.handle: Any = None
+        self.nodes: list[Any] = []          # in uid order
+        self.log: list[Any] = []
+        self.loads = 0
+        self.skipped: list[int] = []
+        self.keys: list[str] = []
+        self.entries: list[Any] = []
+        self.seqs: list[int] = []
+        self.raw: list[object] = []
+        self.adapter: list[int] = []
+        self.layout = -1              # the blackboard's layout_version the table was read at
+        self.role_index = -1          # player_role's index in the key table
+        self.role_changed = True      # player_role written since the events looked at it
+        self.logged: dict[str, object] = {}
+        self.channels: dict[str, int] = {}
+
+
+class LogWriter:
+    """An MCAP file of the replay log's channels (soccerbt.tools.replay.logformat): a channel and its
+    schema are registered when first used, a message's time is its step's simulated time
+    (``dt_s`` a step), and ``finish`` writes the index attachment and MCAP's summary."""
+
+    def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES) -> None:
+        self.path = Path(path)
+        self.file = open(self.path, "wb")
+        self._writer = Writer(self.file, chunk_size=chunk_bytes, compression=CompressionType.ZSTD)
+        self._writer.start(profile="", library=f"soccerbt {__version__}")
+        self._schemas: dict[str, int] = {}
+        self._channels: dict[str, int] = {}
+        self.dt_s = 0.01
+        self.messages = 0
+
+    def channel(self, topic: str, kind: str) -> int:
+        """The channel id of `topic`, registered with the schema of `kind` (logformat.SCHEMAS)."""
+        cid = self._channels.get(topic)
+        if cid is None:
+            name, encoding, data, message_encoding = lf.SCHEMAS[kind]
+            sid = self._schemas.get(kind)
+            if sid is None:
+                sid = self._writer.register_schema(name=name, encoding=encoding, data=data)
+                self._schemas[kind] = sid
+            cid = self._writer.register_channel(topic=topic, message_encoding=message_encoding, schema_id=sid)
+            self._channels[topic] = cid
+        return cid
+
+    def put(self, channel: int, step: int, data: bytes) -> None:
+        ns = lf.ns_of(step, self.dt_s)
+        self._writer.add_message(channel_id=channel, log_time=ns, data=data, publish_time=ns)
+        self.messages += 1
+
+    def finish(self, step: int, index: dict[str, Any]) -> None:
+        """The index attachment (logformat.INDEX_ATTACHMENT) at `step`, MCAP's summary; closes the file."""
+        ns = lf.ns_of(step, self.dt_s)
+        self._writer.add_attachment(create_time=ns, log_time=ns, name=lf.INDEX_ATTACHMENT,
+                                    media_type="application/json", data=lf.json_bytes(index))
+        self._writer.finish()
+        self.file.close()
+
+
+class McapRecorder:
+    """Writes a run as MCAP (see the module docstring and soccerbt.tools.replay.logformat)."""
+
+    def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES,
+                 header_extra: dict[str, Any] | None = None) -> None:
+        self.path = Path(path)
+        self._header_extra = dict(header_extra or {})  # more header keys (a brain's log: "truth": "estimate")
+        self._out = LogWriter(self.path, chunk_bytes=chunk_bytes)
+        self._channel = self._out.channel  # bound once: called for every message
+        self._put = self._out.put
+        self._tracks: dict[str, _RobotTrack] = {}
+        self._match: Any = None
+        self._dt_s = 0.01
+        self._history_seen = 0
+        self._agent_events_seen = 0
+        self._events: list[dict[str, Any]] = []
+        self._loads: list[dict[str, Any]] = []
+        self._last_gc: tuple | None = None
+        self._fallen_before: list[int] = []
+        self._pending_events: list[dict[str, Any]] = []
+        self._roles: dict[str, object] = {}
+        self._finished = False
+
+    @property
+    def messages(self) -> int:
+        """Messages written so far."""
+        return self._out.messages
+
+    # --- observer API ---------------------------------------------------------------------------
+
+    def on_start(self, match: Any) -> None:
+        """The header and each robot's tree (called by the first on_step when nobody did)."""
+        from soccerbt.world.types import Team
+
+        self._match = match
+        self._dt_s = self._out.dt_s = match.dt_s
+        cfg = match.config
+        trees = {}
+        for team in (Team.BLUE, Team.RED):
+            agent = next((a for rid, a in match.agents.items() if rid.team is team), None)
+            tree_path = cfg.tree_of(team)
+            files = agent.tree_file_list if agent is not None else [Path(tree_path)]
+            trees[team.name.lower()] = {"path": str(tree_path), "files": file_hashes(files),
+                                        "idle": bool(cfg.is_idle(team))}
+        header = {
+            "format": lf.FORMAT, "format_version": lf.FORMAT_VERSION, "soccerbt_version": __version__,
+            "seed": cfg.seed, "field": match.field.name, "team_size": match.team_size, "dt_s": match.dt_s,
+            "half_s": cfg.half_s, "duration_s": cfg.duration_s,
+            "config": {"field": cfg.field, "team_size": cfg.team_size, "seed": cfg.seed,
+                       "duration_s": cfg.duration_s, "half_s": cfg.half_s,
+                       "blue_tree": None if cfg.blue_tree is None else str(cfg.blue_tree),
+                       "red_tree": None if cfg.red_tree is None else str(cfg.red_tree),
+                       "idle_teams": list(cfg.idle_teams), "particles": cfg.particles,
+                       "reproducible": cfg.noise is None and cfg.referee is None},
+            "robots": [str(rid) for rid in match.agents],
+            "all_robots": [str(rid) for rid in sorted(match.world.robots)],
+            "trees": trees,
+            "blue_attacks_positive_x_first_half": bool(
+                getattr(match.referee.config, "blue_attacks_positive_x_first_half", True)),
+            "keyframe_steps": lf.KEYFRAME_STEPS,
+            **self._header_extra,
+        }
+        self._put(self._channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
+        for rid, agent in match.agents.items():
+            track = _RobotTrack(str(rid))
+            self._tracks[track.name] = track
+            self._watch(track, agent, agent.tree, "load", match.steps)
+            listeners = getattr(agent, "tree_listeners", None)
+            if listeners is not None:
+                listeners.append(self._on_tree_swap)
+
+    def _on_tree_swap(self, agent: Any, old_tree: Any, new_tree: Any) -> None:
+        track = self._tracks.get(agent.name)
+        if track is None:
+            return
+        if track.handle is not None:
+            track.handle.stop_status_log()
+        track.log = []  # the old tree's halt: that tree is gone
+        track.skipped.clear()
+        self._watch(track, agent, new_tree, "reload", self._match.steps)
+
+    def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, after_step: int) -> None:
+        """Watch `tree` from the step after `after_step` on; log its structure and a keyframe."""
+        step = after_step + 1
+        track.tree = tree
+        on_status_change = getattr(tree, "on_status_change", None)
+        if on_status_change is None:  # a tree-like stand-in without the status stream
+            track.nodes = []
+            return
+        track.nodes = tree.nodes_by_uid()
+        track.log = tree.start_status_log()
+        track.handle = tree
+        tree.env.skip_sink = track.skipped
+        tree.env.track_writers = True
+        track.keys = []
+        track.entries = []
+        description = describe_tree(tree)
+        t_s = step * self._dt_s
+        track.loads += 1
+        message = {"t": round(t_s, 6), "step": step, "tick": agent.ticks + 1, "load": track.loads,
+                   "reason": reason, "file": str(agent.tree_path), **description}
+        self._put(self._channel(lf.tree_topic(track.name), "tree"), step, lf.json_bytes(message))
+        self._loads.append({"robot": track.name, "t": round(t_s, 6), "step": step, "reason": reason,
+                            "load": track.loads})
+        self._keyframe(track, agent, after_step, log_step=step)
+
+    def _keyframe(self, track: _RobotTrack, agent: Any, after_step: int, log_step: int | None = None) -> None:
+        """Every node's status and the whole root blackboard after step `after_step`."""
+        bb = self._full_blackboard(track, agent)
+        message = {"after_step": after_step, "tick": agent.ticks, "load": track.loads,
+                   "statuses": [n.node_status.code for n in track.nodes], "keys": track.keys,
+                   "blackboard": bb}
+        self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"),
+                  after_step if log_step is None else log_step, lf.json_bytes(message))
+
+    def on_step(self, match: Any) -> None:
+        if self._match is None:
+            self.on_start(match)
+        step = match.steps
+        ref = match.referee
+        parts = [self._truth(match, step)]
+        keyframe_due = step % lf.KEYFRAME_STEPS == 0
+        for rid, agent in match.agents.items():
+            track = self._tracks[str(rid)]
+            if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
+                self._on_tree_swap(agent, track.tree, agent.tree)
+            parts.append(self._tick(track, agent, step))
+        self._put(self._channel(lf.STEP_TOPIC, "step"), step, lf.join_parts(parts))
+        if keyframe_due:
+            for rid, agent in match.agents.items():
+                self._keyframe(self._tracks[str(rid)], agent, step)
+        scores = ref.scores
+        gc = (_shown_state(ref), ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED])
+        if gc != self._last_gc:
+            self._last_gc = gc
+            scores = (gc[3], gc[4])
+            self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, scores)))
+        self._write_events(match, step)
+        if step % lf.SCENE_PERIOD_STEPS == 0:
+            self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, lf.json_bytes(self._scene(match, match.world)))
+            commands = {str(rid): [round(v, 4) if v == v else None for v in lf.command_tuple(agent.last_command)]
+                        for rid, agent in match.agents.items()}
+            self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step,
+                      lf.json_bytes({"t": round(match.world.t_s, 3), "commands": commands}))
+
+    def _gc_words(self, ref: Any, scores: tuple[int, int]) -> dict[str, Any]:
+        state = _shown_state(ref)
+        return {"state": getattr(state, "name", str(state)),
+                "secondary_state": getattr(ref.secondary_state, "name", str(ref.secondary_state)),
+                "sub_state": getattr(ref.sub_state, "name", str(ref.sub_state)),
+                "score_blue": scores[0], "score_red": scores[1]}
+
+    def _truth(self, match: Any, step: int) -> bytes:
+        """The truth part of the step message (one struct for the whole step); notes falls."""
+        world, ref = match.world, match.referee
+        ball = world.ball
+        robots = world.robots
+        scores = ref.scores
+        values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(_shown_state(ref)),
+                             int(ref.secondary_state), int(ref.sub_state), scores[_BLUE], scores[_RED]]
+        fallen_now = []
+        for rid in match.agents:
+            t = robots[rid]
+            fallen = 1 if t.fallen else 0
+            fallen_now.append(fallen)
+            values += (t.x_m, t.y_m, t.theta_rad, fallen, 1 if t.removed else 0)
+        if fallen_now != self._fallen_before:
+            for rid, was, now in zip(match.agents, self._fallen_before or [0] * len(fallen_now), fallen_now):
+                if now and not was:
+                    self._pending_events.append({"kind": "fall", "detail": str(rid), "t": round(world.t_s, 3),
+                                                 "team": rid.team.name.lower(), "robot": str(rid),
+                                                 "node_path": None})
+            self._fallen_before = fallen_now
+        return lf.truth_struct(len(fallen_now)).pack(*values)
+
+    def _tick(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
+        tree = track.tree
+        if agent.tree_failed:
+            root = lf.ROOT_EXCEPTION
+        else:
+            root = _CODE_OF_ID.get(id(agent.last_status), 0)
+        log = track.log
+        if log:
+            # the log is flat integers (uid, previous code, new code, uid, ...): C-level slices
+            uids = array("H", log[0::3]).tobytes()
+            codes = bytes(log[1::3]) + bytes(log[2::3])
+            n = len(log) // 3
+            log.clear()
+        else:
+            uids = codes = b""
+            n = 0
+        ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
+        changes = self._changes(track, agent, step)
+        data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
+                              track.skipped, ticked, changes)
+        track.skipped.clear()
+        return data
+
+    def _table(self, track: _RobotTrack, agent: Any) -> bool:
+        """Refresh the key table when the root keys changed; True when it did."""
+        bb = agent.blackboard
+        track.layout = bb.layout_version
+        storage = bb._storage
+        if len(storage) == len(track.keys) and all(k in storage for k in track.keys):
+            if all(storage[k] is e for k, e in zip(track.keys, track.entries)):
+                return False
+        items = sorted(storage.items())
+        track.keys = [k for k, _e in items]
+        track.entries = [e for _k, e in items]
+        track.seqs = [-1] * len(items)
+        track.raw = [_UNSET] * len(items)
+        track.adapter = [lf.writer_code(_SCHEMA_WRITER.get(k, "adapter")) for k in track.keys]
+        track.role_index = track.keys.index("player_role") if "player_role" in track.keys else -1
+        track.role_changed = True
+        return True
+
+    def _full_blackboard(self, track: _RobotTrack, agent: Any) -> dict[str, list[Any]]:
+        """Every root entry {key: [value, writer]} (keyframes), in key-table order."""
+        self._table(track, agent)
+        out: dict[str, list[Any]] = {}
+        for i, (key, entry) in enumerate(zip(track.keys, track.entries)):
+            writer = entry.writer if entry.writer_seq == entry.sequence_id else _SCHEMA_WRITER.get(key, "adapter")
+            out[key] = [_keyframe_value(entry.value), writer]
+            track.seqs[i] = entry.sequence_id
+            track.raw[i] = entry.value
+        return out
+
+    def _changes(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
+        """The blackboard section of this tick (logformat.encode_changes): the root entries
+        written since the last tick whose value is new. Sequence numbers are compared in C (map,
+        compress); floats go to an f32 array, so a usual change costs a few appends. A new or
+        removed key writes the new key table first (a /keys message from this step on)."""
+        removed: list[str] = []
+        bb = agent.blackboard
+        if bb.layout_version != track.layout or not track.keys:  # a key added, removed or set anew
+            old = track.keys
+            if self._table(track, agent):
+                removed = sorted(set(old) - set(track.keys))
+                self._put(self._channel(lf.keys_topic(track.name), "keys"), step,
+                          lf.json_bytes({"from_step": step, "keys": track.keys + removed}))
+                track.keys = track.keys + removed  # removed keys keep an index for their removal
+        entries = track.entries
+        seqs = list(map(_SEQ, entries))
+        if seqs == track.seqs and not removed:
+            return b""
+        changed = compress(range(len(entries)), map(ne, seqs, track.seqs))
+        track.seqs = seqs
+        raws, adapter = track.raw, track.adapter
+        indexes, writers, kinds, floats = array("H"), array("h"), bytearray(), array("f")
+        texts: list[str] = []
+        for i in changed:
+            entry = entries[i]
+            value = entry.value
+            cls = value.__class__
+            before = raws[i]
+            if before.__class__ is cls and before == value:
+                continue
+            raws[i] = value
+            if i == track.role_index:
+                track.role_changed = True
+            indexes.append(i)
+            writers.append(entry.writer if entry.writer_seq == entry.sequence_id else adapter[i])
+            if cls is float:
+                kinds.append(lf.KIND_FLOAT)
+                floats.append(value)
+            elif cls is _POSE:
+                kinds.append(lf.KIND_POSE)
+                floats.extend((value.x_m, value.y_m, value.theta_rad))
+            elif cls is bool:
+                kinds.append(lf.KIND_TRUE if value else lf.KIND_FALSE)
+            elif cls is tuple and 0 < len(value) < 256 and _all_floats(value):
+                kinds.append(lf.KIND_FLOATS)
+                kinds.append(len(value))
+                floats.extend(value)
+            elif cls is tuple and 0 < len(value) < 256 and _all_points(value):
+                kinds.append(lf.KIND_POINTS)  # obstacles and the like: (x, y) pairs
+                kinds.append(len(value))
+                for point in value:
+                    floats.extend(point)
+            else:
+                kinds.append(lf.KIND_JSON)
+                texts.append(_json_text(value))
+        base = len(entries)
+        for n, key in enumerate(removed):
+            indexes.append(base + n)
+            writers.append(lf.writer_code("removed"))
+            kinds.append(lf.KIND_REMOVED)
+        if removed:
+            track.entries = entries  # the removed keys have no entry: only the table keeps them
+            track.keys = track.keys[:base]
+        return lf.encode_changes(indexes, writers, kinds, floats, texts)
+
+    def _write_events(self, match: Any, step: int) -> None:
+        channel = None
+        history = match.referee.history
+        new: list[dict[str, Any]] = []
+        for rec in history[self._history_seen:]:
+            new.append({"kind": rec.kind, "detail": rec.detail, "t": round(rec.t_s, 3),
+                        "team": rec.team.name.lower() if rec.team is not None else None,
+                        "robot": str(rec.robot) if rec.robot is not None else None, "node_path": None})
+        self._history_seen = len(history)
+        for ev in match.agent_events[self._agent_events_seen:]:
+            new.append({"kind": ev.kind, "detail": ev.message, "t": round(ev.t_s, 3), "team": None,
+                        "robot": ev.robot, "node_path": ev.node_path or None})
+        self._agent_events_seen = len(match.agent_events)
+        new.extend(self._pending_events)
+        self._pending_events.clear()
+        for rid, agent in match.agents.items():
+            track = self._tracks[str(rid)]
+            if not track.role_changed:
+                continue
+            track.role_changed = False
+            name = track.name
+            role = agent.blackboard.get("player_role")
+            if role != self._roles.get(name):
+                if name in self._roles:
+                    new.append({"kind": "role", "detail": f"{name} {self._roles[name]} -> {role}",
+                                "t": round(match.world.t_s, 3), "team": rid.team.name.lower(), "robot": name,
+                                "node_path": None})
+                self._roles[name] = role
+        for event in new:
+            if channel is None:
+                channel = self._channel(lf.EVENTS_TOPIC, "events")
+            event["step"] = step
+            self._events.append(event)
+            self._put(channel, step, lf.json_bytes(event))
+
+    def _scene(self, match: Any, world: Any) -> dict[str, Any]:
+        """A foxglove.SceneUpdate: the carpet, every robot (cylinder) and the ball (sphere)."""
+        t_s = world.t_s
+        stamp = {"sec": int(t_s), "nsec": int(round((t_s - int(t_s)) * 1e9))}
+        f = match.field
+        length = getattr(f, "length_m", 14.0) + 2 * getattr(f, "border_m", 1.0)
+        width = getattr(f, "width_m", 9.0) + 2 * getattr(f, "border_m", 1.0)
+
+        def pose(x: float, y: float, z: float, yaw: float = 0.0) -> dict[str, Any]:
+            return {"position": {"x": x, "y": y, "z": z},
+                    "orientation": {"x": 0.0, "y": 0.0, "z": math.sin(yaw / 2), "w": math.cos(yaw / 2)}}
+
+        entities = [{"timestamp": stamp, "frame_id": "field", "id": "field", "lifetime": {"sec": 0, "nsec": 0},
+                     "frame_locked": False,
+                     "cubes": [{"pose": pose(0.0, 0.0, -0.01), "size": {"x": length, "y": width, "z": 0.02},
+                                "color": {"r": 0.1, "g": 0.5, "b": 0.1, "a": 1.0}}]}]
+        for rid in sorted(world.robots):
+            t = world.robots[rid]
+            blue = rid.team.name == "BLUE"
+            entities.append({
+                "timestamp": stamp, "frame_id": "field", "id": str(rid), "lifetime": {"sec": 0, "nsec": 0},
+                "frame_locked": False,
+                "cylinders": [{"pose": pose(round(t.x_m, 3), round(t.y_m, 3), 0.6, round(t.theta_rad, 3)),
+                               "size": {"x": 0.4, "y": 0.4, "z": 0.1 if t.fallen else 1.2},
+                               "color": {"r": 0.1 if blue else 0.9, "g": 0.2, "b": 0.9 if blue else 0.1, "a": 1.0}}],
+                "texts": [{"pose": pose(round(t.x_m, 3), round(t.y_m, 3), 1.5), "billboard": True,
+                           "font_size": 0.4, "scale_invariant": False,
+                           "color": {"r": 1.0, "g": 1.0, "b": 1.0, "a": 1.0}, "text": str(rid)}]})
+        ball = world.ball
+        entities.append({"timestamp": stamp, "frame_id": "field", "id": "ball", "lifetime": {"sec": 0, "nsec": 0},
+                         "frame_locked": False,
+                         "spheres": [{"pose": pose(round(ball.x_m, 3), round(ball.y_m, 3), 0.08),
+                                      "size": {"x": 0.16, "y": 0.16, "z": 0.16},
+                                      "color": {"r": 1.0, "g": 0.5, "b": 0.0, "a": 1.0}}]})
+        return {"deletions": [], "entities": entities}
+
+    def finish(self, result: Any = None) -> None:
+        """The summary, the index attachment, then MCAP's summary section; closes the file."""
+        if self._finished:
+            return
+        self._finished = True
+        step = self._match.steps if self._match is not None else 0
+        if result is not None:
+            self._put(self._channel(lf.SUMMARY_TOPIC, "summary"), step,
+                      lf.json_bytes(json_value(result.to_dict())))
+        self._out.finish(step, {"events": self._events, "loads": self._loads, "steps": step})
+        for track in self._tracks.values():
+            if track.handle is not None:
+                track.handle.stop_status_log()
+            if track.tree is not None and getattr(track.tree, "env", None) is not None:
+                track.tree.env.skip_sink = None
+                track.tree.env.track_writers = False
+
+    def close(self) -> None:
+        """Finish the file (summary and index) without a match result."""
+        try:
+            self.finish(None)
+        except OSError:
+            self._out.file.close()
+            raise
+
+    def __enter__(self) -> McapRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_UNSET = object()
+
+
+def _identity(value: object) -> object:
+    return value
+
+
+def _rounded(value: float) -> object:
+    return round(value, 4) if value - value == 0.0 else repr(value)  # NaN and inf as text
+
+
+def _pose(value: Any) -> list[object]:
+    return [round(value.x_m, 4), round(value.y_m, 4), round(value.theta_rad, 4)]
+
+
+def _float_tuple(value: tuple) -> object:
+    """A tuple of floats (a point, a velocity) as json_value renders it; other tuples too."""
+    out = []
+    for v in value:
+        if v.__class__ is not float or v - v != 0.0:
+            return json_value(value)  # not all finite floats (nested points, text): the general rendering
+        out.append(round(v, 4))
+    return out
+
+
+def _fast_json() -> dict[type, Any]:
+    from soccerbt.world.types import Pose2D
+
+    return {bool: _identity, int: _identity, str: _identity, type(None): _identity, float: _rounded,
+            Pose2D: _pose, tuple: _float_tuple}
+
+
+# the usual entry types rendered as json_value renders them, without its chain of type tests
+_FAST_JSON = _fast_json()
+_ENCODE = lf.json_text
+_KEY_TEXT: dict[str, str] = {}
+_WRITER_TEXT: dict[object, str] = {}
+
+
+def _key_text(key: str) -> str:
+    text = _KEY_TEXT.get(key)
+    if text is None:
+        text = _KEY_TEXT[key] = _ENCODE(key)
+    return text
+
+
+def _writer_text(writer: object) -> str:
+    text = _WRITER_TEXT.get(writer)
+    if text is None:
+        text = _WRITER_TEXT[writer] = _ENCODE(writer)
+    return text
+
+
+def _json_text(value: object) -> str:
+    """json.dumps(json_value(value)) for the usual types, faster (the same text)."""
+    cls = value.__class__
+    if cls is float:
+        return repr(round(value, 4)) if value - value == 0.0 else _ENCODE(repr(value))  # type: ignore[operator]
+    if cls is bool:
+        return "true" if value else "false"
+    if cls is int:
+        return repr(value)
+    if cls is str:
+        return _ENCODE(value)
+    if value is None:
+        return "null"
+    if cls is tuple:
+        text = _floats_text(value)
+        if text is not None:
+            return text
+    elif cls is _POSE:
+        text = _floats_text((value.x_m, value.y_m, value.theta_rad))  # type: ignore[attr-defined]
+        if text is not None:
+            return text
+    enc = _FAST_JSON.get(cls)
+    return _ENCODE(enc(value) if enc is not None else json_value(value))
+
+
+def _keyframe_value(value: object) -> object:
+    """A keyframe's JSON value: floats with 7 significant digits (the precision of the f32
+    changes that follow, so a keyframe and a replayed change read alike), else json_value's."""
+    cls = value.__class__
+    if cls is float:
+        # through an f32 first, as a change is stored: rounding the double straight to 7 digits
+        # can land one unit apart (0.074735335 -> 0.07473533, its f32 -> 0.07473534)
+        return lf.nice_f32(value)
+    if cls is _POSE:
+        return [_keyframe_value(v) for v in (value.x_m, value.y_m, value.theta_rad)]  # type: ignore[attr-defined]
+    if cls is tuple and value and all(v.__class__ is float for v in value):  # type: ignore[union-attr]
+        return [_keyframe_value(v) for v in value]  # type: ignore[union-attr]
+    if cls is tuple and value and _all_points(value):  # type: ignore[arg-type]
+        return [[_keyframe_value(x), _keyframe_value(y)] for x, y in value]  # type: ignore[union-attr]
+    return json_value(value)
+
+
+def _all_floats(values: tuple) -> bool:
+    return set(map(type, values)) == _JUST_FLOAT
+
+
+def _all_points(values: tuple) -> bool:
+    """A tuple of (x, y) float pairs (obstacles and the like)."""
+    return (set(map(type, values)) == _JUST_TUPLE and set(map(len, values)) == _JUST_TWO
+            and all(map(_all_floats, values)))
+
+
+_JUST_FLOAT = {float}
+_JUST_TUPLE = {tuple}
+_JUST_TWO = {2}
+
+
+def _floats_text(values: tuple) -> str | None:
+    """"[1.2346,-0.5]" for a tuple of finite floats (json_value's rendering); None otherwise."""
+    for v in values:
+        if v.__class__ is not float or v - v != 0.0:
+            return None
+    return "[" + ",".join([repr(round(v, 4)) for v in values]) + "]"
+
+
+def _pose_class() -> type:
+    from soccerbt.world.types import Pose2D
+
+    return Pose2D
+
+
+_POSE = _pose_class()
+
+
+def make_recorder(path: str | Path, match: Any, *, guarded: bool = False) -> Any:
+    """The MCAP recorder for `path` (whatever its name: the commands ask for FILE.mcap, see
+    outputs.record_name_problem), attached to `match` before its first step. `guarded`: wrapped
+    in a GuardedRecorder (a write error stops the recording, not the match)."""
+    recorder: Any = McapRecorder(path)
+    recorder.on_start(match)
+    if guarded:
+        from soccerbt.tools.cli.outputs import GuardedRecorder
+
+        recorder = GuardedRecorder(recorder, path)
+    match.observers.append(recorder)
+    return recorder

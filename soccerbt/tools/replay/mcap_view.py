@@ -1,0 +1,746 @@
+"""The pygame replay window for MCAP replay logs: the field on the left, the whole tree on the right.
+
+``McapReplaySource`` is the viewer's ``SceneSource`` on an ``McapLog``: its position is a step;
+``step(n)``, ``seek(step)`` move it; ``scene(selected)`` builds the field ``Scene`` from the
+step's truth and each robot's blackboard (estimates come back from the team frame);
+``robot_state(robot)`` is the robot's tree and blackboard after the step, moved forward with
+``apply_step`` during playback and rebuilt from a keyframe after a jump; ``key_history(robot, key)``
+is a blackboard key's last changes up to the current step.
+
+``view_mcap(log)`` opens the window. Keys: SPACE pause; RIGHT/LEFT one tick (pauses), with
+SHIFT 1 s, CTRL 10 s, ALT 60 s; PAGE DOWN/UP 10 s; + / - speed (0.01 .. 20); HOME / END;
+TAB next robot (the tree follows); N / SHIFT+N next / previous transition of the selected node;
+E / SHIFT+E next / previous event; B bookmark the step; C fold / unfold the selected subtree;
+UP / DOWN or the mouse wheel scroll the tree (over the blackboard: the blackboard); Q / ESC quit
+(ESC first closes the search box, then the key history, then the search).
+/ or CTRL+F opens the search box over the tree (typing edits it, BACKSPACE deletes, ESC cancels,
+RETURN runs it, RETURN again: the next match). ``robot: condition`` (a ":" in it) is a condition
+as in ``soccerbt replay --find`` (tree_tools.find_ranges): its ranges show on the timeline and the
+position jumps to the first range at or after it; M / SHIFT+M next / previous range. Other text
+selects the next node of the selected robot's tree whose name, ID or path holds it.
+Click a robot to select it, a tree row to select the node, a blackboard row for that key's
+history (again: off), the timeline to seek.
+``save_mcap_screenshot(log, path)`` renders one frame off-screen into a PNG.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygame
+
+from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, StepView, apply_step
+from soccerbt.tools.replay.tree_tools import find_ranges
+from soccerbt.tools.viewer.render import PANEL_BG, TEXT, FieldRenderer
+from soccerbt.tools.viewer.scene import Banner, gc_words, Scene, SceneRobot
+from soccerbt.tools.viewer.tree_panel import HistoryEntry, TreePanel
+from soccerbt.tools.viewer.viewer import Pacer, Viewer
+from soccerbt.world.field import Field
+from soccerbt.world.types import Pose2D, Team, from_team_frame
+
+__all__ = ["McapReplaySource", "McapViewer", "SearchBox", "view_mcap", "save_mcap_screenshot", "SPEEDS"]
+
+SPEEDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
+_EVENT_COLOURS = {"goal": (255, 230, 0), "state": (200, 200, 200), "kick_off": (120, 200, 255)}
+_BOOKMARK = (0, 230, 230)
+_SCAN_WINDOW_STEPS = 2000  # backward searches read the log in windows of this many steps
+_HISTORY_LEN = 12          # changes a key history lists
+_HISTORY_WINDOW_S = 30.0   # how far back a key history looks
+_HISTORY_SCAN_STEPS = 500  # a key history reads back in windows of this many steps (stops when full)
+_HISTORY_CACHE = 512       # (robot, key, step) histories kept
+_RANGE_BAND = (200, 90, 220)
+_SEARCH_BG = (30, 33, 44)
+_SEARCH_ERROR = (255, 90, 90)
+_SEARCH_NOTE = (255, 180, 80)
+_SEARCH_FOUND = (150, 200, 255)
+_SEARCH_DIM = (140, 145, 160)
+
+
+def _team_number(key: str) -> tuple[Team, int]:
+    for team in Team:
+        name = team.name.lower()
+        if key.startswith(name) and key[len(name):].isdigit():
+            return team, int(key[len(name):])
+    return Team.BLUE, 0
+
+
+def _value(bb: dict[str, list], key: str) -> object:
+    entry = bb.get(key)
+    return entry[0] if entry else None
+
+
+def _side_changes(events: list[dict[str, Any]], blue_first: bool) -> tuple[list[int], list[bool]]:
+    """The steps where the sides change and whether blue attacks +x from each: the second half
+    (and the second extra half) swap them, extra time starts with the first half's sides, and in
+    a penalty shoot-out every shot's kicking team attacks +x."""
+    steps: list[int] = []
+    blue_positive: list[bool] = []
+    for e in events:
+        kind, detail = e.get("kind"), str(e.get("detail", ""))
+        if kind == "half":
+            value = blue_first if detail.startswith("extra time") else not blue_first
+        elif kind == "shot":
+            value = e.get("team") == "blue"
+        else:
+            continue
+        steps.append(int(e["step"]))
+        blue_positive.append(value)
+    return steps, blue_positive
+
+
+class McapReplaySource:
+    """The viewer's ``SceneSource`` on an ``McapLog`` (see the module docstring)."""
+
+    def __init__(self, log: McapLog) -> None:
+        self.log = log
+        self.field = Field.by_name(str(log.header["field"]))
+        self.dt_s = log.dt_s
+        self.position = log.first_step
+        self._blue_first = bool(log.header.get("blue_attacks_positive_x_first_half", True))
+        # the second half starts at the first "half" event (sides swap there)
+        self._half_step = min((int(e["step"]) for e in log.events if e.get("kind") == "half"), default=None)
+        self._sides = _side_changes(log.events, self._blue_first)
+        self._view: StepView | None = None
+        self._states: dict[str, RobotState] = {}
+        self._history: dict[tuple[str, str, int, int], list[HistoryEntry]] = {}
+
+    # --- position -----------------------------------------------------------------------------
+
+    @property
+    def t_s(self) -> float:
+        return self.position * self.dt_s
+
+    def view(self) -> StepView | None:
+        """The decoded current step (None where the log lost it)."""
+        if self._view is None or self._view.step != self.position:
+            self._view = self.log.step_view(self.position)
+        return self._view
+
+    def seek(self, step: int) -> None:
+        """Go to ``step`` (clamped to the log); the robot states are rebuilt when next asked."""
+        step = max(self.log.first_step, min(self.log.last_step, int(step)))
+        if step == self.position + 1:
+            self.step(1)
+        elif step != self.position:
+            self.position = step
+            self._states.clear()
+
+    def seek_time(self, t_s: float) -> None:
+        self.seek(self.log.step_at(t_s))
+
+    def jump(self, seconds: float) -> None:
+        steps = int(round(seconds / self.dt_s)) or (1 if seconds > 0 else -1 if seconds < 0 else 0)
+        self.seek(self.position + steps)
+
+    def step(self, n: int = 1) -> None:
+        """Move ``n`` steps; by +1 the cached robot states follow with apply_step (cheap)."""
+        if n != 1:
+            self.seek(self.position + n)
+            return
+        if self.position >= self.log.last_step:
+            return
+        self.position += 1
+        view = self.view()
+        for robot, state in list(self._states.items()):
+            if view is None or state.step != self.position - 1:
+                del self._states[robot]
+            else:
+                apply_step(state, view)
+
+    def finished(self) -> bool:
+        return self.position >= self.log.last_step
+
+    def place_ball(self, x_m: float, y_m: float) -> None:
+        """Nothing: a replay shows what was recorded."""
+
+    def send_robot_to(self, key: str, x_m: float, y_m: float) -> None:
+        """Nothing: a replay shows what was recorded."""
+
+    def robot_state(self, robot: str) -> RobotState:
+        """``robot``'s tree statuses and blackboard after the current step."""
+        state = self._states.get(robot)
+        if state is None or state.step != self.position:
+            state = self._states[robot] = self.log.robot_state(robot, self.position)
+        return state
+
+    # --- the scene ----------------------------------------------------------------------------
+
+    def blue_attacks_positive_x(self) -> bool:
+        k = bisect.bisect_right(self._sides[0], self.position) - 1
+        return self._sides[1][k] if k >= 0 else self._blue_first
+
+    def scene(self, selected: str | None) -> Scene:
+        view = self.view()
+        if view is None:  # a damaged step: an empty field rather than a crash
+            return Scene(self.field, self.t_s, (0.0, 0.0), [], Banner(state="(step unreadable)"))
+        truth = view.truth
+        blue_positive = self.blue_attacks_positive_x()
+        robots, penalties = [], []
+        bb0: dict[str, list] = {}
+        for key, (x, y, theta, fallen, removed) in zip(self.log.robots, truth.robots):
+            team, number = _team_number(key)
+            attack = blue_positive if team is Team.BLUE else not blue_positive
+            bb = self.robot_state(key).blackboard
+            bb0 = bb0 or bb
+            robot = SceneRobot(key, team, number, Pose2D(x, y, theta), fallen=bool(fallen), removed=bool(removed),
+                               penalised=bool(_value(bb, "gc_is_under_penalty")),
+                               role=str(_value(bb, "player_role") or ""), decision=str(_value(bb, "decision") or ""))
+            pose = _value(bb, "robot_pose_field")
+            if isinstance(pose, list) and len(pose) >= 3:
+                robot.estimate = from_team_frame(Pose2D(*(float(v) for v in pose[:3])), attack)
+            ball = _value(bb, "ball_field")
+            if isinstance(ball, list) and len(ball) >= 2 and _value(bb, "ball_location_known") is not False:
+                bx, by = float(ball[0]), float(ball[1])
+                robot.ball_estimate = (bx, by) if attack else (-bx, -by)
+            if robot.penalised:
+                penalties.append(f"{key} {_value(bb, 'gc_secs_till_unpenalised') or 0}s")
+            robots.append(robot)
+        state, secondary, sub, blue, red = truth.gc
+        state_name, sub_text = gc_words(state, secondary, sub)
+        banner = Banner(state=state_name, sub_state=sub_text, score_blue=blue,
+                        score_red=red, secs_remaining=int(_value(bb0, "gc_secs_remaining") or 0),
+                        secondary_time=int(_value(bb0, "gc_secondary_time") or 0),
+                        first_half=self._half_step is None or self.position < self._half_step, penalties=penalties)
+        return Scene(self.field, truth.t_s, (truth.ball[0], truth.ball[1]), robots, banner)
+
+    # --- searching ----------------------------------------------------------------------------
+
+    def _transitions(self, robot: str, first: int, last: int) -> list[tuple[int, set[int]]]:
+        """Steps in [first, last] where ``robot``'s tick has transitions, with their uids (decoding
+        only that robot's part of each step)."""
+        k = 1 + self.log.robots.index(robot)
+        out = []
+        for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
+            try:
+                rec = lf.decode_tick(lf.split_parts(data)[k])
+            except (ValueError, IndexError):
+                continue
+            out.append((step, {uid for uid, _p, _n in rec.transitions}))
+        return out
+
+    def find_transition(self, robot: str, uid: int, forward: bool = True) -> int | None:
+        """The next (or previous) step where node ``uid`` of ``robot`` changed status."""
+        log = self.log
+        if forward:
+            for step, uids in self._transitions(robot, self.position + 1, log.last_step):
+                if uid in uids:
+                    return step
+            return None
+        hi = self.position - 1
+        while hi >= log.first_step:
+            lo = max(log.first_step, hi - _SCAN_WINDOW_STEPS + 1)
+            hits = [step for step, uids in self._transitions(robot, lo, hi) if uid in uids]
+            if hits:
+                return max(hits)
+            hi = lo - 1
+        return None
+
+    def _key_changes(self, robot: str, key: str, first: int, last: int) -> list[tuple[int, Any, Any]]:
+        """(step, value, writer) of every change of ``robot``'s ``key`` in [first, last], in order."""
+        return self.log.key_changes(robot, key, first, last)
+
+    def key_history(self, robot: str, key: str, limit: int = _HISTORY_LEN) -> list[HistoryEntry]:
+        """The last ``limit`` changes of ``robot``'s blackboard ``key`` at or before the current step
+        and within _HISTORY_WINDOW_S of it, newest first, as (step, t, value, writer)."""
+        step = self.position
+        cache_key = (robot, key, step, limit)
+        cached = self._history.get(cache_key)
+        if cached is not None:
+            return cached
+        floor = max(self.log.first_step, step - int(round(_HISTORY_WINDOW_S / self.dt_s)) + 1)
+        before = self._history.get((robot, key, step - 1, limit))
+        if before is not None:  # playback: the last step's answer (trimmed to the window) plus this step
+            changes = [(s, v, w) for s, _t, v, w in reversed(before) if s >= floor]
+            changes += self._key_changes(robot, key, step, step)
+        else:
+            changes, hi = [], step
+            while hi >= floor and len(changes) < limit:
+                lo = max(floor, hi - _HISTORY_SCAN_STEPS + 1)
+                changes = self._key_changes(robot, key, lo, hi) + changes
+                hi = lo - 1
+        out = [(s, s * self.dt_s, v, w) for s, v, w in reversed(changes[-limit:])]
+        if len(self._history) >= _HISTORY_CACHE:
+            self._history.clear()
+        self._history[cache_key] = out
+        return out
+
+    def find_event(self, forward: bool = True) -> int | None:
+        steps = sorted({int(e["step"]) for e in self.log.events})
+        if forward:
+            return next((s for s in steps if s > self.position), None)
+        return next((s for s in reversed(steps) if s < self.position), None)
+
+
+def _is_condition(text: str) -> bool:
+    """A ":" makes a condition ("blue2: decision == 'kick'"); a node path's "::" does not."""
+    return ":" in text.replace("::", "")
+
+
+@dataclass
+class SearchBox:
+    """The viewer's search: the box's text and what the last run found (see the module docstring)."""
+
+    text: str = ""
+    editing: bool = False                 # keys go to the box
+    fresh: bool = False                   # the text is the last one, selected: typing replaces it
+    visible: bool = False                 # the box is drawn (also after a run, with its result)
+    ran: str | None = None                # the text of the last run (None: nothing run yet)
+    note: str = ""                        # the result line of a node search, or an error
+    error: bool = False                   # note is an error (drawn red)
+    found: bool = False                   # note names a node found (else: nothing found)
+    condition: str | None = None          # the condition whose ranges are shown
+    ranges: list[tuple[float, float, int, int]] = field(default_factory=list)  # as find_ranges gives
+    range_steps: list[tuple[int, int]] = field(default_factory=list)           # the same, as steps
+    matches: list[int] = field(default_factory=list)                           # node uids
+    match_index: int = -1
+    match_robot: str | None = None        # the robot whose tree the matches are of
+
+
+class _McapPacer(Pacer):
+    """The viewer's pacer with the replay's speeds (0.01 .. 20, no "max")."""
+
+    def set_speed(self, speed: float) -> None:
+        if math.isnan(speed) or speed <= 0.0:
+            raise ValueError(f"speed must be positive, got {speed}")
+        self.speed = min(SPEEDS[-1], max(SPEEDS[0], speed))
+        self._debt_s = 0.0
+
+    def faster(self) -> None:
+        self.set_speed(next((s for s in SPEEDS if s > self.speed + 1e-9), SPEEDS[-1]))
+
+    def slower(self) -> None:
+        self.set_speed(next((s for s in reversed(SPEEDS) if s < self.speed - 1e-9), SPEEDS[0]))
+
+    def steps_due(self, wall_elapsed_s: float) -> int:
+        steps, self._single_steps = self._single_steps, 0
+        if self.paused:
+            return steps
+        # the base caps the debt at a few frames' worth, which at x0.01 never reaches one step
+        self._debt_s = min(self._debt_s + wall_elapsed_s * self.speed, max(self.dt_s, 0.15 * self.speed))
+        whole = int(self._debt_s / self.dt_s + 1e-9)
+        self._debt_s -= whole * self.dt_s
+        return steps + whole
+
+
+class McapViewer(Viewer):
+    """The field (left, with a timeline below) and the ``TreePanel`` (right) on a McapReplaySource."""
+
+    PANEL_WIDTH_PX = 470
+    TIMELINE_PX = 26
+    SEARCH_PX = 36  # the search box: its line and its result line
+
+    def __init__(self, source: McapReplaySource, size_px: tuple[int, int] = (1480, 820), speed: float = 1.0) -> None:
+        super().__init__(source, size_px=size_px)
+        self.replay = source
+        self.pacer = _McapPacer(dt_s=source.dt_s)
+        self.pacer.set_speed(speed)
+        self.renderer = FieldRenderer(source.field, (size_px[0] - self.PANEL_WIDTH_PX, size_px[1] - self.TIMELINE_PX))
+        self.panel = TreePanel()
+        self.bookmarks: list[int] = []
+        self.search = SearchBox()
+        self.state.selected = source.log.robots[0] if source.log.robots else None
+
+    # --- layout -----------------------------------------------------------------------------
+
+    @property
+    def panel_rect(self) -> pygame.Rect:
+        return pygame.Rect(self.size_px[0] - self.PANEL_WIDTH_PX, 0, self.PANEL_WIDTH_PX, self.size_px[1])
+
+    @property
+    def search_rect(self) -> pygame.Rect:
+        """The search box, over the top of the panel (the tree is drawn below it while it shows)."""
+        r = self.panel_rect
+        return pygame.Rect(r.left, r.top, r.width, self.SEARCH_PX)
+
+    @property
+    def tree_panel_rect(self) -> pygame.Rect:
+        """Where the TreePanel draws: the panel, less the search box while it shows."""
+        r = self.panel_rect
+        if not self.search.visible:
+            return r
+        return pygame.Rect(r.left, r.top + self.SEARCH_PX, r.width, r.height - self.SEARCH_PX)
+
+    @property
+    def timeline_rect(self) -> pygame.Rect:
+        w = self.size_px[0] - self.PANEL_WIDTH_PX
+        return pygame.Rect(0, self.size_px[1] - self.TIMELINE_PX, w, self.TIMELINE_PX)
+
+    def _x_of(self, step: int) -> int:
+        r, log = self.timeline_rect, self.replay.log
+        span = max(1, log.last_step - log.first_step)
+        return r.left + 6 + int((step - log.first_step) / span * (r.width - 12))
+
+    def _step_of(self, x_px: int) -> int:
+        r, log = self.timeline_rect, self.replay.log
+        frac = (x_px - r.left - 6) / max(1, r.width - 12)
+        return log.first_step + int(round(frac * (log.last_step - log.first_step)))
+
+    # --- drawing ------------------------------------------------------------------------------
+
+    def render(self, surface: pygame.Surface) -> Scene:
+        source = self.replay
+        scene = source.scene(self.state.selected)
+        scene.speed_label = f"{'paused' if self.pacer.paused else 'playing'} x{self.pacer.speed:g}  " \
+                            f"step {source.position}/{source.log.last_step}"
+        self.renderer.set_mirrored(self.state.mirrored)
+        self.renderer.draw(surface, scene, self.state.layers, self.state.selected)
+        self._draw_timeline(surface)
+        if self.state.selected is not None:
+            state = source.robot_state(self.state.selected)
+            if source.log.node_data:
+                title = (f"{self.state.selected}  step {source.position}  tick {state.tick}  "
+                         f"({len(state.tree['nodes'])} nodes)")
+            else:  # converted from JSON lines: the root status, no nodes
+                root = state.record.root if state.record is not None else 0
+                title = (f"{self.state.selected}  step {source.position}  root {lf.status_name(root)}  "
+                         "(no node data: converted from JSON lines)")
+            key = self.panel.history_key
+            history = source.key_history(self.state.selected, key) if key is not None else None
+            self.panel.draw(surface, self.tree_panel_rect, state, title, history)
+        else:
+            surface.fill(PANEL_BG, self.panel_rect)
+        if self.search.visible:
+            self._draw_search(surface)
+        self._last_scene = scene
+        self.frames += 1
+        return scene
+
+    def _draw_timeline(self, surface: pygame.Surface) -> None:
+        r = self.timeline_rect
+        surface.fill(PANEL_BG, r)
+        mid = r.centery
+        for first, last in self.search.range_steps:  # under the line and the marks: they stay readable
+            x0 = self._x_of(first)
+            pygame.draw.rect(surface, _RANGE_BAND, (x0, r.top + 6, max(2, self._x_of(last) - x0 + 1), r.height - 12))
+        pygame.draw.line(surface, (90, 95, 110), (r.left + 6, mid), (r.right - 6, mid), 3)
+        pygame.draw.line(surface, (150, 170, 220), (r.left + 6, mid), (self._x_of(self.replay.position), mid), 3)
+        for event in self.replay.log.events:
+            x = self._x_of(int(event["step"]))
+            pygame.draw.line(surface, _EVENT_COLOURS.get(event.get("kind"), (255, 160, 60)), (x, r.top + 5),
+                             (x, r.bottom - 5), 1)
+        for step in self.bookmarks:
+            x = self._x_of(step)
+            pygame.draw.polygon(surface, _BOOKMARK, [(x - 4, r.top + 2), (x + 4, r.top + 2), (x, r.top + 9)])
+        x = self._x_of(self.replay.position)
+        pygame.draw.rect(surface, TEXT, (x - 2, r.top + 3, 5, r.height - 6))
+
+    def _search_result(self) -> tuple[str, tuple[int, int, int]]:
+        """The box's second line and its colour."""
+        box = self.search
+        if box.note:
+            return box.note, _SEARCH_ERROR if box.error else _SEARCH_FOUND if box.found else _SEARCH_NOTE
+        if box.ran is not None and box.ran == box.condition:
+            n = len(box.range_steps)
+            inside = self._range_index()
+            if inside is None:
+                return f"{n} ranges  (M / SHIFT+M: next / previous)", _RANGE_BAND
+            t0, t1 = box.ranges[inside][:2]
+            return f"{n} ranges, in {inside + 1}/{n}: t={t0:.2f}-{t1:.2f}s  (M / SHIFT+M)", _RANGE_BAND
+        if box.editing:
+            return "RETURN: search   ESC: cancel   robot: condition  or a node name", _SEARCH_DIM
+        return "", _SEARCH_DIM
+
+    def _draw_search(self, surface: pygame.Surface) -> None:
+        r = self.search_rect
+        font, box = self.panel.font, self.search
+        surface.fill(_SEARCH_BG, r)
+        pygame.draw.rect(surface, _RANGE_BAND if box.editing else (70, 75, 90), r, 1)
+        width = r.width - 10
+        text = "/" + box.text + ("_" if box.editing and not box.fresh else "")
+        while font.size(text)[0] > width and len(text) > 4:  # a long text: show its end (the cursor)
+            text = "..." + text[4:]
+        img = font.render(text, True, TEXT)
+        if box.editing and box.fresh:  # selected: the next character replaces it
+            surface.fill((60, 80, 130), (r.left + 5 + font.size("/")[0], r.top + 2,
+                                         img.get_width() - font.size("/")[0], font.get_linesize()))
+        surface.blit(img, (r.left + 5, r.top + 3))
+        note, colour = self._search_result()
+        while font.size(note)[0] > width and len(note) > 4:  # a long error: cut, rather than spill out
+            note = note[:-4] + "..."
+        if note:
+            surface.blit(font.render(note, True, colour), (r.left + 5, r.top + 3 + font.get_linesize()))
+
+    # --- searching ----------------------------------------------------------------------------
+
+    def open_search(self) -> None:
+        """Start editing the box; the last text stays, selected as in a browser's find bar: typing
+        replaces it, BACKSPACE edits it (a typo in a condition), RETURN runs it again."""
+        box = self.search
+        box.editing = box.visible = True
+        box.fresh = bool(box.text)
+
+    def run_search(self) -> None:
+        """Run the box's text: a condition (ranges) or a node name (select, reveal); RETURN on the
+        same text again goes to the next match."""
+        box = self.search
+        text = box.text.strip()
+        box.editing = False
+        if not text:
+            self.clear_search()
+            return
+        again = text == box.ran and not box.error
+        box.visible, box.ran, box.note, box.error, box.found = True, text, "", False, False
+        if _is_condition(text):
+            if again and text == box.condition:
+                self.next_range(forward=True)
+            else:
+                self._run_condition(text)
+        else:
+            self._run_node_search(text, again)
+
+    def _run_condition(self, text: str) -> None:
+        box, log = self.search, self.replay.log
+        try:
+            ranges = find_ranges(log, text)
+        except Exception as exc:  # noqa: BLE001 - a bad condition, an unknown robot: say so, keep running
+            # one line: a script error's last line says what is wrong (its first repeats the text);
+            # a ReplayError's path is the viewer's own log
+            lines = [ln.strip() for ln in str(exc).replace(f"{log.path}: ", "").splitlines() if ln.strip()]
+            box.note, box.error = f"error: {lines[-1] if lines else type(exc).__name__}", True
+            return
+        box.condition, box.ranges = text, ranges
+        box.range_steps = [(log.step_at(t0), log.step_at(t1)) for t0, t1, _k0, _k1 in ranges]
+        if box.range_steps and self._range_index() is None:
+            # the first range after the position (inside one: stay), else round to the first of all
+            position = self.replay.position
+            self._pause()
+            self.replay.seek(next((a for a, _b in box.range_steps if a > position), box.range_steps[0][0]))
+
+    def _run_node_search(self, text: str, again: bool) -> None:
+        box, robot = self.search, self.state.selected
+        if robot is None:
+            box.note, box.error = "select a robot first (TAB)", True
+            return
+        state = self.replay.robot_state(robot)
+        if again and box.match_robot == robot and box.matches:
+            box.match_index = (box.match_index + 1) % len(box.matches)
+        else:
+            box.matches, box.match_robot, box.match_index = self.panel.find_nodes(state, text), robot, 0
+        if not box.matches:
+            box.note = f"no node of {robot} matches {text!r}"
+            box.ran = None  # RETURN again searches again (after TAB the tree may differ)
+            return
+        uid = box.matches[box.match_index]
+        self.panel.reveal(uid, state)
+        node = self.panel.shape(state.tree).by_uid[uid]
+        box.found = True
+        box.note = f"node {box.match_index + 1}/{len(box.matches)}: {node.get('name')} #{uid}  (RETURN: next)"
+
+    def _range_index(self) -> int | None:
+        """The index of the range holding the position, if any."""
+        position = self.replay.position
+        return next((i for i, (a, b) in enumerate(self.search.range_steps) if a <= position <= b), None)
+
+    def next_range(self, forward: bool = True) -> None:
+        """Seek to the start of the next range (or the previous one wholly before the position)."""
+        steps, position = self.search.range_steps, self.replay.position
+        if forward:
+            target = next((a for a, _b in steps if a > position), None)
+        else:
+            target = next((a for a, b in reversed(steps) if b < position), None)
+        if target is not None:
+            self._pause()
+            self.replay.seek(target)
+
+    def clear_search(self) -> None:
+        self.search = SearchBox()
+
+    def _search_key(self, event: pygame.event.Event) -> bool:
+        """A key while the box is being edited: all of them go to the box."""
+        box = self.search
+        key, mod, char = event.key, getattr(event, "mod", 0), getattr(event, "unicode", "")
+        if key == pygame.K_ESCAPE:  # cancel the edit: back to the last run's text, or no box
+            box.editing = False
+            if box.ran is None and not box.note:
+                box.visible = False
+            else:
+                box.text = box.ran or box.text
+        elif key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+            self.run_search()
+        elif key == pygame.K_BACKSPACE:
+            box.text = "" if mod & pygame.KMOD_CTRL else box.text[:-1]
+        elif key == pygame.K_u and mod & pygame.KMOD_CTRL:
+            box.text = ""
+        elif char and char.isprintable() and not mod & pygame.KMOD_CTRL:
+            box.text = char if box.fresh else box.text + char
+        box.fresh = False
+        return True
+
+    # --- events -------------------------------------------------------------------------------
+
+    def _dispatch(self, event: pygame.event.Event) -> bool:
+        if event.type == pygame.KEYDOWN:
+            if self.search.editing:
+                return self._search_key(event)
+            handled = self._mcap_key(event)
+            return handled if handled is not None else self._handle_key(event)
+        if event.type == pygame.MOUSEWHEEL:
+            x, y = pygame.mouse.get_pos()
+            tree = self.tree_panel_rect
+            if tree.collidepoint(x, y) and y > tree.top + tree.height * self.panel.tree_fraction:
+                self.panel.scroll_blackboard(-3 * event.y)
+            else:
+                self.panel.scroll(-3 * event.y)
+            return True
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            x, y = event.pos
+            if self.timeline_rect.collidepoint(x, y):
+                self.replay.seek(self._step_of(x))
+            elif self.search.visible and self.search_rect.collidepoint(x, y):
+                self.open_search()
+            elif self.panel_rect.collidepoint(x, y) and self.state.selected is not None:
+                self.panel.click(x, y, self.replay.robot_state(self.state.selected))
+            else:
+                hit = self.robot_at(x, y)
+                if hit is not None:
+                    self._select(hit)
+        return True
+
+    def _select(self, robot: str) -> None:
+        if robot != self.state.selected:
+            self.state.selected = robot
+            self.panel.offset = 0  # same tree shape, other robot: the uid selection stays meaningful
+
+    def _pause(self) -> None:
+        if not self.pacer.paused:
+            self.pacer.toggle_pause()
+
+    def _mcap_key(self, event: pygame.event.Event) -> bool | None:
+        """True/False when the key is one of the replay's (False: quit), None to pass it on."""
+        key, mod = event.key, getattr(event, "mod", 0)
+        src, shift = self.replay, bool(mod & pygame.KMOD_SHIFT)
+        robots = src.log.robots
+        if key == pygame.K_ESCAPE and self.panel.history_key is not None:
+            self.panel.history_key = None
+        elif key == pygame.K_ESCAPE and (self.search.visible or self.search.range_steps):
+            self.clear_search()
+        elif key in (pygame.K_q, pygame.K_ESCAPE):
+            return False
+        elif key == pygame.K_SLASH or key == pygame.K_KP_DIVIDE or getattr(event, "unicode", "") == "/" or (
+                key == pygame.K_f and mod & pygame.KMOD_CTRL):
+            self.open_search()
+        elif key in (pygame.K_RETURN, pygame.K_KP_ENTER) and self.search.visible:
+            self.run_search()
+        elif key == pygame.K_m and self.search.range_steps:
+            self.next_range(forward=not shift)
+        elif key == pygame.K_SPACE:
+            self.pacer.toggle_pause()
+        elif key in (pygame.K_RIGHT, pygame.K_LEFT):
+            sign = 1 if key == pygame.K_RIGHT else -1
+            if mod & pygame.KMOD_ALT:
+                src.jump(sign * 60.0)
+            elif mod & pygame.KMOD_CTRL:
+                src.jump(sign * 10.0)
+            elif shift:
+                src.jump(sign * 1.0)
+            else:
+                self._pause()
+                src.step(sign)
+        elif key in (pygame.K_PAGEDOWN, pygame.K_PAGEUP):
+            src.jump(10.0 if key == pygame.K_PAGEDOWN else -10.0)
+        elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
+            self.pacer.faster()
+        elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
+            self.pacer.slower()
+        elif key == pygame.K_HOME:
+            src.seek(src.log.first_step)
+        elif key == pygame.K_END:
+            src.seek(src.log.last_step)
+            self._pause()
+        elif key == pygame.K_TAB and robots:
+            i = robots.index(self.state.selected) if self.state.selected in robots else -1
+            self._select(robots[(i + (-1 if shift else 1)) % len(robots)])
+        elif key == pygame.K_n and self.state.selected is not None and self.panel.selected is not None:
+            found = src.find_transition(self.state.selected, self.panel.selected, forward=not shift)
+            if found is not None:
+                self._pause()
+                src.seek(found)
+        elif key == pygame.K_e:
+            found = src.find_event(forward=not shift)
+            if found is not None:
+                self._pause()
+                src.seek(found)
+        elif key == pygame.K_b:
+            if src.position not in self.bookmarks:
+                self.bookmarks.append(src.position)
+        elif key == pygame.K_c and self.state.selected is not None and self.panel.selected is not None:
+            self.panel.toggle(self.panel.selected, src.robot_state(self.state.selected))
+        elif key in (pygame.K_UP, pygame.K_DOWN):
+            self.panel.scroll(-3 if key == pygame.K_UP else 3)
+        else:
+            return None
+        return True
+
+    def run(self, fps: int = 60) -> None:
+        """Loop until Q / ESC / the window closes; playback pauses at the end of the log."""
+        run_replay_window(self, fps)
+
+
+def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
+    """The window loop of the replay viewer: events, pacing, drawing, until Q / ESC / the window
+    closes. At the end of the log playback pauses (an off-screen window closes instead: nobody
+    can press a key)."""
+    pygame.display.init()
+    pygame.font.init()
+    pygame.display.set_caption(f"soccerbt replay {viewer.replay.log.path.name}")
+    screen = viewer._screen = pygame.display.set_mode(viewer.size_px)
+    clock = pygame.time.Clock()
+    off_screen = pygame.display.get_driver() == "dummy"
+    last = time.perf_counter()
+    running = True
+    while running:
+        for event in pygame.event.get():
+            running = viewer.handle_event(event) and running
+        now = time.perf_counter()
+        viewer.advance(now - last)
+        last = now
+        at_end = viewer.replay.finished()
+        if at_end and not viewer.pacer.paused:
+            viewer.pacer.toggle_pause()
+        viewer.render(screen)
+        pygame.display.flip()
+        if at_end and off_screen:
+            break
+        clock.tick(fps)
+    pygame.display.quit()
+
+
+def _init_pygame() -> None:
+    from soccerbt.tools.viewer.viewer import prepare_pygame
+
+    prepare_pygame()
+
+
+def _prepared(log: McapLog, at_s: float | None, select: str | None, speed: float = 1.0) -> McapViewer:
+    source = McapReplaySource(log)
+    if at_s is not None:
+        source.seek_time(at_s)
+    viewer = McapViewer(source, speed=speed)
+    if select is not None:
+        log.check_robot(select)
+        viewer.state.selected = select
+    return viewer
+
+
+def view_mcap(log: McapLog, at_s: float | None = None, speed: float = 1.0, select: str | None = None,
+              paused: bool = False) -> int:
+    """Open the replay window on ``log`` (keys: module docstring); 0 when closed."""
+    _init_pygame()
+    viewer = _prepared(log, at_s, select, speed)
+    viewer.pacer.paused = paused
+    viewer.run()
+    return 0
+
+
+def save_mcap_screenshot(log: McapLog, path: str | Path, at_s: float | None = None,
+                         select: str | None = None) -> Path:
+    """The frame at ``at_s`` (default: the last step) as PNG, rendered off-screen."""
+    _init_pygame()
+    viewer = _prepared(log, log.duration_s if at_s is None else at_s, select)
+    viewer.pacer.paused = True
+    return viewer.screenshot(Path(path))

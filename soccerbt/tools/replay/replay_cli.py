@@ -1,0 +1,312 @@
+"""``soccerbt replay FILE``: a recorded run (``soccerbt run --record FILE.mcap``) tick by tick.
+
+Without options the replay window opens (``mcap_view``: the field as ``soccerbt view`` draws
+it, the timeline, each robot's whole tree and blackboard; its keys are in that module's
+docstring). Without a window: ``--info`` prints the header and a summary, ``--robot blue2
+[--from S] [--to S]`` that robot's ticks, ``--screenshot OUT.png [--at T]`` saves the frame at T
+(default: the last tick) off-screen; the tree tools ``--tree``/``--json``/``--tick``, ``--node
+NAME --transitions``, ``--find CONDITION``, ``--btlog OUT``, ``--verify`` and ``soccerbt replay
+diff A.mcap B.mcap`` are in ``tree_tools``.
+
+MCAP is the one log format. ``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap`` converts a
+JSON-lines log of an earlier soccerbt once (``convert``); given to ``soccerbt replay`` such a log
+is refused with that command line. (A log literally named ``diff`` or ``convert`` is given as
+``./diff``.) Exit codes: 0 done, 1 a usage problem or ``diff``: the runs differ, 2 a bad log or
+output (``path: what is wrong``, one line); a log cut short replays up to its last whole chunk,
+with a warning.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from soccerbt.tools.cli.display import display_available
+from soccerbt.tools.replay.logformat import ReplayError
+
+EXIT_BAD_LOG = 2
+MIN_SPEED, MAX_SPEED = 0.01, 20.0
+
+
+def parse_speed(text: str) -> float:
+    """A playback speed: a real-time factor in [0.01, 20]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"speed must be a number, got {text!r}") from None
+    if not MIN_SPEED <= value <= MAX_SPEED:
+        raise argparse.ArgumentTypeError(f"speed must be within {MIN_SPEED:g}..{MAX_SPEED:g}, got {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value >= 0.0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"expected a time of 0 s or more, got {text!r}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``soccerbt replay``."""
+    parser.add_argument("file", metavar="FILE",
+                        help="MCAP replay log written by soccerbt run --record FILE.mcap; 'diff' compares two: "
+                             "soccerbt replay diff A.mcap B.mcap; 'convert' turns a JSON-lines log of an earlier "
+                             "soccerbt into MCAP: soccerbt replay convert OLD.jsonl[.gz] NEW.mcap")
+    parser.add_argument("other", metavar="B", nargs="*", help=argparse.SUPPRESS)
+    parser.add_argument("--tick", type=int, default=None, metavar="N",
+                        help="with --robot: after the robot's N-th tick (from 1), instead of --at")
+    parser.add_argument("--tree", action="store_true",
+                        help="with --robot: the tree with each node's status and the blackboard at --at/--tick")
+    parser.add_argument("--json", action="store_true", help="with --tree: one JSON object")
+    parser.add_argument("--node", metavar="NAME", default=None,
+                        help="with --robot and --transitions: the node (name, ID or path)")
+    parser.add_argument("--transitions", action="store_true",
+                        help="with --robot and --node: every status change of that node")
+    parser.add_argument("--find", metavar="CONDITION", default=None,
+                        help="time ranges where a condition holds, e.g. \"blue2: decision == 'kick'\"")
+    parser.add_argument("--btlog", metavar="OUT.btlog", default=None,
+                        help="with --robot: export BT.CPP's FileLogger2 format for Groot2")
+    parser.add_argument("--verify", action="store_true",
+                        help="re-run the match from the log and report the first step that differs")
+    parser.add_argument("--at", type=_seconds, default=None, metavar="SECONDS",
+                        help="start position in simulated seconds (default: the start; --screenshot: the end)")
+    parser.add_argument("--speed", type=parse_speed, default=1.0, help="playback speed 0.01..20 (default 1)")
+    parser.add_argument("--paused", action="store_true", help="open paused")
+    parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue2")
+    parser.add_argument("--screenshot", metavar="PNG", default=None,
+                        help="save the frame at --at (default: the last tick) as PNG and exit; no window needed")
+    parser.add_argument("--info", action="store_true", help="print the header and a summary, no window")
+    parser.add_argument("--robot", metavar="ROBOT", default=None,
+                        help="print ROBOT's per-tick records (pose, command, status, blackboard changes)")
+    parser.add_argument("--from", dest="from_s", type=_seconds, default=None, metavar="SECONDS",
+                        help="with --robot: first simulated second (default: the start)")
+    parser.add_argument("--to", dest="to_s", type=_seconds, default=None, metavar="SECONDS",
+                        help="with --robot: last simulated second (default: the end)")
+    parser.set_defaults(func=replay)
+
+
+def replay(args: argparse.Namespace) -> int:
+    """The ``replay`` command: 0 done, 1 a usage problem (or ``diff``: the runs differ), 2 a bad log."""
+    err = sys.stderr
+    if args.file == "convert":
+        return _convert(args, err)
+    if args.file == "diff" or args.other:
+        return _diff(args, err)
+    from soccerbt.tools.cli.outputs import check_output_path
+
+    for path, flag in ((args.screenshot, "--screenshot"), (args.btlog, "--btlog")):
+        if path:
+            problem = check_output_path(path, [args.file])
+            if problem is not None:
+                print(f"soccerbt replay: {problem} ({flag})", file=err)
+                return 2
+    from soccerbt.tools.replay.convert import looks_like_jsonl
+    from soccerbt.tools.replay.mcap_reader import is_mcap
+
+    if not is_mcap(args.file) and looks_like_jsonl(args.file):
+        print(f"soccerbt replay: {args.file}: a JSON-lines replay log of an earlier soccerbt; replay reads MCAP "
+              f"logs only: convert it once with soccerbt replay convert {args.file} {_mcap_name(args.file)}",
+              file=err)
+        return EXIT_BAD_LOG
+    return _replay_mcap(args, err)
+
+
+def _mcap_name(path: str) -> str:
+    """run.jsonl.gz -> run.mcap: the name convert suggests."""
+    name = Path(path)
+    for suffix in (".gz", ".jsonl", ".json"):
+        if name.suffix == suffix:
+            name = name.with_suffix("")
+    return str(name.with_suffix(".mcap") if name.suffix else name.with_name(name.name + ".mcap"))
+
+
+def _convert(args: argparse.Namespace, err: TextIO) -> int:
+    """``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap``: 0 written, 1 a usage problem, 2 a
+    bad old log or an output that cannot be written (nothing is written then)."""
+    from soccerbt.tools.replay.convert import convert_log
+    from soccerbt.tools.replay.mcap_reader import is_mcap
+    from soccerbt.tools.cli.outputs import RECORD_SUFFIX, check_output_path
+
+    if len(args.other) != 2:
+        print("soccerbt replay convert: give the old log and the new one: "
+              "soccerbt replay convert OLD.jsonl[.gz] NEW.mcap", file=err)
+        return 1
+    old, new = args.other
+    if not new.endswith(RECORD_SUFFIX):
+        print(f"soccerbt replay convert: {new}: the converted log is MCAP: its name must end in {RECORD_SUFFIX}",
+              file=err)
+        return EXIT_BAD_LOG
+    problem = check_output_path(new, [old])
+    if problem is not None:
+        print(f"soccerbt replay convert: {problem}", file=err)
+        return EXIT_BAD_LOG
+    if is_mcap(old):
+        print(f"soccerbt replay convert: {old}: already an MCAP log (soccerbt replay {old} opens it)", file=err)
+        return EXIT_BAD_LOG
+    try:
+        done = convert_log(old, new)
+    except ReplayError as exc:
+        print(str(exc), file=err)
+        return EXIT_BAD_LOG
+    except OSError as exc:
+        print(f"soccerbt replay convert: {new}: cannot write ({exc.strerror or exc})", file=err)
+        return EXIT_BAD_LOG
+    for w in done.warnings:
+        print(f"warning: {w}", file=err)
+    print(f"soccerbt replay convert: {old} -> {new}: {done.steps} steps ({done.duration_s:.2f} s simulated), "
+          f"{done.events} events; no node data (root statuses, truth, blackboard, events)", file=err)
+    return 0
+
+
+def _diff(args: argparse.Namespace, err: TextIO) -> int:
+    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.tools.replay.tree_tools import diff_logs
+
+    files = args.other if args.file == "diff" else [args.file, *args.other]
+    if len(files) != 2:
+        print("soccerbt replay diff: give two MCAP logs: soccerbt replay diff A.mcap B.mcap", file=err)
+        return EXIT_BAD_LOG
+    try:
+        a, b = McapLog.open(files[0]), McapLog.open(files[1])
+        lines = diff_logs(a, b)
+    except ReplayError as exc:
+        print(str(exc), file=err)
+        return EXIT_BAD_LOG
+    for w in a.warnings + b.warnings:
+        print(f"warning: {w}", file=err)
+    if not lines:
+        print(f"identical: {files[0]} and {files[1]} ({a.last_step} steps)")
+        return 0
+    for line in lines:
+        print(line)
+    return 1 if any(not line.startswith("note:") for line in lines) else 0
+
+
+def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
+    """The MCAP tools: --info, --tree/--json, --transitions, --find, --btlog, --verify, the viewer."""
+    import json
+
+    from soccerbt.tools.replay import logformat as lf
+    from soccerbt.tools.replay import tree_tools as tt
+    from soccerbt.tools.replay.mcap_reader import McapLog
+
+    try:
+        log = McapLog.open(args.file)
+        for w in log.warnings:
+            print(f"warning: {w}", file=err)
+        if args.robot is not None:
+            log.check_robot(args.robot)
+        if args.tree or args.node or args.transitions or args.find or args.btlog or args.verify \
+                or args.tick is not None:
+            log.require_node_data()
+        if args.verify:
+            ok, lines = tt.verify_log(log)
+            for line in lines:
+                print(line)
+            return 0 if ok else 1
+        if args.find is not None:
+            try:
+                ranges = tt.find_ranges(log, args.find)
+            except ValueError as exc:
+                print(f"soccerbt replay: {exc}", file=err)
+                return 1
+            for t0, t1, k0, k1 in ranges:
+                print(f"{t0:.2f}-{t1:.2f}s  ticks {k0}-{k1}")
+            print(f"{len(ranges)} range(s)", file=err)
+            return 0
+        needs_robot = args.tree or args.transitions or args.btlog or args.tick is not None
+        if needs_robot and args.robot is None:
+            print("soccerbt replay: --tree, --tick, --transitions and --btlog go with --robot ROBOT", file=err)
+            return 1
+        if args.btlog:
+            count, notes = tt.export_btlog(log, args.robot, Path(args.btlog))
+            for note in notes:
+                print(f"warning: {note}", file=err)
+            print(f"soccerbt replay: {count} transitions of {args.robot} written to {args.btlog}", file=err)
+            return 0
+        if args.transitions:
+            if not args.node:
+                print("soccerbt replay: --transitions needs --node NAME", file=err)
+                return 1
+            first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
+            last = log.step_at(args.to_s) if args.to_s is not None else None
+            for line in tt.transition_lines(log, args.robot, args.node, first, last):
+                print(line)
+            return 0
+        if args.tree or args.tick is not None or (args.robot is not None and args.at is not None):
+            if args.tick is not None:
+                step = tt.step_of_tick(log, args.robot, args.tick)
+            else:
+                at = args.at if args.at is not None else log.duration_s
+                if at > log.duration_s + 1e-9:
+                    print(f"{args.file}: t={at:g}s is after the end of the log ({log.duration_s:.2f}s)", file=err)
+                    return 1
+                step = log.step_at(at)
+            state = log.robot_state(args.robot, step)
+            t_s = step * log.dt_s
+            if args.json:
+                print(json.dumps(tt.tree_json(state, t_s), separators=(",", ":")))
+            else:
+                for line in tt.tree_lines(state, t_s):
+                    print(line)
+            return 0
+        if args.info:
+            h = log.header
+            print(f"{args.file}: soccerbt {h.get('soccerbt_version')} seed {h.get('seed')} field {h.get('field')} "
+                  f"{h.get('team_size')} v {h.get('team_size')}, {log.last_step} steps ({log.duration_s:.1f} s)")
+            for team, tree in h.get("trees", {}).items():
+                print(f"  {team} tree {tree.get('path')} ({len(tree.get('files', []))} file(s))")
+            if not log.node_data:
+                print(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
+                      "root statuses only")
+            result = log.summary_result()
+            if result:
+                print(f"  score {result.get('score')}")
+            for ev in log.events:
+                if ev.get("kind") in ("goal", "tree_reloaded", "node_exception", "penalty"):
+                    print(f"  {ev.get('t'):.2f}s {ev.get('kind')} {ev.get('detail')}")
+            return 0
+        if args.robot is not None:
+            first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
+            last = log.step_at(args.to_s) if args.to_s is not None else None
+            for view in log.steps(first, last):
+                rec = view.ticks[args.robot]
+                print(f"t={view.truth.t_s:.2f}s tick {rec.tick} root {lf.status_name(rec.root)} "
+                      f"transitions {len(rec.transitions)} bb {json.dumps(rec.blackboard, separators=(',', ':'))}")
+            return 0
+        return _view_mcap(log, args, err)
+    except ReplayError as exc:
+        print(str(exc), file=err)
+        return EXIT_BAD_LOG
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as text tools do
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more reaches the pipe
+        except OSError:
+            pass
+        return 0
+    except OSError as exc:
+        print(f"soccerbt replay: {exc}", file=err)
+        return EXIT_BAD_LOG
+
+
+def _view_mcap(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001
+    try:
+        from soccerbt.tools.replay import mcap_view
+    except ImportError:
+        print("soccerbt replay: the MCAP viewer is not available in this build", file=err)
+        return 1
+    if args.screenshot:
+        saved = mcap_view.save_mcap_screenshot(log, args.screenshot, at_s=args.at, select=args.select)
+        print(f"soccerbt replay: saved to {saved}", file=err)
+        return 0
+    if not display_available():
+        print("soccerbt replay: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy; the text tools need none)",
+              file=err)
+        return 1
+    return mcap_view.view_mcap(log, at_s=args.at, speed=args.speed, select=args.select, paused=args.paused)

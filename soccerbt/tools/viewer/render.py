@@ -1,0 +1,415 @@
+"""Drawing a ``Scene`` onto a pygame surface, to scale: field, robots, ball, estimates, banner.
+
+``FieldRenderer`` maps world metres to pixels (optionally mirrored, to look from the red
+team's side), caches the static field, and draws each layer when it is switched on. It never
+opens a window: give it any surface (a window's or an off-screen one for PNG screenshots).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import pygame
+
+from soccerbt.tools.viewer.scene import Scene, SceneRobot
+from soccerbt.world.field import Field
+from soccerbt.world.types import Pose2D, Team
+
+GRASS = (34, 120, 50)
+GRASS_DARK = (30, 108, 45)
+LINE = (245, 245, 245)
+GOAL_NET = (200, 200, 200)
+BALL = (255, 140, 0)
+TEAM_COLOURS = {Team.BLUE: (40, 100, 235), Team.RED: (225, 45, 45)}
+ESTIMATE_COLOURS = {Team.BLUE: (150, 190, 255), Team.RED: (255, 165, 165)}
+PARTICLE_COLOURS = {Team.BLUE: (120, 170, 255), Team.RED: (255, 130, 130)}
+PATH = (250, 230, 60)
+KICK = (255, 0, 200)
+SELECTED = (255, 255, 0)
+PANEL_BG = (25, 28, 34)
+TEXT = (230, 230, 230)
+STATUS_COLOURS = {
+    "SUCCESS": (80, 210, 90),
+    "FAILURE": (235, 70, 70),
+    "RUNNING": (240, 200, 60),
+    "SKIPPED": (120, 120, 140),
+}
+IDLE_COLOUR = (160, 160, 160)
+ESTOP_BG = (200, 0, 0)  # the emergency-stop band under the banner
+ESTOP_TEXT = (255, 255, 255)
+GOTO = (0, 230, 255)  # click-to-go target marker
+NOTICE_COLOURS = {"info": (60, 70, 90), "ok": (30, 120, 60), "warn": (170, 120, 0), "error": (170, 30, 30)}
+
+ROBOT_RADIUS_M = 0.25
+
+# The layers the viewer can toggle, with the key that toggles each one.
+# (function keys, so that letters stay free for the keyboard pad)
+LAYER_KEYS: dict[str, str] = {
+    "estimates": "f1",
+    "particles": "f2",
+    "covariance": "f3",
+    "ball_estimates": "f4",
+    "paths": "f5",
+    "kick": "f6",
+    "labels": "f7",
+}
+DEFAULT_LAYERS = frozenset({"estimates", "ball_estimates", "paths", "kick", "labels", "covariance"})
+ALL_LAYERS = frozenset(LAYER_KEYS)
+
+
+_FAR_PX = 1e6     # beyond this a point is not drawn where it is (pygame takes C ints)
+_OFF_PX = 100_000  # where such a point is drawn: off every surface
+
+
+class FieldRenderer:
+    """Draws scenes of one field into a rectangle of ``field_size_px`` at the surface's top-left."""
+
+    def __init__(self, field: Field, field_size_px: tuple[int, int], *, mirrored: bool = False,
+                 banner_height_px: int = 34) -> None:
+        self.field = field
+        self.banner_height_px = banner_height_px
+        width_px, height_px = field_size_px
+        self.size_px = (width_px, height_px)
+        outer_x_m = field.length_m + 2.0 * field.border_strip_m
+        outer_y_m = field.width_m + 2.0 * field.border_strip_m
+        self.px_per_m = min(width_px / outer_x_m, (height_px - banner_height_px) / outer_y_m)
+        self.centre_px = (width_px / 2.0, banner_height_px + (height_px - banner_height_px) / 2.0)
+        self.mirrored = mirrored
+        self._static: pygame.Surface | None = None
+        self._font: pygame.font.Font | None = None
+        self._small_font: pygame.font.Font | None = None
+        self.label_rects: dict[str, pygame.Rect] = {}  # where the last frame put each robot's label
+
+    # --- coordinates ---------------------------------------------------------------------
+
+    def set_mirrored(self, mirrored: bool) -> None:
+        """Look from the other side: the static field is symmetric, so only objects move."""
+        self.mirrored = mirrored
+
+    def to_px(self, x_m: float, y_m: float) -> tuple[int, int]:
+        """World metres to surface pixels (+y up on screen). A NaN, infinite or huge value (a
+        damaged log, a diverged estimate) lands far off the surface instead of raising."""
+        if self.mirrored:
+            x_m, y_m = -x_m, -y_m
+        x_px = self.centre_px[0] + x_m * self.px_per_m
+        y_px = self.centre_px[1] - y_m * self.px_per_m
+        if not (-_FAR_PX < x_px < _FAR_PX and -_FAR_PX < y_px < _FAR_PX):  # NaN fails every test
+            return (-_OFF_PX, -_OFF_PX)
+        return (int(round(x_px)), int(round(y_px)))
+
+    def to_world(self, x_px: float, y_px: float) -> tuple[float, float]:
+        """Surface pixels back to world metres."""
+        x_m = (x_px - self.centre_px[0]) / self.px_per_m
+        y_m = (self.centre_px[1] - y_px) / self.px_per_m
+        return (-x_m, -y_m) if self.mirrored else (x_m, y_m)
+
+    def _screen_angle(self, theta_rad: float) -> float:
+        if not math.isfinite(theta_rad):  # a damaged log: draw the heading as 0 rather than fail
+            theta_rad = 0.0
+        return theta_rad + math.pi if self.mirrored else theta_rad
+
+    def _m(self, metres: float) -> int:
+        return max(1, int(round(metres * self.px_per_m)))
+
+    # --- fonts -----------------------------------------------------------------------------
+
+    def font(self, small: bool = False) -> pygame.font.Font:
+        if self._font is None:
+            if not pygame.font.get_init():
+                pygame.font.init()
+            self._font = pygame.font.Font(None, 22)
+            self._small_font = pygame.font.Font(None, 17)
+        return self._small_font if small else self._font  # type: ignore[return-value]
+
+    # --- static field ------------------------------------------------------------------------
+
+    def _static_field(self) -> pygame.Surface:
+        if self._static is not None:
+            return self._static
+        f = self.field
+        surface = pygame.Surface(self.size_px)
+        surface.fill(GRASS)
+        # mowing stripes: purely cosmetic, one per metre of field length
+        stripe_m = 1.0
+        x_m = -f.half_length_m - f.border_strip_m
+        while x_m < f.half_length_m + f.border_strip_m:
+            if int(round((x_m + 100.0) / stripe_m)) % 2 == 0:
+                left, _ = self.to_px(x_m, 0.0)
+                right, _ = self.to_px(x_m + stripe_m, 0.0)
+                pygame.draw.rect(surface, GRASS_DARK, (min(left, right), self.banner_height_px,
+                                                       abs(right - left), self.size_px[1]))
+            x_m += stripe_m
+        line_px = max(1, self._m(f.line_width_m))
+        for seg in f.lines:
+            pygame.draw.line(surface, LINE, self.to_px(seg.x0_m, seg.y0_m), self.to_px(seg.x1_m, seg.y1_m), line_px)
+        pygame.draw.circle(surface, LINE, self.to_px(0.0, 0.0), self._m(f.centre_circle_radius_m), line_px)
+        for sx in (-1.0, 1.0):
+            pygame.draw.circle(surface, LINE, self.to_px(sx * (f.half_length_m - f.penalty_mark_distance_m), 0.0),
+                               max(2, line_px))
+            # goal box behind the goal line
+            gx = sx * f.half_length_m
+            corners = [self.to_px(gx, f.goal_width_m / 2), self.to_px(gx + sx * f.goal_depth_m, f.goal_width_m / 2),
+                       self.to_px(gx + sx * f.goal_depth_m, -f.goal_width_m / 2), self.to_px(gx, -f.goal_width_m / 2)]
+            pygame.draw.lines(surface, GOAL_NET, False, corners, max(1, line_px))
+        pygame.draw.circle(surface, LINE, self.to_px(0.0, 0.0), max(2, line_px))
+        for x_m, y_m in f.goal_posts:
+            pygame.draw.circle(surface, LINE, self.to_px(x_m, y_m), self._m(f.goal_post_diameter_m / 2.0) + 1)
+        self._static = surface
+        return surface
+
+    # --- frame ----------------------------------------------------------------------------
+
+    def draw(self, surface: pygame.Surface, scene: Scene, layers: Iterable[str] = DEFAULT_LAYERS,
+             selected: str | None = None) -> None:
+        """Draw one frame of ``scene`` with the given layers; ``selected`` is a robot key."""
+        layers = frozenset(layers)
+        static = self._static_field()
+        # the painted field is point-symmetric, so one cached image serves both views
+        surface.blit(static, (0, 0))
+        if "particles" in layers:
+            self._draw_particles(surface, scene.robots)
+        for robot in scene.robots:
+            if robot.removed:
+                continue
+            if "paths" in layers and len(robot.path) >= 2:
+                pygame.draw.lines(surface, PATH, False, [self.to_px(x, y) for x, y in robot.path], 2)
+            if "covariance" in layers and robot.estimate is not None and robot.covariance is not None:
+                self._draw_covariance(surface, robot)
+            if "estimates" in layers and robot.estimate is not None:
+                self._draw_robot_outline(surface, robot.estimate, ESTIMATE_COLOURS[robot.team])
+            if "ball_estimates" in layers and robot.ball_estimate is not None:
+                pygame.draw.circle(surface, ESTIMATE_COLOURS[robot.team], self.to_px(*robot.ball_estimate),
+                                   self._m(self.field.ball_radius_m) + 1, 2)
+        for robot in scene.robots:
+            if not robot.removed:
+                self._draw_robot(surface, robot, layers, robot.key == selected)
+        pygame.draw.circle(surface, BALL, self.to_px(*scene.ball), max(3, self._m(self.field.ball_radius_m)))
+        if scene.goto_targets:
+            self._draw_goto_targets(surface, scene)
+        if "labels" in layers:
+            self._draw_labels(surface, scene.robots)
+        self._draw_banner(surface, scene)
+        if scene.estop is not None:
+            self._draw_estop(surface, scene.estop)
+        if scene.status_line:
+            text = self.font(small=True).render(scene.status_line, True, TEXT)
+            box = text.get_rect(bottomleft=(6, self.size_px[1] - 4)).inflate(8, 4)
+            pygame.draw.rect(surface, PANEL_BG, box)
+            surface.blit(text, text.get_rect(center=box.center))
+
+    def estop_rect(self) -> pygame.Rect:
+        """Where the emergency-stop band is drawn (right under the banner, full width)."""
+        return pygame.Rect(0, self.banner_height_px, self.size_px[0], 30)
+
+    def _draw_estop(self, surface: pygame.Surface, reason: str) -> None:
+        rect = self.estop_rect()
+        pygame.draw.rect(surface, ESTOP_BG, rect)
+        text = "EMERGENCY STOP: every robot frozen" + (f" ({reason})" if reason else "") + \
+            "   RETURN / pad START releases"
+        label = self.font().render(text, True, ESTOP_TEXT)
+        surface.blit(label, label.get_rect(center=rect.center))
+
+    def _draw_goto_targets(self, surface: pygame.Surface, scene: Scene) -> None:
+        """A ring with a cross at each pending click-to-go target, a thin line from its robot."""
+        r = max(6, self._m(0.18))
+        for key, (x_m, y_m) in scene.goto_targets.items():
+            cx, cy = self.to_px(x_m, y_m)
+            robot = scene.robot(key)
+            if robot is not None and not robot.removed:
+                pygame.draw.line(surface, GOTO, self.to_px(robot.pose.x_m, robot.pose.y_m), (cx, cy), 1)
+            pygame.draw.circle(surface, GOTO, (cx, cy), r, 2)
+            pygame.draw.line(surface, GOTO, (cx - r, cy - r), (cx + r, cy + r), 2)
+            pygame.draw.line(surface, GOTO, (cx - r, cy + r), (cx + r, cy - r), 2)
+            tag = self.font(small=True).render(key, True, GOTO)
+            surface.blit(tag, tag.get_rect(midleft=(cx + r + 3, cy)))
+
+    def _draw_labels(self, surface: pygame.Surface, robots: list[SceneRobot]) -> None:
+        """Role/decision labels placed so that they overlap neither each other nor a robot:
+        below the robot if free, else above, right, left, then further down."""
+        radius_px = self._m(ROBOT_RADIUS_M)
+        bodies = [pygame.Rect(0, 0, 2 * radius_px, 2 * radius_px) for r in robots if not r.removed]
+        for body, robot in zip(bodies, [r for r in robots if not r.removed]):
+            body.center = self.to_px(robot.pose.x_m, robot.pose.y_m)
+        taken: list[pygame.Rect] = []
+        self.label_rects = {}
+        for robot in robots:
+            if robot.removed:
+                continue
+            text = robot.role or ""
+            if robot.decision:
+                text = f"{text} {robot.decision}".strip()
+            if robot.penalised:
+                text = f"{text} PENALISED".strip()
+            if not text:
+                continue
+            label = self.font(small=True).render(text, True, TEXT)
+            cx, cy = self.to_px(robot.pose.x_m, robot.pose.y_m)
+            w, h = label.get_size()
+            gap = radius_px + 2
+            candidates = [pygame.Rect(cx - w // 2, cy + gap, w, h), pygame.Rect(cx - w // 2, cy - gap - h, w, h),
+                          pygame.Rect(cx + gap, cy - h // 2, w, h), pygame.Rect(cx - gap - w, cy - h // 2, w, h)]
+            candidates += [pygame.Rect(cx - w // 2, cy + gap + k * (h + 1), w, h) for k in range(1, 8)]
+            candidates += [pygame.Rect(cx - w // 2, cy - gap - h - k * (h + 1), w, h) for k in range(1, 8)]
+            place = next((c for c in candidates if c.collidelist(taken) < 0 and c.collidelist(bodies) < 0),
+                         next((c for c in candidates if c.collidelist(taken) < 0), candidates[0]))
+            backing = place.inflate(4, 0)
+            shade = pygame.Surface(backing.size, pygame.SRCALPHA)
+            shade.fill((0, 0, 0, 110))
+            surface.blit(shade, backing)
+            surface.blit(label, place)
+            taken.append(place)
+            self.label_rects[robot.key] = place
+
+    def _draw_robot(self, surface: pygame.Surface, robot: SceneRobot, layers: frozenset[str],
+                    selected: bool) -> None:
+        centre = self.to_px(robot.pose.x_m, robot.pose.y_m)
+        radius_px = self._m(ROBOT_RADIUS_M)
+        colour = TEAM_COLOURS[robot.team]
+        if selected:
+            pygame.draw.circle(surface, SELECTED, centre, radius_px + 5, 3)
+        pygame.draw.circle(surface, colour if not robot.fallen else (90, 90, 90), centre, radius_px)
+        angle = self._screen_angle(robot.pose.theta_rad)
+        nose = (centre[0] + int(radius_px * math.cos(angle)), centre[1] - int(radius_px * math.sin(angle)))
+        pygame.draw.line(surface, (255, 255, 255), centre, nose, 3)
+        number = self.font().render(str(robot.number), True, (255, 255, 255))
+        surface.blit(number, number.get_rect(center=centre))
+        if "kick" in layers and robot.kick_direction_rad is not None:
+            kick_angle = self._screen_angle(robot.kick_direction_rad)
+            length_px = radius_px * 3
+            tip = (centre[0] + int(length_px * math.cos(kick_angle)), centre[1] - int(length_px * math.sin(kick_angle)))
+            pygame.draw.line(surface, KICK, centre, tip, 2)
+            pygame.draw.circle(surface, KICK, tip, 3)
+
+    def _draw_robot_outline(self, surface: pygame.Surface, pose: Pose2D, colour: tuple[int, int, int]) -> None:
+        centre = self.to_px(pose.x_m, pose.y_m)
+        radius_px = self._m(ROBOT_RADIUS_M)
+        pygame.draw.circle(surface, colour, centre, radius_px, 2)
+        angle = self._screen_angle(pose.theta_rad)
+        nose = (centre[0] + int(radius_px * 1.4 * math.cos(angle)), centre[1] - int(radius_px * 1.4 * math.sin(angle)))
+        pygame.draw.line(surface, colour, centre, nose, 2)
+
+    def _draw_covariance(self, surface: pygame.Surface, robot: SceneRobot) -> None:
+        cov_xy = np.asarray(robot.covariance, dtype=float)[:2, :2]
+        if not np.all(np.isfinite(cov_xy)) or np.any(np.abs(cov_xy) > 1e6):
+            return
+        values, vectors = np.linalg.eigh(cov_xy)
+        values = np.sqrt(np.clip(values, 0.0, None)) * 2.0  # two standard deviations
+        angles = np.linspace(0.0, 2.0 * math.pi, 24, endpoint=False)
+        unit = np.stack([np.cos(angles) * values[0], np.sin(angles) * values[1]])
+        points = vectors @ unit
+        assert robot.estimate is not None
+        ex, ey = robot.estimate.x_m, robot.estimate.y_m
+        polygon = [self.to_px(ex + dx, ey + dy) for dx, dy in points.T]
+        if len(set(polygon)) >= 3:
+            pygame.draw.polygon(surface, ESTIMATE_COLOURS[robot.team], polygon, 1)
+
+    def _draw_particles(self, surface: pygame.Surface, robots: list[SceneRobot]) -> None:
+        # per-pixel writes through a numpy view: thousands of particles cost one array op
+        width_px, height_px = surface.get_size()
+        pixels = pygame.surfarray.pixels3d(surface)
+        try:
+            for robot in robots:
+                if robot.particles is None or robot.removed or len(robot.particles) == 0:
+                    continue
+                xy = np.asarray(robot.particles, dtype=float)[:, :2]
+                xy = xy[np.all(np.abs(xy) < 1e4, axis=1)]  # NaN, infinite or far points drawn nowhere
+                sign = -1.0 if self.mirrored else 1.0
+                px = np.rint(self.centre_px[0] + sign * xy[:, 0] * self.px_per_m).astype(np.intp)
+                py = np.rint(self.centre_px[1] - sign * xy[:, 1] * self.px_per_m).astype(np.intp)
+                inside = (px >= 0) & (px < width_px - 1) & (py >= 0) & (py < height_px - 1)
+                px, py = px[inside], py[inside]
+                colour = PARTICLE_COLOURS[robot.team]
+                for dx in (0, 1):  # 2x2 dots so that they can be seen
+                    for dy in (0, 1):
+                        pixels[px + dx, py + dy] = colour
+        finally:
+            del pixels
+
+    def _draw_banner(self, surface: pygame.Surface, scene: Scene) -> None:
+        b = scene.banner
+        pygame.draw.rect(surface, PANEL_BG, (0, 0, self.size_px[0], self.banner_height_px))
+        minutes, seconds = divmod(max(0, int(b.secs_remaining)), 60)
+        sign = "-" if b.secs_remaining < 0 else ""
+        parts = [f"BLUE {b.score_blue} : {b.score_red} RED", b.state]
+        if b.sub_state:
+            parts.append(b.sub_state)
+        parts.append(f"{sign}{minutes:02d}:{seconds:02d}")
+        if b.secondary_time:
+            parts.append(f"({b.secondary_time}s)")
+        parts.append("1st half" if b.first_half else "2nd half")
+        if b.kick_off:
+            parts.append(f"kick-off {b.kick_off}")
+        if b.penalties:
+            parts.append("pen: " + ", ".join(b.penalties))
+        parts.append(f"t={scene.t_s:.1f}s")
+        if scene.speed_label:
+            parts.append(scene.speed_label)
+        text = self.font().render("   ".join(parts), True, TEXT)
+        if text.get_width() > self.size_px[0] - 12:  # a narrow window: the smaller font
+            text = self.font(small=True).render("  ".join(parts), True, TEXT)
+        surface.blit(text, (8, (self.banner_height_px - text.get_height()) // 2))
+
+
+def draw_side_panel(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, selected: str | None,
+                    font: pygame.font.Font, small_font: pygame.font.Font) -> None:
+    """The selected robot's tree (active branch, coloured by status) and changed entries."""
+    pygame.draw.rect(surface, PANEL_BG, rect)
+    x_px, y_px = rect.x + 8, rect.y + 8
+    title = f"{selected}" if selected else "click a robot"
+    surface.blit(font.render(title, True, TEXT), (x_px, y_px))
+    y_px += font.get_linesize() + 4
+    line_h = small_font.get_linesize()
+    bottom_tree = rect.y + int(rect.height * 0.68)
+    for line in scene.tree_lines:
+        if y_px + line_h > bottom_tree:
+            surface.blit(small_font.render("...", True, IDLE_COLOUR), (x_px, y_px))
+            y_px += line_h
+            break
+        colour = STATUS_COLOURS.get(line.status, IDLE_COLOUR)
+        text = small_font.render(f"{'  ' * line.depth}{line.name}", True, colour)
+        surface.blit(text, (x_px, y_px))
+        y_px += line_h
+    y_px = max(y_px, bottom_tree) + 4
+    surface.blit(font.render("blackboard changes", True, TEXT), (x_px, y_px))
+    y_px += font.get_linesize()
+    width_px = rect.right - 6 - x_px
+    for key, value in scene.blackboard_changes:
+        if y_px + line_h > rect.bottom - 4:
+            break
+        name = small_font.render(f"{key} = ", True, IDLE_COLOUR)
+        surface.blit(name, (x_px, y_px))
+        surface.blit(small_font.render(fit_text(value, small_font, width_px - name.get_width()), True, TEXT),
+                     (x_px + name.get_width(), y_px))
+        y_px += line_h
+
+
+def fit_text(text: str, font: pygame.font.Font, width_px: int) -> str:
+    """``text``, shortened with "..." so that it fits in ``width_px`` when rendered."""
+    if font.size(text)[0] <= width_px:
+        return text
+    while text and font.size(text + "...")[0] > width_px:
+        text = text[:-1]
+    return text + "..."
+
+
+def draw_toasts(surface: pygame.Surface, rect: pygame.Rect, toasts: list[tuple[str, str, float]],
+                font: pygame.font.Font) -> list[pygame.Rect]:
+    """Notices (text, level, opacity 0..1) stacked from the bottom of ``rect`` upward, newest at
+    the bottom; returns where each was drawn."""
+    drawn = []
+    y_px = rect.bottom - 30
+    for text, level, opacity in reversed(toasts):
+        text = fit_text(text, font, rect.width - 40)
+        label = font.render(text, True, TEXT)
+        box = label.get_rect(bottomleft=(rect.x + 10, y_px)).inflate(14, 8)
+        shade = pygame.Surface(box.size, pygame.SRCALPHA)
+        shade.fill((*NOTICE_COLOURS.get(level, NOTICE_COLOURS["info"]), int(235 * opacity)))
+        label.set_alpha(int(255 * opacity))
+        surface.blit(shade, box)
+        surface.blit(label, label.get_rect(center=box.center))
+        drawn.append(box)
+        y_px = box.top - 4
+        if y_px < rect.y + 80:
+            break
+    return drawn
