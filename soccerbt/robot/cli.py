@@ -248,6 +248,9 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
         team_link.close()
         transport.close()
         raise
+    prepare = getattr(agent.context.localizer, "prepare", None)
+    if prepare is not None:  # the one-off work of a first camera frame, before the first deadline
+        prepare()
     runner = BrainRunner(agent, driver, clock, gc=gc, team_link=team_link, estop=estop)
     holder["runner"] = runner
     recorder = None

@@ -64,9 +64,16 @@ class StepStats:
 
         return {"p50": ms(percentile(d, 50)), "p99": ms(percentile(d, 99)), "max": ms(max(d) if d else math.nan)}
 
+    def slowest(self, n: int = 5) -> list[tuple[int, float]]:
+        """The ``n`` slowest steps: (step index from 0, milliseconds), slowest first."""
+        d = self.durations_s
+        order = sorted(range(len(d)), key=d.__getitem__, reverse=True)[:n]
+        return [(i, round(d[i] * 1000.0, 3)) for i in order]
+
     def to_dict(self) -> dict[str, Any]:
         return {"steps": self.steps, "deadline_misses": self.deadline_misses, "late_steps": self.late_steps,
-                "skipped_slots": self.skipped_slots, "exceptions": self.exceptions, "step_ms": self.step_ms()}
+                "skipped_slots": self.skipped_slots, "exceptions": self.exceptions, "step_ms": self.step_ms(),
+                "slowest_steps": self.slowest()}
 
 
 class BrainRunner:

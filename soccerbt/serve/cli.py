@@ -66,6 +66,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --spawn: wait up to S wall seconds for every brain before kick-off (60)")
     parser.add_argument("--brain-logs", metavar="DIR", default=None,
                         help="with --spawn: write each brain's stderr to DIR/ROBOT.log")
+    parser.add_argument("--measure-latency", action="store_true",
+                        help="measure the wall time from each step's sensors to the brains' next request "
+                             "(polls between steps; the summary gives p50, p99)")
+    parser.add_argument("--brain-reports", metavar="FILE", default=None,
+                        help="with --spawn: write every brain's whole exit report (JSON) to FILE")
     parser.set_defaults(func=run)
 
 
@@ -77,6 +82,12 @@ def run(args: argparse.Namespace) -> int:
     from soccerbt.tools.cli.match_options import config_from_args
     from soccerbt.tools.cli.summary import print_summary, result_json
 
+    from soccerbt.tools.cli.outputs import check_outputs, write_atomically
+
+    problem = check_outputs(args, ("brain_reports",))
+    if problem is not None:
+        print(f"soccerbt sim: {problem}", file=err)
+        return 2
     plain = None
     if args.plain is not None:
         try:
@@ -106,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         transport.close()
         print(f"soccerbt sim: {exc}", file=err)
         return 1
+    served.measure_latency = args.measure_latency
     stop = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -141,6 +153,11 @@ def run(args: argparse.Namespace) -> int:
         reports = {rid: proc.stop() for rid, proc in brains.items()}
         served.close()
     wall_s = time.monotonic() - wall_start
+    if args.brain_reports:
+        try:
+            write_atomically(Path(args.brain_reports), json.dumps({str(r): rep for r, rep in reports.items()}, indent=1))
+        except OSError as exc:
+            print(f"soccerbt sim: {args.brain_reports}: brain reports not written ({exc})", file=err)
     result = served.result()
     connected_once = served.brains()
     if args.json:
@@ -155,6 +172,13 @@ def run(args: argparse.Namespace) -> int:
                              "requests": {str(rid): ep.counters.requests for rid, ep in served.endpoints.items()},
                              "bad_requests": sum(ep.counters.bad_requests + ep.counters.unknown_api
                                                  for ep in served.endpoints.values())}
+        if args.measure_latency:
+            from soccerbt.robot.runner import percentile
+
+            lat = served.latencies_s
+            summary["served"]["latency_ms"] = {
+                "samples": len(lat), "p50": round(percentile(lat, 50) * 1000, 3) if lat else None,
+                "p99": round(percentile(lat, 99) * 1000, 3) if lat else None}
         json.dump(summary, sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
     else:

@@ -106,13 +106,26 @@ class RobotEndpoint:
         self._fall_state: tuple[int, bool] | None = None
         self._frames = 0
         self.remote_state: Any = None  # a RemoteControllerState to publish instead of a neutral one
+        self._pending: list[Any] = []  # requests taken by poll_requests, not carried out yet
+        self.first_arrival_wall_s: float | None = None  # when poll_requests first saw one since reset
 
     # --- requests ------------------------------------------------------------------------------
+
+    def poll_requests(self, wall_s: float) -> int:
+        """Take the requests that arrived so far (carried out at the next ``serve_requests``),
+        noting ``wall_s`` as their arrival; how many came."""
+        samples = self._requests.take(256)
+        if samples:
+            if self.first_arrival_wall_s is None:
+                self.first_arrival_wall_s = wall_s
+            self._pending.extend(samples)
+        return len(samples)
 
     def serve_requests(self, now_s: float) -> int:
         """Carry out and answer every request that arrived; how many there were."""
         m, c = self._m, self.counters
-        samples = self._requests.take(256)
+        samples = self._pending + self._requests.take(256)
+        self._pending = []
         c.dropped = self._requests.dropped
         for req in samples:
             c.requests += 1

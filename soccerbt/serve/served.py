@@ -127,6 +127,10 @@ class ServedMatch:
         self._status_seen: set[RobotId] = set()
         self.steps_served = 0
         self.wall_s = 0.0
+        self.measure_latency = False
+        self.latency_poll_s = 0.0002
+        self.latencies_s: list[float] = []
+        self._published_wall_s = time.monotonic()
         match.pre_step.append(self._before_step)
         match.observers.append(self)
 
@@ -173,6 +177,7 @@ class ServedMatch:
             state = world.robots[rid]
             ep.publish(world.observe(rid), t, state)
         m = self._m
+        self._published_wall_s = time.monotonic()
         self._clock.publish(m.Clock(clock=m.Time(sec=int(t), nanosec=int(round((t - int(t)) * 1e9)) % 1_000_000_000)))
 
     def _read_returns(self) -> None:
@@ -218,7 +223,12 @@ class ServedMatch:
 
     def run(self, seconds: float | None = None, *, speed: float = 1.0, stop: Any = None) -> None:
         """Step until the match ends, ``seconds`` of simulated time passed, or ``stop`` (an Event)
-        is set; paced to ``speed`` times real time (``math.inf``: unpaced)."""
+        is set; paced to ``speed`` times real time (``math.inf``: unpaced).
+
+        With ``measure_latency`` set, the pause between steps polls the robots' request topics
+        every ``latency_poll_s`` and notes, per robot and step, the wall time from the step's
+        sensors being published to the first request that arrived after them (``latencies_s``).
+        """
         match = self.match
         end = None if seconds is None else match.t_s + seconds
         start_wall, start_t = time.monotonic(), match.t_s
@@ -227,10 +237,32 @@ class ServedMatch:
                 break
             match.step()
             if math.isfinite(speed):
-                ahead = (match.t_s - start_t) / speed - (time.monotonic() - start_wall)
-                if ahead > 0.0:
-                    time.sleep(ahead)
+                due = start_wall + (match.t_s - start_t) / speed
+                if self.measure_latency:
+                    self._poll_until(due)
+                else:
+                    ahead = due - time.monotonic()
+                    if ahead > 0.0:
+                        time.sleep(ahead)
         self.wall_s += time.monotonic() - start_wall
+
+    def _poll_until(self, due_wall_s: float) -> None:
+        """Wait until ``due_wall_s``, noting when each robot's first request after the last
+        publish arrives."""
+        published = self._published_wall_s
+        waiting = set(self.endpoints)
+        for ep in self.endpoints.values():
+            ep.first_arrival_wall_s = None
+        while True:
+            now = time.monotonic()
+            for rid in list(waiting):
+                ep = self.endpoints[rid]
+                if ep.poll_requests(now):
+                    self.latencies_s.append(ep.first_arrival_wall_s - published)
+                    waiting.discard(rid)
+            if now >= due_wall_s:
+                return
+            time.sleep(min(self.latency_poll_s, due_wall_s - now))
 
     # --- reporting -----------------------------------------------------------------------------
 

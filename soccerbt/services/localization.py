@@ -276,6 +276,12 @@ class ParticleFilter:
         hx = self.field.half_length_m
         self._set(self._uniform(self.n, -hx, 0.0))
 
+    def prepare(self) -> None:
+        """Compute the likelihood grids now rather than at the first camera frame (about 80 ms
+        once per field and process: a brain on a robot must not miss its first deadlines)."""
+        if self._grids is None:
+            self._grids = _distance_grids(self.field, self.config.border_m)
+
     def reset_touch_line_entry(self, position_std_m: float = 0.25,
                                heading_std_rad: float = 0.2, side: float | None = None) -> None:
         """On either touch line of the own half, facing into the field (entering robots); on

@@ -1,0 +1,133 @@
+"""The brain as a program: step time over DDS against in-process, latency, deadline misses.
+
+Prints, in one run on this machine:
+
+1. the step time of our brain in the embedded lock-step match (``Agent.step`` with the
+   simulator's driver, 3 v 3 on M, ``--seconds`` of play): p50 and p99 over every robot's steps;
+2. a served 3 v 3 match (``soccerbt sim --serve booster --spawn --speed 1``): six ``soccerbt
+   brain`` processes over Cyclone DDS on the simulated clock, each step timed by the brain
+   (take the inputs, GameController, the agent's step with its loco requests): the median of
+   the brains' p50 and the worst brain's p99, against (1) as a ratio;
+3. the latency from the simulator's publish of a step (sensors, then ``/clock``) to the first
+   loco request that arrives after it, per robot and step (p50, p99);
+4. the deadline misses of the six brains over the match (a step finished after its 10 ms, or
+   a 10 ms slot without a step), as a share of their steps.
+
+Goals (issue 24): p99 step under 5 ms, misses under 0.1%. DDS opens in a network namespace of
+its own (the script re-runs itself under ``unshare -n``: root, or user namespaces), so nothing
+leaves the machine.
+
+    .venv/bin/python benchmarks/robot.py [--seconds 120] [--inprocess-seconds 60] [--seed 0]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+_INSIDE = "SOCCERBT_BENCH_NETNS"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered), max(1, -(-len(ordered) * q // 100))) - 1]
+
+
+def in_process(seconds: float, seed: int) -> dict[str, float]:
+    """Step times of every agent of an embedded 3 v 3 match, milliseconds."""
+    from soccerbt.match import Match, MatchConfig
+
+    match = Match(MatchConfig(team_size=3, seed=seed, duration_s=seconds))
+    times: list[float] = []
+    clock = time.perf_counter
+    for agent in match.agents.values():
+        original = agent.step
+
+        def timed(t_s: float, _step=original) -> object:
+            start = clock()
+            out = _step(t_s)
+            times.append(clock() - start)
+            return out
+
+        agent.step = timed  # type: ignore[method-assign]
+    while not match.finished():
+        match.step()
+    return {"steps": len(times), "p50_ms": percentile(times, 50) * 1000, "p99_ms": percentile(times, 99) * 1000}
+
+
+def served(seconds: float, seed: int) -> dict[str, object]:
+    """A served 3 v 3 match with six brain processes at real time."""
+    tmp = Path(tempfile.mkdtemp(prefix="soccerbt-bench-robot-"))
+    reports = tmp / "brains.json"
+    cmd = [sys.executable, "-m", "soccerbt", "sim", "--serve", "booster", "--spawn", "--team-size", "3",
+           "--seconds", str(seconds), "--seed", str(seed), "--speed", "1", "--measure-latency", "--quiet",
+           "--json", "--brain-reports", str(reports), "--brain-logs", str(tmp / "logs")]
+    start = time.monotonic()
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=seconds * 3 + 180)
+    wall = time.monotonic() - start
+    if out.returncode != 0:
+        raise SystemExit(f"served match failed ({out.returncode}):\n{out.stderr[-2000:]}")
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    brains = json.loads(reports.read_text())
+    shutil.rmtree(tmp, ignore_errors=True)
+    return {"summary": summary, "brains": brains, "wall_s": wall}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=120.0, help="simulated seconds of the served match (120)")
+    parser.add_argument("--inprocess-seconds", type=float, default=60.0, help="of the embedded match (60)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if os.environ.get(_INSIDE) != "1":
+        unshare = ["unshare", "-n"] if os.geteuid() == 0 else ["unshare", "-rn"]
+        env = dict(os.environ, **{_INSIDE: "1"})
+        inner = " ".join(["ip link set lo up &&", "exec", sys.executable, *map(_quote, sys.argv)])
+        raise SystemExit(subprocess.call([*unshare, "sh", "-c", inner], env=env))
+    print(f"in-process: our trees 3 v 3 on M, {args.inprocess_seconds:g} s of play ...", flush=True)
+    base = in_process(args.inprocess_seconds, args.seed)
+    print(f"served: 3 v 3, six soccerbt brain processes over Cyclone DDS, {args.seconds:g} s at 1x ...", flush=True)
+    run = served(args.seconds, args.seed)
+    brains = run["brains"]
+    p50s = [b["step_ms"]["p50"] for b in brains.values() if b.get("step_ms", {}).get("p50") is not None]
+    p99s = [b["step_ms"]["p99"] for b in brains.values() if b.get("step_ms", {}).get("p99") is not None]
+    steps = sum(b.get("steps", 0) for b in brains.values())
+    misses = sum(b.get("deadline_misses", 0) for b in brains.values())
+    skipped = sum(b.get("skipped_slots", 0) for b in brains.values())
+    late = sum(b.get("late_steps", 0) for b in brains.values())
+    lat = run["summary"]["served"].get("latency_ms", {})
+    score = run["summary"]["score"]
+    print()
+    print(f"brain step, in-process (Agent.step, SimDriver): p50 {base['p50_ms']:.3f} ms, p99 {base['p99_ms']:.3f} ms "
+          f"({base['steps']} steps)")
+    if p50s and p99s:
+        med50, worst99 = statistics.median(p50s), max(p99s)
+        print(f"brain step, served over DDS (median of {len(p50s)} brains' p50, worst p99): p50 {med50:.3f} ms, "
+              f"p99 {worst99:.3f} ms; {med50 / base['p50_ms']:.2f}x and {worst99 / base['p99_ms']:.2f}x in-process; "
+              f"goal p99 < 5 ms: {'met' if worst99 < 5.0 else 'NOT met'}")
+        for name, b in sorted(brains.items()):
+            print(f"  {name}: {b['steps']} steps, p50 {b['step_ms']['p50']} ms, p99 {b['step_ms']['p99']} ms, "
+                  f"max {b['step_ms']['max']} ms, slowest {b.get('slowest_steps', [])[:3]}")
+    print(f"latency, simulator publish -> next loco request: p50 {lat.get('p50')} ms, p99 {lat.get('p99')} ms "
+          f"({lat.get('samples')} samples)")
+    share = misses / steps if steps else float("nan")
+    print(f"deadline misses: {misses} of {steps} steps ({share:.3%}: {late} late steps, {skipped} skipped slots); "
+          f"goal < 0.1%: {'met' if share < 0.001 else 'NOT met'}")
+    print(f"the match: blue {score['blue']} : {score['red']} red, {run['wall_s']:.0f} s of wall time")
+
+
+def _quote(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+if __name__ == "__main__":
+    main()
