@@ -40,6 +40,7 @@ __all__ = ["EndpointCounters", "RobotEndpoint"]
 T1_SERIAL_MOTORS = 23  # the T1's joints in the low state's serial list (head yaw and pitch first)
 FALL_PUBLISH_PERIOD_S = 0.1
 REMOTE_PUBLISH_PERIOD_S = 0.1
+ANSWER_HOLD_S = 0.5  # an answer waits at most this long for the client's response reader
 _FORWARD_KICK = KickRequest(0.0, 1.0)
 _F32 = struct.Struct("<f")
 
@@ -107,6 +108,7 @@ class RobotEndpoint:
         self._frames = 0
         self.remote_state: Any = None  # a RemoteControllerState to publish instead of a neutral one
         self._pending: list[Any] = []  # requests taken by poll_requests, not carried out yet
+        self._answers: list[tuple[float, Any]] = []  # (publish by, RpcRespMsg) held until matched
         self.first_arrival_wall_s: float | None = None  # when poll_requests first saw one since reset
 
     # --- requests ------------------------------------------------------------------------------
@@ -138,12 +140,31 @@ class RobotEndpoint:
                     c.unknown_api += 1
                 else:
                     c.bad_requests += 1
-                self._responses.publish(m.RpcRespMsg(uuid=req.uuid[:128], header='{"status":%d}' % exc.status,
-                                                     body=""))
+                self._answer(m.RpcRespMsg(uuid=req.uuid[:128], header='{"status":%d}' % exc.status, body=""),
+                             now_s)
                 continue
             self._carry_out(request)
-            self._responses.publish(m.RpcRespMsg(uuid=request.uuid, header='{"status":0}', body=""))
+            self._answer(m.RpcRespMsg(uuid=request.uuid, header='{"status":0}', body=""), now_s)
+        self._flush_answers(now_s)
         return len(samples)
+
+    def _answer(self, response: Any, now_s: float) -> None:
+        self._answers.append((now_s + ANSWER_HOLD_S, response))
+
+    def _flush_answers(self, now_s: float) -> None:
+        """Publish the answers once a client's response reader matched (DDS matches a client's
+        request writer and its response reader separately: an answer sent in between is lost,
+        and the SDK then fails its call), or after ``ANSWER_HOLD_S`` regardless."""
+        if not self._answers:
+            return
+        matched = self._responses.matched() > 0
+        keep = []
+        for due, response in self._answers:
+            if matched or now_s >= due:
+                self._responses.publish(response)
+            else:
+                keep.append((due, response))
+        self._answers = keep[-256:]
 
     def _carry_out(self, request: loco.LocoRequest) -> None:
         c, v = self.counters, request.values
