@@ -219,8 +219,8 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
         raise ValueError(f"--robot {robot}: player {robot.number} is not in a team of {team_size} (--team-size)")
     team_number = args.team_number or (1 if robot.team is Team.BLUE else 2)
     period = args.team_message_period or team_message_period_s(12000, team_size, args.half)
-    transport = open_transport(args.transport, domain=args.domain, interface=args.interface,
-                               fastdds_compat=args.fastdds_compat)
+    options = {"fastdds_compat": True} if args.fastdds_compat else {}
+    transport = open_transport(args.transport, domain=args.domain, interface=args.interface, **options)
     try:
         driver = BoosterDriver(transport, robot, name=args.name, stale_after_s=args.stale_after)
         if args.sim_time:

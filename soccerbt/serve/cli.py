@@ -105,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"soccerbt sim: {exc}", file=err)
         return 2
     try:
-        transport = open_transport(args.transport, domain=args.domain, interface=args.interface,
-                                   fastdds_compat=args.fastdds_compat or plain is not None)
+        options = {"fastdds_compat": True} if args.fastdds_compat or plain is not None else {}
+        transport = open_transport(args.transport, domain=args.domain, interface=args.interface, **options)
     except Exception as exc:
         print(f"soccerbt sim: cannot open the {args.transport} transport: {exc}", file=err)
         return 1

@@ -1,0 +1,148 @@
+"""A served match and brains in one process, over the in-process transport and UDP on loopback:
+the robots' endpoints answer the brains' requests, the referee's packets reach the brains, the
+robots play; and the endpoint's own rules (silence, unknown api ids, bad JSON, get up)."""
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+
+import pytest
+
+from soccerbt.drivers.booster import loco
+from soccerbt.drivers.booster import messages as m
+from soccerbt.drivers.booster.transport import MemoryBus, MemoryTransport
+from soccerbt.match import MatchConfig
+from soccerbt.robot.cli import build_brain, configure
+from soccerbt.serve.served import ServedMatch
+from soccerbt.world.types import RobotId, Team
+
+BLUE1, RED1 = RobotId(Team.BLUE, 1), RobotId(Team.RED, 1)
+
+
+def _free_udp_port() -> int:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _brain(robot: RobotId, bus_domain: int, gc_port: int, ret_port: int, team_port: int) -> object:
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    args = parser.parse_args(["--robot", str(robot), "--name", str(robot), "--team-size", "1",
+                              "--gc-port", str(gc_port), "--gc-return-port", str(ret_port),
+                              "--team-address", "127.255.255.255", "--team-port", str(team_port),
+                              "--domain", str(bus_domain)])
+    args.transport = "memory"  # in-process only (not a choice of the command)
+    return build_brain(args, robot)
+
+
+def test_brains_drive_a_served_match_in_process() -> None:
+    domain = 201
+    gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()
+    from soccerbt.drivers.booster.connect import open_transport
+
+    served = ServedMatch(MatchConfig(team_size=1, seed=4), open_transport("memory", domain=domain),
+                         gc_port=gc_port, gc_return_port=ret_port, count_team_messages=False)
+    brains = [_brain(r, domain, gc_port, ret_port, team_port) for r in (BLUE1, RED1)]
+    try:
+        for _ in range(3000):  # 30 simulated seconds: READY, SET, PLAYING
+            served.match.step()
+            for b in brains:
+                b.runner.step(served.t_s)
+    finally:
+        for b in brains:
+            b.runner.close()
+        served.close()
+    result = served.result()
+    assert served.brains() == {"blue1": True, "red1": True}
+    for b in brains:
+        assert b.agent.blackboard["gc_game_state"] == "PLAY"  # the referee's UDP packets arrived
+        assert b.gc.counters.accepted > 10 and b.runner.stats.steps == 3000
+        assert b.driver.counters.detections > 100 and b.driver.counters.odometer == 3000
+    for r in result.robots:
+        assert r.distance_walked_m > 2.0  # walked to their positions and after the ball
+        assert r.loc_error_median_m is not None and r.loc_error_median_m < 0.5  # from the status messages
+    assert served.gc_returns > 20
+
+
+class Client:
+    """A loco client on the in-process bus (what a brain or the SDK does)."""
+
+    def __init__(self, bus: MemoryBus, name: str) -> None:
+        t = MemoryTransport(bus)
+        self.requests = t.publisher(f"LocoApiTopic/{name}Req", m.RpcReqMsg, "command")
+        self.responses = t.subscription(f"LocoApiTopic/{name}Resp", m.RpcRespMsg, "response", depth=64)
+
+    def call(self, uuid: str, header: str, body: str) -> None:
+        self.requests.publish(m.RpcReqMsg(uuid=uuid, header=header, body=body))
+
+    def answers(self) -> dict[str, int]:
+        return {r.uuid: json.loads(r.header)["status"] for r in self.responses.take(64)}
+
+
+@pytest.fixture()
+def served_one() -> tuple[ServedMatch, Client]:
+    bus = MemoryBus()
+    served = ServedMatch(MatchConfig(team_size=1, seed=1), MemoryTransport(bus), refereed=False)
+    return served, Client(bus, "blue1")
+
+
+def test_requests_are_carried_out_and_answered(served_one: tuple[ServedMatch, Client]) -> None:
+    served, client = served_one
+    start = served.world.robots[BLUE1].pose
+    client.call("move", loco.header_text(loco.API_MOVE), loco.move_body(0.4, 0.0, 0.0))
+    client.call("head", '{"api_id":2004,"call_mode":0,"req_id":"head"}', '{"pitch":0.8,"yaw":0.5}')
+    client.call("wave", '{"api_id":2005}', '{"hand_index":0}')
+    client.call("nan", loco.header_text(loco.API_MOVE), '{"vx":NaN,"vy":0,"vyaw":0}')
+    client.call("broken", "{{{", "")
+    for _ in range(20):  # keep the brain alive: a Move every 0.1 s
+        for _ in range(10):
+            served.match.step()
+        client.call("keep", loco.header_text(loco.API_MOVE), loco.move_body(0.4, 0.0, 0.0))
+    answers = client.answers()
+    assert (answers["move"], answers["head"], answers["keep"]) == (0, 0, 0)
+    assert (answers["wave"], answers["nan"], answers["broken"]) == (404, 400, 400)
+    ep = served.endpoints[BLUE1]
+    assert ep.counters.unknown_api == 1 and ep.counters.bad_requests == 2
+    state = served.world.robots[BLUE1]
+    walked = state.pose
+    # it faces into the field from its touch line: forward is along its heading
+    assert walked.distance_to(start.x_m, start.y_m) > 0.5
+    assert (state.head_pan_rad, state.head_tilt_rad) == pytest.approx((0.5, 0.8), abs=0.05)
+
+
+def test_a_silent_brain_leaves_its_robot_standing(served_one: tuple[ServedMatch, Client]) -> None:
+    served, client = served_one
+    client.call("move", loco.header_text(loco.API_MOVE), loco.move_body(0.4, 0.0, 0.0))
+    for _ in range(30):
+        served.match.step()
+    assert served.world.robots[BLUE1].vx_mps > 0.1
+    for _ in range(100):  # 1 s of silence: stopped after 0.5 s
+        served.match.step()
+    assert not served.endpoints[BLUE1].connected(served.t_s)
+    state = served.world.robots[BLUE1]
+    assert abs(state.vx_mps) < 1e-6 and abs(state.vy_mps) < 1e-6
+    client.call("again", loco.header_text(loco.API_MOVE), loco.move_body(0.4, 0.0, 0.0))
+    for _ in range(30):
+        served.match.step()
+    assert served.world.robots[BLUE1].vx_mps > 0.1  # the brain is back: it walks again
+
+
+def test_get_up_stands_a_fallen_robot(served_one: tuple[ServedMatch, Client]) -> None:
+    served, client = served_one
+    served.world.knock_over(BLUE1)
+    for _ in range(10):
+        served.match.step()
+    assert served.world.robots[BLUE1].fallen
+    client.call("up", loco.header_text(loco.API_GET_UP), loco.get_up_body())
+    for k in range(1000):
+        served.match.step()
+        if k % 10 == 0:
+            client.call(f"keep{k}", loco.header_text(loco.API_MOVE), loco.move_body(0.0, 0.0, 0.0))
+        if not served.world.robots[BLUE1].fallen:
+            break
+    assert not served.world.robots[BLUE1].fallen
+    assert served.endpoints[BLUE1].counters.get_ups == 1
