@@ -146,3 +146,44 @@ def test_get_up_stands_a_fallen_robot(served_one: tuple[ServedMatch, Client]) ->
             break
     assert not served.world.robots[BLUE1].fallen
     assert served.endpoints[BLUE1].counters.get_ups == 1
+
+
+def test_the_brains_log_opens_in_the_replay_tools(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from soccerbt.__main__ import main
+    from soccerbt.drivers.booster.connect import open_transport
+    from soccerbt.tools.replay.mcap_reader import McapLog
+
+    domain = 202
+    gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()
+    served = ServedMatch(MatchConfig(team_size=1, seed=2), open_transport("memory", domain=domain),
+                         gc_port=gc_port, gc_return_port=ret_port, count_team_messages=False)
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    log_path = tmp_path / "blue1.mcap"
+    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--gc-port", str(gc_port),
+                              "--gc-return-port", str(ret_port), "--team-address", "127.255.255.255",
+                              "--team-port", str(team_port), "--domain", str(domain), "--record", str(log_path)])
+    args.transport = "memory"
+    brain = build_brain(args, BLUE1)
+    try:
+        for _ in range(1500):
+            served.match.step()
+            brain.runner.step(served.t_s)
+    finally:
+        brain.runner.close()
+        brain.recorder.finish()
+        served.close()
+    log = McapLog.open(log_path)
+    assert log.header["truth"] == "estimate" and log.header["source"] == "brain"
+    assert log.header["robots"] == ["blue1"]
+    assert log.last_step == 1500
+    state = log.robot_state("blue1", 1500)
+    assert state.blackboard["gc_game_state"][0] == brain.agent.blackboard["gc_game_state"]
+    assert len(state.ticked) > 3 and state.record is not None and state.record.tick == 1500
+    # the log's "truth" is the brain's own estimate, in its team frame
+    pose = brain.agent.context.world_model.robot_pose_field
+    view = log.step_view(1500)
+    assert view is not None and view.truth.robots[0][:2] == pytest.approx((pose.x_m, pose.y_m), abs=1e-3)
+    assert main(["replay", str(log_path), "--robot", "blue1", "--tick", "1500", "--tree", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["tick"] == 1500 and len(out["nodes"]) == len(state.statuses)
