@@ -10,8 +10,9 @@ import of a submodule counts as an edge to that submodule only, not to the packa
   a module below both, a protocol or a callback is the seam.
 - The floors of shared/DESIGN.md, from the ground up (a module imports only from its own floor
   or below): world, blackboard -> services, gamecontroller, drivers -> nodes -> trees -> agent
-  -> match -> tools -> __main__. A top-level module or package not named there (a new one) is
-  left out of this check until the design gives it a floor.
+  (with brain_setup, which assembles one) -> match -> tools -> robot (soccerbt brain) -> serve
+  (soccerbt sim) -> __main__. A top-level module or package not named here (a new one) is left
+  out of this check until it is given a floor.
 - blackboard, nodes outside nodes/soccer and trees know nothing of soccer (the trees' command
   modules ``trees/cli_*`` register the soccer nodes: they are commands, not the engine).
 - The floors inside soccerbt.tools (soccerbt/tools/__init__.py): cli -> viewer -> replay ->
@@ -28,7 +29,7 @@ import soccerbt
 ROOT = Path(soccerbt.__file__).resolve().parent
 
 FLOORS = {"world": 0, "blackboard": 0, "services": 1, "gamecontroller": 1, "drivers": 1, "nodes": 2,
-          "trees": 3, "agent": 4, "match": 5, "tools": 6, "__main__": 7}
+          "trees": 3, "agent": 4, "brain_setup": 4, "match": 5, "tools": 6, "robot": 7, "serve": 8, "__main__": 9}
 TOOLS_FLOORS = {"cli": 0, "viewer": 1, "replay": 2, "batch": 3, "run_cli": 4, "view_cli": 4}
 
 
