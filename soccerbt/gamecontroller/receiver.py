@@ -46,7 +46,10 @@ class ReceiverCounters:
     socket_errors: int = 0
 
 
-def _open_socket(host: str, port: int) -> socket.socket:
+def open_udp_socket(host: str = "", port: int | None = None) -> socket.socket:
+    """A non-blocking UDP socket that may broadcast, bound to ``host``:``port`` (None: unbound,
+    for sending only) with SO_REUSEADDR and SO_REUSEPORT, so that several programs on one host
+    hear the same broadcast port (robots' GameController and team ports, the served simulator)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -56,7 +59,8 @@ def _open_socket(host: str, port: int) -> socket.socket:
             except OSError:  # some kernels refuse it: SO_REUSEADDR still lets broadcast through
                 pass
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-        sock.bind((host, port))
+        if port is not None:
+            sock.bind((host, port))
         sock.setblocking(False)
     except BaseException:
         sock.close()
@@ -99,7 +103,7 @@ class GameControllerReceiver:
         self._alive_bytes = encode_return(ReturnData(team, player, ReturnMessage.ALIVE))
         self._status: HslReturnData = status_message(team, player, fallen=False)
         self._status_bytes: bytes | None = None  # encoded lazily, once per update_status
-        self._sock: socket.socket | None = _open_socket(host, port)
+        self._sock: socket.socket | None = open_udp_socket(host, port)
         self.host, self.port = self._sock.getsockname()[:2]  # the bound port (0 picks one)
 
     # --- lifecycle ------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["configure", "run"]
@@ -43,34 +44,23 @@ def _positive(text: str) -> float:
     return value
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a port is an integer 1..65535, got {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is an integer 1..65535, got {text!r}")
-    return value
+def int_in(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an integer within ``low..high``, else "a WHAT is an integer LOW..HIGH"."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"a {what} is an integer {low}..{high}, got {text!r}")
+        return value
+
+    return parse
 
 
-def _domain(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a DDS domain is an integer 0..232, got {text!r}") from None
-    if not 0 <= value <= 232:
-        raise argparse.ArgumentTypeError(f"a DDS domain is an integer 0..232, got {text!r}")
-    return value
-
-
-def _team_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a team number is an integer 1..254, got {text!r}") from None
-    if not 1 <= value <= 254:
-        raise argparse.ArgumentTypeError(f"a team number is an integer 1..254, got {text!r}")
-    return value
+_port = int_in(1, 65535, "port")
+_domain = int_in(0, 232, "DDS domain")
+_team_number = int_in(1, 254, "team number")
 
 
 def add_transport_arguments(parser: argparse.ArgumentParser) -> None:

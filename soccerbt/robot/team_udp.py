@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import logging
 import math
-import socket
 import struct
 from dataclasses import dataclass
 
+from soccerbt.gamecontroller.receiver import open_udp_socket
 from soccerbt.services.planning import Role, RoleChoice, TeamMessage
 from soccerbt.world.types import Pose2D, RobotId, Team
 
@@ -142,20 +142,7 @@ class UdpTeamLink:
         self.max_per_receive = max_per_receive
         self.counters = TeamLinkCounters()
         self._robot: RobotId | None = None
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:
-            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            if hasattr(socket, "SO_REUSEPORT"):
-                try:
-                    self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-                except OSError:
-                    pass
-            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-            self._sock.bind((bind_host, self.port))
-            self._sock.setblocking(False)
-        except BaseException:
-            self._sock.close()
-            raise
+        self._sock = open_udp_socket(bind_host, self.port)
 
     @property
     def sent(self) -> int:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from soccerbt.gamecontroller.protocol import DATA_PORT, RETURN_PORT, HslReturnData, PacketError, decode_return
+from soccerbt.gamecontroller.receiver import open_udp_socket
 from soccerbt.match import Match, MatchConfig, MatchResult
 from soccerbt.robot.team_udp import team_port
 from soccerbt.serve.endpoint import RobotEndpoint
@@ -45,26 +46,6 @@ _log = logging.getLogger("soccerbt.serve")
 
 GC_BROADCAST = "127.255.255.255"
 _MAX_DATAGRAMS = 256  # per socket and step
-
-
-def _udp_socket(port: int | None, *, broadcast: bool = False) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if hasattr(socket, "SO_REUSEPORT"):
-            try:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-            except OSError:
-                pass
-        if broadcast:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-        if port is not None:
-            sock.bind(("", port))
-        sock.setblocking(False)
-    except BaseException:
-        sock.close()
-        raise
-    return sock
 
 
 def _drain(sock: socket.socket) -> list[bytes]:
@@ -111,12 +92,12 @@ class ServedMatch:
         self._clock = transport.publisher("/clock", m.Clock, "clock")
         self._m = m
         self.gc_address, self.gc_port = gc_address, gc_port
-        self._gc_out = _udp_socket(None, broadcast=True) if refereed else None
-        self._gc_returns = _udp_socket(gc_return_port) if refereed else None
+        self._gc_out = open_udp_socket() if refereed else None
+        self._gc_returns = open_udp_socket("", gc_return_port) if refereed else None
         self._team_sockets: dict[Team, socket.socket] = {}
         if refereed and count_team_messages:
             for team in (Team.BLUE, Team.RED):
-                self._team_sockets[team] = _udp_socket(team_port(match.referee.team_number(team)))
+                self._team_sockets[team] = open_udp_socket("", team_port(match.referee.team_number(team)))
         self._count = getattr(match.referee, "count_team_messages", None)
         self._packets_seen = 0
         self.gc_packets_sent = 0
