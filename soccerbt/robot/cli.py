@@ -181,6 +181,9 @@ class Brain:
                                "errors": list(self.runner.errors)}
         d = self.driver.counters
         out["driver"] = {k: getattr(d, k) for k in d.__slots__}
+        cc = self.driver.convert_counters  # detections and line segments refused, samples that did not decode
+        out["driver"].update(objects_dropped=cc.objects_dropped, objects_over_limit=cc.objects_over_limit,
+                             segments_dropped=cc.segments_dropped, samples_dropped=self.driver.samples_dropped())
         out["gc"] = {"accepted": self.gc.counters.accepted, "dropped": self.gc.counters.dropped_malformed,
                      "returns_sent": self.gc.counters.returns_sent}
         t = self.team_link.counters

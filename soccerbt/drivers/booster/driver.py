@@ -244,6 +244,10 @@ class BoosterDriver:
             _log.warning("%s: released (%s over)", self._robot_id, self._hold_reason)
             self._hold_reason = None
 
+    def samples_dropped(self) -> int:
+        """Samples of the input topics that did not decode (the transport counts them)."""
+        return sum(sub.dropped for sub in self._subs.values())
+
     @property
     def held(self) -> str | None:
         return self._hold_reason
