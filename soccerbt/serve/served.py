@@ -11,6 +11,8 @@ the team messages the brains broadcast (ports 10000 + team number) are counted a
 team's message budget, as the GameController counts them.
 
 ``run(seconds)`` paces the steps to ``speed`` times real time (``math.inf``: as fast as it can);
+a match that fell more than ``CATCH_UP_LIMIT_S`` behind goes on from where it is, without a burst
+of steps (the brains follow ``/clock``: a burst would make them all miss their slots);
 ``wait_for_brains(robots, timeout_s)`` publishes the sensors and ``/clock`` of the first moment
 until every named robot's brain has sent a request. ``result()`` is the match's summary with the
 robots' localization error taken from what their brains reported, and ``brains()`` says per
@@ -45,6 +47,7 @@ __all__ = ["ServedMatch"]
 _log = logging.getLogger("soccerbt.serve")
 
 GC_BROADCAST = "127.255.255.255"
+CATCH_UP_LIMIT_S = 0.02  # a served match later than this behind real time does not catch up
 _MAX_DATAGRAMS = 256  # per socket and step
 
 
@@ -219,6 +222,11 @@ class ServedMatch:
             match.step()
             if math.isfinite(speed):
                 due = start_wall + (match.t_s - start_t) / speed
+                if time.monotonic() - due > CATCH_UP_LIMIT_S:
+                    # late by more than a couple of steps: go on from now, never in a burst (a
+                    # burst of /clock ticks would make every brain miss its slots)
+                    start_wall, start_t = time.monotonic(), match.t_s
+                    due = start_wall
                 if self.measure_latency:
                     self._poll_until(due)
                 else:
