@@ -83,16 +83,18 @@ def default_game_timeout_s(config: MatchConfig) -> float:
 
 def play_game(config: MatchConfig, record_path: str | None = None) -> MatchResult:
     """Play a match headless (``run_match``), recording its replay log to ``record_path`` when
-    given. The log is written under a temporary name and renamed when the match is over, so a
-    killed worker leaves no file that looks complete."""
+    given. The log is written under a temporary name (created exclusively, unpredictable) and
+    renamed over ``record_path`` when the match is over, so a killed worker leaves no file that
+    looks complete."""
     match = Match(config)
     recorder = None
     if record_path is not None:
+        from soccerbt.tools.cli.outputs import open_exclusive
         from soccerbt.tools.replay.mcap_recorder import make_recorder
 
         final = Path(record_path)
-        partial = final.with_name(f".{final.stem}.{os.getpid()}.partial{final.suffix}")
-        recorder = make_recorder(str(partial), match, guarded=True)
+        partial, stream = open_exclusive(final.parent, final.stem, ".partial" + final.suffix)
+        recorder = make_recorder(str(partial), match, guarded=True, stream=stream)
     try:
         while not match.finished():
             match.step()

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from soccerbt.tools.cli.outputs import RECORD_SUFFIX
+from soccerbt.tools.cli.outputs import RECORD_SUFFIX, open_exclusive
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_recorder import LogWriter
@@ -276,16 +276,16 @@ def convert_log(old: str | Path, new: str | Path) -> Conversion:
     old, new = Path(old), Path(new)
     if not str(new).endswith(RECORD_SUFFIX):
         raise ValueError(f"{new}: the converted log's name must end in {RECORD_SUFFIX}")
-    tmp = new.with_name(f".{new.name}.{os.getpid()}.part")
+    target = Path(os.path.realpath(new))  # a link named by the user: its target is written
+    tmp, stream = open_exclusive(target.parent, target.name)
     out: LogWriter | None = None
     try:
-        out = LogWriter(tmp)
+        out = LogWriter(tmp, stream=stream)
         done = _convert(old, out)
-        os.replace(tmp, new)
+        os.replace(tmp, target)
         return done
     except BaseException:
-        if out is not None:
-            out.file.close()
+        stream.close()
         try:
             tmp.unlink()
         except OSError:

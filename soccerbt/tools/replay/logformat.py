@@ -48,11 +48,22 @@ its blackboard changes the writer ``unknown`` (the old format did not record wri
 
 The same seed and trees give the same bytes: no wall-clock time is written. ``ReplayError`` is
 the error of every reader of a log (``path:line: message``).
+
+A log is untrusted input: every message a reader uses is checked here, once, where it is read
+(``check_header``, ``check_index``, ``check_tree``, ``check_keyframe``, ``check_keys``,
+``check_event``, ``check_summary``; the binary step in ``split_parts``, ``decode_truth``,
+``decode_tick`` and ``decode_changes``), and a message of the wrong shape raises ``ShapeError``
+(a ``ValueError`` naming the field: ``nodes[3].parent: not an earlier node's uid``). JSON is
+parsed by ``load_json``: bounded in size, nested at most ``MAX_JSON_DEPTH`` levels (checked
+without recursion), so that nothing downstream recurses on the log's depth. A stored tree is
+held to the XML limits of a tree file: at most ``max_tree_nodes()`` nodes (20,000, or
+``SOCCERBT_MAX_TREE_NODES``) and ``MAX_ATTRIBUTES`` ports and conditions a node.
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from array import array
 from dataclasses import dataclass, field
@@ -64,7 +75,9 @@ __all__ = [
     "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
     "STATUS_NAMES", "tree_topic", "keyframe_topic", "keys_topic", "robot_of_topic", "TickRecord",
     "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
-    "SCHEMAS", "ns_of", "step_of_ns",
+    "SCHEMAS", "ns_of", "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree",
+    "check_keyframe", "check_keys", "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES",
+    "max_tree_nodes", "ROBOT_NAME",
 ]
 
 FORMAT = "soccerbt-mcap"
@@ -264,6 +277,14 @@ def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
     floats.frombytes(data[o:o + 4 * n_floats])
     o += 4 * n_floats
     texts = data[o:o + n_text].decode("utf-8").split("\n") if n_text else []
+    try:
+        return _changes(n, idx, writers, kinds, floats, texts, keys)
+    except IndexError:
+        raise ValueError("blackboard section cut short (fewer kinds or texts than changes)") from None
+
+
+def _changes(n: int, idx: array, writers: array, kinds: bytes, floats: array, texts: list[str],
+             keys: list[str]) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {}
     k = f = t = 0
     for i in range(n):
@@ -286,7 +307,7 @@ def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
         elif kind == KIND_FALSE or kind == KIND_TRUE:
             value = kind == KIND_TRUE
         elif kind == KIND_JSON:
-            value = json.loads(texts[t])
+            value = _json_value(texts[t])
             t += 1
         elif kind == KIND_REMOVED:
             value = None
@@ -297,6 +318,13 @@ def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
             raise ValueError(f"blackboard key index {index} outside the key table ({len(keys)} keys)")
         out[keys[index]] = [value, writer_of_code(writers[i])]
     return out
+
+
+def _json_value(text: str) -> Any:
+    """A blackboard value stored as JSON text; ValueError for bad JSON or deep nesting."""
+    if "[" not in text and "{" not in text:
+        return json.loads(text)
+    return load_json(text)
 
 
 def nice_f32(value: float) -> float | str:
@@ -346,6 +374,8 @@ def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
     tick, root, _flags, *rest = _TICK_HEAD.unpack_from(data)
     command = tuple(rest[:7])
     n, n_skipped, n_ticked = rest[7:]
+    if root > ROOT_EXCEPTION:
+        raise ValueError(f"root status code {root} (0..{ROOT_EXCEPTION})")
     o = _TICK_HEAD.size
     end = o + 2 * n + 2 * n + 2 * n_skipped + 2 * n_ticked
     if end > len(data):
@@ -354,6 +384,8 @@ def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
     uids.frombytes(data[o:o + 2 * n])
     o += 2 * n
     codes = data[o:o + 2 * n]
+    if codes and max(codes) > MAX_STATUS:
+        raise ValueError(f"status code {max(codes)} in a transition (0..{MAX_STATUS})")
     o += 2 * n
     skipped = array("H")
     skipped.frombytes(data[o:o + 2 * n_skipped])
@@ -414,6 +446,302 @@ def decode_truth(data: bytes) -> TruthRecord:
     robots = [_TRUTH_ROBOT.unpack_from(data, o)
               for o in range(_TRUTH_HEAD.size, len(data), _TRUTH_ROBOT.size)]
     return TruthRecord(step, t_s, tuple(rest[:4]), tuple(rest[4:9]), robots)  # type: ignore[arg-type]
+
+
+# --- checking what a reader reads -----------------------------------------------------------------
+# A log is untrusted: these check each message's shape once, where it is read. They never
+# recurse on the message's depth.
+
+MAX_JSON_DEPTH = 64            # deeper JSON is not a soccerbt message
+MAX_JSON_BYTES = 16 << 20      # a JSON message larger than this is not a soccerbt message
+MAX_ATTRIBUTES = 256           # ports and conditions of a stored node (a tree file's element: the same)
+MAX_ROBOTS = 64
+MAX_STATUS = 4                 # SKIPPED: the largest node status code
+ROBOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_MIN_DT_S, _MAX_DT_S = 1e-4, 1.0
+
+
+class ShapeError(ValueError):
+    """A message of the wrong shape; the message names the field (``nodes[3].uid: ...``)."""
+
+
+def max_tree_nodes() -> int:
+    """The most nodes a stored tree may have: the loader's limit (20,000, or the environment
+    variable SOCCERBT_MAX_TREE_NODES)."""
+    from soccerbt.trees.factory import DEFAULT_MAX_NODES
+    from soccerbt.trees.includes import _env_int
+
+    try:
+        return _env_int("SOCCERBT_MAX_TREE_NODES", DEFAULT_MAX_NODES)
+    except ValueError:
+        return DEFAULT_MAX_NODES
+
+
+def load_json(data: bytes | str, max_bytes: int = MAX_JSON_BYTES) -> Any:
+    """A JSON message: at most `max_bytes`, nested at most MAX_JSON_DEPTH levels; ShapeError
+    otherwise (never RecursionError or MemoryError for what a log holds)."""
+    if len(data) > max_bytes:
+        raise ShapeError(f"{len(data):,} bytes of JSON, more than {max_bytes:,}")
+    try:
+        obj = json.loads(data)
+    except RecursionError:
+        raise ShapeError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ShapeError(f"not JSON ({getattr(exc, 'msg', None) or exc})") from None
+    if isinstance(obj, (dict, list)):
+        check_depth(obj)
+    return obj
+
+
+def check_depth(obj: Any, limit: int = MAX_JSON_DEPTH, where: str = "") -> None:
+    """ShapeError when lists and objects nest deeper than `limit` (an explicit stack, no recursion)."""
+    stack = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        values = item.values() if isinstance(item, dict) else item
+        for v in values:
+            if isinstance(v, (dict, list)):
+                if depth >= limit:
+                    raise ShapeError(f"{where}nested deeper than {limit} levels")
+                stack.append((v, depth + 1))
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _dict(obj: Any, where: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise ShapeError(f"{where or 'the message'}: not a JSON object")
+    return obj
+
+
+def _list(obj: dict[str, Any], key: str, where: str, *, required: bool = True) -> list[Any]:
+    v = obj.get(key)
+    if v is None and not required:
+        return []
+    if not isinstance(v, list):
+        raise ShapeError(f"{where}{key}: {'missing' if key not in obj else 'not a list'}")
+    return v
+
+
+def _int(obj: dict[str, Any], key: str, where: str, low: int = 0, high: int = 1 << 62, *,
+         required: bool = True, default: int = 0) -> int:
+    if key not in obj and not required:
+        return default
+    v = obj.get(key)
+    if not _is_int(v):
+        raise ShapeError(f"{where}{key}: {'missing' if key not in obj else 'not a whole number'}")
+    if not low <= v <= high:
+        raise ShapeError(f"{where}{key}: {v} is outside {low}..{high}")
+    return v
+
+
+def _number(obj: dict[str, Any], key: str, where: str, *, required: bool = True) -> None:
+    if key not in obj and not required:
+        return
+    if not _is_number(obj.get(key)):
+        raise ShapeError(f"{where}{key}: {'missing' if key not in obj else 'not a number'}")
+
+
+def _str(obj: dict[str, Any], key: str, where: str, *, required: bool = True, nullable: bool = False) -> None:
+    if key not in obj and not required:
+        return
+    v = obj.get(key)
+    if not isinstance(v, str) and not (nullable and v is None):
+        raise ShapeError(f"{where}{key}: {'missing' if key not in obj else 'not a string'}")
+
+
+def _str_list(obj: dict[str, Any], key: str, where: str, *, unique: bool = False) -> list[str]:
+    items = _list(obj, key, where)
+    for k, v in enumerate(items):
+        if not isinstance(v, str):
+            raise ShapeError(f"{where}{key}[{k}]: not a string")
+    if unique and len(set(items)) != len(items):
+        raise ShapeError(f"{where}{key}: a name is listed twice")
+    return items
+
+
+def check_header(obj: Any) -> dict[str, Any]:
+    """The header (``/soccerbt/header``) of a soccerbt log, checked: dt_s, robots, field, trees,
+    flags. The format itself is the reader's check (another file is no soccerbt log)."""
+    h = _dict(obj, "header")
+    w = "header: "
+    dt = h.get("dt_s", 0.01)
+    if not _is_number(dt) or not math.isfinite(dt) or not _MIN_DT_S <= dt <= _MAX_DT_S:
+        raise ShapeError(f"{w}dt_s: {dt!r} is not a step length in seconds ({_MIN_DT_S:g} to {_MAX_DT_S:g})")
+    robots = _str_list(h, "robots", w, unique=True)
+    if not robots or len(robots) > MAX_ROBOTS:
+        raise ShapeError(f"{w}robots: {len(robots)} robots (1 to {MAX_ROBOTS})")
+    for k, name in enumerate(robots):
+        if not ROBOT_NAME.fullmatch(name):
+            raise ShapeError(f"{w}robots[{k}]: {name[:40]!r} is not a robot name")
+    _str(h, "field", w)
+    from soccerbt.world.field import Field
+
+    try:
+        Field.by_name(h["field"])
+    except (ValueError, KeyError):
+        raise ShapeError(f"{w}field: {h['field'][:40]!r} is no field soccerbt knows") from None
+    for key in ("node_data", "blue_attacks_positive_x_first_half"):
+        if key in h and not isinstance(h[key], bool):
+            raise ShapeError(f"{w}{key}: not true or false")
+    for key in ("config", "converted_from"):
+        if key in h and h[key] is not None and not isinstance(h[key], dict):
+            raise ShapeError(f"{w}{key}: not a JSON object")
+    trees = h.get("trees", {})
+    if not isinstance(trees, dict):
+        raise ShapeError(f"{w}trees: not a JSON object")
+    for team, tree in trees.items():
+        at = f"{w}trees.{team[:20]}."
+        _dict(tree, at[:-1])
+        _str(tree, "path", at, required=False)
+        for k, entry in enumerate(_list(tree, "files", at, required=False)):
+            _dict(entry, f"{at}files[{k}]")
+            _str(entry, "path", f"{at}files[{k}].")
+            _str(entry, "sha256", f"{at}files[{k}].")
+    return h
+
+
+def check_event(obj: Any, where: str = "event: ") -> dict[str, Any]:
+    """A referee or agent event (``/events``, the index's ``events``)."""
+    e = _dict(obj, where.rstrip(": "))
+    _str(e, "kind", where)
+    _number(e, "t", where)
+    _int(e, "step", where, required=False)
+    for key in ("detail", "team", "robot", "node_path"):
+        _str(e, key, where, required=False, nullable=True)
+    return e
+
+
+def check_index(obj: Any, robots: list[str]) -> dict[str, Any]:
+    """The index attachment: events, each robot's tree loads, the number of steps."""
+    ix = _dict(obj, "index")
+    w = "index: "
+    for k, event in enumerate(_list(ix, "events", w, required=False)):
+        check_event(event, f"{w}events[{k}].")
+    known = set(robots)
+    for k, load in enumerate(_list(ix, "loads", w, required=False)):
+        at = f"{w}loads[{k}]."
+        _dict(load, at[:-1])
+        _str(load, "robot", at)
+        if load["robot"] not in known:
+            raise ShapeError(f"{at}robot: {load['robot'][:40]!r} is not one of the header's robots")
+        _int(load, "step", at)
+        _int(load, "load", at, 1)
+        _number(load, "t", at, required=False)
+        _str(load, "reason", at, required=False, nullable=True)
+    _int(ix, "steps", w, required=False)
+    return ix
+
+
+_KINDS = frozenset({"Action", "Condition", "Control", "Decorator", "SubTree"})
+
+
+def check_tree(obj: Any, max_nodes: int | None = None) -> dict[str, Any]:
+    """A robot's tree (``/robots/NAME/tree``): nodes numbered 1..n in order, each parent an
+    earlier node (or 0, the root), names, IDs, kinds and paths as strings, ports and conditions
+    string -> string (at most MAX_ATTRIBUTES), at most ``max_tree_nodes()`` nodes; subtree
+    instances naming nodes of the tree."""
+    t = _dict(obj, "tree")
+    w = "tree: "
+    _int(t, "load", w, 1)
+    _int(t, "step", w, required=False)
+    _int(t, "tick", w, required=False)
+    _number(t, "t", w, required=False)
+    _str(t, "reason", w, required=False, nullable=True)
+    _str(t, "file", w, required=False, nullable=True)
+    limit = max_tree_nodes() if max_nodes is None else max_nodes
+    nodes = _list(t, "nodes", w)
+    if not nodes:
+        raise ShapeError(f"{w}nodes: a tree without nodes")
+    if len(nodes) > limit:
+        raise ShapeError(f"{w}nodes: {len(nodes):,} nodes, more than the limit of {limit:,} of a tree "
+                         "(SOCCERBT_MAX_TREE_NODES)")
+    for k, row in enumerate(nodes):
+        at = f"{w}nodes[{k}]."
+        _dict(row, at[:-1])
+        if row.get("uid") != k + 1 or not _is_int(row.get("uid")):
+            raise ShapeError(f"{at}uid: expected {k + 1} (nodes are numbered in order from 1)")
+        parent = row.get("parent")
+        if not _is_int(parent) or not 0 <= parent <= k:
+            raise ShapeError(f"{at}parent: not 0 nor an earlier node's uid")
+        for key in ("name", "id", "kind", "path"):
+            _str(row, key, at)
+        if row["kind"] not in _KINDS:
+            raise ShapeError(f"{at}kind: {row['kind'][:40]!r} is not one of {', '.join(sorted(_KINDS))}")
+        _str(row, "tree_id", at, required=False, nullable=True)
+        _str(row, "subtree", at, required=False, nullable=True)
+        _int(row, "line", at, required=False)
+        count = 0
+        for key in ("ports", "conditions"):
+            if key not in row:
+                continue
+            table = row[key]
+            if not isinstance(table, dict):
+                raise ShapeError(f"{at}{key}: not a JSON object")
+            for name, value in table.items():
+                if not isinstance(value, str):
+                    raise ShapeError(f"{at}{key}.{name[:40]}: not a string")
+            count += len(table)
+        if count > MAX_ATTRIBUTES:
+            raise ShapeError(f"{at}ports: {count:,} ports and conditions, more than {MAX_ATTRIBUTES}")
+    for k, sub in enumerate(_list(t, "subtrees", w, required=False)):
+        at = f"{w}subtrees[{k}]."
+        _dict(sub, at[:-1])
+        _str(sub, "tree_id", at)
+        _str(sub, "instance", at)
+        _int(sub, "root", at, 0, len(nodes), required=False)
+    return t
+
+
+def _check_blackboard(bb: Any, where: str) -> None:
+    if not isinstance(bb, dict):
+        raise ShapeError(f"{where}blackboard: not a JSON object")
+    for key, entry in bb.items():
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise ShapeError(f"{where}blackboard.{key[:40]}: not [value, writer]")
+        writer = entry[1]
+        if not (_is_int(writer) or isinstance(writer, str)):
+            raise ShapeError(f"{where}blackboard.{key[:40]}: the writer is neither a node uid nor a name")
+
+
+def check_keyframe(obj: Any) -> dict[str, Any]:
+    """A keyframe (``/robots/NAME/keyframe``): after_step, tick and load, a status code (0..4)
+    per node, the key table and the blackboard {key: [value, writer]}."""
+    kf = _dict(obj, "keyframe")
+    w = "keyframe: "
+    _int(kf, "after_step", w)
+    _int(kf, "tick", w, required=False)
+    _int(kf, "load", w, 0, required=False, default=1)
+    for k, code in enumerate(_list(kf, "statuses", w)):
+        if not _is_int(code) or not 0 <= code <= MAX_STATUS:
+            raise ShapeError(f"{w}statuses[{k}]: {code!r} is not a status code (0..{MAX_STATUS})")
+    if "keys" in kf:
+        _str_list(kf, "keys", w)
+    _check_blackboard(kf.get("blackboard"), w)
+    return kf
+
+
+def check_keys(obj: Any) -> dict[str, Any]:
+    """A key table (``/robots/NAME/keys``): from_step and the keys."""
+    msg = _dict(obj, "key table")
+    _int(msg, "from_step", "key table: ")
+    _str_list(msg, "keys", "key table: ")
+    return msg
+
+
+def check_summary(obj: Any) -> dict[str, Any]:
+    """The match summary (``/soccerbt/summary``): an object with the score {team: goals}."""
+    m = _dict(obj, "summary")
+    score = m.get("score")
+    if score is not None and (not isinstance(score, dict) or not all(_is_int(v) for v in score.values())):
+        raise ShapeError("summary: score: not an object of whole numbers")
+    return m
 
 
 # --- schemas ------------------------------------------------------------------------------------

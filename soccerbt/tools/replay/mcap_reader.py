@@ -1,14 +1,34 @@
 """Reading an MCAP replay log: chunk index, seeking, and each robot's tree and blackboard at a step.
 
-``McapLog.open(path)`` reads the summary (chunk index, index attachment) when the file is
-whole; a file cut short (a killed run) or damaged is scanned record by record instead, every
-intact chunk kept and each damaged one skipped and reported in ``warnings``. Nothing is decoded
-until asked: ``steps(first, last)`` yields decoded step messages through the chunks that hold
-them (a few decoded chunks are cached), ``robot_state(robot, step)`` rebuilds one robot's tree
-statuses and blackboard after a step from the keyframe before it.
+``McapLog.open(path)`` walks the file's records (reading each chunk's header, never its data)
+when the file is whole; a file cut short (a killed run) or damaged is walked the same way,
+every intact chunk kept and each damaged one skipped and reported in ``warnings``. Nothing is
+decoded until asked: ``steps(first, last)`` yields decoded step messages through the chunks that
+hold them (a few decoded chunks are cached), ``robot_state(robot, step)`` rebuilds one robot's
+tree statuses and blackboard after a step from the keyframe before it.
 
 Records are parsed here (MCAP's record layout: opcode u8, length u64, fields little-endian), so
 that damage is handled per chunk. Errors raise ``ReplayError`` (``path: what is wrong``).
+
+A log is untrusted input (a file shared in a bug report). What it can cost is bounded:
+
+- a chunk is decompressed by a stream that stops at the size the chunk record declares (at
+  most ``MAX_CHUNK_BYTES``), whatever its zstd or lz4 frame claims, and is damaged when it
+  produces more or less; it may hold at most ``MAX_CHUNK_RECORDS`` records, and only schema,
+  channel and message records;
+- ``budget``: when set (the command line sets ``BUDGET_RATIO``), what one log object may
+  decompress in all is that many times the file's size (plus ``BUDGET_FLOOR``); past it a
+  ``ReplayError`` says so (a decompression bomb spread over many chunks);
+- reading after damage looks for the next chunk in a window moving forward, so the walk is
+  linear in the file; a seek replays at most ``MAX_REPLAY_STEPS`` steps from a keyframe and looks
+  for keyframes and key tables only that far back;
+- every message is checked where it is read (``logformat.check_*``, the step decoders): a
+  message of the wrong shape is damage, named, never a traceback.
+
+Damage found after opening (a chunk that does not decode, a step that does not) is a gap: the
+steps it held are missing. ``gaps`` lists them (``Gap``: first and last step, why); ``steps``
+reports each to ``on_gap`` as it passes it; a robot's state is never rebuilt across one
+(``robot_state`` raises ``ReplayError`` naming it), so no answer spans a gap.
 
 A log converted from JSON lines (``node_data`` false) has no trees: ``tree`` gives an empty
 one, so the viewer shows its truth and blackboards; ``require_node_data`` is the tree tools'
@@ -16,19 +36,20 @@ clear refusal.
 """
 from __future__ import annotations
 
-import json
+import io
 import struct
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from soccerbt.tools.replay import logformat as lf
-from soccerbt.tools.replay.logformat import ReplayError
+from soccerbt.tools.replay.logformat import ReplayError, ShapeError
 
-__all__ = ["McapLog", "RobotState", "StepView", "ReplayError", "is_mcap", "NO_NODE_DATA"]
+__all__ = ["McapLog", "RobotState", "StepView", "Gap", "ReplayError", "is_mcap", "NO_NODE_DATA",
+           "MAX_CHUNK_BYTES", "MAX_CHUNK_RECORDS", "MAX_REPLAY_STEPS", "BUDGET_RATIO", "apply_step"]
 
 MAGIC = b"\x89MCAP0\r\n"
 _OP_HEADER, _OP_FOOTER, _OP_SCHEMA, _OP_CHANNEL, _OP_MESSAGE, _OP_CHUNK = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
@@ -36,8 +57,16 @@ _OP_ATTACHMENT, _OP_DATA_END = 0x09, 0x0F
 _REC = struct.Struct("<BQ")
 _CHUNK_HEAD = struct.Struct("<QQQI")
 _MESSAGE_HEAD = struct.Struct("<HIQQ")
-_MAX_CHUNK_BYTES = 256 << 20       # larger claims are damage, not data
+MAX_CHUNK_BYTES = 64 << 20        # a chunk declaring or producing more is damage, not data
+MAX_CHUNK_RECORDS = 200_000       # soccerbt's 1 MiB chunks hold a few thousand
+MAX_REPLAY_STEPS = 1000           # keyframes come every 100 steps: a seek replays at most this many
+BUDGET_RATIO = 256                # the command line: decompress at most 256 times the file's size ...
+BUDGET_FLOOR = 64 << 20           # ... plus 64 MiB (soccerbt's chunks decompress 6 to 50 times)
+_WINDOW = 1 << 18                 # reading ahead while walking records and after damage
+_CACHE_BYTES = 128 << 20          # decoded chunks kept (at least one)
 _CACHED_CHUNKS = 6
+_MAX_SMALL_RECORD = 1 << 16       # a channel record read while walking
+_TREES_CACHED = 64
 NO_NODE_DATA = ("holds no node data: it was converted from a JSON-lines log, which kept each robot's root "
                 "status only (and the truth, blackboard and events); the tree tools need a log recorded as "
                 "MCAP (soccerbt run --record FILE.mcap)")
@@ -45,8 +74,14 @@ _EMPTY_TREE: dict[str, Any] = {"nodes": [], "subtrees": [], "load": 0}
 
 
 def is_mcap(path: str | Path) -> bool:
-    """Whether the file starts with MCAP's magic bytes."""
+    """Whether the file is a regular file starting with MCAP's magic bytes (never opens a FIFO
+    or a device)."""
     try:
+        import os
+        import stat
+
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as f:
             return f.read(8) == MAGIC
     except OSError:
@@ -68,6 +103,20 @@ class StepView:
     step: int
     truth: lf.TruthRecord
     ticks: dict[str, lf.TickRecord]
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Steps first..last are missing from the log (a damaged chunk, an unreadable step)."""
+
+    first: int
+    last: int
+    why: str
+
+    def text(self, dt_s: float) -> str:
+        t0, t1 = (self.first - 1) * dt_s, self.last * dt_s
+        steps = f"step {self.first}" if self.first == self.last else f"steps {self.first}-{self.last}"
+        return f"t={t0:.2f}-{t1:.2f}s ({steps}) missing: {self.why}"
 
 
 @dataclass
@@ -93,6 +142,24 @@ class RobotState:
         return self.record.tick if self.record is not None else self.keyframe_tick
 
 
+class _Reader:
+    """Reads a file forward through a window: walking records costs one read per window."""
+
+    def __init__(self, f: Any, size: int) -> None:
+        self.f = f
+        self.size = size
+        self.start = 0
+        self.data = b""
+
+    def read(self, offset: int, n: int, ahead: int = 4096) -> bytes:
+        end = offset + n
+        if not (self.start <= offset and end <= self.start + len(self.data)):
+            self.f.seek(offset)
+            self.data = self.f.read(max(n, ahead))
+            self.start = offset
+        return self.data[offset - self.start:end - self.start]
+
+
 class McapLog:
     """An MCAP replay log opened for seeking (see the module docstring)."""
 
@@ -103,9 +170,17 @@ class McapLog:
         self.topics: dict[int, str] = {}
         self.header: dict[str, Any] = {}
         self.index: dict[str, Any] | None = None
+        self.gaps: list[Gap] = []
+        self.budget: int | None = None          # bytes that may still be decompressed (None: no limit)
+        self.dt_s = 0.01
+        self.size = 0
+        self.complete = False
+        self.robots: list[str] = []
         self._cache: OrderedDict[int, list[tuple[str, int, bytes]]] = OrderedDict()
+        self._cache_bytes: dict[int, int] = {}
+        self._damaged: dict[int, str] = {}
         self._file: Any = None
-        self._trees: dict[tuple[str, int], dict[str, Any]] = {}
+        self._trees: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
         self._tables: dict[tuple[str, int], list[str]] = {}
         self._unknown_channels = False
         self._channels_learnt = False
@@ -114,25 +189,51 @@ class McapLog:
     # --- opening --------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path) -> McapLog:
+    def open(cls, path: str | Path, *, budget_ratio: int | None = None) -> McapLog:
+        """Open a log; `budget_ratio`: decompress at most that many times the file's size (plus
+        BUDGET_FLOOR) over the log object's life (None: no limit, as the viewer needs)."""
         log = cls(Path(path))
-        log._open()
+        try:
+            log._open(budget_ratio)
+        except BaseException:
+            log.close()
+            raise
         return log
 
-    def _open(self) -> None:
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _open(self, budget_ratio: int | None) -> None:
+        import os
+        import stat
+
         p = self.path
         try:
-            self._file = open(p, "rb")
+            st = os.stat(p)
         except FileNotFoundError:
             raise ReplayError(p, None, "no such file") from None
-        except IsADirectoryError:
-            raise ReplayError(p, None, "is a directory, not a replay log") from None
+        except OSError as exc:
+            raise ReplayError(p, None, f"cannot read ({exc.strerror or exc})") from None
+        if stat.S_ISDIR(st.st_mode):
+            raise ReplayError(p, None, "is a directory, not a replay log")
+        if not stat.S_ISREG(st.st_mode):
+            raise ReplayError(p, None, "not a regular file (a FIFO or a device); a replay log is a file")
+        try:
+            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise ReplayError(p, None, "changed while it was opened; not read")
+            self._file = os.fdopen(fd, "rb")
         except OSError as exc:
             raise ReplayError(p, None, f"cannot read ({exc.strerror or exc})") from None
         f = self._file
         if f.read(8) != MAGIC:
             raise ReplayError(p, None, "not an MCAP file (soccerbt run --record FILE.mcap writes one)")
         self.size = f.seek(0, 2)
+        if budget_ratio is not None:
+            self.budget = budget_ratio * self.size + BUDGET_FLOOR
         self._scan()
         if not self.chunks:
             raise ReplayError(p, None, "no readable chunk: empty or damaged from the start")
@@ -140,40 +241,55 @@ class McapLog:
             self.warnings.append(f"{p}: no summary at the end (the run did not finish cleanly); "
                                  "read every whole chunk")
         first = self._chunk(0)
+        header = None
         for topic, _step, data in first:
             if topic == lf.HEADER_TOPIC:
-                self.header = json.loads(data)
+                try:
+                    header = lf.load_json(data, 1 << 20)
+                except ShapeError as exc:
+                    raise ReplayError(p, None, f"the header is not readable: {exc}") from None
                 break
-        if self.header.get("format") != lf.FORMAT:
-            if not first and self.warnings:  # the header's chunk did not decode: say so
+        if not isinstance(header, dict) or header.get("format") != lf.FORMAT:
+            if not first and self._damaged:  # the header's chunk did not decode: say so
                 raise ReplayError(p, None, "the first chunk, which holds the header, is damaged; "
-                                           "nothing can be replayed without it")
+                                           f"nothing can be replayed without it ({self._damaged.get(0)})")
             raise ReplayError(p, None, "not a soccerbt replay log (no soccerbt header)")
+        try:
+            self.header = lf.check_header(header)
+        except ShapeError as exc:
+            raise ReplayError(p, None, str(exc)) from None
         self.dt_s = float(self.header.get("dt_s", 0.01))
-        for ref in self.chunks:  # the scan assumed 10 ms steps
+        if self.dt_s != 0.01:  # the first chunk was decoded with 10 ms steps
+            self._cache.clear()
+            self._cache_bytes.clear()
+        for ref in self.chunks:  # the walk assumed 10 ms steps
             ref.start_step = round(ref.start_step * 0.01 / self.dt_s)
             ref.end_step = round(ref.end_step * 0.01 / self.dt_s)
-        self.robots: list[str] = list(self.header.get("robots", []))
+        self.robots = list(self.header["robots"])
+        if self.index is not None:
+            try:
+                self.index = lf.check_index(self.index, self.robots)
+            except ShapeError as exc:
+                self.warnings.append(f"{p}: the index attachment is damaged ({exc}); scanning instead")
+                self.index = None
         if self.index is None:
             self.index = self._scan_index()
 
     def _scan(self) -> None:
         """Walk the records from the start; keep chunks (and the index attachment)."""
         self.complete = False
-        f = self._file
+        reader = _Reader(self._file, self.size)
         offset = 8
         size = self.size
         while offset + 9 <= size:
-            f.seek(offset)
-            head = f.read(9)
-            opcode, length = _REC.unpack(head)
+            opcode, length = _REC.unpack(reader.read(offset, 9))
             end = offset + 9 + length
             if length > size or end > size:
                 if opcode in (_OP_CHUNK, _OP_ATTACHMENT, _OP_MESSAGE):
                     self.warnings.append(f"{self.path}: cut short at byte {offset} of {size} "
                                          "(the last chunk is incomplete); read up to there")
                 else:
-                    resync = self._resync(offset + 1)
+                    resync = self._resync(reader, offset + 1)
                     if resync is not None:
                         self.warnings.append(f"{self.path}: damaged record at byte {offset}; skipped to {resync}")
                         offset = resync
@@ -181,19 +297,18 @@ class McapLog:
                     self.warnings.append(f"{self.path}: unreadable data from byte {offset}; read up to there")
                 break
             if opcode == _OP_CHUNK:
-                ref = self._chunk_ref(offset, 9 + length)
+                ref = self._chunk_ref(reader, offset, 9 + length)
                 if ref is not None:
                     self.chunks.append(ref)
             elif opcode == _OP_ATTACHMENT:
                 self._read_attachment(offset, length)
-            elif opcode == _OP_CHANNEL and length <= 1 << 16:  # the summary repeats every channel
-                f.seek(offset + 9)
-                self._read_channel(f.read(length))
+            elif opcode == _OP_CHANNEL and length <= _MAX_SMALL_RECORD:  # the summary repeats every channel
+                self._read_channel(reader.read(offset + 9, length))
             elif opcode == _OP_FOOTER:
                 self.complete = True
                 break
             elif opcode == 0 or opcode > 0x10:
-                resync = self._resync(offset + 1)
+                resync = self._resync(reader, offset + 1)
                 self.warnings.append(f"{self.path}: damaged record at byte {offset}"
                                      + (f"; skipped to {resync}" if resync is not None else ""))
                 if resync is None:
@@ -210,28 +325,29 @@ class McapLog:
         except (struct.error, UnicodeDecodeError):
             self.warnings.append(f"{self.path}: a damaged channel record; skipped")
 
-    def _resync(self, start: int) -> int | None:
-        """The offset of the next plausible chunk record after damage, or None."""
-        f = self._file
-        f.seek(start)
-        data = f.read(min(self.size - start, 64 << 20))
-        pos = 0
-        while True:
-            i = data.find(b"\x06", pos)
-            if i < 0 or i + 9 + 28 + 4 > len(data):
+    def _resync(self, reader: _Reader, start: int) -> int | None:
+        """The offset of the next plausible chunk record at or after `start`, or None. Reads
+        forward window by window (each byte once), so repeated damage costs a linear walk."""
+        size = self.size
+        pos = start
+        while pos < size:
+            block = reader.read(pos, min(_WINDOW, size - pos) + 48, _WINDOW)
+            i = block.find(b"\x06")
+            while 0 <= i < len(block) - 48:
+                _op, length = _REC.unpack_from(block, i)
+                if 28 < length <= size - (pos + i) - 9:
+                    (clen,) = struct.unpack_from("<I", block, i + 9 + 28)
+                    comp = block[i + 9 + 32:i + 9 + 32 + clen]
+                    if clen <= 4 and comp in (b"zstd", b"lz4", b""):
+                        return pos + i
+                i = block.find(b"\x06", i + 1)
+            if len(block) <= 48:
                 return None
-            _op, length = _REC.unpack_from(data, i)
-            if 28 < length <= self.size - (start + i) - 9:
-                (clen,) = struct.unpack_from("<I", data, i + 9 + 28)
-                comp = data[i + 9 + 32:i + 9 + 32 + clen]
-                if clen <= 4 and comp in (b"zstd", b"lz4", b""):
-                    return start + i
-            pos = i + 1
+            pos += len(block) - 48
+        return None
 
-    def _chunk_ref(self, offset: int, length: int) -> _ChunkRef | None:
-        f = self._file
-        f.seek(offset + 9)
-        head = f.read(_CHUNK_HEAD.size)
+    def _chunk_ref(self, reader: _Reader, offset: int, length: int) -> _ChunkRef | None:
+        head = reader.read(offset + 9, _CHUNK_HEAD.size)
         if len(head) < _CHUNK_HEAD.size:
             return None
         start_ns, end_ns, _usize, _crc = _CHUNK_HEAD.unpack(head)
@@ -240,20 +356,30 @@ class McapLog:
     def _read_attachment(self, offset: int, length: int) -> None:
         f = self._file
         f.seek(offset + 9)
-        body = f.read(length)
+        head = f.read(min(length, 16 + 4 + 1024))
         try:
             o = 16
-            (n,) = struct.unpack_from("<I", body, o)
-            name = body[o + 4:o + 4 + n].decode()
-            o += 4 + n
+            (n,) = struct.unpack_from("<I", head, o)
+            name = head[o + 4:o + 4 + n].decode() if n <= 1024 else ""
+        except (struct.error, UnicodeDecodeError):
+            self.warnings.append(f"{self.path}: damaged attachment at byte {offset}; scanning instead")
+            return
+        if name != lf.INDEX_ATTACHMENT:
+            return
+        if length > lf.MAX_JSON_BYTES + 4096:
+            self.warnings.append(f"{self.path}: the index attachment at byte {offset} is too large "
+                                 f"({length:,} bytes); scanning instead")
+            return
+        f.seek(offset + 9)
+        body = f.read(length)
+        try:
+            o = 16 + 4 + len(name.encode())
             (n,) = struct.unpack_from("<I", body, o)
             o += 4 + n
             (n,) = struct.unpack_from("<Q", body, o)
-            data = body[o + 8:o + 8 + n]
-            if name == lf.INDEX_ATTACHMENT:
-                self.index = json.loads(data)
-        except (struct.error, UnicodeDecodeError, ValueError):
-            self.warnings.append(f"{self.path}: damaged attachment at byte {offset}; scanning instead")
+            self.index = lf.load_json(body[o + 8:o + 8 + n])
+        except (struct.error, ShapeError) as exc:
+            self.warnings.append(f"{self.path}: damaged attachment at byte {offset} ({exc}); scanning instead")
 
     # --- chunks ---------------------------------------------------------------------------------
 
@@ -263,73 +389,90 @@ class McapLog:
         if cached is not None:
             self._cache.move_to_end(i)
             return cached
+        if i in self._damaged:
+            return []
         ref = self.chunks[i]
         try:
-            messages = self._decode_chunk(ref)
+            messages, usize = self._decode_chunk(ref)
             if self._unknown_channels and not self._channels_learnt:
                 # a file without its summary: channels are declared in the chunk that first used
                 # them, so learn them from every chunk once, then decode this one again
                 self._channels_learnt = True
                 for j in range(len(self.chunks)):
-                    if j != i:
+                    if j != i and j not in self._damaged:
                         try:
                             self._decode_chunk(self.chunks[j])
-                        except (ValueError, struct.error, OSError, UnicodeDecodeError, MemoryError):
+                        except (ValueError, struct.error, OSError, MemoryError):
                             pass
-                messages = self._decode_chunk(ref)
-        except (ValueError, struct.error, OSError, UnicodeDecodeError, MemoryError) as exc:
-            self.warnings.append(f"{self.path}: chunk at byte {ref.offset} is damaged ({exc}); skipped")
-            messages = []
+                messages, usize = self._decode_chunk(ref)
+        except (ValueError, struct.error, OSError, MemoryError) as exc:
+            if isinstance(exc, ReplayError):
+                raise
+            why = f"chunk at byte {ref.offset} is damaged ({exc})"
+            self._damaged[i] = why
+            self.warnings.append(f"{self.path}: {why}; skipped")
+            return []
         self._cache[i] = messages
-        if len(self._cache) > _CACHED_CHUNKS:
-            self._cache.popitem(last=False)
+        self._cache_bytes[i] = usize
+        while len(self._cache) > 1 and (len(self._cache) > _CACHED_CHUNKS
+                                        or sum(self._cache_bytes.values()) > _CACHE_BYTES):
+            old, _ = self._cache.popitem(last=False)
+            del self._cache_bytes[old]
         return messages
 
-    def _decode_chunk(self, ref: _ChunkRef) -> list[tuple[str, int, bytes]]:
+    def _spend(self, n: int) -> None:
+        if self.budget is None:
+            return
+        self.budget -= n
+        if self.budget < 0:
+            raise ReplayError(self.path, None, f"stopped reading: decompressing this log has cost more than "
+                                               f"{BUDGET_RATIO} times its size (a decompression bomb?)")
+
+    def _decode_chunk(self, ref: _ChunkRef) -> tuple[list[tuple[str, int, bytes]], int]:
         f = self._file
         f.seek(ref.offset + 9)
-        body = f.read(ref.length - 9)
-        _s, _e, usize, crc = _CHUNK_HEAD.unpack_from(body)
+        head = f.read(min(ref.length - 9, _CHUNK_HEAD.size + 4 + 16 + 8))
+        _s, _e, usize, crc = _CHUNK_HEAD.unpack_from(head)
         o = _CHUNK_HEAD.size
-        (n,) = struct.unpack_from("<I", body, o)
-        compression = body[o + 4:o + 4 + n].decode()
+        (n,) = struct.unpack_from("<I", head, o)
+        if n > 16:
+            raise ValueError("unknown compression")
+        compression = head[o + 4:o + 4 + n].decode("ascii", "replace")
         o += 4 + n
-        (n,) = struct.unpack_from("<Q", body, o)
-        payload = body[o + 8:o + 8 + n]
-        if usize > _MAX_CHUNK_BYTES:
-            raise ValueError("implausible chunk size")
-        if compression == "zstd":
-            import zstandard
-
-            try:
-                records = zstandard.ZstdDecompressor().decompress(payload, max_output_size=usize)
-            except zstandard.ZstdError as exc:
-                raise ValueError(f"zstd: {exc}") from None
-        elif compression == "lz4":
-            import lz4.frame
-
-            try:
-                records = lz4.frame.decompress(payload)
-            except RuntimeError as exc:
-                raise ValueError(f"lz4: {exc}") from None
-        elif compression == "":
-            records = payload
-        else:
-            raise ValueError(f"unknown compression {compression!r}")
+        (n,) = struct.unpack_from("<Q", head, o)
+        if usize > MAX_CHUNK_BYTES:
+            raise ValueError(f"declares {usize:,} bytes of records, more than {MAX_CHUNK_BYTES:,}")
+        if n > ref.length - 9 - (o + 8) or n > usize + (usize >> 6) + 4096:
+            raise ValueError(f"{n:,} compressed bytes for {usize:,} bytes of records")
+        f.seek(ref.offset + 9 + o + 8)
+        payload = f.read(n)
+        if len(payload) != n:
+            raise ValueError("cut short")
+        self._spend(usize)
+        records = _decompress(compression, payload, usize)
         if crc and zlib.crc32(records) != crc:
             raise ValueError("checksum mismatch")
+        return self._records(records), usize
+
+    def _records(self, records: bytes) -> list[tuple[str, int, bytes]]:
         out: list[tuple[str, int, bytes]] = []
         mv = memoryview(records)
         o, end = 0, len(records)
         topics = self.topics
-        dt_ns = getattr(self, "dt_s", 0.01) * 1e9
+        dt_ns = self.dt_s * 1e9
+        count = 0
         while o + 9 <= end:
             opcode, length = _REC.unpack_from(records, o)
             body_start = o + 9
             o = body_start + length
             if o > end:
                 raise ValueError("record runs past the chunk")
+            count += 1
+            if count > MAX_CHUNK_RECORDS:
+                raise ValueError(f"more than {MAX_CHUNK_RECORDS:,} records in one chunk")
             if opcode == _OP_MESSAGE:
+                if length < _MESSAGE_HEAD.size:
+                    raise ValueError("message record too short")
                 cid, _seq, log_ns, _pub = _MESSAGE_HEAD.unpack_from(records, body_start)
                 topic = topics.get(cid)
                 if topic is None:
@@ -339,7 +482,13 @@ class McapLog:
             elif opcode == _OP_CHANNEL:
                 cid, _sid = struct.unpack_from("<HH", records, body_start)
                 (tn,) = struct.unpack_from("<I", records, body_start + 4)
+                if tn > length - 8:
+                    raise ValueError("channel record cut short")
                 topics[cid] = bytes(mv[body_start + 8:body_start + 8 + tn]).decode()
+            elif opcode != _OP_SCHEMA:
+                raise ValueError(f"a record of kind {opcode:#04x} inside a chunk")
+        if o != end:
+            raise ValueError("trailing bytes after the last record")
         return out
 
     def _chunks_for(self, first_step: int, last_step: int) -> list[int]:
@@ -372,22 +521,35 @@ class McapLog:
 
     def step_at(self, t_s: float) -> int:
         """The last step at or before simulated time t_s (clamped to the log)."""
+        if not t_s == t_s:
+            return self.first_step
+        t_s = max(0.0, min(t_s, (self.last_step + 1) * self.dt_s))
         return max(self.first_step, min(self.last_step, int(round(t_s / self.dt_s + 1e-6))))
 
     def _scan_index(self) -> dict[str, Any]:
         """Events and tree loads by a full pass (a log without its index attachment)."""
         events, loads = [], []
         last = 0
+        known = set(self.robots)
         for i in range(len(self.chunks)):
             for topic, step, data in self._chunk(i):
                 last = max(last, step)
                 if topic == lf.EVENTS_TOPIC:
-                    events.append(json.loads(data))
+                    try:
+                        events.append(lf.check_event(lf.load_json(data)))
+                    except ShapeError as exc:
+                        self.warnings.append(f"{self.path}: an event at step {step} is damaged ({exc}); skipped")
                 elif topic.endswith("/tree"):
                     robot = lf.robot_of_topic(topic)
-                    msg = json.loads(data)
-                    loads.append({"robot": robot[0] if robot else "", "t": msg.get("t"), "step": msg.get("step"),
-                                  "reason": msg.get("reason"), "load": msg.get("load")})
+                    if robot is None or robot[0] not in known:
+                        continue
+                    try:
+                        msg = lf.check_tree(lf.load_json(data))
+                    except ShapeError as exc:
+                        self.warnings.append(f"{self.path}: {robot[0]}'s tree at step {step} is damaged ({exc})")
+                        continue
+                    loads.append({"robot": robot[0], "t": msg.get("t"), "step": step,
+                                  "reason": msg.get("reason"), "load": msg["load"]})
         last_step = 0
         for i in reversed(range(len(self.chunks))):
             steps = [s for topic, s, _d in self._chunk(i) if topic == lf.STEP_TOPIC]
@@ -405,8 +567,11 @@ class McapLog:
 
     def summary_result(self) -> dict[str, Any] | None:
         if self._summary is None:
-            for _topic, _step, data in self.messages(self.last_step, self.last_step + 1, {lf.SUMMARY_TOPIC}):
-                self._summary = json.loads(data)
+            for _topic, step, data in self.messages(self.last_step, self.last_step + 1, {lf.SUMMARY_TOPIC}):
+                try:
+                    self._summary = lf.check_summary(lf.load_json(data))
+                except ShapeError as exc:
+                    self.warnings.append(f"{self.path}: the summary at step {step} is damaged ({exc})")
         return self._summary
 
     @property
@@ -424,7 +589,7 @@ class McapLog:
             raise ReplayError(self.path, None, f"no robot {robot!r} (robots: {', '.join(self.robots)})")
 
     def tree(self, robot: str, load: int) -> dict[str, Any]:
-        """The description of `robot`'s `load`-th tree (1: the first)."""
+        """The description of `robot`'s `load`-th tree (1: the first), checked (logformat.check_tree)."""
         if not self.node_data:
             return _EMPTY_TREE
         key = (robot, load)
@@ -433,48 +598,97 @@ class McapLog:
             entry = next((ld for ld in self.loads(robot) if ld.get("load") == load), None)
             step = entry["step"] if entry else self.first_step
             topic = lf.tree_topic(robot)
+            problem = None
             for _t, _s, data in self.messages(step, step, {topic}):
-                msg = json.loads(data)
+                try:
+                    msg = lf.check_tree(lf.load_json(data))
+                except ShapeError as exc:
+                    problem = str(exc)
+                    continue
                 if msg.get("load") == load:
                     cached = msg
                     break
             if cached is None:
-                raise ReplayError(self.path, None, f"the tree of {robot} (load {load}) is missing")
+                why = f"is damaged ({problem})" if problem else "is missing"
+                raise ReplayError(self.path, None, f"the tree of {robot} (load {load}) {why}")
             self._trees[key] = cached
+            if len(self._trees) > _TREES_CACHED:
+                self._trees.popitem(last=False)
+        else:
+            self._trees.move_to_end(key)
         return cached
 
     # --- steps and states -----------------------------------------------------------------------
 
     def decode_step(self, data: bytes, tables: dict[str, list[str]] | None = None) -> StepView:
         """A step message decoded; blackboard changes with the robots' key tables (`tables`,
-        by default those in force at the step, looked up)."""
+        by default those in force at the step, looked up). ValueError for a message of the
+        wrong shape (another number of robots, a status code out of range, ...)."""
         parts = lf.split_parts(data)
+        if len(parts) != 1 + len(self.robots):
+            raise ValueError(f"{len(parts) - 1} robots in the step, the header names {len(self.robots)}")
         truth = lf.decode_truth(parts[0])
+        if len(truth.robots) != len(self.robots):
+            raise ValueError(f"the truth holds {len(truth.robots)} robots, the header names {len(self.robots)}")
         if tables is None:
             tables = {robot: self.key_table(robot, truth.step) for robot in self.robots}
         ticks = {robot: lf.decode_tick(part, tables.get(robot)) for robot, part in zip(self.robots, parts[1:])}
         return StepView(truth.step, truth, ticks)
 
-    def steps(self, first_step: int = 1, last_step: int | None = None) -> Iterator[StepView]:
-        """Decoded steps first..last, in order (key tables followed as they change)."""
+    def _gap(self, first: int, last: int, on_gap: Callable[[Gap], None] | None, why: str | None = None) -> Gap:
+        if why is None:
+            hits = [self._damaged[i] for i, c in enumerate(self.chunks)
+                    if i in self._damaged and c.end_step >= first and c.start_step <= last]
+            why = "; ".join(hits[:3]) if hits else "no step message in the log"
+        gap = Gap(first, last, why)
+        if not any(g.first <= first and last <= g.last for g in self.gaps):
+            self.gaps.append(gap)
+        if on_gap is not None:
+            on_gap(gap)
+        return gap
+
+    def steps(self, first_step: int = 1, last_step: int | None = None,
+              on_gap: Callable[[Gap], None] | None = None) -> Iterator[StepView]:
+        """Decoded steps first..last, in order (key tables followed as they change). Steps that
+        are missing (a damaged chunk, an unreadable step) are gaps: recorded in ``gaps`` and
+        handed to `on_gap` before the step after them (or at the end)."""
         tables = {robot: self.key_table(robot, first_step) for robot in self.robots}
         table_topics = {}
         for robot in self.robots:
             table_topics[lf.keys_topic(robot)] = robot
             table_topics[lf.keyframe_topic(robot)] = robot
+        expect = max(first_step, self.first_step)
+        last = self.last_step if last_step is None else min(last_step, self.last_step)
+        unreadable: dict[int, str] = {}
         for topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC, *table_topics}):
             if topic != lf.STEP_TOPIC:
                 try:
-                    keys = json.loads(data).get("keys")
-                except ValueError:
+                    msg = lf.load_json(data)
+                    keys = msg.get("keys") if isinstance(msg, dict) else None
+                    if keys is not None and not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
+                        raise ShapeError("keys: not a list of names")
+                except ShapeError as exc:
+                    self.warnings.append(f"{self.path}: {topic} at step {step} is damaged ({exc}); skipped")
                     keys = None
                 if keys is not None:
                     tables[table_topics[topic]] = keys
                 continue
+            if step < expect:
+                continue  # out of order, or a step given twice: damage already passed
             try:
-                yield self.decode_step(data, tables)
+                view = self.decode_step(data, tables)
+                if view.step != step:
+                    raise ValueError(f"it says step {view.step}")
             except ValueError as exc:
+                unreadable[step] = str(exc)
                 self.warnings.append(f"{self.path}: step {step} unreadable ({exc}); skipped")
+                continue
+            if step > expect:
+                self._gap(expect, step - 1, on_gap, _why(unreadable, expect, step - 1))
+            expect = step + 1
+            yield view
+        if expect <= last:
+            self._gap(expect, last, on_gap, _why(unreadable, expect, last))
 
     def step_view(self, step: int) -> StepView | None:
         return next(self.steps(step, step), None)
@@ -490,8 +704,12 @@ class McapLog:
         out: list[tuple[int, Any, Any]] = []
         for topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC, keys_topic, kf_topic}):
             if topic != lf.STEP_TOPIC:
-                keys = json.loads(data).get("keys")
-                if keys is not None:
+                try:
+                    msg = lf.load_json(data)
+                    keys = msg.get("keys") if isinstance(msg, dict) else None
+                except ShapeError:
+                    keys = None
+                if isinstance(keys, list) and all(isinstance(x, str) for x in keys):
                     table = keys
                     index = table.index(key) if key in table else -1
                 continue
@@ -510,23 +728,29 @@ class McapLog:
 
     def key_table(self, robot: str, step: int) -> list[str]:
         """`robot`'s blackboard key table in force at `step` (from the latest /keys message or
-        keyframe before it)."""
+        keyframe before it, looked for at most MAX_REPLAY_STEPS back)."""
         cached = self._tables.get((robot, step))
         if cached is not None:
             return cached
         keys_topic, kf_topic = lf.keys_topic(robot), lf.keyframe_topic(robot)
         best: tuple[int, list[str]] | None = None
-        for i in reversed(self._chunks_for(0, step)):
+        for i in reversed(self._chunks_for(step - MAX_REPLAY_STEPS, step)):
             for topic, _s, data in self._chunk(i):
-                if topic == keys_topic:
-                    msg = json.loads(data)
-                    valid = msg["from_step"]
-                elif topic == kf_topic:
-                    msg = json.loads(data)
-                    valid = msg["after_step"] + 1
-                else:
+                if topic != keys_topic and topic != kf_topic:
                     continue
-                if valid <= step and "keys" in msg and (best is None or valid >= best[0]):
+                try:
+                    if topic == keys_topic:
+                        msg = lf.check_keys(lf.load_json(data))
+                        valid = msg["from_step"]
+                    else:
+                        msg = lf.load_json(data)
+                        if not isinstance(msg, dict) or "keys" not in msg:
+                            continue
+                        msg = lf.check_keyframe(msg)
+                        valid = msg["after_step"] + 1
+                except ShapeError:
+                    continue
+                if valid <= step and (best is None or valid >= best[0]):
                     best = (valid, msg["keys"])
             if best is not None:
                 break
@@ -537,36 +761,101 @@ class McapLog:
         return table
 
     def _keyframe_before(self, robot: str, step: int) -> dict[str, Any] | None:
+        """The latest keyframe of `robot` with after_step <= `step`, at most MAX_REPLAY_STEPS
+        before it (checked: logformat.check_keyframe); damaged ones are skipped and warned."""
         topic = lf.keyframe_topic(robot)
-        chunk_ids = self._chunks_for(0, step)
-        for i in reversed(chunk_ids):
+        for i in reversed(self._chunks_for(step - MAX_REPLAY_STEPS, step + 1)):
             best = None
-            for t, _s, data in self._chunk(i):
-                if t == topic:
-                    msg = json.loads(data)
-                    if msg["after_step"] <= step:
-                        best = msg
-            if best is not None:
+            for t, s, data in self._chunk(i):
+                if t != topic or s > step + 1:
+                    continue
+                try:
+                    msg = lf.check_keyframe(lf.load_json(data))
+                except ShapeError as exc:
+                    self.warnings.append(f"{self.path}: {robot}'s keyframe at step {s} is damaged ({exc}); skipped")
+                    continue
+                if msg["after_step"] <= step and (best is None or msg["after_step"] >= best["after_step"]):
+                    best = msg
+            if best is not None and best["after_step"] >= step - MAX_REPLAY_STEPS:
                 return best
         return None
 
     def robot_state(self, robot: str, step: int) -> RobotState:
-        """`robot`'s tree statuses and blackboard after `step` (see RobotState)."""
+        """`robot`'s tree statuses and blackboard after `step` (see RobotState); ReplayError when
+        no keyframe lies at most MAX_REPLAY_STEPS before it, or steps between them are missing."""
         self.check_robot(robot)
         step = max(self.first_step - 1, min(step, self.last_step))
         # the keyframe before the step, so that the step itself is applied (its ticked nodes)
         kf = self._keyframe_before(robot, step - 1 if step >= self.first_step else step)
         if kf is None:
-            raise ReplayError(self.path, None, f"no keyframe of {robot} before step {step}")
+            missing = [g for g in self.gaps if g.first <= step and g.last >= step - MAX_REPLAY_STEPS]
+            why = f" ({missing[-1].text(self.dt_s)})" if missing else ""
+            raise ReplayError(self.path, None, f"no keyframe of {robot} in the {MAX_REPLAY_STEPS} steps before "
+                                               f"step {step}: its state there cannot be rebuilt{why}")
         tree = self.tree(robot, kf.get("load", 1))
         uids = [row["uid"] for row in tree["nodes"]]
+        if self.node_data and len(kf["statuses"]) != len(uids):
+            raise ReplayError(self.path, None, f"{robot}'s keyframe after step {kf['after_step']} holds "
+                                               f"{len(kf['statuses'])} statuses for a tree of {len(uids)} nodes")
         state = RobotState(robot, kf["after_step"], tree, dict(zip(uids, kf["statuses"])),
                            blackboard={k: list(v) for k, v in kf["blackboard"].items()})
         state.keyframe_tick = kf.get("tick", 0)
-        for view in self.steps(kf["after_step"] + 1, step):
+        gaps: list[Gap] = []
+        for view in self.steps(kf["after_step"] + 1, step, on_gap=gaps.append):
+            if gaps:
+                break
             apply_step(state, view)
+        if gaps:
+            raise ReplayError(self.path, None, f"{robot} after step {step}: {gaps[0].text(self.dt_s)}; the state "
+                                               f"after the gap cannot be rebuilt from the keyframe before it")
         state.step = step
         return state
+
+
+def _why(unreadable: dict[int, str], first: int, last: int) -> str | None:
+    """Why steps first..last are missing when some of them were unreadable (else None: the
+    damaged chunks say)."""
+    bad = [s for s in unreadable if first <= s <= last]
+    if not bad:
+        return None
+    return f"step {bad[0]} unreadable ({unreadable[bad[0]]})" + (f" and {len(bad) - 1} more" if len(bad) > 1 else "")
+
+
+def _decompress(compression: str, payload: bytes, usize: int) -> bytes:
+    """A chunk's records: at most `usize` bytes are ever produced, whatever the frame claims;
+    ValueError unless exactly `usize` come out."""
+    if compression == "zstd":
+        import zstandard
+
+        try:
+            reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=True)
+            parts, got = [], 0
+            while got <= usize:
+                part = reader.read(usize + 1 - got)
+                if not part:
+                    break
+                parts.append(part)
+                got += len(part)
+            records = b"".join(parts)
+        except zstandard.ZstdError as exc:
+            raise ValueError(f"zstd: {exc}") from None
+    elif compression == "lz4":
+        import lz4.frame
+
+        try:
+            d = lz4.frame.LZ4FrameDecompressor()
+            records = d.decompress(payload, max_length=usize + 1)
+        except RuntimeError as exc:
+            raise ValueError(f"lz4: {exc}") from None
+    elif compression == "":
+        records = payload
+    else:
+        raise ValueError(f"unknown compression {compression!r}")
+    if len(records) > usize:
+        raise ValueError(f"decompresses to more than the {usize:,} bytes it declares")
+    if len(records) < usize:
+        raise ValueError(f"decompresses to {len(records):,} bytes, not the {usize:,} it declares")
+    return records
 
 
 def apply_step(state: RobotState, view: StepView) -> None:

@@ -124,9 +124,9 @@ class LogWriter:
     schema are registered when first used, a message's time is its step's simulated time
     (``dt_s`` a step), and ``finish`` writes the index attachment and MCAP's summary."""
 
-    def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES) -> None:
+    def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES, stream: Any = None) -> None:
         self.path = Path(path)
-        self.file = open(self.path, "wb")
+        self.file = open(self.path, "wb") if stream is None else stream  # stream: a file opened for us
         self._writer = Writer(self.file, chunk_size=chunk_bytes, compression=CompressionType.ZSTD)
         self._writer.start(profile="", library=f"soccerbt {__version__}")
         self._schemas: dict[str, int] = {}
@@ -165,10 +165,10 @@ class McapRecorder:
     """Writes a run as MCAP (see the module docstring and soccerbt.tools.replay.logformat)."""
 
     def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES,
-                 header_extra: dict[str, Any] | None = None) -> None:
+                 header_extra: dict[str, Any] | None = None, stream: Any = None) -> None:
         self.path = Path(path)
         self._header_extra = dict(header_extra or {})  # more header keys (a brain's log: "truth": "estimate")
-        self._out = LogWriter(self.path, chunk_bytes=chunk_bytes)
+        self._out = LogWriter(self.path, chunk_bytes=chunk_bytes, stream=stream)
         self._channel = self._out.channel  # bound once: called for every message
         self._put = self._out.put
         self._tracks: dict[str, _RobotTrack] = {}
@@ -683,11 +683,13 @@ def _pose_class() -> type:
 _POSE = _pose_class()
 
 
-def make_recorder(path: str | Path, match: Any, *, guarded: bool = False) -> Any:
+def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None) -> Any:
     """The MCAP recorder for `path` (whatever its name: the commands ask for FILE.mcap, see
     outputs.record_name_problem), attached to `match` before its first step. `guarded`: wrapped
-    in a GuardedRecorder (a write error stops the recording, not the match)."""
-    recorder: Any = McapRecorder(path)
+    in a GuardedRecorder (a write error stops the recording, not the match). `stream`: a binary
+    file already open for writing (a temporary file created exclusively), written instead of
+    opening `path`."""
+    recorder: Any = McapRecorder(path, stream=stream)
     recorder.on_start(match)
     if guarded:
         from soccerbt.tools.cli.outputs import GuardedRecorder

@@ -98,14 +98,13 @@ def replay(args: argparse.Namespace) -> int:
         return _convert(args, err)
     if args.file == "diff" or args.other:
         return _diff(args, err)
-    from soccerbt.tools.cli.outputs import check_output_path
-
-    for path, flag in ((args.screenshot, "--screenshot"), (args.btlog, "--btlog")):
-        if path:
-            problem = check_output_path(path, [args.file])
-            if problem is not None:
-                print(f"soccerbt replay: {problem} ({flag})", file=err)
-                return 2
+    problem = _output_problem(args)
+    if problem is not None:
+        print(f"soccerbt replay: {problem}", file=err)
+        return EXIT_BAD_LOG
+    if args.from_s is not None and args.to_s is not None and args.from_s > args.to_s:
+        print(f"soccerbt replay: --from {args.from_s:g} is after --to {args.to_s:g}: nothing to show", file=err)
+        return 1
     from soccerbt.tools.replay.convert import looks_like_jsonl
     from soccerbt.tools.replay.mcap_reader import is_mcap
 
@@ -115,6 +114,25 @@ def replay(args: argparse.Namespace) -> int:
               file=err)
         return EXIT_BAD_LOG
     return _replay_mcap(args, err)
+
+
+def _output_problem(args: argparse.Namespace) -> str | None:
+    """Why --screenshot or --btlog cannot be written (checked before the log is read), or None:
+    the name (.png, .btlog), the folder, the log itself, both naming one file."""
+    from soccerbt.tools.cli.outputs import check_output_path, same_file, screenshot_name_problem
+
+    named = [(path, flag) for path, flag in ((args.screenshot, "--screenshot"), (args.btlog, "--btlog")) if path]
+    for path, flag in named:
+        problem = check_output_path(path, [args.file])
+        if problem is None:
+            problem = screenshot_name_problem(path) if flag == "--screenshot" else (
+                None if path.endswith(".btlog") else
+                f"{path}: a Groot2 log's name must end in .btlog (Groot2 opens no other)")
+        if problem is not None:
+            return f"{problem} ({flag})"
+    if len(named) == 2 and same_file(named[0][0], named[1][0]):
+        return f"{named[1][0]}: given to both --screenshot and --btlog"
+    return None
 
 
 def _mcap_name(path: str) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from soccerbt.tools.cli.outputs import write_atomically
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, apply_step
@@ -272,15 +273,9 @@ def export_btlog(log: McapLog, robot: str, out: Path) -> tuple[int, list[str]]:
         for uid, _prev, new in view.ticks[robot].transitions:
             records += (t_us & 0xFFFFFFFFFFFF).to_bytes(6, "little") + struct.pack("<HB", uid, new)
             count += 1
-    tmp = out.with_name(out.name + ".part")
-    with open(tmp, "wb") as f:
-        f.write(b"BTCPP4-FileLogger2")
-        f.write(struct.pack("<B", 1))
-        f.write(struct.pack("<i", len(xml)))
-        f.write(xml)
-        f.write(struct.pack("<q", 0))
-        f.write(records)
-    tmp.replace(out)
+    head = b"".join((b"BTCPP4-FileLogger2", struct.pack("<B", 1), struct.pack("<i", len(xml)), xml,
+                     struct.pack("<q", 0)))
+    write_atomically(out, (head, bytes(records)))
     return count, warnings
 
 

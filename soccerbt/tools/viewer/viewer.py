@@ -7,6 +7,7 @@ single step. Anything that plays a match can be watched through the ``SceneSourc
 """
 from __future__ import annotations
 
+import io
 import math
 import os
 import sys
@@ -20,6 +21,7 @@ from typing import Protocol
 import pygame
 
 from soccerbt.tools.cli.display import display_available
+from soccerbt.tools.cli.outputs import write_atomically
 from soccerbt.tools.viewer.render import (ALL_LAYERS, DEFAULT_LAYERS, LAYER_KEYS, ROBOT_RADIUS_M, FieldRenderer,
                                    draw_side_panel, draw_toasts)
 from soccerbt.tools.viewer.scene import Notice, Scene
@@ -262,7 +264,9 @@ class Viewer:
         self.render(surface)
         if path is None:
             path = self.screenshot_dir / f"soccerbt-{self.frames:06d}.png"
-        pygame.image.save(surface, str(path))
+        png = io.BytesIO()
+        pygame.image.save(surface, png, "png")  # PNG whatever the name; written as every output is
+        write_atomically(path, png.getvalue())
         return path
 
     # --- interaction --------------------------------------------------------------------------

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from soccerbt.match import Match, MatchConfig
-from soccerbt.tools.replay.mcap_reader import McapLog
+from soccerbt.tools.replay.mcap_reader import McapLog, ReplayError
 from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
 
@@ -31,5 +33,10 @@ def test_an_mcap_log_recovers_every_intact_chunk_around_a_damaged_one(tmp_path: 
     assert any("damaged" in w and str(victim.offset) in w for w in log.warnings)
     assert lost
     assert set(steps) == set(range(1, whole.last_step + 1)) - lost
-    after = victim.end_step + 50
+    # no state is rebuilt across the gap: refused until the next keyframe, exact after it
+    with pytest.raises(ReplayError, match=rf"steps {min(lost)}-{max(lost)}\) missing: chunk at byte {victim.offset} "
+                                          r"is damaged .*cannot be rebuilt"):
+        log.robot_state("blue1", victim.end_step + 1)
+    after = (victim.end_step // 100 + 1) * 100 + 1
     assert log.robot_state("blue1", after).statuses == whole.robot_state("blue1", after).statuses
+    assert [(g.first, g.last) for g in log.gaps] == [(min(lost), max(lost))]
