@@ -63,6 +63,9 @@ def describe_tree(tree: Any) -> dict[str, Any]:
     return {"nodes": nodes, "subtrees": subtrees}
 
 
+_PRETTY_DEPTH = 100
+
+
 def logger_xml(description: dict[str, Any], models: dict[str, dict[str, Any]] | None = None) -> str:
     """BT.CPP's logger XML for a described tree (see the module docstring).
 
@@ -75,23 +78,27 @@ def logger_xml(description: dict[str, Any], models: dict[str, dict[str, Any]] | 
         children.setdefault(row["parent"], []).append(row["uid"])
     root = etree.Element("root", BTCPP_format="4")
 
-    def add(uid: int, parent_elem: Any) -> None:
-        row = rows[uid]
-        elem = etree.SubElement(parent_elem, row["id"])
-        if row["kind"] == "SubTree":
-            elem.set("ID", row.get("subtree", ""))
-            elem.set("_fullpath", row["path"])
-        else:
-            elem.set("name", row["name"])
-        elem.set("_uid", str(uid))
-        for key, value in row.get("ports", {}).items():
-            if key != "_autoremap" or row["kind"] == "SubTree":
-                elem.set(key, str(value))
-        for key, value in row.get("conditions", {}).items():
-            elem.set(key, value)
-        if row["kind"] != "SubTree":
-            for child in children.get(uid, []):
-                add(child, elem)
+    def add(top: int, top_parent: Any) -> None:
+        """The node `top` and everything below it, with an explicit stack (never recursing on the
+        tree's depth: a stored tree may come from an untrusted log)."""
+        stack = [(top, top_parent)]
+        while stack:
+            uid, parent_elem = stack.pop()
+            row = rows[uid]
+            elem = etree.SubElement(parent_elem, row["id"])
+            if row["kind"] == "SubTree":
+                elem.set("ID", row.get("subtree", ""))
+                elem.set("_fullpath", row["path"])
+            else:
+                elem.set("name", row["name"])
+            elem.set("_uid", str(uid))
+            for key, value in row.get("ports", {}).items():
+                if key != "_autoremap" or row["kind"] == "SubTree":
+                    elem.set(key, str(value))
+            for key, value in row.get("conditions", {}).items():
+                elem.set(key, value)
+            if row["kind"] != "SubTree":
+                stack.extend((child, elem) for child in reversed(children.get(uid, [])))
 
     for sub in description["subtrees"]:
         bt = etree.SubElement(root, "BehaviorTree", ID=sub["tree_id"], _fullpath=sub["instance"])
@@ -115,4 +122,9 @@ def logger_xml(description: dict[str, Any], models: dict[str, dict[str, Any]] | 
             p = etree.SubElement(elem, port.get("direction", "input_port"), name=port["name"])
             if port.get("type"):
                 p.set("type", port["type"])
-    return etree.tostring(root, encoding="unicode", pretty_print=True)
+    # indented when shallow; a deep tree's indentation would grow with the square of its depth
+    depth: dict[int, int] = {0: 0}
+    for row in description["nodes"]:  # parents come before their children (uid order)
+        depth[row["uid"]] = depth.get(row["parent"], 0) + 1
+    shallow = max(depth.values(), default=0) <= _PRETTY_DEPTH
+    return etree.tostring(root, encoding="unicode", pretty_print=shallow)

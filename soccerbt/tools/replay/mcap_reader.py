@@ -136,6 +136,7 @@ class RobotState:
     record: lf.TickRecord | None = None
     last_transition: dict[int, int] = field(default_factory=dict)   # uid -> newest status code
     keyframe_tick: int = 0
+    missing: str | None = None      # set by a viewer when the state could not be rebuilt (why)
 
     @property
     def tick(self) -> int:
@@ -760,11 +761,11 @@ class McapLog:
         self._tables[(robot, step)] = table
         return table
 
-    def _keyframe_before(self, robot: str, step: int) -> dict[str, Any] | None:
-        """The latest keyframe of `robot` with after_step <= `step`, at most MAX_REPLAY_STEPS
+    def _keyframe_before(self, robot: str, step: int, max_replay: int = MAX_REPLAY_STEPS) -> dict[str, Any] | None:
+        """The latest keyframe of `robot` with after_step <= `step`, at most `max_replay` steps
         before it (checked: logformat.check_keyframe); damaged ones are skipped and warned."""
         topic = lf.keyframe_topic(robot)
-        for i in reversed(self._chunks_for(step - MAX_REPLAY_STEPS, step + 1)):
+        for i in reversed(self._chunks_for(step - max_replay, step + 1)):
             best = None
             for t, s, data in self._chunk(i):
                 if t != topic or s > step + 1:
@@ -776,21 +777,27 @@ class McapLog:
                     continue
                 if msg["after_step"] <= step and (best is None or msg["after_step"] >= best["after_step"]):
                     best = msg
-            if best is not None and best["after_step"] >= step - MAX_REPLAY_STEPS:
-                return best
+            if best is not None:
+                return best if best["after_step"] >= step - max_replay else None
         return None
 
-    def robot_state(self, robot: str, step: int) -> RobotState:
+    @property
+    def keyframe_steps(self) -> int:
+        """Steps between a robot's keyframes (the header's keyframe_steps, KEYFRAME_STEPS)."""
+        every = self.header.get("keyframe_steps", lf.KEYFRAME_STEPS)
+        return every if isinstance(every, int) and 1 <= every <= MAX_REPLAY_STEPS else lf.KEYFRAME_STEPS
+
+    def robot_state(self, robot: str, step: int, max_replay: int = MAX_REPLAY_STEPS) -> RobotState:
         """`robot`'s tree statuses and blackboard after `step` (see RobotState); ReplayError when
-        no keyframe lies at most MAX_REPLAY_STEPS before it, or steps between them are missing."""
+        no keyframe lies at most `max_replay` steps before it, or steps between them are missing."""
         self.check_robot(robot)
         step = max(self.first_step - 1, min(step, self.last_step))
         # the keyframe before the step, so that the step itself is applied (its ticked nodes)
-        kf = self._keyframe_before(robot, step - 1 if step >= self.first_step else step)
+        kf = self._keyframe_before(robot, step - 1 if step >= self.first_step else step, max_replay)
         if kf is None:
-            missing = [g for g in self.gaps if g.first <= step and g.last >= step - MAX_REPLAY_STEPS]
+            missing = [g for g in self.gaps if g.first <= step and g.last >= step - max_replay]
             why = f" ({missing[-1].text(self.dt_s)})" if missing else ""
-            raise ReplayError(self.path, None, f"no keyframe of {robot} in the {MAX_REPLAY_STEPS} steps before "
+            raise ReplayError(self.path, None, f"no keyframe of {robot} in the {max_replay} steps before "
                                                f"step {step}: its state there cannot be rebuilt{why}")
         tree = self.tree(robot, kf.get("load", 1))
         uids = [row["uid"] for row in tree["nodes"]]

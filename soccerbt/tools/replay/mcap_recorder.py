@@ -131,6 +131,7 @@ class LogWriter:
         self._writer.start(profile="", library=f"soccerbt {__version__}")
         self._schemas: dict[str, int] = {}
         self._channels: dict[str, int] = {}
+        self.topic_of: dict[int, str] = {}
         self.dt_s = 0.01
         self.messages = 0
 
@@ -145,6 +146,7 @@ class LogWriter:
                 self._schemas[kind] = sid
             cid = self._writer.register_channel(topic=topic, message_encoding=message_encoding, schema_id=sid)
             self._channels[topic] = cid
+            self.topic_of[cid] = topic
         return cid
 
     def put(self, channel: int, step: int, data: bytes) -> None:
@@ -165,12 +167,23 @@ class McapRecorder:
     """Writes a run as MCAP (see the module docstring and soccerbt.tools.replay.logformat)."""
 
     def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES,
-                 header_extra: dict[str, Any] | None = None, stream: Any = None) -> None:
+                 header_extra: dict[str, Any] | None = None, stream: Any = None,
+                 tap: Any = None) -> None:
+        """`tap(topic, step, data)`: also handed every message written (``--verify`` compares
+        a re-run with a log as it goes)."""
         self.path = Path(path)
         self._header_extra = dict(header_extra or {})  # more header keys (a brain's log: "truth": "estimate")
         self._out = LogWriter(self.path, chunk_bytes=chunk_bytes, stream=stream)
         self._channel = self._out.channel  # bound once: called for every message
         self._put = self._out.put
+        if tap is not None:
+            put, topic_of = self._out.put, self._out.topic_of
+
+            def tapped(channel: int, step: int, data: bytes) -> None:
+                put(channel, step, data)
+                tap(topic_of[channel], step, data)
+
+            self._put = tapped
         self._tracks: dict[str, _RobotTrack] = {}
         self._match: Any = None
         self._dt_s = 0.01
@@ -214,6 +227,7 @@ class McapRecorder:
                        "blue_tree": None if cfg.blue_tree is None else str(cfg.blue_tree),
                        "red_tree": None if cfg.red_tree is None else str(cfg.red_tree),
                        "idle_teams": list(cfg.idle_teams), "particles": cfg.particles,
+                       "gc_version": getattr(cfg, "gc_version", 20), "knockout": bool(getattr(cfg, "knockout", False)),
                        "reproducible": cfg.noise is None and cfg.referee is None},
             "robots": [str(rid) for rid in match.agents],
             "all_robots": [str(rid) for rid in sorted(match.world.robots)],

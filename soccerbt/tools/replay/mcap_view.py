@@ -34,6 +34,7 @@ from typing import Any
 import pygame
 
 from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, StepView, apply_step
 from soccerbt.tools.replay.tree_tools import find_ranges
 from soccerbt.tools.viewer.render import PANEL_BG, TEXT, FieldRenderer
@@ -147,7 +148,7 @@ class McapReplaySource:
         self.position += 1
         view = self.view()
         for robot, state in list(self._states.items()):
-            if view is None or state.step != self.position - 1:
+            if view is None or state.step != self.position - 1 or state.missing is not None:
                 del self._states[robot]
             else:
                 apply_step(state, view)
@@ -165,7 +166,12 @@ class McapReplaySource:
         """``robot``'s tree statuses and blackboard after the current step."""
         state = self._states.get(robot)
         if state is None or state.step != self.position:
-            state = self._states[robot] = self.log.robot_state(robot, self.position)
+            try:
+                state = self.log.robot_state(robot, self.position)
+            except ReplayError as exc:  # steps missing before it (damage): shown as unknown, never stale
+                state = RobotState(robot, self.position, {"nodes": [], "subtrees": [], "load": 0}, {},
+                                   missing=exc.message)
+            self._states[robot] = state
         return state
 
     # --- the scene ----------------------------------------------------------------------------
@@ -392,7 +398,9 @@ class McapViewer(Viewer):
         self._draw_timeline(surface)
         if self.state.selected is not None:
             state = source.robot_state(self.state.selected)
-            if source.log.node_data:
+            if state.missing is not None:
+                title = f"{self.state.selected}  step {source.position}  state unknown: steps missing before it"
+            elif source.log.node_data:
                 title = (f"{self.state.selected}  step {source.position}  tick {state.tick}  "
                          f"({len(state.tree['nodes'])} nodes)")
             else:  # converted from JSON lines: the root status, no nodes

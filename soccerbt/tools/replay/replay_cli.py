@@ -183,7 +183,7 @@ def _convert(args: argparse.Namespace, err: TextIO) -> int:
 
 
 def _diff(args: argparse.Namespace, err: TextIO) -> int:
-    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.tools.replay.mcap_reader import BUDGET_RATIO, McapLog
     from soccerbt.tools.replay.tree_tools import diff_logs
 
     files = args.other if args.file == "diff" else [args.file, *args.other]
@@ -191,7 +191,8 @@ def _diff(args: argparse.Namespace, err: TextIO) -> int:
         print("soccerbt replay diff: give two MCAP logs: soccerbt replay diff A.mcap B.mcap", file=err)
         return EXIT_BAD_LOG
     try:
-        a, b = McapLog.open(files[0]), McapLog.open(files[1])
+        a = McapLog.open(files[0], budget_ratio=BUDGET_RATIO)
+        b = McapLog.open(files[1], budget_ratio=BUDGET_RATIO)
         lines = diff_logs(a, b)
     except ReplayError as exc:
         print(str(exc), file=err)
@@ -207,98 +208,22 @@ def _diff(args: argparse.Namespace, err: TextIO) -> int:
 
 
 def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
-    """The MCAP tools: --info, --tree/--json, --transitions, --find, --btlog, --verify, the viewer."""
-    import json
+    """The MCAP tools: --info, --tree/--json, --transitions, --find, --btlog, --verify, the viewer;
+    warnings found while working (damage found late) and the missing time ranges at the end."""
+    from soccerbt.tools.replay.mcap_reader import BUDGET_RATIO, McapLog
 
-    from soccerbt.tools.replay import logformat as lf
-    from soccerbt.tools.replay import tree_tools as tt
-    from soccerbt.tools.replay.mcap_reader import McapLog
-
+    log = None
     try:
-        log = McapLog.open(args.file)
+        log = McapLog.open(args.file, budget_ratio=None if _opens_window(args) else BUDGET_RATIO)
         for w in log.warnings:
             print(f"warning: {w}", file=err)
-        if args.robot is not None:
-            log.check_robot(args.robot)
-        if args.tree or args.node or args.transitions or args.find or args.btlog or args.verify \
-                or args.tick is not None:
-            log.require_node_data()
-        if args.verify:
-            ok, lines = tt.verify_log(log)
-            for line in lines:
-                print(line)
-            return 0 if ok else 1
-        if args.find is not None:
-            try:
-                ranges = tt.find_ranges(log, args.find)
-            except ValueError as exc:
-                print(f"soccerbt replay: {exc}", file=err)
-                return 1
-            for t0, t1, k0, k1 in ranges:
-                print(f"{t0:.2f}-{t1:.2f}s  ticks {k0}-{k1}")
-            print(f"{len(ranges)} range(s)", file=err)
-            return 0
-        needs_robot = args.tree or args.transitions or args.btlog or args.tick is not None
-        if needs_robot and args.robot is None:
-            print("soccerbt replay: --tree, --tick, --transitions and --btlog go with --robot ROBOT", file=err)
-            return 1
-        if args.btlog:
-            count, notes = tt.export_btlog(log, args.robot, Path(args.btlog))
-            for note in notes:
-                print(f"warning: {note}", file=err)
-            print(f"soccerbt replay: {count} transitions of {args.robot} written to {args.btlog}", file=err)
-            return 0
-        if args.transitions:
-            if not args.node:
-                print("soccerbt replay: --transitions needs --node NAME", file=err)
-                return 1
-            first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
-            last = log.step_at(args.to_s) if args.to_s is not None else None
-            for line in tt.transition_lines(log, args.robot, args.node, first, last):
-                print(line)
-            return 0
-        if args.tree or args.tick is not None or (args.robot is not None and args.at is not None):
-            if args.tick is not None:
-                step = tt.step_of_tick(log, args.robot, args.tick)
-            else:
-                at = args.at if args.at is not None else log.duration_s
-                if at > log.duration_s + 1e-9:
-                    print(f"{args.file}: t={at:g}s is after the end of the log ({log.duration_s:.2f}s)", file=err)
-                    return 1
-                step = log.step_at(at)
-            state = log.robot_state(args.robot, step)
-            t_s = step * log.dt_s
-            if args.json:
-                print(json.dumps(tt.tree_json(state, t_s), separators=(",", ":")))
-            else:
-                for line in tt.tree_lines(state, t_s):
-                    print(line)
-            return 0
-        if args.info:
-            h = log.header
-            print(f"{args.file}: soccerbt {h.get('soccerbt_version')} seed {h.get('seed')} field {h.get('field')} "
-                  f"{h.get('team_size')} v {h.get('team_size')}, {log.last_step} steps ({log.duration_s:.1f} s)")
-            for team, tree in h.get("trees", {}).items():
-                print(f"  {team} tree {tree.get('path')} ({len(tree.get('files', []))} file(s))")
-            if not log.node_data:
-                print(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
-                      "root statuses only")
-            result = log.summary_result()
-            if result:
-                print(f"  score {result.get('score')}")
-            for ev in log.events:
-                if ev.get("kind") in ("goal", "tree_reloaded", "node_exception", "penalty"):
-                    print(f"  {ev.get('t'):.2f}s {ev.get('kind')} {ev.get('detail')}")
-            return 0
-        if args.robot is not None:
-            first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
-            last = log.step_at(args.to_s) if args.to_s is not None else None
-            for view in log.steps(first, last):
-                rec = view.ticks[args.robot]
-                print(f"t={view.truth.t_s:.2f}s tick {rec.tick} root {lf.status_name(rec.root)} "
-                      f"transitions {len(rec.transitions)} bb {json.dumps(rec.blackboard, separators=(',', ':'))}")
-            return 0
-        return _view_mcap(log, args, err)
+        shown = len(log.warnings)
+        code = _tools(log, args, err)
+        for w in log.warnings[shown:]:  # damage found while working: say it, and what is missing
+            print(f"warning: {w}", file=err)
+        for gap in log.gaps:
+            print(f"warning: {args.file}: {gap.text(log.dt_s)}", file=err)
+        return code
     except ReplayError as exc:
         print(str(exc), file=err)
         return EXIT_BAD_LOG
@@ -311,6 +236,114 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
     except OSError as exc:
         print(f"soccerbt replay: {exc}", file=err)
         return EXIT_BAD_LOG
+    finally:
+        if log is not None:
+            log.close()
+
+
+def _opens_window(args: argparse.Namespace) -> bool:
+    """Whether the command is the interactive viewer (no budget: a session seeks at will)."""
+    return not (args.tree or args.node or args.transitions or args.find or args.btlog or args.verify
+                or args.tick is not None or args.info or args.robot is not None or args.screenshot)
+
+
+def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 - an McapLog
+    """--info, --tree/--json, --transitions, --find, --btlog, --verify, --robot, the viewer."""
+    import json
+
+    from soccerbt.tools.replay import logformat as lf
+    from soccerbt.tools.replay import tree_tools as tt
+
+    if args.robot is not None:
+        log.check_robot(args.robot)
+    if args.tree or args.node or args.transitions or args.find or args.btlog or args.verify \
+            or args.tick is not None:
+        log.require_node_data()
+    if args.verify:
+        ok, lines = tt.verify_log(log)
+        for line in lines:
+            print(line)
+        return 0 if ok else 1
+    if args.find is not None:
+        try:
+            ranges = tt.find_ranges(log, args.find)
+        except ValueError as exc:
+            print(f"soccerbt replay: {exc}", file=err)
+            return 1
+        for t0, t1, k0, k1 in ranges:
+            print(f"{t0:.2f}-{t1:.2f}s  ticks {k0}-{k1}")
+        print(f"{len(ranges)} range(s)", file=err)
+        return 0
+    needs_robot = args.tree or args.transitions or args.btlog or args.tick is not None
+    if needs_robot and args.robot is None:
+        print("soccerbt replay: --tree, --tick, --transitions and --btlog go with --robot ROBOT", file=err)
+        return 1
+    for value, flag in ((args.from_s, "--from"), (args.to_s, "--to")):
+        if value is not None and value > log.duration_s + 1e-9 and (args.robot is not None or args.transitions):
+            print(f"{args.file}: {flag} {value:g}s is after the end of the log ({log.duration_s:.2f}s)", file=err)
+            return 1
+    if args.btlog:
+        count, notes = tt.export_btlog(log, args.robot, Path(args.btlog))
+        for note in notes:
+            print(f"warning: {note}", file=err)
+        print(f"soccerbt replay: {count} transitions of {args.robot} written to {args.btlog}", file=err)
+        return 0
+    if args.transitions:
+        if not args.node:
+            print("soccerbt replay: --transitions needs --node NAME", file=err)
+            return 1
+        first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
+        last = log.step_at(args.to_s) if args.to_s is not None else None
+        for line in tt.transition_lines(log, args.robot, args.node, first, last):
+            print(line)
+        return 0
+    if args.tree or args.tick is not None or (args.robot is not None and args.at is not None):
+        if args.tick is not None:
+            step = tt.step_of_tick(log, args.robot, args.tick)
+        else:
+            at = args.at if args.at is not None else log.duration_s
+            if at > log.duration_s + 1e-9:
+                print(f"{args.file}: t={at:g}s is after the end of the log ({log.duration_s:.2f}s)", file=err)
+                return 1
+            step = log.step_at(at)
+        state = log.robot_state(args.robot, step)
+        t_s = step * log.dt_s
+        if args.json:
+            print(json.dumps(tt.tree_json(state, t_s), separators=(",", ":")))
+        else:
+            for line in tt.tree_lines(state, t_s):
+                print(line)
+        return 0
+    if args.info:
+        h = log.header
+        print(f"{args.file}: soccerbt {h.get('soccerbt_version')} seed {h.get('seed')} field {h.get('field')} "
+              f"{h.get('team_size')} v {h.get('team_size')}, {log.last_step} steps ({log.duration_s:.1f} s)")
+        for team, tree in h.get("trees", {}).items():
+            print(f"  {team} tree {tree.get('path')} ({len(tree.get('files', []))} file(s))")
+        if not log.node_data:
+            print(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
+                  "root statuses only")
+        result = log.summary_result()
+        if result:
+            print(f"  score {result.get('score')}")
+        for ev in log.events:
+            if ev.get("kind") in ("goal", "tree_reloaded", "node_exception", "penalty"):
+                print(f"  {ev.get('t'):.2f}s {ev.get('kind')} {ev.get('detail')}")
+        return 0
+    if args.robot is not None:
+        first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
+        last = log.step_at(args.to_s) if args.to_s is not None else None
+        gaps: list = []
+        for view in log.steps(first, last, on_gap=gaps.append):
+            while gaps:
+                print(gaps.pop(0).text(log.dt_s))
+            rec = view.ticks[args.robot]
+            print(f"t={view.truth.t_s:.2f}s tick {rec.tick} root {lf.status_name(rec.root)} "
+                  f"transitions {len(rec.transitions)} bb {json.dumps(rec.blackboard, separators=(',', ':'))}")
+        for gap in gaps:
+            print(gap.text(log.dt_s))
+        return 0
+    return _view_mcap(log, args, err)
 
 
 def _view_mcap(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001

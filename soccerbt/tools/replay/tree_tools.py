@@ -13,7 +13,6 @@ refuses it with a ``ReplayError`` that says so (``McapLog.require_node_data``).
 from __future__ import annotations
 
 import struct
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,31 +20,35 @@ from typing import Any
 from soccerbt.tools.cli.outputs import write_atomically
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError
-from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, apply_step
+from soccerbt.tools.replay.mcap_reader import Gap, McapLog, RobotState, StepView, apply_step
 
 __all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog",
            "verify_log", "step_of_tick", "parse_condition"]
 
 _NAMES = lf.STATUS_NAMES
+MAX_INDENT = 64   # deeper nodes are drawn at this depth with their depth written: lines stay short
 
 
 def step_of_tick(log: McapLog, robot: str, tick: int) -> int:
     """The step whose tick record of `robot` has tick number `tick` (Agent.ticks, from 1)."""
+    log.check_robot(robot)
     first = log.step_view(log.first_step)
-    if first is None or robot not in first.ticks:
-        raise ReplayError(log.path, None, f"no tick of {robot} in the log")
-    last = log.step_view(log.last_step)
-    top = last.ticks[robot].tick if last is not None else 0
-    if not first.ticks[robot].tick <= tick <= top:
-        raise ReplayError(log.path, None, f"{robot} has no tick {tick} (ticks {first.ticks[robot].tick}..{top})")
-    guess = tick - first.ticks[robot].tick + first.step
-    view = log.step_view(guess) if log.first_step <= guess <= log.last_step else None
-    if view is not None and view.ticks[robot].tick == tick:
-        return guess
-    for view in log.steps():  # ticks and steps part only where a robot was added late
-        if view.ticks[robot].tick == tick:
+    if first is not None:
+        guess = tick - first.ticks[robot].tick + first.step
+        view = log.step_view(guess) if log.first_step <= guess <= log.last_step else None
+        if view is not None and view.ticks[robot].tick == tick:
+            return guess
+    low = high = None
+    for view in log.steps():  # ticks and steps part only where a robot was added late, or after a gap
+        got = view.ticks[robot].tick
+        if got == tick:
             return view.step
-    raise ReplayError(log.path, None, f"{robot} has no tick {tick} (ticks 1..{top})")
+        low = got if low is None else min(low, got)
+        high = got if high is None else max(high, got)
+    if low is None:
+        raise ReplayError(log.path, None, f"no tick of {robot} in the log")
+    missing = "; " + "; ".join(g.text(log.dt_s) for g in log.gaps[:3]) if log.gaps else ""
+    raise ReplayError(log.path, None, f"{robot} has no tick {tick} in the log (ticks {low}..{high}){missing}")
 
 
 def _children(tree: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
@@ -79,7 +82,8 @@ def tree_lines(state: RobotState, t_s: float) -> list[str]:
             status = f"IDLE (returned {_NAMES[reached]}, then reset)"
         mark = "*" if uid in ticked else " "
         label = row["name"] if row["name"] == row["id"] else f"{row['name']} ({row['id']})"
-        out.append(f"{mark} {'  ' * depth}{label} #{uid}: {status}")
+        indent = "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[depth {depth}] "
+        out.append(f"{mark} {indent}{label} #{uid}: {status}")
     out.append("blackboard:")
     changed = set(state.changed)
     for key in sorted(state.blackboard):
@@ -90,7 +94,8 @@ def tree_lines(state: RobotState, t_s: float) -> list[str]:
 
 def _writer_text(writer: Any, state: RobotState) -> str:
     if isinstance(writer, int):
-        row = next((r for r in state.tree["nodes"] if r["uid"] == writer), None)
+        nodes = state.tree["nodes"]  # numbered 1..n in order (logformat.check_tree)
+        row = nodes[writer - 1] if 1 <= writer <= len(nodes) else None
         return f"node #{writer} {row['name']}" if row else f"node #{writer}"
     return str(writer)
 
@@ -119,7 +124,10 @@ def transition_lines(log: McapLog, robot: str, node: str, from_step: int = 1,
     load = 0
     uids: dict[int, str] = {}
     loads = {ld["step"]: ld["load"] for ld in log.loads(robot)}
-    for view in log.steps(from_step, to_step):
+    gaps: list[Gap] = []
+    for view in log.steps(from_step, to_step, on_gap=gaps.append):
+        while gaps:
+            yield f"{gaps.pop(0).text(log.dt_s)}: its transitions are unknown"
         new_load = loads.get(view.step)
         if new_load is not None or load == 0:
             load = new_load or max((ld["load"] for ld in log.loads(robot) if ld["step"] <= view.step), default=1)
@@ -132,6 +140,8 @@ def transition_lines(log: McapLog, robot: str, node: str, from_step: int = 1,
             if uid in uids:
                 yield (f"t={view.truth.t_s:.2f}s tick {rec.tick} {uids[uid]} #{uid}: "
                        f"{_NAMES[prev]} -> {_NAMES[new]}")
+    for gap in gaps:
+        yield f"{gap.text(log.dt_s)}: its transitions are unknown"
 
 
 def parse_condition(text: str) -> tuple[str, str]:
@@ -143,7 +153,11 @@ def parse_condition(text: str) -> tuple[str, str]:
 
 
 def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, int]]:
-    """The time ranges (first t, last t, first tick, last tick) where the condition holds."""
+    """The time ranges (first t, last t, first tick, last tick) where the condition holds.
+
+    A range never spans missing steps (``log.gaps``): it ends before them, and the condition is
+    looked at again only from the next keyframe after them (or the next tree load), where the
+    robot's state is known again."""
     from soccerbt.blackboard import Blackboard
     from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
 
@@ -155,18 +169,32 @@ def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, i
         script = compile_script(expr, enums)
     except ScriptSyntaxError as exc:
         raise ValueError(f"bad condition {expr!r}: {exc}") from None
-    state = log.robot_state(robot, log.first_step - 1)
+    every = log.keyframe_steps
+    state: RobotState | None = log.robot_state(robot, log.first_step - 1)
     names = {row["uid"]: row["name"] for row in state.tree["nodes"]}
     bb = Blackboard()
     ranges: list[tuple[float, float, int, int]] = []
     open_range: list[Any] | None = None
     loads = {ld["step"]: ld["load"] for ld in log.loads(robot)}
-    for view in log.steps():
-        if view.step in loads:
-            state = log.robot_state(robot, view.step)
-            names = {row["uid"]: row["name"] for row in state.tree["nodes"]}
-        else:
+    gaps: list[Gap] = []
+    for view in log.steps(on_gap=gaps.append):
+        if gaps:  # steps missing before this one: close the range, forget the state
+            gaps.clear()
+            if open_range is not None:
+                ranges.append(tuple(open_range))  # type: ignore[arg-type]
+                open_range = None
+            state = None
+        if view.step in loads or (state is None and (view.step - 1) % every == 0):
+            try:  # a load's keyframe is the step before it; after a gap, the periodic keyframes
+                state = log.robot_state(robot, view.step, max_replay=1)
+            except ReplayError:
+                state = None
+            if state is not None:
+                names = {row["uid"]: row["name"] for row in state.tree["nodes"]}
+        elif state is not None:
             apply_step(state, view)
+        if state is None:
+            continue
         for key, (value, _w) in state.blackboard.items():
             bb.set(key, value if not isinstance(value, list) else str(value))
         skipped = set(state.skipped)
@@ -192,46 +220,101 @@ def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, i
     return ranges
 
 
+def _step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, bytes]]:
+    """(step, data) of the log's step messages in increasing order; the steps missing between
+    and after them are added to `gaps` (and to ``log.gaps``)."""
+    expect = log.first_step
+    for _topic, step, data in log.messages(topics={lf.STEP_TOPIC}):
+        if step < expect:
+            continue
+        if step > expect:
+            gaps.append(log._gap(expect, step - 1, None))
+        expect = step + 1
+        yield step, data
+    if expect <= log.last_step:
+        gaps.append(log._gap(expect, log.last_step, None))
+
+
+def step_differences(robots: list[str], va: StepView, vb: StepView) -> list[str]:
+    """What differs between two decoded steps: the truth, and per robot the statuses, the
+    blackboard and the command (the lines of ``diff`` and ``--verify``)."""
+    out: list[str] = []
+    if va.truth != vb.truth:
+        out.append(f"  truth: ball {_fmt(va.truth.ball)} / {_fmt(vb.truth.ball)}")
+        for robot, ra, rb in zip(robots, va.truth.robots, vb.truth.robots):
+            if ra != rb:
+                out.append(f"  truth {robot}: {_fmt(ra[:3])} / {_fmt(rb[:3])}")
+    for robot in robots:
+        ra, rb = va.ticks[robot], vb.ticks[robot]
+        if ra.transitions != rb.transitions:
+            out.append(f"  {robot} tick {ra.tick} statuses: {_trans(ra)} / {_trans(rb)}")
+        if ra.blackboard != rb.blackboard:
+            keys = sorted(set(ra.blackboard) | set(rb.blackboard))
+            for key in keys:
+                x, y = ra.blackboard.get(key), rb.blackboard.get(key)
+                if x != y:
+                    out.append(f"  {robot} blackboard {key}: {x} / {y}")
+        if ra.command != rb.command and not all(_same_float(x, y) for x, y in zip(ra.command, rb.command)):
+            out.append(f"  {robot} command: {_fmt(ra.command)} / {_fmt(rb.command)}")
+    return out
+
+
+def _tree_notes(robot: str, ta: dict[str, Any], tb: dict[str, Any]) -> list[str]:
+    if ta["nodes"] == tb["nodes"]:
+        return []
+    changed = [f"#{x['uid']} {x['name']}" for x, y in zip(ta["nodes"], tb["nodes"]) if x != y]
+    return [f"note: {robot}'s trees differ ({', '.join(changed[:5]) or 'node count'})"]
+
+
 def diff_logs(a: McapLog, b: McapLog) -> list[str]:
     """[] when both runs are the same step by step; else what differs at the first step that
-    differs (truth, and per robot: tree statuses, blackboard, command)."""
+    differs (truth, and per robot: tree statuses, blackboard, command). Steps are matched by
+    number: steps one log is missing (damage) are not compared, and said so."""
     a.require_node_data()
     b.require_node_data()
     notes: list[str] = []
     if a.robots != b.robots:
         return [f"the robots differ: {', '.join(a.robots)} / {', '.join(b.robots)}"]
     for robot in a.robots:
-        ta, tb = a.tree(robot, 1), b.tree(robot, 1)
-        if ta["nodes"] != tb["nodes"]:
-            changed = [f"#{x['uid']} {x['name']}" for x, y in zip(ta["nodes"], tb["nodes"]) if x != y]
-            notes.append(f"note: {robot}'s trees differ ({', '.join(changed[:5]) or 'node count'})")
-    it_a, it_b = a.messages(topics={lf.STEP_TOPIC}), b.messages(topics={lf.STEP_TOPIC})
-    for (_ta, step_a, data_a), (_tb, step_b, data_b) in zip(it_a, it_b):
+        notes += _tree_notes(robot, a.tree(robot, 1), b.tree(robot, 1))
+    gaps_a: list[Gap] = []
+    gaps_b: list[Gap] = []
+    it_a, it_b = _step_messages(a, gaps_a), _step_messages(b, gaps_b)
+    na, nb = next(it_a, None), next(it_b, None)
+    while na is not None and nb is not None:
+        if na[0] != nb[0]:  # one log lacks the other's step: its gap says which
+            na, nb = (next(it_a, None), nb) if na[0] < nb[0] else (na, next(it_b, None))
+            continue
+        step, data_a = na
+        data_b = nb[1]
+        na, nb = next(it_a, None), next(it_b, None)
         if data_a == data_b:
             continue
-        va, vb = a.decode_step(data_a), b.decode_step(data_b)
-        out = notes + [f"first difference at step {step_a} (t={va.truth.t_s:.2f}s):"]
-        if va.truth != vb.truth:
-            out.append(f"  truth: ball {_fmt(va.truth.ball)} / {_fmt(vb.truth.ball)}")
-            for robot, ra, rb in zip(a.robots, va.truth.robots, vb.truth.robots):
-                if ra != rb:
-                    out.append(f"  truth {robot}: {_fmt(ra[:3])} / {_fmt(rb[:3])}")
-        for robot in a.robots:
-            ra, rb = va.ticks[robot], vb.ticks[robot]
-            if ra.transitions != rb.transitions:
-                out.append(f"  {robot} tick {ra.tick} statuses: {_trans(ra)} / {_trans(rb)}")
-            if ra.blackboard != rb.blackboard:
-                keys = sorted(set(ra.blackboard) | set(rb.blackboard))
-                for key in keys:
-                    x, y = ra.blackboard.get(key), rb.blackboard.get(key)
-                    if x != y:
-                        out.append(f"  {robot} blackboard {key}: {x} / {y}")
-            if ra.command != rb.command and not all(_same_float(x, y) for x, y in zip(ra.command, rb.command)):
-                out.append(f"  {robot} command: {_fmt(ra.command)} / {_fmt(rb.command)}")
-        return out
+        try:
+            va = a.decode_step(data_a)
+        except ValueError as exc:
+            gaps_a.append(a._gap(step, step, None, f"unreadable ({exc})"))
+            continue
+        try:
+            vb = b.decode_step(data_b)
+        except ValueError as exc:
+            gaps_b.append(b._gap(step, step, None, f"unreadable ({exc})"))
+            continue
+        return notes + _missing(a, gaps_a, b, gaps_b) + [
+            f"first difference at step {step} (t={va.truth.t_s:.2f}s):"] + step_differences(a.robots, va, vb)
+    for _ in it_a:  # to the end: the gaps after the last common step
+        pass
+    for _ in it_b:
+        pass
+    missing = _missing(a, gaps_a, b, gaps_b)
     if a.last_step != b.last_step:
-        return notes + [f"the runs differ in length: {a.last_step} / {b.last_step} steps"]
-    return []
+        return notes + missing + [f"the runs differ in length: {a.last_step} / {b.last_step} steps"]
+    return notes + missing
+
+
+def _missing(a: McapLog, gaps_a: list[Gap], b: McapLog, gaps_b: list[Gap]) -> list[str]:
+    return ([f"{a.path}: {g.text(a.dt_s)}; not compared" for g in gaps_a]
+            + [f"{b.path}: {g.text(b.dt_s)}; not compared" for g in gaps_b])
 
 
 def _same_float(x: float, y: float) -> bool:
@@ -258,56 +341,236 @@ def export_btlog(log: McapLog, robot: str, out: Path) -> tuple[int, list[str]]:
     log.require_node_data()
     log.check_robot(robot)
     if not str(out).endswith(".btlog"):
-        raise ValueError(f"{out}: a .btlog file name must end in .btlog (Groot2 requires it)")
+        raise ReplayError(out, None, "a Groot2 log's name must end in .btlog (Groot2 opens no other)")
     warnings = []
     tree = log.tree(robot, 1)
-    xml = logger_xml(tree).encode("utf-8")
+    try:
+        xml = logger_xml(tree).encode("utf-8")
+    except ValueError as exc:  # a name or value XML cannot hold (the log's tree is data, not checked XML)
+        raise ReplayError(log.path, None, f"{robot}'s tree cannot be written as BT.CPP XML ({exc})") from None
     reloads = [ld["step"] for ld in log.loads(robot) if ld.get("load", 1) > 1]
     stop = min(reloads) - 1 if reloads else log.last_step
     if reloads:
         warnings.append(f"{robot}'s tree was reloaded at step {min(reloads)}: exported up to there")
     records = bytearray()
     count = 0
-    for view in log.steps(log.first_step, stop):
+    gaps: list[Gap] = []
+    for view in log.steps(log.first_step, stop, on_gap=gaps.append):
         t_us = round(view.truth.t_s * 1e6)
         for uid, _prev, new in view.ticks[robot].transitions:
             records += (t_us & 0xFFFFFFFFFFFF).to_bytes(6, "little") + struct.pack("<HB", uid, new)
             count += 1
+    warnings += [f"{gap.text(log.dt_s)}: no transitions exported there" for gap in gaps]
     head = b"".join((b"BTCPP4-FileLogger2", struct.pack("<B", 1), struct.pack("<i", len(xml)), xml,
                      struct.pack("<q", 0)))
     write_atomically(out, (head, bytes(records)))
     return count, warnings
 
 
+MAX_PARTICLES = 10_000
+_TEAMS = ("blue", "red")
+
+
+def verify_config(log: McapLog) -> dict[str, Any]:
+    """The match configuration stored in the log's header, checked against the command line's
+    limits (a field soccerbt knows, 1..11 robots a team and no more than the field holds, a seed
+    of 0 or more, a positive finite half, GameController 12, 19 or 20, at most MAX_PARTICLES
+    particles a robot, ...); ReplayError naming what it refused."""
+    from soccerbt.tools.cli.match_options import FIELD_CHOICES
+    from soccerbt.world.field import Field
+
+    cfg = log.header.get("config")
+    if not isinstance(cfg, dict):
+        raise ReplayError(log.path, None, "the header holds no match configuration: cannot re-run it")
+
+    def refuse(key: str, why: str) -> ReplayError:
+        return ReplayError(log.path, None, f"refused to re-run: the header's config.{key} {why}")
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    out: dict[str, Any] = {}
+    field_name = cfg.get("field", "adult")
+    if not isinstance(field_name, str) or field_name.strip().lower() not in FIELD_CHOICES:
+        raise refuse("field", f"{str(field_name)[:40]!r} is no field (S, M or L)")
+    out["field"] = field_name.strip().lower()
+    size = cfg.get("team_size")
+    limit = Field.by_name(out["field"]).max_players_per_team
+    if size is not None and (not is_int(size) or not 1 <= size <= min(11, limit)):
+        raise refuse("team_size", f"{size!r} is not 1..{min(11, limit)} robots a team on that field")
+    out["team_size"] = size
+    seed = cfg.get("seed", 0)
+    if not is_int(seed) or not 0 <= seed < 1 << 64:
+        raise refuse("seed", f"{str(seed)[:40]!r} is not a seed (0 or more)")
+    out["seed"] = seed
+    half = cfg.get("half_s", 600.0)
+    if not isinstance(half, (int, float)) or isinstance(half, bool) or not 0 < half < float("inf"):
+        raise refuse("half_s", f"{half!r} is not a positive number of seconds")
+    out["half_s"] = float(half)
+    for team in _TEAMS:
+        tree = cfg.get(f"{team}_tree")
+        if tree is not None and (not isinstance(tree, str) or not tree or "\0" in tree):
+            raise refuse(f"{team}_tree", "is not a file name")
+        out[f"{team}_tree"] = tree
+    idle = cfg.get("idle_teams", [])
+    if not isinstance(idle, list) or any(t not in _TEAMS for t in idle) or len(set(idle)) != len(idle):
+        raise refuse("idle_teams", "is not a list of blue and red")
+    out["idle_teams"] = tuple(idle)
+    particles = cfg.get("particles", 300)
+    if not is_int(particles) or not 1 <= particles <= MAX_PARTICLES:
+        raise refuse("particles", f"{str(particles)[:40]!r} is not 1..{MAX_PARTICLES:,} particles a robot")
+    out["particles"] = particles
+    gc_version = cfg.get("gc_version", 20)
+    if gc_version not in (12, 19, 20) or not is_int(gc_version):
+        raise refuse("gc_version", f"{str(gc_version)[:40]!r} is not 12, 19 or 20")
+    out["gc_version"] = gc_version
+    knockout = cfg.get("knockout", False)
+    if not isinstance(knockout, bool) or (knockout and gc_version == 12):
+        raise refuse("knockout", "is not true or false (true needs GameController 19 or 20)")
+    out["knockout"] = knockout
+    if not isinstance(cfg.get("reproducible", False), bool):
+        raise refuse("reproducible", "is not true or false")
+    return out
+
+
+def verify_trees(log: McapLog, config: dict[str, Any], max_file_bytes: int | None = None) -> list[str]:
+    """Check that the files a re-run would load are those the header names, unchanged. Reads
+    only what the configured trees are (each tree and, recursively, its includes, as the loader
+    finds them), only regular files, bounded, that parse as BehaviorTree.CPP trees; never a path
+    the header alone names. [] when they match; else what was refused and why."""
+    import hashlib
+    import os
+
+    from soccerbt.match import default_tree_path
+    from soccerbt.trees.errors import TreeLoadError
+    from soccerbt.trees.includes import default_max_file_bytes, tree_files
+    from soccerbt.trees.xmlload import FileRefused, decode_xml_bytes, parse_xml_text, read_limited
+
+    limit = max_file_bytes if max_file_bytes is not None else default_max_file_bytes()
+    trees = log.header.get("trees") or {}
+    for team in _TEAMS:
+        if team in config["idle_teams"]:
+            continue  # an idle team plays no tree
+        configured = config[f"{team}_tree"] or str(default_tree_path())
+        stored = trees.get(team)
+        if not isinstance(stored, dict) or not stored.get("files"):
+            return [f"refused to re-run: the header lists no tree files of {team}"]
+        named = {os.path.realpath(e["path"]): e["sha256"] for e in stored["files"]}
+        files = [Path(os.path.realpath(f)) for f in tree_files(configured, max_file_bytes=limit)]
+        for f in files:
+            if str(f) not in named:
+                return [f"{f}: the {team} tree ({configured}) includes it but the log's header does not list it: "
+                        f"the tree changed since the run; cannot verify"]
+        extra = sorted(set(named) - {str(f) for f in files})
+        if extra:
+            return [f"refused: the header lists {extra[0]} among the {team} tree's files, but {configured} does not "
+                    f"include it; verify reads only the files of the configured tree"]
+        for f in files:
+            try:
+                raw = read_limited(f, limit)
+                parse_xml_text(decode_xml_bytes(raw, str(f)), str(f), f.parent)
+            except FileRefused as exc:
+                return [f"refused: {f}: {exc.reason} (verify reads only tree files)"]
+            except TreeLoadError as exc:
+                return [f"refused: {f}: not a BehaviorTree.CPP tree ({exc.message}); verify reads only tree files"]
+            if hashlib.sha256(raw).hexdigest() != named[str(f)]:
+                return [f"{f}: changed since the run (SHA-256 differs); cannot verify ({team})"]
+    return []
+
+
 def verify_log(log: McapLog) -> tuple[bool, list[str]]:
-    """Re-run the match from the log's seed, configuration and tree files (their hashes checked
-    first) and compare step by step. (reproduces, messages)."""
+    """Re-run the match from the log's seed, configuration and tree files (all checked first:
+    ``verify_config``, ``verify_trees``) and compare it with the log step by step as it runs,
+    stopping at the first step that differs. (reproduces, messages)."""
+    import os
+
     from soccerbt.match import Match, MatchConfig
-    from soccerbt.tools.replay.mcap_recorder import file_hashes, make_recorder
+    from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
     log.require_node_data()
-    header = log.header
-    cfg = header.get("config") or {}
-    if not cfg.get("reproducible", False):
+    config = verify_config(log)
+    if not log.header["config"].get("reproducible", False):
         return False, ["the log's match used a custom noise or referee configuration: cannot re-run it"]
-    for team, tree in header.get("trees", {}).items():
-        for entry in tree.get("files", []):
-            now = file_hashes([Path(entry["path"])])[0]["sha256"]
-            if now != entry["sha256"]:
-                return False, [f"{entry['path']}: changed since the run (SHA-256 differs); cannot verify ({team})"]
-    config = MatchConfig(team_size=cfg.get("team_size"), field=cfg.get("field", "adult"), seed=cfg.get("seed", 0),
-                         duration_s=log.last_step * log.dt_s, half_s=cfg.get("half_s", 600.0),
-                         blue_tree=cfg.get("blue_tree"), red_tree=cfg.get("red_tree"),
-                         idle_teams=tuple(cfg.get("idle_teams", ())), particles=cfg.get("particles", 300))
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "verify.mcap"
-        match = Match(config)
-        recorder = make_recorder(out, match)
-        while match.steps < log.last_step and not match.finished():
+    problems = verify_trees(log, config)
+    if problems:
+        return False, problems
+    match = Match(MatchConfig(duration_s=log.last_step * log.dt_s, **config))
+    if abs(match.dt_s - log.dt_s) > 1e-12:
+        return False, [f"the log steps {log.dt_s:g} s, this soccerbt {match.dt_s:g} s: cannot re-run it"]
+    gaps: list[Gap] = []
+    steps = _step_messages(log, gaps)
+    compare = _Compare(log, steps)
+    with open(os.devnull, "wb") as sink:
+        recorder = McapRecorder(log.path.with_suffix(".verify.mcap"), stream=sink, tap=compare.message)
+        recorder.on_start(match)
+        match.observers.append(recorder)
+        while match.steps < log.last_step and not match.finished() and compare.going:
             match.step()
-        recorder.finish(match.result())
-        again = McapLog.open(out)
-        differences = diff_logs(log, again)
-    if differences:
-        return False, differences
-    return True, [f"{log.path}: reproduces ({log.last_step} steps, seed {cfg.get('seed')})"]
+        recorder.close()
+    for _ in steps:  # the gaps after the last compared step
+        pass
+    missing = [f"{log.path}: {g.text(log.dt_s)}; not compared" for g in gaps]
+    if compare.lines:
+        return False, compare.notes + missing + compare.lines
+    if compare.ended is not None:
+        return False, compare.notes + missing + [compare.ended]
+    if match.steps < log.last_step:
+        return False, compare.notes + missing + [f"the re-run ended at step {match.steps}, the log holds "
+                                                 f"{log.last_step} steps"]
+    if missing:
+        return False, compare.notes + missing
+    seed = log.header["config"].get("seed")
+    return True, compare.notes + [f"{log.path}: reproduces ({log.last_step} steps, seed {seed})"]
+
+
+class _Compare:
+    """The re-run's messages (a recorder's tap) against the log's steps, as they come."""
+
+    def __init__(self, log: McapLog, steps: Iterator[tuple[int, bytes]]) -> None:
+        self.log = log
+        self.steps = steps
+        self.next = next(steps, None)
+        self.going = True
+        self.lines: list[str] = []
+        self.notes: list[str] = []
+        self.ended: str | None = None
+        self.tables: dict[str, list[str]] = {}
+        self.topics = {lf.keys_topic(r): r for r in log.robots} | {lf.keyframe_topic(r): r for r in log.robots}
+        self.trees = {lf.tree_topic(r): r for r in log.robots}
+
+    def message(self, topic: str, step: int, data: bytes) -> None:
+        if not self.going:
+            return
+        if topic in self.topics:
+            keys = lf.load_json(data).get("keys")
+            if keys is not None:
+                self.tables[self.topics[topic]] = keys
+            return
+        if topic in self.trees:
+            robot = self.trees[topic]
+            again = lf.load_json(data)
+            if again.get("load") == 1:
+                self.notes += _tree_notes(robot, self.log.tree(robot, 1), again)
+            return
+        if topic != lf.STEP_TOPIC:
+            return
+        while self.next is not None and self.next[0] < step:
+            self.next = next(self.steps, None)
+        if self.next is None:
+            self.ended = f"the log ends before step {step}: the re-run goes on"
+            self.going = False
+            return
+        if self.next[0] > step:
+            return  # a step the log is missing: its gap says so
+        mine = self.next[1]
+        if mine == data:
+            return
+        self.going = False
+        try:
+            va = self.log.decode_step(mine)
+        except ValueError as exc:
+            self.lines = [f"step {step} of the log is unreadable ({exc})"]
+            return
+        vb = self.log.decode_step(data, dict(self.tables))
+        self.lines = [f"first difference at step {step} (t={va.truth.t_s:.2f}s), log / re-run:",
+                      *step_differences(self.log.robots, va, vb)]
