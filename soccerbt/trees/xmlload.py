@@ -19,10 +19,20 @@ from soccerbt.trees.errors import TreeLoadError
 
 __all__ = ["XNode", "XmlDocument", "parse_xml_text", "read_xml_file", "escape_lenient",
            "FileRefused", "read_limited", "check_regular_file", "decode_xml_bytes",
-           "limit_message", "DEFAULT_MAX_FILE_BYTES"]
+           "limit_message", "DEFAULT_MAX_FILE_BYTES", "MAX_ATTRIBUTES", "MAX_SCRIPT_CHARS",
+           "MAX_SCRIPT_CHARS_PER_FILE", "SCRIPT_ATTRIBUTES"]
 
 #: the largest tree file read (bytes); TreeFactory(max_file_bytes=...) changes it
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+#: attributes of one element: more is refused before lxml (whose duplicate check is quadratic) sees them
+MAX_ATTRIBUTES = 256
+#: characters of one script (a Script's or ScriptCondition's code, a Precondition's if, a
+#: pre/post condition) and of all scripts of a file: compiling is linear but not cheap
+MAX_SCRIPT_CHARS = 64 * 1024
+MAX_SCRIPT_CHARS_PER_FILE = 256 * 1024
+SCRIPT_ATTRIBUTES = frozenset({"_skipIf", "_failureIf", "_successIf", "_while", "_onSuccess", "_onFailure",
+                               "_onHalted", "_post"})
+_SCRIPT_NODES = {"Script": "code", "ScriptCondition": "code", "Precondition": "if"}
 
 _ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);")
 _NAME_END = re.compile(r"[\s/>=]")
@@ -242,6 +252,11 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
     fixed, tag_lines = escape_lenient(text, declarations)
     if declarations:  # refused before lxml sees the text: nothing named in it is ever opened
         raise TreeLoadError(path, declarations[0], _DOCTYPE_MESSAGE)
+    for attrs in tag_lines:
+        if len(attrs) > MAX_ATTRIBUTES:
+            line = list(attrs.values())[MAX_ATTRIBUTES]
+            raise TreeLoadError(path, line, f"an element with more than {MAX_ATTRIBUTES} attributes "
+                                            f"({len(attrs):,}); no BehaviorTree.CPP node has that many ports")
     try:
         root = etree.fromstring(fixed.encode("utf-8"), _parser())
     except etree.XMLSyntaxError as exc:
@@ -257,6 +272,7 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
         raise TreeLoadError(path, 1, _DOCTYPE_MESSAGE)  # defence in depth: never reached
     elements = [e for e in root.iter() if isinstance(e.tag, str)]
     aligned = len(elements) == len(tag_lines)
+    script_chars = 0
     nodes: dict[object, XNode] = {}
     for idx, el in enumerate(elements):
         tag = el.tag
@@ -266,11 +282,30 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
         for k, v in el.attrib.items():
             attrs[k.split("}", 1)[1] if "}" in k else k] = v
         xn = XNode(tag, attrs, el.sourceline or 1, tag_lines[idx] if aligned else {})
+        script_chars = _check_scripts(xn, path, script_chars)
         nodes[el] = xn
         parent = el.getparent()
         if parent is not None and parent in nodes:
             nodes[parent].children.append(xn)
     return XmlDocument(path, nodes[root], directory)
+
+
+def _check_scripts(node: XNode, path: str, total: int) -> int:
+    """The characters of the element's scripts added to `total`; TreeLoadError at the script
+    that passes MAX_SCRIPT_CHARS, or the file's MAX_SCRIPT_CHARS_PER_FILE."""
+    node_id = node.attrs.get("ID", node.tag) if node.tag in ("Action", "Condition") else node.tag
+    code = _SCRIPT_NODES.get(node_id)
+    for name, value in node.attrs.items():
+        if name not in SCRIPT_ATTRIBUTES and name != code:
+            continue
+        total += len(value)
+        if len(value) > MAX_SCRIPT_CHARS:
+            raise TreeLoadError(path, node.attr_line(name), f"the script in {name} has {len(value):,} characters, "
+                                                            f"more than {MAX_SCRIPT_CHARS:,}")
+        if total > MAX_SCRIPT_CHARS_PER_FILE:
+            raise TreeLoadError(path, node.attr_line(name), f"the scripts of this file pass {MAX_SCRIPT_CHARS_PER_FILE:,} "
+                                                            "characters in all")
+    return total
 
 
 class FileRefused(Exception):

@@ -45,7 +45,7 @@ from soccerbt.tools.batch.batch_pool import BACKENDS, RAY_MISSING, BackendError,
 from soccerbt.tools.batch.batch_store import SUMMARY_NAME, GameStore, StoreConflict, batch_fingerprint
 from soccerbt.tools.batch.stats import statistics_lines
 from soccerbt.tools.cli.match_options import add_match_shape_arguments, shape_from_args, tree_problem
-from soccerbt.tools.cli.outputs import check_output_path, write_atomically
+from soccerbt.tools.cli.outputs import check_output_path, same_file, tree_inputs, write_atomically
 
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process ended by it
@@ -220,7 +220,25 @@ def _seed_text(seeds: list[int]) -> str:
     return ",".join(parts)
 
 
-def prepare_out(folder: str, inputs: list[str | None]) -> str | None:
+def _json_in_out(json_path: str, folder: str) -> str | None:
+    """Why --json may not be written where it is (a file of the --out folder: a game, its log,
+    the summary, the lock), or None."""
+    import os
+
+    from soccerbt.tools.batch.batch_store import is_store_name
+
+    target = Path(os.path.realpath(json_path))
+    out = Path(folder)
+    if out.is_dir() and target.parent == Path(os.path.realpath(out)) and is_store_name(target.name):
+        return f"{json_path}: given to both --out (its file {target.name}) and --json"
+    if out.is_dir():
+        for entry in os.scandir(out):
+            if is_store_name(entry.name) and same_file(json_path, entry.path):
+                return f"{json_path}: given to both --out (its file {entry.name}) and --json"
+    return None
+
+
+def prepare_out(folder: str, inputs: list[str | Path | None]) -> str | None:
     """Make the --out folder when missing; why it cannot be used, or None."""
     path = Path(folder)
     if path.exists() and not path.is_dir():
@@ -287,7 +305,16 @@ class Reporter:
 
 def batch(args: argparse.Namespace) -> int:
     """The ``batch`` command: 0 all played, 1 a game failed (or could not start), 2 bad options,
-    130 Ctrl-C."""
+    130 Ctrl-C. The --out folder is locked while it runs."""
+    stores: list[GameStore] = []
+    try:
+        return _batch(args, stores)
+    finally:
+        for store in stores:
+            store.unlock()
+
+
+def _batch(args: argparse.Namespace, stores: list[GameStore]) -> int:
     err = sys.stderr
     tree_a = args.blue_tree or args.tree
     tree_b = args.red_tree or args.tree
@@ -314,18 +341,27 @@ def batch(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(f"soccerbt batch: {exc}", file=err)
         return 1
+    inputs = tree_inputs(tree_a, tree_b)
     if args.json:
-        problem = check_output_path(args.json, [tree_a, tree_b])
+        problem = check_output_path(args.json, inputs)
+        if problem is None and args.out:
+            problem = _json_in_out(args.json, args.out)
         if problem is not None:
             print(f"soccerbt batch: {problem} (--json)", file=err)
             return 2
     store = None
     if args.out:
-        problem = prepare_out(args.out, [tree_a, tree_b, args.json])
+        problem = prepare_out(args.out, [*inputs, args.json])
         if problem is not None:
             print(f"soccerbt batch: {problem}", file=err)
             return 2
         store = GameStore(Path(args.out), batch_fingerprint(base, {"A": tree_a, "B": tree_b}), record=args.record)
+        try:
+            store.lock()
+            stores.append(store)
+        except StoreConflict as exc:
+            print(f"soccerbt batch: {exc} (--out)", file=err)
+            return 2
     jobs = args.jobs or default_jobs()
     timeout_s = args.game_timeout or default_game_timeout_s(base)
     reporter = Reporter(args, err, store)
@@ -445,7 +481,10 @@ def batch(args: argparse.Namespace) -> int:
         if path is None:
             continue
         try:
-            write_atomically(Path(path), json.dumps(summary, indent=1) + "\n")
+            if flag == "--out":
+                store.save_summary(summary)  # a name of the batch's own folder: never through a link
+            else:
+                write_atomically(Path(path), json.dumps(summary, indent=1) + "\n")
         except OSError as exc:
             print(f"soccerbt batch: {path}: not written ({exc.strerror or exc}) ({flag})", file=err)
             return 2

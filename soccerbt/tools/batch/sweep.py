@@ -18,6 +18,7 @@ file (and, when an included file changed, the includes beside it), never over an
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import shutil
 import tempfile
@@ -29,7 +30,7 @@ from typing import Any
 from soccerbt.match import MatchConfig, default_tree_path
 from soccerbt.tools.batch.batch import GameOutcome, ab_scores, plan_games, run_batch
 from soccerbt.tools.batch.stats import HeadToHead, head_to_head
-from soccerbt.tools.cli.outputs import check_output_path, write_atomically
+from soccerbt.tools.cli.outputs import check_output_path, same_file, write_atomically
 from soccerbt.trees.includes import tree_files
 from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, XNode, decode_xml_bytes, parse_xml_text, read_limited
 
@@ -78,21 +79,32 @@ class Param:
     def is_range(self) -> bool:
         return self.low is not None
 
-    def grid(self) -> list[str]:
-        """The values of the grid: the list, or the range stepped from low to high."""
+    def grid_size(self) -> int:
+        """How many values the grid has, counted without making them (SweepError for a range
+        without a step)."""
         if not self.is_range:
-            return list(self.values)
+            return len(self.values)
         if self.step is None:
             raise SweepError(f"--param {self.key}={_num(self.low)}:{_num(self.high)}: a range without a step "
                              f"is for --random N; for the grid give a step ({_num(self.low)}:{_num(self.high)}:STEP) "
                              f"or a list of values")
-        out, k = [], 0
-        while True:
-            x = self.low + k * self.step
-            if x > self.high + 1e-9 * max(1.0, abs(self.high)):
-                return out
+        span = (self.high - self.low) / self.step
+        if not math.isfinite(span) or span > MAX_COMBINATIONS:
+            return MAX_COMBINATIONS + 1  # too many, whatever the exact count
+        return math.floor(span + 1e-9 * max(1.0, span)) + 1
+
+    def grid(self) -> list[str]:
+        """The values of the grid: the list, or the range stepped from low to high (at most
+        MAX_COMBINATIONS of them; check ``grid_size`` first)."""
+        if self.grid_size() > MAX_COMBINATIONS:
+            raise SweepError(f"--param {self.key}: more than {MAX_COMBINATIONS:,} values; use a larger step")
+        if not self.is_range:
+            return list(self.values)
+        out: list[str] = []
+        for k in range(self.grid_size()):
+            x = min(self.low + k * self.step, self.high)
             out.append(_num(round(x) if self.whole else x))
-            k += 1
+        return out
 
     def draw(self, rng: random.Random) -> str:
         """One random value: from the list, or uniform in the range."""
@@ -126,9 +138,16 @@ def parse_param(text: str) -> Param:
             numbers = [float(p) for p in parts]
         except ValueError:
             raise SweepError(f"--param {text!r}: a range is LOW:HIGH or LOW:HIGH:STEP with numbers") from None
+        if not all(math.isfinite(x) for x in numbers):
+            raise SweepError(f"--param {text!r}: a range's ends and step must be finite numbers (no nan, no inf)")
         if len(parts) not in (2, 3) or numbers[0] > numbers[1] or (len(parts) == 3 and not numbers[2] > 0):
             raise SweepError(f"--param {text!r}: a range is LOW:HIGH or LOW:HIGH:STEP with LOW <= HIGH and "
                              "STEP > 0")
+        if not math.isfinite(numbers[1] - numbers[0]):
+            raise SweepError(f"--param {text!r}: a range wider than a float can hold")
+        if len(parts) == 3 and (numbers[1] - numbers[0]) / numbers[2] > MAX_COMBINATIONS:
+            raise SweepError(f"--param {text!r}: the step makes more than {MAX_COMBINATIONS:,} values; "
+                             "use a larger step")
         whole = all(_is_int(p) for p in parts)
         return Param(node, port, (), numbers[0], numbers[1], numbers[2] if len(parts) == 3 else None, whole)
     values = tuple(v.strip() for v in right.split(","))
@@ -380,15 +399,15 @@ def combinations(params: Sequence[Param], random_n: int | None = None, seed: int
     """The grid of every list (ranges stepped), or `random_n` random draws (seeded), each a
     mapping param -> value; a draw already made is not repeated when the space allows."""
     if random_n is None:
-        grids = [p.grid() for p in params]
         total = 1
-        for g in grids:
-            total *= len(g)
-        if total > MAX_COMBINATIONS:
-            raise SweepError(f"{total} combinations: more than {MAX_COMBINATIONS}; use --random N")
+        for p in params:  # counted before any value is made
+            total *= p.grid_size()
+            if total > MAX_COMBINATIONS:
+                raise SweepError(f"more than {MAX_COMBINATIONS:,} combinations; use --random N or fewer values")
+        grids = [p.grid() for p in params]
         return [dict(zip(params, values)) for values in itertools.product(*grids)]
-    if random_n < 1:
-        raise SweepError(f"--random must be 1 or more, got {random_n}")
+    if not 1 <= random_n <= MAX_COMBINATIONS:
+        raise SweepError(f"--random must be 1..{MAX_COMBINATIONS:,}, got {random_n}")
     rng = random.Random(seed)
     out: list[dict[Param, str]] = []
     seen: set[tuple[str, ...]] = set()
@@ -481,7 +500,7 @@ def write_best(editor: TreeEditor, combo: dict[Param, str], out: str | Path,
 def plan_best(editor: TreeEditor, combo: dict[Param, str], out: Path,
               inputs: Sequence[str | Path | None] = ()) -> list[tuple[Path, Path]]:
     """(relative source, target) of each file ``write_best`` writes; SweepError when one would
-    overwrite an input or cannot be written."""
+    overwrite an input (the tree, its includes, `inputs`: by any name) or cannot be written."""
     all_inputs = [*inputs, *(f.path for f in editor.files)]
     problem = check_output_path(out, all_inputs)
     if problem is not None:
@@ -493,8 +512,7 @@ def plan_best(editor: TreeEditor, combo: dict[Param, str], out: Path,
         if same_folder and f.relative not in changed:
             continue  # the include beside the input is the same file
         target = out.parent / f.relative
-        if same_folder or (target.exists() and any(target.resolve() == Path(i).resolve()
-                                                    for i in all_inputs if i is not None)):
+        if same_folder or any(same_file(target, i) for i in all_inputs if i is not None):
             raise SweepError(f"{out}: the swept port lives in the included file {f.relative}, which would be "
                              f"written over an input; give --best-out in another folder")
         plan.append((f.relative, target))

@@ -28,10 +28,10 @@ from soccerbt.tools.batch.batch_cli import (EXIT_INTERRUPTED, EXIT_TERMINATED, P
                                       add_runner_arguments, runner_problem, use_progress_bar)
 from soccerbt.tools.batch.batch_pool import BackendError, default_game_timeout_s
 from soccerbt.tools.batch.stats import HeadToHead
-from soccerbt.tools.batch.sweep import (ComboResult, Param, SweepError, TreeEditor, best, combinations, combo_text,
+from soccerbt.tools.batch.sweep import (MAX_COMBINATIONS, ComboResult, Param, SweepError, TreeEditor, best, combinations, combo_text,
                                   parse_param, plan_best, run_sweep, tree_or_default, write_best)
 from soccerbt.tools.cli.match_options import add_match_shape_arguments, shape_from_args
-from soccerbt.tools.cli.outputs import check_output_path, write_atomically
+from soccerbt.tools.cli.outputs import check_output_path, same_file, tree_inputs, write_atomically
 from soccerbt.trees import TreeLoadError
 
 
@@ -42,13 +42,20 @@ def _param(text: str) -> Param:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _random_count(text: str) -> int:
+    value = _count_of("--random")(text)
+    if value > MAX_COMBINATIONS:
+        raise argparse.ArgumentTypeError(f"--random must be at most {MAX_COMBINATIONS:,}, got {text!r}")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``soccerbt sweep``."""
     parser.add_argument("--param", type=_param, action="append", required=True, metavar="NODE.PORT=VALUES",
                         help="a port to sweep: NODE is a node's name or ID; VALUES 0.6,0.8,1.0 (a list), "
                              "0.5:1.5:0.25 (a range with a step) or 0.5:1.5 (a range, with --random)")
-    parser.add_argument("--random", type=_count_of("--random"), default=None, metavar="N",
-                        help="draw N random combinations instead of the whole grid")
+    parser.add_argument("--random", type=_random_count, default=None, metavar="N",
+                        help=f"draw N random combinations instead of the whole grid (at most {MAX_COMBINATIONS:,})")
     parser.add_argument("--random-seed", type=int, default=0, help="seed of the random draws (default 0)")
     parser.add_argument("--tree", default=None, help="the tree being tuned (default: our game.xml)")
     parser.add_argument("--opponent-tree", default=None, help="the opponent's tree (default: the tree as given)")
@@ -132,18 +139,24 @@ def sweep(args: argparse.Namespace) -> int:
     except SweepError as exc:
         print(f"soccerbt sweep: {exc}", file=err)
         return 2
-    inputs = [str(tree), args.opponent_tree]
+    inputs = [str(tree), *tree_inputs(args.opponent_tree or str(tree))]
+    planned: list[Path] = []
     try:
         if args.best_out:
-            plan_best(editor, combos[0], Path(args.best_out), inputs)
+            planned = [target for _rel, target in plan_best(editor, combos[0], Path(args.best_out), inputs)]
     except SweepError as exc:
         print(f"soccerbt sweep: {exc}", file=err)
         return 2
     if args.json:
-        problem = check_output_path(args.json, [*inputs, args.best_out, *(f.path for f in editor.files)])
+        problem = check_output_path(args.json, [*inputs, *(f.path for f in editor.files)])
         if problem is not None:
             print(f"soccerbt sweep: {problem} (--json)", file=err)
             return 2
+        for target in planned:
+            if same_file(args.json, target):
+                flag = "--best-out" if target == planned[0] else f"--best-out (its include {target})"
+                print(f"soccerbt sweep: {args.json}: given to both {flag} and --json", file=err)
+                return 2
     base = shape_from_args(args)
     colours = _colour_mode(args)
     with tempfile.TemporaryDirectory(prefix="soccerbt-sweep-check-") as tmp:
@@ -222,5 +235,9 @@ def sweep(args: argparse.Namespace) -> int:
         summary = {"tree": str(tree), "opponent": args.opponent_tree or str(tree), "seeds": args.seeds,
                    "colours": colours, "params": keys, "search": "random" if args.random else "grid",
                    "combinations": [r.to_dict() for r in results], "best": top.index}
-        write_atomically(Path(args.json), json.dumps(summary, indent=1) + "\n")
+        try:
+            write_atomically(Path(args.json), json.dumps(summary, indent=1) + "\n")
+        except OSError as exc:
+            print(f"soccerbt sweep: {args.json}: not written ({exc.strerror or exc}) (--json)", file=err)
+            return 2
     return status

@@ -31,6 +31,7 @@ import json
 import math
 import os
 import re
+import stat
 import struct
 import zlib
 from array import array
@@ -67,8 +68,11 @@ class Conversion:
 
 
 def looks_like_jsonl(path: str | Path) -> bool:
-    """Whether the file starts like a JSON-lines log: gzip's magic bytes or a JSON object."""
+    """Whether the file is a regular file that starts like a JSON-lines log: gzip's magic bytes or
+    a JSON object (a FIFO or a device is never opened)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as f:
             head = f.read(2)
     except OSError:
@@ -91,7 +95,15 @@ class _Lines:
     def __iter__(self) -> Iterator[tuple[int, bytes, bool]]:
         """(line number, bytes without the newline, whether the line had its newline)."""
         try:
-            raw: IO[bytes] = open(self.path, "rb")
+            if not stat.S_ISREG(os.stat(self.path).st_mode):
+                if stat.S_ISDIR(os.stat(self.path).st_mode):
+                    raise IsADirectoryError
+                raise ReplayError(self.path, None, "not a regular file (a FIFO or a device); a replay log is a file")
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+            raw: IO[bytes] = os.fdopen(fd, "rb")
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raw.close()
+                raise ReplayError(self.path, None, "changed while it was opened; not read")
         except FileNotFoundError:
             raise ReplayError(self.path, None, "no such file") from None
         except IsADirectoryError:

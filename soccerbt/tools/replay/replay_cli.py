@@ -160,7 +160,7 @@ def _convert(args: argparse.Namespace, err: TextIO) -> int:
         print(f"soccerbt replay convert: {new}: the converted log is MCAP: its name must end in {RECORD_SUFFIX}",
               file=err)
         return EXIT_BAD_LOG
-    problem = check_output_path(new, [old])
+    problem = check_output_path(new, [old], stream_ok=False)
     if problem is not None:
         print(f"soccerbt replay convert: {problem}", file=err)
         return EXIT_BAD_LOG

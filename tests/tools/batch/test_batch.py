@@ -298,8 +298,9 @@ def test_out_folder_resumes_skipping_finished_games_and_replays_half_written_one
     first_err = capsys.readouterr().err
     assert "2 games (2 played now)" in first_err
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["seed-0000-A-blue-B-red.json", "seed-0000-A-blue-B-red.mcap", "seed-0001-A-blue-B-red.json",
-                     "seed-0001-A-blue-B-red.mcap", "summary.json"]  # no temporary file left
+    assert names == [".soccerbt-batch.lock", "seed-0000-A-blue-B-red.json", "seed-0000-A-blue-B-red.mcap",
+                     "seed-0001-A-blue-B-red.json", "seed-0001-A-blue-B-red.mcap",
+                     "summary.json"]  # no temporary file left (the lock stays: batch_store.LOCK_NAME)
     summary = (out / "summary.json").read_text()
     game0 = out / "seed-0000-A-blue-B-red.json"
     stamp = game0.stat().st_mtime_ns
