@@ -160,6 +160,15 @@ class _Reader:
             self.start = offset
         return self.data[offset - self.start:end - self.start]
 
+    def peek(self, offset: int, at_least: int) -> bytes:
+        """The window's bytes from `offset` on (at least `at_least` of them unless the file ends
+        first): what is already read is used again, so scanning forward reads each byte once."""
+        if not (self.start <= offset and offset + at_least <= self.start + len(self.data)):
+            self.f.seek(offset)
+            self.data = self.f.read(max(at_least, _WINDOW))
+            self.start = offset
+        return self.data[offset - self.start:]
+
 
 class McapLog:
     """An MCAP replay log opened for seeking (see the module docstring)."""
@@ -327,12 +336,13 @@ class McapLog:
             self.warnings.append(f"{self.path}: a damaged channel record; skipped")
 
     def _resync(self, reader: _Reader, start: int) -> int | None:
-        """The offset of the next plausible chunk record at or after `start`, or None. Reads
-        forward window by window (each byte once), so repeated damage costs a linear walk."""
+        """The offset of the next plausible chunk record at or after `start`, or None. Scans
+        forward through the reader's window (each byte read once), so repeated damage costs a
+        linear walk."""
         size = self.size
         pos = start
         while pos < size:
-            block = reader.read(pos, min(_WINDOW, size - pos) + 48, _WINDOW)
+            block = reader.peek(pos, min(4096, size - pos))
             i = block.find(b"\x06")
             while 0 <= i < len(block) - 48:
                 _op, length = _REC.unpack_from(block, i)
@@ -342,9 +352,9 @@ class McapLog:
                     if clen <= 4 and comp in (b"zstd", b"lz4", b""):
                         return pos + i
                 i = block.find(b"\x06", i + 1)
-            if len(block) <= 48:
+            if pos + len(block) >= size:
                 return None
-            pos += len(block) - 48
+            pos += max(1, len(block) - 48)
         return None
 
     def _chunk_ref(self, reader: _Reader, offset: int, length: int) -> _ChunkRef | None:

@@ -267,7 +267,9 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
     if args.find is not None:
         try:
             ranges = tt.find_ranges(log, args.find)
-        except ValueError as exc:
+        except ReplayError:
+            raise
+        except ValueError as exc:  # a bad condition
             print(f"soccerbt replay: {exc}", file=err)
             return 1
         for t0, t1, k0, k1 in ranges:
