@@ -612,7 +612,7 @@ def check_event(obj: Any, where: str = "event: ") -> dict[str, Any]:
     e = _dict(obj, where.rstrip(": "))
     _str(e, "kind", where)
     _number(e, "t", where)
-    _int(e, "step", where, required=False)
+    _int(e, "step", where)
     for key in ("detail", "team", "robot", "node_path"):
         _str(e, key, where, required=False, nullable=True)
     return e
@@ -622,10 +622,12 @@ def check_index(obj: Any, robots: list[str]) -> dict[str, Any]:
     """The index attachment: events, each robot's tree loads, the number of steps."""
     ix = _dict(obj, "index")
     w = "index: "
-    for k, event in enumerate(_list(ix, "events", w, required=False)):
+    ix["events"] = _list(ix, "events", w, required=False)
+    for k, event in enumerate(ix["events"]):
         check_event(event, f"{w}events[{k}].")
     known = set(robots)
-    for k, load in enumerate(_list(ix, "loads", w, required=False)):
+    ix["loads"] = _list(ix, "loads", w, required=False)
+    for k, load in enumerate(ix["loads"]):
         at = f"{w}loads[{k}]."
         _dict(load, at[:-1])
         _str(load, "robot", at)
@@ -690,7 +692,8 @@ def check_tree(obj: Any, max_nodes: int | None = None) -> dict[str, Any]:
             count += len(table)
         if count > MAX_ATTRIBUTES:
             raise ShapeError(f"{at}ports: {count:,} ports and conditions, more than {MAX_ATTRIBUTES}")
-    for k, sub in enumerate(_list(t, "subtrees", w, required=False)):
+    t["subtrees"] = _list(t, "subtrees", w, required=False)
+    for k, sub in enumerate(t["subtrees"]):
         at = f"{w}subtrees[{k}]."
         _dict(sub, at[:-1])
         _str(sub, "tree_id", at)

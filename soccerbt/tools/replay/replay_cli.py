@@ -213,18 +213,25 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
     from soccerbt.tools.replay.mcap_reader import BUDGET_RATIO, McapLog
 
     log = None
+    shown = 0
+
+    def damage_found_while_working() -> None:  # say it, and what is missing
+        for w in log.warnings[shown:]:
+            print(f"warning: {w}", file=err)
+        for gap in log.gaps:
+            print(f"warning: {args.file}: {gap.text(log.dt_s)}", file=err)
+
     try:
         log = McapLog.open(args.file, budget_ratio=None if _opens_window(args) else BUDGET_RATIO)
         for w in log.warnings:
             print(f"warning: {w}", file=err)
         shown = len(log.warnings)
         code = _tools(log, args, err)
-        for w in log.warnings[shown:]:  # damage found while working: say it, and what is missing
-            print(f"warning: {w}", file=err)
-        for gap in log.gaps:
-            print(f"warning: {args.file}: {gap.text(log.dt_s)}", file=err)
+        damage_found_while_working()
         return code
     except ReplayError as exc:
+        if log is not None:
+            damage_found_while_working()
         print(str(exc), file=err)
         return EXIT_BAD_LOG
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as text tools do

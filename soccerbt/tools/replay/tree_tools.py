@@ -196,12 +196,12 @@ def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, i
         if state is None:
             continue
         for key, (value, _w) in state.blackboard.items():
-            bb.set(key, value if not isinstance(value, list) else str(value))
+            _put(bb, key, value if not isinstance(value, (list, dict)) else str(value))
         skipped = set(state.skipped)
         for uid, name in names.items():
             code = lf.STATUS_CODES["SKIPPED"] if uid in skipped else state.last_transition.get(
                 uid, state.statuses.get(uid, 0))
-            bb.set(name, code)
+            _put(bb, name, code)
         try:
             holds = bool(script.evaluate_bool(bb))
         except Exception:  # noqa: BLE001 - a key not yet written, a type the script refuses
@@ -266,6 +266,21 @@ def _tree_notes(robot: str, ta: dict[str, Any], tb: dict[str, Any]) -> list[str]
     return [f"note: {robot}'s trees differ ({', '.join(changed[:5]) or 'node count'})"]
 
 
+def _put(bb: Any, key: str, value: Any) -> None:
+    """Set an entry of find's blackboard; a value of another type than before (a log's values
+    are data) takes the entry over instead of raising."""
+    from soccerbt.blackboard import BlackboardError
+
+    try:
+        bb.set(key, value)
+    except BlackboardError:
+        bb.unset(key)
+        try:
+            bb.set(key, value)
+        except BlackboardError:
+            pass
+
+
 def diff_logs(a: McapLog, b: McapLog) -> list[str]:
     """[] when both runs are the same step by step; else what differs at the first step that
     differs (truth, and per robot: tree statuses, blackboard, command). Steps are matched by
@@ -293,12 +308,12 @@ def diff_logs(a: McapLog, b: McapLog) -> list[str]:
         try:
             va = a.decode_step(data_a)
         except ValueError as exc:
-            gaps_a.append(a._gap(step, step, None, f"unreadable ({exc})"))
+            gaps_a.append(a._gap(step, step, None, f"step {step} unreadable ({exc})"))
             continue
         try:
             vb = b.decode_step(data_b)
         except ValueError as exc:
-            gaps_b.append(b._gap(step, step, None, f"unreadable ({exc})"))
+            gaps_b.append(b._gap(step, step, None, f"step {step} unreadable ({exc})"))
             continue
         return notes + _missing(a, gaps_a, b, gaps_b) + [
             f"first difference at step {step} (t={va.truth.t_s:.2f}s):"] + step_differences(a.robots, va, vb)
