@@ -404,23 +404,27 @@ def verify_config(log: McapLog) -> dict[str, Any]:
     def is_int(v: Any) -> bool:
         return isinstance(v, int) and not isinstance(v, bool)
 
+    def shown(v: Any) -> str:
+        text = repr(v)
+        return text if len(text) <= 40 else text[:37] + "..."
+
     out: dict[str, Any] = {}
     field_name = cfg.get("field", "adult")
     if not isinstance(field_name, str) or field_name.strip().lower() not in FIELD_CHOICES:
-        raise refuse("field", f"{str(field_name)[:40]!r} is no field (S, M or L)")
+        raise refuse("field", f"{shown(field_name)} is no field (S, M or L)")
     out["field"] = field_name.strip().lower()
     size = cfg.get("team_size")
     limit = Field.by_name(out["field"]).max_players_per_team
     if size is not None and (not is_int(size) or not 1 <= size <= min(11, limit)):
-        raise refuse("team_size", f"{size!r} is not 1..{min(11, limit)} robots a team on that field")
+        raise refuse("team_size", f"{shown(size)} is not 1..{min(11, limit)} robots a team on that field")
     out["team_size"] = size
     seed = cfg.get("seed", 0)
     if not is_int(seed) or not 0 <= seed < 1 << 64:
-        raise refuse("seed", f"{str(seed)[:40]!r} is not a seed (0 or more)")
+        raise refuse("seed", f"{shown(seed)} is not a seed (0 or more)")
     out["seed"] = seed
     half = cfg.get("half_s", 600.0)
     if not isinstance(half, (int, float)) or isinstance(half, bool) or not 0 < half < float("inf"):
-        raise refuse("half_s", f"{half!r} is not a positive number of seconds")
+        raise refuse("half_s", f"{shown(half)} is not a positive number of seconds")
     out["half_s"] = float(half)
     for team in _TEAMS:
         tree = cfg.get(f"{team}_tree")
@@ -433,11 +437,11 @@ def verify_config(log: McapLog) -> dict[str, Any]:
     out["idle_teams"] = tuple(idle)
     particles = cfg.get("particles", 300)
     if not is_int(particles) or not 1 <= particles <= MAX_PARTICLES:
-        raise refuse("particles", f"{str(particles)[:40]!r} is not 1..{MAX_PARTICLES:,} particles a robot")
+        raise refuse("particles", f"{shown(particles)} is not 1..{MAX_PARTICLES:,} particles a robot")
     out["particles"] = particles
     gc_version = cfg.get("gc_version", 20)
     if gc_version not in (12, 19, 20) or not is_int(gc_version):
-        raise refuse("gc_version", f"{str(gc_version)[:40]!r} is not 12, 19 or 20")
+        raise refuse("gc_version", f"{shown(gc_version)} is not 12, 19 or 20")
     out["gc_version"] = gc_version
     knockout = cfg.get("knockout", False)
     if not isinstance(knockout, bool) or (knockout and gc_version == 12):
