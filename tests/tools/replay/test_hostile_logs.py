@@ -275,3 +275,19 @@ def test_bad_names_and_times_are_refused_before_reading(small: Path, tmp_path: P
         assert (proc.returncode, proc.stdout) == (code, ""), (args, proc.stderr)
         assert message in proc.stderr, (args, proc.stderr)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_fifo_or_a_device_given_as_a_log_is_refused_unopened(tmp_path: Path, small: Path) -> None:
+    import os
+
+    fifo = tmp_path / "run.mcap"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
+    message = f"{fifo}: not a regular file (a FIFO or a device); a replay log is a file"
+    for args in (["replay", str(fifo), "--info"], ["replay", "diff", str(small), str(fifo)],
+                 ["replay", "convert", str(fifo), str(tmp_path / "new.mcap")]):
+        proc = H.soccerbt(*args, mem_mib=768, timeout=60)
+        assert proc.returncode == 2 and proc.stderr.strip().endswith(message), (args, proc.stderr)
+    proc = H.soccerbt("replay", "/dev/zero", "--info", mem_mib=768, timeout=60)
+    assert (proc.returncode, proc.stderr) == (2, "/dev/zero: not a regular file (a FIFO or a device); a replay log "
+                                                 "is a file\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.mcap"]
