@@ -16,9 +16,10 @@ A log is untrusted input (a file shared in a bug report). What it can cost is bo
   most ``MAX_CHUNK_BYTES``), whatever its zstd or lz4 frame claims, and is damaged when it
   produces more or less; it may hold at most ``MAX_CHUNK_RECORDS`` records, and only schema,
   channel and message records;
-- ``budget``: when set (the command line sets ``BUDGET_RATIO``), what one log object may
-  decompress in all is that many times the file's size (plus ``BUDGET_FLOOR``); past it a
-  ``ReplayError`` says so (a decompression bomb spread over many chunks);
+- ``budget``: when set (the command line sets ``BUDGET_RATIO``), the work one log object may do
+  in all (bytes decompressed, and ``RECORD_COST`` for every record walked) is that many times
+  the file's size (plus ``BUDGET_FLOOR``); past it a ``ReplayError`` says so (a decompression
+  bomb spread over many chunks);
 - reading after damage looks for the next chunk in a window moving forward, so the walk is
   linear in the file; a seek replays at most ``MAX_REPLAY_STEPS`` steps from a keyframe and looks
   for keyframes and key tables only that far back;
@@ -58,10 +59,11 @@ _REC = struct.Struct("<BQ")
 _CHUNK_HEAD = struct.Struct("<QQQI")
 _MESSAGE_HEAD = struct.Struct("<HIQQ")
 MAX_CHUNK_BYTES = 64 << 20        # a chunk declaring or producing more is damage, not data
-MAX_CHUNK_RECORDS = 200_000       # soccerbt's 1 MiB chunks hold a few thousand
+MAX_CHUNK_RECORDS = 50_000        # soccerbt's 1 MiB chunks hold at most about 11,000 (94-byte messages)
 MAX_REPLAY_STEPS = 1000           # keyframes come every 100 steps: a seek replays at most this many
-BUDGET_RATIO = 256                # the command line: decompress at most 256 times the file's size ...
-BUDGET_FLOOR = 64 << 20           # ... plus 64 MiB (soccerbt's chunks decompress 6 to 50 times)
+BUDGET_RATIO = 128                # the command line: work at most 128 times the file's size ...
+BUDGET_FLOOR = 64 << 20           # ... plus 64 MiB (a pass over a soccerbt log costs 13 to 27 times)
+RECORD_COST = 64                  # a record walked costs as much work as 64 bytes decompressed
 _WINDOW = 1 << 18                 # reading ahead while walking records and after damage
 _CACHE_BYTES = 128 << 20          # decoded chunks kept (at least one)
 _CACHED_CHUNKS = 6
@@ -181,7 +183,8 @@ class McapLog:
         self.header: dict[str, Any] = {}
         self.index: dict[str, Any] | None = None
         self.gaps: list[Gap] = []
-        self.budget: int | None = None          # bytes that may still be decompressed (None: no limit)
+        self.budget: int | None = None          # work that may still be done (None: no limit)
+        self.budget_ratio = BUDGET_RATIO
         self.dt_s = 0.01
         self.size = 0
         self.complete = False
@@ -244,6 +247,7 @@ class McapLog:
         self.size = f.seek(0, 2)
         if budget_ratio is not None:
             self.budget = budget_ratio * self.size + BUDGET_FLOOR
+            self.budget_ratio = budget_ratio
         self._scan()
         if not self.chunks:
             raise ReplayError(p, None, "no readable chunk: empty or damaged from the start")
@@ -437,7 +441,7 @@ class McapLog:
         self.budget -= n
         if self.budget < 0:
             raise ReplayError(self.path, None, f"stopped reading: decompressing this log has cost more than "
-                                               f"{BUDGET_RATIO} times its size (a decompression bomb?)")
+                                               f"{self.budget_ratio} times its size (a decompression bomb?)")
 
     def _decode_chunk(self, ref: _ChunkRef) -> tuple[list[tuple[str, int, bytes]], int]:
         f = self._file
@@ -463,9 +467,11 @@ class McapLog:
         records = _decompress(compression, payload, usize)
         if crc and zlib.crc32(records) != crc:
             raise ValueError("checksum mismatch")
-        return self._records(records), usize
+        messages, count = self._records(records)
+        self._spend(RECORD_COST * count)
+        return messages, usize
 
-    def _records(self, records: bytes) -> list[tuple[str, int, bytes]]:
+    def _records(self, records: bytes) -> tuple[list[tuple[str, int, bytes]], int]:
         out: list[tuple[str, int, bytes]] = []
         mv = memoryview(records)
         o, end = 0, len(records)
@@ -500,7 +506,7 @@ class McapLog:
                 raise ValueError(f"a record of kind {opcode:#04x} inside a chunk")
         if o != end:
             raise ValueError("trailing bytes after the last record")
-        return out
+        return out, count
 
     def _chunks_for(self, first_step: int, last_step: int) -> list[int]:
         return [i for i, c in enumerate(self.chunks) if c.end_step >= first_step and c.start_step <= last_step]

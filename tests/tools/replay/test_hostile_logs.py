@@ -107,20 +107,20 @@ def _chunk_offsets(path: Path) -> list[int]:
 
 def test_a_bomb_spread_over_chunks_stops_at_the_budget(parts, tmp_path: Path) -> None:
     # eight chunks of 60 MiB of well-formed records each, from a few hundred KB of file: within
-    # every per-chunk limit, 480 MiB in all; a command stops at 256 times the file's size
+    # every per-chunk limit, 480 MiB in all; a command stops at 128 times the file's size
     cid = parts.cids["/events"]
-    one = H.message(cid, 0, b"x" * 300)
+    one = H.message(cid, 0, b"x" * 2000)  # 31,000 records a chunk: within the record limit
     records = one * ((60 << 20) // len(one))
     payload = H.compress(records, "zstd")
     crafted = [H.chunk(records, 1 * STEP_NS, 300 * STEP_NS, payload=payload, usize=len(records), crc=False)
                for _ in range(8)]
     path = parts.write(tmp_path / "spread.mcap", extra=crafted)
     size = path.stat().st_size
-    assert size < 2 << 20 and 8 * len(records) > 256 * size
+    assert size < 2 << 20 and 8 * len(records) > 128 * size + (64 << 20)
     proc = H.soccerbt("replay", str(path), "--find", "blue1: marker == 1", mem_mib=1024)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1] == (
-        f"{path}: stopped reading: decompressing this log has cost more than 256 times its size "
+        f"{path}: stopped reading: decompressing this log has cost more than 128 times its size "
         "(a decompression bomb?)")
 
 

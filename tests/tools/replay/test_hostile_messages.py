@@ -207,7 +207,7 @@ def _run_everything(small: Path, path: Path, tmp: Path) -> None:
     from soccerbt.tools.replay.mcap_view import McapReplaySource
 
     try:
-        log = McapLog.open(path, budget_ratio=256)
+        log = McapLog.open(path, budget_ratio=128)
     except ReplayError:
         event("refused at open")
         return
