@@ -4,7 +4,8 @@ Builds crafted logs of 0.25 to 4 MB (a real one-robot log of 1 s, then the craft
 times, in a child process each (CPU seconds, with a wall-clock cap), opening the log and reading
 every step of it (``McapLog.open`` with the command line's budget, then ``steps()``):
 
-  - zero:   chunks of 8 KB of zeros (walked record by record before issue 28);
+  - zero:   chunks of a MiB of zeros, zstd-compressed to a few dozen bytes each (each walked
+            record by record, 116,508 empty records, before issue 28);
   - junk:   damage everywhere: a byte that is no record, then a record that looks like a chunk,
             again and again (each resync re-read up to 64 MiB before issue 28);
   - tiny:   chunks of the most records a chunk may hold (50,000 tiny messages each);
@@ -95,7 +96,8 @@ def _crafted(kind: str, size: int, cid: int) -> bytes:
     import zstandard
 
     if kind == "zero":
-        one = _chunk(bytes(8192))
+        zeros = bytes(1 << 20)
+        one = _chunk(zeros, "zstd", zstandard.ZstdCompressor().compress(zeros), len(zeros))
         return one * (size // len(one))
     if kind == "junk":
         fake = _record(0x06, struct.pack("<QQQI", 0, 0, 0, 0) + _str("") + struct.pack("<Q", 0) + bytes(4))

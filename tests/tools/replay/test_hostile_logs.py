@@ -291,3 +291,18 @@ def test_a_fifo_or_a_device_given_as_a_log_is_refused_unopened(tmp_path: Path, s
     assert (proc.returncode, proc.stderr) == (2, "/dev/zero: not a regular file (a FIFO or a device); a replay log "
                                                  "is a file\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.mcap"]
+
+
+def test_a_json_lines_log_with_an_endless_line_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "old.jsonl.gz"  # 40 MiB of one line, in a few dozen KB
+    with gzip.open(path, "wb") as f:
+        f.write(b'{"type": "header", "pad": "')
+        for _ in range(40):
+            f.write(b"x" * (1 << 20))
+        f.write(b'"}\n')
+    proc = H.soccerbt("replay", "convert", str(path), str(tmp_path / "new.mcap"), mem_mib=768, timeout=60)
+    assert (proc.returncode, proc.stderr) == (2, f"{path}:1: a line longer than 16777216 bytes: not a soccerbt "
+                                                 "replay log\n")
+    assert not (tmp_path / "new.mcap").exists()
