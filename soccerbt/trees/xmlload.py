@@ -259,18 +259,39 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
     aligned = len(elements) == len(tag_lines)
     nodes: dict[object, XNode] = {}
     for idx, el in enumerate(elements):
-        tag = el.tag
-        if "}" in tag:  # a namespace: keep the local name, as tinyxml2 would show prefix:name
-            tag = tag.split("}", 1)[1]
+        # tinyxml2 knows no namespaces: a name is what is written, `prefix:name` included
+        # (BT.CPP then refuses the ':' in a model name); lxml splits it into {uri}name
+        tag = _written_name(el.tag, el.prefix)
         attrs = {}
         for k, v in el.attrib.items():
-            attrs[k.split("}", 1)[1] if "}" in k else k] = v
+            attrs[_written_name(k, _attr_prefix(el, k))] = v
         xn = XNode(tag, attrs, el.sourceline or 1, tag_lines[idx] if aligned else {})
         nodes[el] = xn
         parent = el.getparent()
         if parent is not None and parent in nodes:
             nodes[parent].children.append(xn)
     return XmlDocument(path, nodes[root], directory)
+
+
+def _written_name(name: str, prefix: str | None) -> str:
+    if "}" not in name:
+        return name
+    local = name.split("}", 1)[1]
+    return f"{prefix}:{local}" if prefix else local
+
+
+def _attr_prefix(el: etree._Element, name: str) -> str | None:
+    """The prefix an attribute `{uri}local` was written with (attributes never take the
+    default namespace)."""
+    if "}" not in name:
+        return None
+    uri = name[1:].split("}", 1)[0]
+    if uri == "http://www.w3.org/XML/1998/namespace":
+        return "xml"
+    for prefix, value in el.nsmap.items():
+        if value == uri and prefix:
+            return prefix
+    return None
 
 
 class FileRefused(Exception):
