@@ -220,7 +220,7 @@ class PreconditionNode(DecoratorNode):
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
         super().__init__(name, config)
-        self._script: str | None = None
+        self._script = ""  # as in BT.CPP: an empty `if` is never compiled (no executor)
         self._executor: Any = None
         self._children_running = False
         self._load_executor()
@@ -242,6 +242,8 @@ class PreconditionNode(DecoratorNode):
         except Exception:  # noqa: BLE001
             raise RuntimeError("Missing parameter [else] in Precondition") from None
         if not self._children_running:
+            if self._executor is None:  # BT.CPP calls an empty std::function
+                raise RuntimeError("bad_function_call (Precondition with an empty [if])")
             self._children_running = bool(self._executor.evaluate_bool(self.bb))
         if not self._children_running:
             return else_return
