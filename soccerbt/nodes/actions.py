@@ -34,7 +34,7 @@ class _ScriptHolder:
     As in BT.CPP the last script starts empty, so an empty `code` is never compiled and leaves
     no executor: Script then succeeds, ScriptCondition throws when ticked."""
 
-    _script: str | None
+    _script: str
     _executor: Any
     MISSING = "Missing port [code] in Script"
 

@@ -2,7 +2,7 @@
 
 ``_Loader`` reads the documents of one create call (the file, its ``<include>``s under the
 include rules, TreeNodesModel entries) into a ``_DocSet`` and runs BT.CPP 4.10's VerifyXML
-on each (xml_parsing.cpp's loadDocImpl); ``expanded_size`` counts a tree's nodes with every
+on each (xml_parsing.cpp's loadDocImpl), with its name rules (soccerbt.trees.names); ``expanded_size`` counts a tree's nodes with every
 SubTree expanded, so that a "billion laughs" of SubTrees is refused before it is built.
 ``_Errors`` raises the first problem or, for validation, collects them all. Used by
 soccerbt.trees.factory; every problem is a TreeLoadError ``path:line: message``.
