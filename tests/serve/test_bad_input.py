@@ -3,7 +3,7 @@
 The brain: ``scenarios/hostile.py`` plays blue1's robot for a running ``soccerbt brain`` (wall
 clock) and sends it NaN, infinite and huge values, detections with fewer than two coordinates,
 broken loco responses, samples the decoder refuses, a wrong type on a topic, a flood of
-detections and Detections of 4096 objects; then stops the odometer and the low state for a
+detections and Detections at the decoder's cap of objects (256); then stops the odometer and the low state for a
 second. The brain keeps running, counts what it refused in its report, stands while its inputs
 are stale (one Move 0, 0, 0) and resumes when they return.
 
@@ -41,8 +41,8 @@ def test_refused_values_and_samples_are_counted_and_reported(hostile: dict[str, 
     assert counts["bad_odometer"] > 0 and counts["hostile_frames"] > 0 and counts["broken_responses"] > 0
     assert d["bad_values"] > 0, d  # NaN, infinite and huge odometer and low states
     assert d["objects_dropped"] > 0 and d["segments_dropped"] > 0, d  # NaN, 1e30, < 2 coordinates
-    assert d["objects_over_limit"] > 0, d  # the Detections of 4096 objects, read up to the cap
-    assert d["samples_dropped"] > 0, d  # 4097 objects, a label that is not UTF-8
+    assert d["objects_over_limit"] > 0, d  # the Detections at the decoder's cap (256 objects), read up to the driver's 64
+    assert d["samples_dropped"] > 0, d  # one object over the cap, a label that is not UTF-8
     assert d["error_responses"] > 0, d  # broken loco responses
     codes = hostile["raw_write_codes"]
     assert all(c == 0 for c in codes["decoder_refuses"]) and all(c < 0 for c in codes["garbage"]), codes
@@ -52,7 +52,7 @@ def test_refused_values_and_samples_are_counted_and_reported(hostile: dict[str, 
 def test_the_brain_keeps_its_deadline_under_a_flood(hostile: dict[str, Any]) -> None:
     report = hostile["report"]
     assert hostile["flood"]["messages"] >= 5000
-    # reported: a Detections of 4096 objects takes tens of milliseconds to decode, a few slots
+    # reported: a Detections at the cap (256 objects) takes a few milliseconds to decode
     print(f"deadline misses {report['deadline_misses']} of {report['steps']} steps, step {report['step_ms']} ms, "
           f"slowest {report['slowest_steps']}")
     assert report["deadline_misses"] < 0.1 * report["steps"], report

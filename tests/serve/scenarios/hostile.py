@@ -5,9 +5,9 @@ scenario plays blue1's robot on Cyclone DDS (odometer and low state at 100 Hz, f
 1. ``normal``: good samples only;
 2. ``hostile``: NaN, infinite and huge odometer, low state and detections values, detections with
    fewer than two coordinates, unknown labels, NaN lines; loco responses with broken JSON; raw
-   samples Cyclone accepts and our decoder refuses (a Detections of 4097 objects, a label that
+   samples Cyclone accepts and our decoder refuses (a Detections of one object more than the cap, a label that
    is not UTF-8), garbage Cyclone refuses at the writer; a Pose on the odometer's topic;
-3. ``flood``: thousands of Detections messages as fast as they go; ``big``: Detections of 4096
+3. ``flood``: thousands of Detections messages as fast as they go; ``big``: Detections at the cap of
    objects (the decoder's cap) one at a time;
 4. ``quiet``: good samples only;
 5. ``stale``: no odometer and no low state for 1 s (detections go on);
@@ -72,10 +72,10 @@ BROKEN_RESPONSES = [m.RpcRespMsg(uuid="nope", header="{broken", body=""),
 
 def raw_refused_by_decoder() -> list[bytes]:
     """CDR that Cyclone accepts (well-formed for the type) and our decoder refuses."""
-    full = m.Detections(detected_objects=[m.DetectedObject()] * 4096).encode()
+    full = m.Detections(detected_objects=[m.DetectedObject()] * m.MAX_DETECTED_OBJECTS).encode()
     objects = full[24:-12]  # after the header and the count, before the three empty float sequences
-    size = len(objects) // 4096
-    too_many = full[:20] + struct.pack("<I", 4097) + objects + objects[:size] + full[-12:]
+    size = len(objects) // m.MAX_DETECTED_OBJECTS
+    too_many = full[:20] + struct.pack("<I", m.MAX_DETECTED_OBJECTS + 1) + objects + objects[:size] + full[-12:]
     labelled = m.Detections(detected_objects=[m.DetectedObject(label="QQ")]).encode()
     not_utf8 = labelled.replace(b"QQ\x00", b"\xff\xfe\x00")
     return [data + b"\0" * ((-len(data)) % 4) for data in (too_many, not_utf8)]
@@ -207,10 +207,10 @@ def main() -> None:
                 flood += 1
         time.sleep(0.002)
     flood_s = time.monotonic() - marks["flood"]
-    # Detections of 4096 objects (the decoder's cap), one at a time so that the brain takes each
+    # Detections at the decoder's cap of objects, one at a time so that the brain takes each
     robot.phase = "big"
     marks["big"] = time.monotonic()
-    big = m.Detections(detected_objects=[BALL] * 4096, corner_pos=[0.0] * 10)
+    big = m.Detections(detected_objects=[BALL] * m.MAX_DETECTED_OBJECTS, corner_pos=[0.0] * 10)
     robot.frames_on = False  # each big frame is the newest when the brain takes it
     for _ in range(BIG_FRAMES):
         with robot.lock:
