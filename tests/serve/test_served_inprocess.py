@@ -31,7 +31,7 @@ def _free_udp_port() -> int:
 def _brain(robot: RobotId, bus_domain: int, gc_port: int, ret_port: int, team_port: int) -> object:
     parser = argparse.ArgumentParser()
     configure(parser)
-    args = parser.parse_args(["--robot", str(robot), "--name", str(robot), "--team-size", "1",
+    args = parser.parse_args(["--robot", str(robot), "--name", str(robot), "--team-size", "1", "--no-record",
                               "--gc-port", str(gc_port), "--gc-return-port", str(ret_port),
                               "--team-address", "127.255.255.255", "--team-port", str(team_port),
                               "--domain", str(bus_domain)])

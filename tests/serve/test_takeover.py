@@ -56,3 +56,18 @@ def test_sigterm_sends_the_stop_and_the_brain_reports(takeover: dict[str, Any]) 
     # reported, not asserted (a wall-clock duration): the issue asks for an exit within a second
     print(f"SIGTERM to exit: {term['exit_wall_s']} s wall; brain A connected in {takeover['a_connect_wall_s']} s, "
           f"B in {takeover['b_connect_wall_s']} s")
+
+
+def test_the_flight_recorder_keeps_each_brains_log_even_a_killed_ones(takeover: dict[str, Any]) -> None:
+    from soccerbt.tools.replay.mcap_reader import McapLog
+
+    logs = takeover["flight_logs"]
+    assert len(logs) == 2  # the killed brain's, and the one that took over (stopped with SIGTERM)
+    opened = [McapLog.open(path) for path in logs]  # the killed brain's log opens up to its last whole chunk
+    for log in opened:
+        assert log.header["source"] == "brain" and log.header["robots"] == ["blue1"]
+        assert log.robot_state("blue1", log.last_step).tree["nodes"]
+    killed, stopped = opened
+    # the killed brain walked, fell, got up and walked for several seconds: most of it is in its log
+    assert killed.last_step > 200, (logs[0], killed.last_step)
+    assert stopped.last_step > 0

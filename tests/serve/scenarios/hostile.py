@@ -160,7 +160,7 @@ def main() -> None:
     robot = Robot(transport)
     robot.thread.start()
     brain = Proc(soccerbt("brain", "--robot", "blue1", "--name", NAME, "--tree", str(TREES / "walk.xml"),
-                          "--team-size", "1", "--team-address", "127.255.255.255", "--json"))
+                          "--team-size", "1", "--team-address", "127.255.255.255", "--json", "--no-record"))
     t0 = time.monotonic()
     while not robot.seen and time.monotonic() - t0 < 60 and brain.alive():
         time.sleep(0.02)

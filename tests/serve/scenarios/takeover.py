@@ -17,7 +17,9 @@ import json
 import math
 import signal
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from _common import TREES, Proc, emit, soccerbt
 
@@ -55,10 +57,14 @@ BAD_REQUESTS = [  # (header, body): status 400 each, but the last (404)
 WALKING_MPS = 0.2
 
 
+LOG_DIR = Path(tempfile.mkdtemp(prefix="soccerbt-flight-"))
+
+
 def brain() -> Proc:
+    """A brain with its flight recorder on (into LOG_DIR: the killed one's log must open)."""
     return Proc(soccerbt("brain", "--robot", "blue1", "--name", "blue1", "--sim-time",
                          "--tree", str(TREES / "walk.xml"), "--team-size", "1", "--team-address", "127.255.255.255",
-                         "--gc-port", "3838", "--json"))
+                         "--gc-port", "3838", "--json", "--log-dir", str(LOG_DIR)))
 
 
 class Stepper:
@@ -215,6 +221,7 @@ def main() -> None:
     out["requests"] = {"bad": ep.counters.bad_requests, "unknown": ep.counters.unknown_api,
                        "total": ep.counters.requests}
     out["sim_t_s"] = round(served.t_s, 2)
+    out["flight_logs"] = sorted(str(p) for p in LOG_DIR.glob("*.mcap"))
     a.finish(5)
     served.close()
     emit(out)
