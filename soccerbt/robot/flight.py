@@ -4,7 +4,8 @@
 (``$XDG_STATE_HOME/soccerbt/logs``, else ``~/.local/state/soccerbt/logs``) one MCAP file per run,
 named ``ROBOT-YYYYmmdd-HHMMSS-PID-NNN.mcap``; a file that reaches ``max_file_bytes`` is finished
 and the next segment (``-001``, ``-002``, ...) starts with its own header, tree and keyframe, so
-that every file opens on its own. After each rotation, and at the start, the oldest of the
+that every file opens on its own (its steps count from 1; its header gives the brain time and
+brain step it starts at). After each rotation, and at the start, the oldest of the
 folder's flight logs (only files named like ours) are deleted until the folder holds at most
 ``max_folder_bytes``; the file being written is never deleted.
 
@@ -70,7 +71,6 @@ class FlightRecorder:
         self.files: list[Path] = []
         self.deleted: list[Path] = []
         self._current: BrainRecorder | None = None
-        self._view: Any = None
         self._steps = 0
         self._next_sync_s = sync_period_s
         self._open()
@@ -82,9 +82,12 @@ class FlightRecorder:
 
     def _open(self) -> None:
         path = self.folder / f"{self.run_name}-{self.segment:03d}.mcap"
-        self._current = BrainRecorder(path, self.runner, self.spec, chunk_bytes=CHUNK_BYTES, view=self._view,
-                                      header_extra={"flight_run": self.run_name, "segment": self.segment})
-        self._view = self._current.view
+        # each segment counts its steps from 1 (a log starts at step 1); the header says where in
+        # the run it starts
+        self._current = BrainRecorder(path, self.runner, self.spec, chunk_bytes=CHUNK_BYTES,
+                                      header_extra={"flight_run": self.run_name, "segment": self.segment,
+                                                    "segment_start_s": round(self.runner.now_s, 3),
+                                                    "segment_first_brain_step": self._steps + 1})
         self.files.append(path)
         self._trim()
 
