@@ -239,3 +239,20 @@ def _spec(brain: object) -> object:
     agent = brain.agent  # type: ignore[attr-defined]
     return BrainSpec(robot=agent.robot, field=Field.by_name("M"), team_size=1, tree_path=agent.tree_path,
                      team_number=1, team_message_period_s=0.45)
+
+
+@pytest.mark.parametrize("yaw, turn, pan, tilt", [(0.0, 0.0, 0.0, 0.0), (1.25, 0.7, 0.3, -0.2), (-3.1, -1.5, -1.1, 1.2)])
+def test_the_low_state_template_encodes_as_the_message_does(yaw: float, turn: float, pan: float, tilt: float) -> None:
+    from soccerbt.serve.endpoint import RobotEndpoint
+    from soccerbt.world.types import Observations, Pose2D
+
+    class Body:
+        vtheta_radps = turn
+
+    ep = RobotEndpoint(MemoryTransport(MemoryBus()), BLUE1, name="blue1", camera=None)
+    obs = Observations(0.0, False, (), Pose2D(), yaw, False, pan, tilt)
+    data = ep._low_state_bytes(obs, Body())
+    assert data == ep._low_state_message(obs, Body()).encode()
+    decoded = m.LowState.decode(data)
+    assert [round(x.q, 5) for x in decoded.motor_state_serial[:2]] == [round(pan, 5), round(tilt, 5)]
+    assert len(decoded.motor_state_serial) == 23
