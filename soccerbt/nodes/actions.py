@@ -29,9 +29,12 @@ class AlwaysFailureNode(SyncActionNode):
 
 
 class _ScriptHolder:
-    """Shared by Script and ScriptCondition: (re)compile `code` when it changes."""
+    """Shared by Script and ScriptCondition: (re)compile `code` when it changes.
 
-    _script: str | None
+    As in BT.CPP the last script starts empty, so an empty `code` is never compiled and leaves
+    no executor: Script then succeeds, ScriptCondition throws when ticked."""
+
+    _script: str
     _executor: Any
     MISSING = "Missing port [code] in Script"
 
@@ -55,7 +58,7 @@ class ScriptNode(_ScriptHolder, SyncActionNode):
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
         super().__init__(name, config)
-        self._script = None
+        self._script = ""
         self._executor = None
         self._load_executor()
 
@@ -77,12 +80,14 @@ class ScriptConditionNode(_ScriptHolder, ConditionNode):
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
         super().__init__(name, config)
-        self._script = None
+        self._script = ""
         self._executor = None
         self._load_executor()
 
     def bt_tick(self) -> NodeStatus:
         self._load_executor()
+        if self._executor is None:  # BT.CPP calls an empty std::function
+            raise RuntimeError("bad_function_call (ScriptCondition with an empty [code])")
         return SUCCESS if self._executor.condition(self.bb) else FAILURE
 
 

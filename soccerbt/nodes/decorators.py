@@ -220,7 +220,7 @@ class PreconditionNode(DecoratorNode):
 
     def __init__(self, name: str, config: NodeConfig | None = None) -> None:
         super().__init__(name, config)
-        self._script: str | None = None
+        self._script = ""  # as in BT.CPP: an empty `if` is never compiled (no executor)
         self._executor: Any = None
         self._children_running = False
         self._load_executor()
@@ -242,6 +242,8 @@ class PreconditionNode(DecoratorNode):
         except Exception:  # noqa: BLE001
             raise RuntimeError("Missing parameter [else] in Precondition") from None
         if not self._children_running:
+            if self._executor is None:  # BT.CPP calls an empty std::function
+                raise RuntimeError("bad_function_call (Precondition with an empty [if])")
             self._children_running = bool(self._executor.evaluate_bool(self.bb))
         if not self._children_running:
             return else_return
@@ -359,7 +361,9 @@ def loop_node_type(item_type: type, registration_id: str) -> type:
 
         @classmethod
         def provided_ports(cls) -> list:
-            return [BidirectionalPort("queue", SharedQueue(item_type)),
+            # untyped, as in BT.CPP 4.10 (issue #969): the entry may hold a queue, a list or a
+            # string, and a string written there stays a string
+            return [BidirectionalPort("queue", None),
                     InputPort("if_empty", NodeStatus, SUCCESS,
                               "Status to return if queue is empty: SUCCESS, FAILURE, SKIPPED"),
                     OutputPort("value", item_type)]
@@ -368,42 +372,51 @@ def loop_node_type(item_type: type, registration_id: str) -> type:
             super().__init__(name, config)
             self._child_running = False
             self._static_queue: deque | None = None
-            self._current: Any = None
+            self._current: deque | None = None
             raw = self.get_raw_port_value("queue")
             if parse_blackboard_pointer(raw) is None:
                 self._static_queue = convert_from_string(SharedQueue(item_type), raw,
                                                          self.env.enums)
 
-        def _port_queue(self) -> Any:
+        def _port_queue(self) -> deque | None:
+            """The queue to pop from the `queue` entry (BT.CPP LoopNode::tick): a deque held by
+            the entry is shared (popping changes the entry); a list (std::vector<T>) or a
+            string is converted once per run into the node's own queue, and the entry keeps
+            its value, so the next run starts from it again."""
             raw = self.config.input_ports.get("queue", "")
             key = parse_blackboard_pointer(raw)
             if raw in ("{=}", "="):
                 key = "queue"
             if key is None:
-                return None
+                return self._current
             entry = self.bb.get_entry(key)
             if entry is None or entry.value is None:
-                return None
+                raise RuntimeError("Any::cast failed because it is empty")
             value = entry.value
+            if isinstance(value, deque):
+                return value
+            if self._current is not None:
+                return self._current
+            if isinstance(value, (list, tuple)):
+                return deque(value)
             if isinstance(value, str):
-                value = convert_from_string(SharedQueue(item_type), value, self.env.enums)
-                entry.value = value
-            return value
+                return convert_from_string(SharedQueue(item_type), value, self.env.enums)
+            raise RuntimeError("LoopNode: port 'queue' must contain either SharedQueue<T>, "
+                               "std::vector<T>, or a string")
 
         def bt_tick(self) -> NodeStatus:
             popped = False
             if self._bt_status is IDLE:
                 self._child_running = False
+                self._current = None
                 if self._static_queue is not None:
                     self._current = deque(self._static_queue)
             if not self._child_running:
                 if self._static_queue is None:
-                    q = self._port_queue()
-                    if q is not None:
-                        self._current = q
+                    self._current = self._port_queue()
                 q = self._current
                 if q:
-                    value = q.popleft() if isinstance(q, deque) else q.pop(0)
+                    value = q.popleft()
                     popped = True
                     if "value" in self.config.output_ports:
                         self.set_output("value", value)

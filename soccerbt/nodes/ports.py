@@ -20,7 +20,8 @@ from soccerbt.nodes.status import NodeStatus
 __all__ = [
     "PortDirection", "PortInfo", "InputPort", "OutputPort", "BidirectionalPort", "NO_DEFAULT",
     "Unsigned", "SharedQueue", "convert_from_string", "type_name", "is_allowed_port_name",
-    "is_reserved_attribute", "parse_blackboard_pointer", "remapped_key", "to_btcpp_string",
+    "is_reserved_attribute", "find_forbidden_char", "describe_forbidden_char",
+    "parse_blackboard_pointer", "remapped_key", "to_btcpp_string",
     "PRE_CONDITIONS", "POST_CONDITIONS",
 ]
 
@@ -231,7 +232,28 @@ def to_btcpp_string(value: Any) -> str:
 
 # --------------------------------------------------------------------------- names
 
-_FORBIDDEN = set(" \t\n\r<>&\"'/\\:*?|.")
+_FORBIDDEN = frozenset(" \t\n\r<>&\"'/\\:*?|.")
+
+
+def find_forbidden_char(name: str) -> str | None:
+    """BT.CPP 4.10 findForbiddenChar: the first character of `name` that a model or port name
+    may not hold (ASCII control characters, DEL, blanks, XML specials, path separators,
+    wildcards, the period), or None. Non-ASCII characters are allowed."""
+    for ch in name:
+        code = ord(ch)
+        if code >= 0x80:
+            continue
+        if code < 32 or code == 127 or ch in _FORBIDDEN:
+            return ch
+    return None
+
+
+def describe_forbidden_char(ch: str) -> str:
+    """BT.CPP formatForbiddenChar: `'x'`, or `control character (ASCII n)`."""
+    code = ord(ch)
+    if code < 32 or code == 127:
+        return f"control character (ASCII {code})"
+    return f"'{ch}'"
 
 
 def is_reserved_attribute(name: str) -> bool:
@@ -246,11 +268,8 @@ def is_allowed_port_name(name: str) -> bool:
     first = name[0]
     if not (first.isascii() and first.isalpha()):
         return False
-    for ch in name:
-        if ord(ch) >= 0x80:
-            continue
-        if ord(ch) < 32 or ord(ch) == 127 or ch in _FORBIDDEN:
-            return False
+    if find_forbidden_char(name) is not None:
+        return False
     return not is_reserved_attribute(name)
 
 

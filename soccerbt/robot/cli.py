@@ -86,7 +86,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "of a real robot)")
     add_transport_arguments(parser)
     parser.add_argument("--sim-time", action="store_true", help="run on the /clock topic of a simulator")
-    parser.add_argument("--record", metavar="FILE.mcap", default=None, help="record the brain's log (MCAP)")
+    parser.add_argument("--record", metavar="FILE.mcap", default=None,
+                        help="record the brain's log into this one file (MCAP) instead of the flight recorder's")
+    parser.add_argument("--no-record", action="store_true", help="no flight recorder")
+    parser.add_argument("--log-dir", metavar="DIR", default=None,
+                        help="the flight recorder's folder (default $XDG_STATE_HOME/soccerbt/logs, else "
+                             "~/.local/state/soccerbt/logs)")
+    parser.add_argument("--log-file-mb", type=_positive, default=64.0, metavar="MB",
+                        help="a flight log this big is closed and the next one started (64)")
+    parser.add_argument("--log-dir-mb", type=_positive, default=1024.0, metavar="MB",
+                        help="the oldest flight logs are deleted to keep the folder under this (1024)")
     parser.add_argument("--json", action="store_true", help="print one report object on stdout at exit")
     parser.add_argument("--seconds", type=_positive, default=None, help="stop after this much brain time")
     parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
@@ -188,6 +197,9 @@ class Brain:
                      "returns_sent": self.gc.counters.returns_sent}
         t = self.team_link.counters
         out["team"] = {"sent": t.sent, "received": t.received, "dropped": t.dropped}
+        files = getattr(self.recorder, "files", None)
+        out["logs"] = [str(p) for p in files] if files is not None else (
+            [str(self.recorder.path)] if self.recorder is not None else [])
         return out
 
 
@@ -246,10 +258,20 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
         prepare()
     runner = BrainRunner(agent, driver, clock, gc=gc, team_link=team_link, estop=estop)
     holder["runner"] = runner
-    recorder = None
+    recorder: Any = None
     if args.record:
         from soccerbt.robot.recording import BrainRecorder
 
         recorder = BrainRecorder(args.record, runner, spec)
+    elif not args.no_record:
+        from soccerbt.robot.flight import FlightRecorder, default_log_dir
+
+        folder = args.log_dir or default_log_dir()
+        try:
+            recorder = FlightRecorder(folder, runner, spec, max_file_bytes=int(args.log_file_mb * 1e6),
+                                      max_folder_bytes=int(args.log_dir_mb * 1e6))
+        except (OSError, ValueError) as exc:  # a robot plays on without its log, and says so
+            logging.getLogger("soccerbt.brain").error("flight recorder off: %s: %s", folder, exc)
+    if recorder is not None:
         runner.observers.append(recorder.on_step)
     return Brain(robot, agent, driver, runner, recorder, team_link, gc)

@@ -11,6 +11,7 @@ replay`` opens the robot's log like a match's. The log is finished on exit (``fi
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,14 +172,20 @@ class _BrainMatchView:
 
 
 class BrainRecorder:
-    """Records one brain's run to ``path`` (MCAP), as ``soccerbt run --record`` records a match."""
+    """Records one brain's run to ``path`` (MCAP), as ``soccerbt run --record`` records a match.
 
-    def __init__(self, path: str | Path, runner: Any, spec: Any) -> None:
+    ``view`` lets several files (the flight recorder's segments) share one view of the brain, so
+    that their steps continue; ``header_extra`` adds keys to the header."""
+
+    def __init__(self, path: str | Path, runner: Any, spec: Any, *, chunk_bytes: int | None = None,
+                 view: _BrainMatchView | None = None, header_extra: dict[str, Any] | None = None) -> None:
         from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
-        self.view = _BrainMatchView(runner, spec)
-        self.recorder = McapRecorder(path, header_extra={"truth": "estimate", "source": "brain",
-                                                         "robot": str(spec.robot)})
+        self.path = Path(path)
+        self.view = view if view is not None else _BrainMatchView(runner, spec)
+        extra = {"truth": "estimate", "source": "brain", "robot": str(spec.robot), **(header_extra or {})}
+        options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
+        self.recorder = McapRecorder(path, header_extra=extra, **options)
         self.recorder.on_start(self.view)
         self._finished = False
 
@@ -186,7 +193,25 @@ class BrainRecorder:
         self.view.update()
         self.recorder.on_step(self.view)
 
+    def size_bytes(self) -> int:
+        """Bytes written to the file so far (whole chunks)."""
+        try:
+            return self.recorder.file.tell()
+        except (OSError, ValueError):
+            return 0
+
+    def flush(self) -> None:
+        """Hand what is written to the operating system (a killed process then loses nothing of it)."""
+        self.recorder.file.flush()
+
+    def sync(self) -> None:
+        """Push what is written to the disk (a power cut then loses at most the open chunk)."""
+        f = self.recorder.file
+        f.flush()
+        os.fsync(f.fileno())
+
     def finish(self) -> None:
-        if not self._finished:
-            self._finished = True
-            self.recorder.finish(None)
+        if self._finished:
+            return
+        self._finished = True
+        self.recorder.finish(None)

@@ -171,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
                              "team_messages": {t.name.lower(): n for t, n in served.team_messages.items()},
                              "requests": {str(rid): ep.counters.requests for rid, ep in served.endpoints.items()},
                              "bad_requests": sum(ep.counters.bad_requests + ep.counters.unknown_api
-                                                 for ep in served.endpoints.values())}
+                                                 for ep in served.endpoints.values()),
+                             "undecodable_requests": sum(ep.counters.dropped for ep in served.endpoints.values())}
         if args.measure_latency:
             from soccerbt.robot.runner import percentile
 

@@ -31,7 +31,7 @@ def brain_command(robot: RobotId, tree: Path, *, field_name: str, team_size: int
            "--tree", str(tree), "--field", field_name, "--team-size", str(team_size), "--half", repr(half_s),
            "--team-number", str(team_number), "--seed", str(seed), "--domain", str(domain),
            "--gc-port", str(gc_port), "--gc-return-port", str(gc_return_port), "--team-address", team_address,
-           "--json"]
+           "--json", "--no-record"]
     if interface:
         cmd += ["--interface", interface]
     cmd += list(extra)

@@ -20,6 +20,7 @@ from soccerbt.nodes.ports import (POST_CONDITIONS, PRE_CONDITIONS, PortDirection
 from soccerbt.nodes.scripting import compile_script
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.loading import _DocSet, _Errors
+from soccerbt.trees.names import instance_name_problem
 from soccerbt.trees.registry import Manifest, Registry
 from soccerbt.trees.tree import SubtreeInfo, Tree
 from soccerbt.trees.xmlload import XmlDocument, XNode
@@ -150,6 +151,8 @@ class _Builder:
                 raise self._err(doc, element.line, f"Attribute [ID] is mandatory in <{tag}>")
             type_id = element_id
         instance_name = attrs.get("name", type_id)
+        if "name" in attrs and (problem := instance_name_problem(attrs["name"])) is not None:
+            raise self._err(doc, element.line, problem)
         manifest = manifests.get(type_id)
         port_remap: dict[str, str] = {}
         other: dict[str, str] = {}

@@ -2,7 +2,7 @@
 
 ``_Loader`` reads the documents of one create call (the file, its ``<include>``s under the
 include rules, TreeNodesModel entries) into a ``_DocSet`` and runs BT.CPP 4.10's VerifyXML
-on each (xml_parsing.cpp's loadDocImpl); ``expanded_size`` counts a tree's nodes with every
+on each (xml_parsing.cpp's loadDocImpl), with its name rules (soccerbt.trees.names); ``expanded_size`` counts a tree's nodes with every
 SubTree expanded, so that a "billion laughs" of SubTrees is refused before it is built.
 ``_Errors`` raises the first problem or, for validation, collects them all. Used by
 soccerbt.trees.factory; every problem is a TreeLoadError ``path:line: message``.
@@ -17,6 +17,7 @@ from typing import Any
 from soccerbt.nodes.ports import PortDirection, PortInfo
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import IncludeRules, resolve_include
+from soccerbt.trees.names import model_name_problem, port_name_problem
 from soccerbt.trees.registry import Registry
 from soccerbt.trees.xmlload import (FileRefused, XmlDocument, XNode, decode_xml_bytes, limit_message,
                                     parse_xml_text, read_limited)
@@ -275,10 +276,14 @@ class _Loader:
                         if port_node.tag != tag:
                             continue
                         pname = port_node.attrs.get("name")
-                        if not pname:
+                        if pname is None:
                             self.errors.add(TreeLoadError(doc.path, port_node.line,
                                                           "Missing attribute [name] in port "
                                                           "(SubTree model)"))
+                            continue
+                        problem = port_name_problem(pname)
+                        if problem is not None:
+                            self.errors.add(TreeLoadError(doc.path, port_node.line, problem))
                             continue
                         default = port_node.attrs.get("default")
                         model[pname] = PortInfo(pname, direction, None,
@@ -318,6 +323,8 @@ class _Loader:
             elif name == "BehaviorTree":
                 if not node_id and bt_count > 1:
                     fail(node, "The tag <BehaviorTree> must have the attribute [ID]")
+                elif node_id and (problem := model_name_problem(node_id)) is not None:
+                    fail(node, problem)
                 elif node_id in manifests:
                     fail(node, "The attribute [ID] of tag <BehaviorTree> must not use the name "
                                "of a registered Node")
@@ -327,11 +334,17 @@ class _Loader:
             elif name == "SubTree":
                 if n_children != 0:
                     fail(node, f"<SubTree> with ID '{node_id}' should not have any child")
+                elif (problem := model_name_problem(node_id)) is not None:
+                    fail(node, problem)
                 elif node_id in manifests:
                     fail(node, "The attribute [ID] of tag <SubTree> must not use the name of a "
                                "registered Node")
             else:
                 lookup = node_id if is_builtin else name
+                problem = None if is_builtin else model_name_problem(name)
+                if problem is not None:
+                    fail(node, problem)
+                    return
                 m = manifests.get(lookup)
                 if m is None:
                     fail(node, f"Node not recognized: {lookup}")
@@ -343,6 +356,8 @@ class _Loader:
                 elif kind == "Control":
                     if n_children == 0:
                         fail(node, f"The node '{lookup}' must have 1 or more children")
+                    elif lookup == "TryCatch" and n_children < 2:
+                        fail(node, "The node 'TryCatch' must have at least 2 children")
                     if lookup == "ReactiveSequence":
                         asyncs = 0
                         for child in node.children:

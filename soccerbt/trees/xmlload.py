@@ -275,12 +275,12 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
     script_chars = 0
     nodes: dict[object, XNode] = {}
     for idx, el in enumerate(elements):
-        tag = el.tag
-        if "}" in tag:  # a namespace: keep the local name, as tinyxml2 would show prefix:name
-            tag = tag.split("}", 1)[1]
+        # tinyxml2 knows no namespaces: a name is what is written, `prefix:name` included
+        # (BT.CPP then refuses the ':' in a model name); lxml splits it into {uri}name
+        tag = _written_name(el.tag, el.prefix)
         attrs = {}
         for k, v in el.attrib.items():
-            attrs[k.split("}", 1)[1] if "}" in k else k] = v
+            attrs[_written_name(k, _attr_prefix(el, k))] = v
         xn = XNode(tag, attrs, el.sourceline or 1, tag_lines[idx] if aligned else {})
         script_chars = _check_scripts(xn, path, script_chars)
         nodes[el] = xn
@@ -306,6 +306,27 @@ def _check_scripts(node: XNode, path: str, total: int) -> int:
             raise TreeLoadError(path, node.attr_line(name), f"the scripts of this file pass {MAX_SCRIPT_CHARS_PER_FILE:,} "
                                                             "characters in all")
     return total
+
+
+def _written_name(name: str, prefix: str | None) -> str:
+    if "}" not in name:
+        return name
+    local = name.split("}", 1)[1]
+    return f"{prefix}:{local}" if prefix else local
+
+
+def _attr_prefix(el: etree._Element, name: str) -> str | None:
+    """The prefix an attribute `{uri}local` was written with (attributes never take the
+    default namespace)."""
+    if "}" not in name:
+        return None
+    uri = name[1:].split("}", 1)[0]
+    if uri == "http://www.w3.org/XML/1998/namespace":
+        return "xml"
+    for prefix, value in el.nsmap.items():
+        if value == uri and prefix:
+            return prefix
+    return None
 
 
 class FileRefused(Exception):

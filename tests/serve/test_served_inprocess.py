@@ -31,7 +31,7 @@ def _free_udp_port() -> int:
 def _brain(robot: RobotId, bus_domain: int, gc_port: int, ret_port: int, team_port: int) -> object:
     parser = argparse.ArgumentParser()
     configure(parser)
-    args = parser.parse_args(["--robot", str(robot), "--name", str(robot), "--team-size", "1",
+    args = parser.parse_args(["--robot", str(robot), "--name", str(robot), "--team-size", "1", "--no-record",
                               "--gc-port", str(gc_port), "--gc-return-port", str(ret_port),
                               "--team-address", "127.255.255.255", "--team-port", str(team_port),
                               "--domain", str(bus_domain)])
@@ -187,3 +187,72 @@ def test_the_brains_log_opens_in_the_replay_tools(tmp_path, capsys: pytest.Captu
     assert main(["replay", str(log_path), "--robot", "blue1", "--tick", "1500", "--tree", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["tick"] == 1500 and len(out["nodes"]) == len(state.statuses)
+
+
+def test_the_flight_recorder_rotates_and_caps_its_folder(tmp_path) -> None:
+    from soccerbt.drivers.booster.connect import open_transport
+    from soccerbt.robot.flight import FlightRecorder, flight_logs
+    from soccerbt.tools.replay.mcap_reader import McapLog
+
+    domain = 203
+    gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()
+    served = ServedMatch(MatchConfig(team_size=1, seed=3), open_transport("memory", domain=domain),
+                         gc_port=gc_port, gc_return_port=ret_port, count_team_messages=False)
+    brain = _brain(BLUE1, domain, gc_port, ret_port, team_port)
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    old = folder / "blue1-20200101-000000-1-000.mcap"  # an older run's flight log: may go
+    old.write_bytes(b"x" * 150_000)
+    mine = folder / "notes.txt"  # not a flight log: never touched
+    mine.write_text("keep me")
+    recorder = FlightRecorder(folder, brain.runner, brain.runner.agent and _spec(brain), max_file_bytes=80_000,
+                              max_folder_bytes=200_000)
+    brain.runner.observers.append(recorder.on_step)
+    try:
+        for _ in range(4000):
+            served.match.step()
+            brain.runner.step(served.t_s)
+    finally:
+        brain.runner.close()
+        recorder.finish()
+        served.close()
+    assert recorder.segment >= 2  # rotated by size
+    assert old in recorder.deleted and not old.exists() and mine.read_text() == "keep me"
+    left = flight_logs(folder)
+    assert sum(p.stat().st_size for p in left) <= 200_000
+    assert left[-1] == recorder.path
+    starts = []
+    for path in left:  # every segment opens on its own, and they follow each other
+        log = McapLog.open(path)
+        assert log.header["flight_run"] == recorder.run_name and log.first_step == 1
+        starts.append((log.header["segment"], log.header["segment_first_brain_step"], log.last_step))
+    assert starts == sorted(starts)
+    for (_, first, steps), (_, next_first, _) in zip(starts, starts[1:]):
+        assert next_first == first + steps
+    assert starts[-1][1] + starts[-1][2] - 1 == 4000
+
+
+def _spec(brain: object) -> object:
+    from soccerbt.brain_setup import BrainSpec
+    from soccerbt.world.field import Field
+
+    agent = brain.agent  # type: ignore[attr-defined]
+    return BrainSpec(robot=agent.robot, field=Field.by_name("M"), team_size=1, tree_path=agent.tree_path,
+                     team_number=1, team_message_period_s=0.45)
+
+
+@pytest.mark.parametrize("yaw, turn, pan, tilt", [(0.0, 0.0, 0.0, 0.0), (1.25, 0.7, 0.3, -0.2), (-3.1, -1.5, -1.1, 1.2)])
+def test_the_low_state_template_encodes_as_the_message_does(yaw: float, turn: float, pan: float, tilt: float) -> None:
+    from soccerbt.serve.endpoint import RobotEndpoint
+    from soccerbt.world.types import Observations, Pose2D
+
+    class Body:
+        vtheta_radps = turn
+
+    ep = RobotEndpoint(MemoryTransport(MemoryBus()), BLUE1, name="blue1", camera=None)
+    obs = Observations(0.0, False, (), Pose2D(), yaw, False, pan, tilt)
+    data = ep._low_state_bytes(obs, Body())
+    assert data == ep._low_state_message(obs, Body()).encode()
+    decoded = m.LowState.decode(data)
+    assert [round(x.q, 5) for x in decoded.motor_state_serial[:2]] == [round(pan, 5), round(tilt, 5)]
+    assert len(decoded.motor_state_serial) == 23

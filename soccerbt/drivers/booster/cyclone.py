@@ -227,9 +227,12 @@ class CyclonePublisher:
     def publish(self, message: Any) -> None:
         if not isinstance(message, self.message_type):
             raise TypeError(f"{self.topic}: expected a {self.message_type.__name__}, got {type(message).__name__}")
+        self.publish_encoded(message.encode())
+
+    def publish_encoded(self, data: bytes) -> None:
+        """A sample of this topic's type encoded by the caller (a simulator that keeps a template)."""
         if self._transport.closed:
             raise TransportError(f"{self.topic}: the transport is closed")
-        data = message.encode()
         pad = (-len(data)) & 3
         if pad:
             data += b"\0" * pad

@@ -84,8 +84,8 @@ class BoosterDriver:
         self.remote = RemoteControllerDevice()
         sub = transport.subscription
         self._subs = {
-            "detections": sub(robot_topic("/booster_soccer/detection", name), m.Detections, "sensor", depth=4),
-            "lines": sub(robot_topic("/booster_soccer/line_segments", name), m.LineSegments, "sensor", depth=4),
+            "detections": sub(robot_topic("/booster_soccer/detection", name), m.Detections, "sensor", depth=1),
+            "lines": sub(robot_topic("/booster_soccer/line_segments", name), m.LineSegments, "sensor", depth=1),
             "odometer": sub(robot_topic("/odometer_state", name), m.Odometer, "sensor", depth=1),
             "low_state": sub(robot_topic("/low_state", name), m.LowState, "sensor", depth=1),
             "fall_down": sub(robot_topic("/fall_down", name), m.FallDownState, "sensor", depth=1),

@@ -43,6 +43,8 @@ class Publisher(Protocol):
 
     def publish(self, message: Any) -> None: ...  # a messages.py instance
 
+    def publish_encoded(self, data: bytes) -> None: ...  # a sample already encoded (CDR with its header)
+
     def matched(self) -> int: ...  # matched remote readers (0 for none)
 
 
@@ -92,7 +94,10 @@ class _MemoryPublisher:
     def publish(self, message: Any) -> None:
         if not isinstance(message, self.message_type):
             raise TypeError(f"{self.topic}: expected a {self.message_type.__name__}, got {type(message).__name__}")
-        data = message.encode()
+        self.publish_encoded(message.encode())
+
+    def publish_encoded(self, data: bytes) -> None:
+        """A sample of this topic's type encoded by the caller (a simulator that keeps a template)."""
         bus = self._owner.live_bus()
         with bus.lock:
             for sub in bus.subscriptions.get(self.topic, ()):

@@ -554,6 +554,15 @@ class McapRecorder:
             if track.tree is not None and getattr(track.tree, "env", None) is not None:
                 track.tree.env.skip_sink = None
                 track.tree.env.track_writers = False
+        for agent in getattr(self._match, "agents", {}).values():  # stop hearing hot reloads
+            listeners = getattr(agent, "tree_listeners", None)
+            if listeners is not None and self._on_tree_swap in listeners:
+                listeners.remove(self._on_tree_swap)
+
+    @property
+    def file(self) -> Any:
+        """The open log file (its ``tell()`` is the bytes written)."""
+        return self._out.file
 
     def close(self) -> None:
         """Finish the file (summary and index) without a match result."""

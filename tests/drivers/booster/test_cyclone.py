@@ -100,7 +100,7 @@ def test_endpoints_depth_take_bad_samples_and_errors(scenario: Callable[..., Any
     assert r["requests"] == ["good"] and r["requests_dropped"] == 1
     assert "RpcReqMsg.uuid: string is not UTF-8" in r["requests_last_error"]
     assert r["detections"] == [1] and r["detections_dropped"] == 1
-    assert "declared length 4097 exceeds the limit of 4096" in r["detections_last_error"]
+    assert "declared length 257 exceeds the limit of 256" in r["detections_last_error"]
     assert "already used with Odometer, not Pose" in r["type_conflict"]
     assert "unknown QoS kind 'nonsense'" in r["bad_qos"]
     assert r["after_close_matched"] is True

@@ -151,8 +151,8 @@ def test_errors_say_what_is_wrong() -> None:
 def test_huge_declared_lengths_fail_fast_without_allocating() -> None:
     header = m.Header(stamp=m.Time(sec=1, nanosec=2), frame_id="cam").encode()  # 4 + 8 + 4 + 4 = 20 bytes
     cases = [
-        (m.Detections, header + struct.pack("<I", 2**31), "limit of 4096"),
-        (m.Detections, header + struct.pack("<I", 4000) + bytes(100), "remain"),
+        (m.Detections, header + struct.pack("<I", 2**31), "limit of 256"),
+        (m.Detections, header + struct.pack("<I", 200) + bytes(100), "remain"),
         (m.LineSegments, header + struct.pack("<I", 2**31 - 1), "limit"),
         (m.LineSegments, header + struct.pack("<I", 1_000_000) + bytes(16), "remain"),
         (m.RawBytesMsg, b"\x00\x01\x00\x00" + struct.pack("<I", 2**31), "limit"),
@@ -189,7 +189,7 @@ def test_encode_refuses_values_it_cannot_represent() -> None:
     with pytest.raises(m.MessageError, match="RawBytesMsg.msg"):
         m.RawBytesMsg(msg=5).encode()  # type: ignore[arg-type]
     with pytest.raises(m.MessageError, match="exceed the limit"):
-        m.Detections(detected_objects=[m.DetectedObject()] * 4097).encode()
+        m.Detections(detected_objects=[m.DetectedObject()] * (m.MAX_DETECTED_OBJECTS + 1)).encode()
     with pytest.raises(m.MessageError, match="RpcReqMsg.body"):
         m.RpcReqMsg(body=None).encode()  # type: ignore[arg-type]
 

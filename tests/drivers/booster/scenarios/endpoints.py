@@ -65,10 +65,10 @@ def main() -> None:
         "garbage": ddspy_write(rpub._ref, header + b"\x10\x00\x00\x00garbage"),
         "no_nul": ddspy_write(rpub._ref, header + struct.pack("<I", 4) + b"abcd" + cdr_string(b"") + cdr_string(b"")),
     }
-    full = m.Detections(detected_objects=[m.DetectedObject()] * 4096).encode()
+    full = m.Detections(detected_objects=[m.DetectedObject()] * m.MAX_DETECTED_OBJECTS).encode()
     objects = full[24:-12]  # after the header and the count, before the three empty float sequences
-    size = len(objects) // 4096  # one more object (Cyclone checks that the result is valid CDR)
-    too_many = full[:20] + struct.pack("<I", 4097) + objects + objects[:size] + full[-12:]
+    size = len(objects) // m.MAX_DETECTED_OBJECTS  # one more object (Cyclone checks that the result is valid CDR)
+    too_many = full[:20] + struct.pack("<I", m.MAX_DETECTED_OBJECTS + 1) + objects + objects[:size] + full[-12:]
     codes["too_many_objects"] = ddspy_write(dpub._ref, too_many + b"\0" * ((-len(too_many)) % 4))
     rpub.publish(m.RpcReqMsg(uuid="good", header='{"api_id":2001}', body="{}"))
     dpub.publish(m.Detections(detected_objects=[m.DetectedObject(label="Ball", position_projection=[1.0, 2.0])]))
