@@ -241,13 +241,15 @@ def lying_zstd_frame(data: bytes, claimed: int) -> bytes:
     return c[:4] + bytes([0xC0 | (fhd & 0x3F), wd]) + struct.pack("<Q", claimed) + c[6:]
 
 
-def zeros_frame(size: int, compression: str = "zstd") -> bytes:
-    """A frame that decompresses to `size` zero bytes, made a MiB at a time (a bomb: small)."""
+def zeros_frame(size: int, compression: str = "zstd", *, declared: bool = True) -> bytes:
+    """A frame that decompresses to `size` zero bytes, made a MiB at a time (a bomb: small);
+    `declared`: its header says how much (zstd)."""
     block = bytes(1 << 20)
     if compression == "zstd":
         import zstandard
 
-        obj = zstandard.ZstdCompressor(level=3).compressobj(size=size)
+        compressor = zstandard.ZstdCompressor(level=3, write_content_size=declared)
+        obj = compressor.compressobj(size=size) if declared else compressor.compressobj()
         parts = [obj.compress(block) for _ in range(size >> 20)]
         return b"".join(parts) + obj.flush()
     import lz4.frame

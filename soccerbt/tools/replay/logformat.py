@@ -77,7 +77,7 @@ __all__ = [
     "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
     "SCHEMAS", "ns_of", "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree",
     "check_keyframe", "check_keys", "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES",
-    "max_tree_nodes", "ROBOT_NAME",
+    "max_tree_nodes", "ROBOT_NAME", "table_of",
 ]
 
 FORMAT = "soccerbt-mcap"
@@ -183,6 +183,7 @@ _ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=
 # --- per-robot tick -----------------------------------------------------------------------------
 
 _TICK_HEAD = struct.Struct("<IBB7fHHH")   # tick, root status, flags, command, counts
+_STATUS_BYTES = bytes(range(5))            # the node status codes a transition may hold
 _NAN = float("nan")
 
 
@@ -277,46 +278,41 @@ def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
     floats.frombytes(data[o:o + 4 * n_floats])
     o += 4 * n_floats
     texts = data[o:o + n_text].decode("utf-8").split("\n") if n_text else []
+    out: dict[str, list[Any]] = {}
     try:
-        return _changes(n, idx, writers, kinds, floats, texts, keys)
+        k = f = t = 0
+        for i in range(n):
+            kind = kinds[k]
+            k += 1
+            if kind == KIND_FLOAT:
+                value: Any = _nice(floats[f])
+                f += 1
+            elif kind == KIND_FLOATS or kind == KIND_POSE:
+                count = 3 if kind == KIND_POSE else kinds[k]
+                if kind == KIND_FLOATS:
+                    k += 1
+                value = [_nice(v) for v in floats[f:f + count]]
+                f += count
+            elif kind == KIND_POINTS:
+                count = kinds[k]
+                k += 1
+                value = [[_nice(floats[f + 2 * j]), _nice(floats[f + 2 * j + 1])] for j in range(count)]
+                f += 2 * count
+            elif kind == KIND_FALSE or kind == KIND_TRUE:
+                value = kind == KIND_TRUE
+            elif kind == KIND_JSON:
+                value = _json_value(texts[t])
+                t += 1
+            elif kind == KIND_REMOVED:
+                value = None
+            else:
+                raise ValueError(f"unknown blackboard value kind {kind}")
+            index = idx[i]
+            if index >= len(keys):
+                raise ValueError(f"blackboard key index {index} outside the key table ({len(keys)} keys)")
+            out[keys[index]] = [value, writer_of_code(writers[i])]
     except IndexError:
         raise ValueError("blackboard section cut short (fewer kinds or texts than changes)") from None
-
-
-def _changes(n: int, idx: array, writers: array, kinds: bytes, floats: array, texts: list[str],
-             keys: list[str]) -> dict[str, list[Any]]:
-    out: dict[str, list[Any]] = {}
-    k = f = t = 0
-    for i in range(n):
-        kind = kinds[k]
-        k += 1
-        if kind == KIND_FLOAT:
-            value: Any = _nice(floats[f])
-            f += 1
-        elif kind == KIND_FLOATS or kind == KIND_POSE:
-            count = 3 if kind == KIND_POSE else kinds[k]
-            if kind == KIND_FLOATS:
-                k += 1
-            value = [_nice(v) for v in floats[f:f + count]]
-            f += count
-        elif kind == KIND_POINTS:
-            count = kinds[k]
-            k += 1
-            value = [[_nice(floats[f + 2 * j]), _nice(floats[f + 2 * j + 1])] for j in range(count)]
-            f += 2 * count
-        elif kind == KIND_FALSE or kind == KIND_TRUE:
-            value = kind == KIND_TRUE
-        elif kind == KIND_JSON:
-            value = _json_value(texts[t])
-            t += 1
-        elif kind == KIND_REMOVED:
-            value = None
-        else:
-            raise ValueError(f"unknown blackboard value kind {kind}")
-        index = idx[i]
-        if index >= len(keys):
-            raise ValueError(f"blackboard key index {index} outside the key table ({len(keys)} keys)")
-        out[keys[index]] = [value, writer_of_code(writers[i])]
     return out
 
 
@@ -384,7 +380,7 @@ def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
     uids.frombytes(data[o:o + 2 * n])
     o += 2 * n
     codes = data[o:o + 2 * n]
-    if codes and max(codes) > MAX_STATUS:
+    if codes.translate(None, _STATUS_BYTES):  # anything left is no status code
         raise ValueError(f"status code {max(codes)} in a transition (0..{MAX_STATUS})")
     o += 2 * n
     skipped = array("H")
@@ -465,16 +461,20 @@ class ShapeError(ValueError):
     """A message of the wrong shape; the message names the field (``nodes[3].uid: ...``)."""
 
 
+DEFAULT_MAX_TREE_NODES = 20_000  # the loader's (soccerbt.trees.factory.DEFAULT_MAX_NODES; a test keeps them equal)
+
+
 def max_tree_nodes() -> int:
     """The most nodes a stored tree may have: the loader's limit (20,000, or the environment
-    variable SOCCERBT_MAX_TREE_NODES)."""
-    from soccerbt.trees.factory import DEFAULT_MAX_NODES
-    from soccerbt.trees.includes import _env_int
+    variable SOCCERBT_MAX_TREE_NODES; read here without importing the engine)."""
+    import os
 
+    raw = os.environ.get("SOCCERBT_MAX_TREE_NODES", "").strip().replace("_", "")
     try:
-        return _env_int("SOCCERBT_MAX_TREE_NODES", DEFAULT_MAX_NODES)
+        value = int(raw) if raw else DEFAULT_MAX_TREE_NODES
     except ValueError:
-        return DEFAULT_MAX_NODES
+        return DEFAULT_MAX_TREE_NODES
+    return value if value > 0 else DEFAULT_MAX_TREE_NODES
 
 
 def load_json(data: bytes | str, max_bytes: int = MAX_JSON_BYTES) -> Any:
@@ -489,7 +489,9 @@ def load_json(data: bytes | str, max_bytes: int = MAX_JSON_BYTES) -> Any:
     except (ValueError, UnicodeDecodeError) as exc:
         raise ShapeError(f"not JSON ({getattr(exc, 'msg', None) or exc})") from None
     if isinstance(obj, (dict, list)):
-        check_depth(obj)
+        opening = (b"[", b"{") if isinstance(data, (bytes, bytearray)) else ("[", "{")
+        if data.count(opening[0]) + data.count(opening[1]) >= MAX_JSON_DEPTH:  # else it cannot nest that deep
+            check_depth(obj)
     return obj
 
 
@@ -618,13 +620,24 @@ def check_event(obj: Any, where: str = "event: ") -> dict[str, Any]:
     return e
 
 
+def _event_is_plain(e: Any) -> bool:
+    """Whether an event is well-formed (the fast path of check_event)."""
+    if type(e) is not dict:
+        return False
+    g = e.get
+    return (type(g("kind")) is str and type(g("t")) in _NUMBER_TYPES and type(g("step")) is int and g("step") >= 0
+            and type(g("detail")) in _STR_OR_NONE and type(g("team")) in _STR_OR_NONE
+            and type(g("robot")) in _STR_OR_NONE and type(g("node_path")) in _STR_OR_NONE)
+
+
 def check_index(obj: Any, robots: list[str]) -> dict[str, Any]:
     """The index attachment: events, each robot's tree loads, the number of steps."""
     ix = _dict(obj, "index")
     w = "index: "
     ix["events"] = _list(ix, "events", w, required=False)
     for k, event in enumerate(ix["events"]):
-        check_event(event, f"{w}events[{k}].")
+        if not _event_is_plain(event):
+            check_event(event, f"{w}events[{k}].")
     known = set(robots)
     ix["loads"] = _list(ix, "loads", w, required=False)
     for k, load in enumerate(ix["loads"]):
@@ -642,6 +655,26 @@ def check_index(obj: Any, robots: list[str]) -> dict[str, Any]:
 
 
 _KINDS = frozenset({"Action", "Condition", "Control", "Decorator", "SubTree"})
+_INT_TYPE = frozenset({int})
+_STR_TYPE = frozenset({str})
+_STR_OR_NONE = frozenset({str, type(None)})
+_NUMBER_TYPES = frozenset({int, float})
+_STATUS_CODES = frozenset(range(MAX_STATUS + 1))
+
+
+def _row_is_plain(row: Any, k: int) -> bool:
+    """Whether a node row is well-formed (the fast path of check_tree)."""
+    if type(row) is not dict:
+        return False
+    g = row.get
+    parent, ports, conditions, line = g("parent"), g("ports"), g("conditions"), g("line")
+    return (type(g("uid")) is int and g("uid") == k + 1 and type(parent) is int and 0 <= parent <= k
+            and type(g("name")) is str and type(g("id")) is str and type(g("path")) is str
+            and g("kind") in _KINDS and type(g("tree_id", "")) in _STR_OR_NONE and type(g("subtree", "")) in _STR_OR_NONE
+            and (line is None or type(line) is int)
+            and (ports is None or (type(ports) is dict and set(map(type, ports.values())) <= _STR_TYPE))
+            and (conditions is None or (type(conditions) is dict and set(map(type, conditions.values())) <= _STR_TYPE))
+            and len(ports or ()) + len(conditions or ()) <= MAX_ATTRIBUTES)
 
 
 def check_tree(obj: Any, max_nodes: int | None = None) -> dict[str, Any]:
@@ -665,6 +698,8 @@ def check_tree(obj: Any, max_nodes: int | None = None) -> dict[str, Any]:
         raise ShapeError(f"{w}nodes: {len(nodes):,} nodes, more than the limit of {limit:,} of a tree "
                          "(SOCCERBT_MAX_TREE_NODES)")
     for k, row in enumerate(nodes):
+        if _row_is_plain(row, k):
+            continue  # the usual case, checked in one expression; else named field by field below
         at = f"{w}nodes[{k}]."
         _dict(row, at[:-1])
         if row.get("uid") != k + 1 or not _is_int(row.get("uid")):
@@ -721,13 +756,35 @@ def check_keyframe(obj: Any) -> dict[str, Any]:
     _int(kf, "after_step", w)
     _int(kf, "tick", w, required=False)
     _int(kf, "load", w, 0, required=False, default=1)
-    for k, code in enumerate(_list(kf, "statuses", w)):
-        if not _is_int(code) or not 0 <= code <= MAX_STATUS:
-            raise ShapeError(f"{w}statuses[{k}]: {code!r} is not a status code (0..{MAX_STATUS})")
+    statuses = _list(kf, "statuses", w)
+    if not (set(map(type, statuses)) <= _INT_TYPE and set(statuses) <= _STATUS_CODES):  # fast: C loops
+        for k, code in enumerate(statuses):
+            if not _is_int(code) or not 0 <= code <= MAX_STATUS:
+                raise ShapeError(f"{w}statuses[{k}]: {code!r} is not a status code (0..{MAX_STATUS})")
     if "keys" in kf:
         _str_list(kf, "keys", w)
     _check_blackboard(kf.get("blackboard"), w)
     return kf
+
+
+def table_of(data: bytes) -> tuple[int, list[str]] | None:
+    """(the first step it holds for, the key table) of a /keys or keyframe message, or None when
+    it has no well-formed table: a reader following key tables needs no more of the message."""
+    try:
+        msg = json.loads(data)
+    except (RecursionError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(msg, dict):
+        return None
+    keys = msg.get("keys")
+    if not isinstance(keys, list) or not all(type(k) is str for k in keys):
+        return None
+    if "from_step" in msg:
+        valid = msg["from_step"]
+    else:
+        valid = msg.get("after_step")
+        valid = valid + 1 if _is_int(valid) else None
+    return (valid, keys) if _is_int(valid) else None
 
 
 def check_keys(obj: Any) -> dict[str, Any]:

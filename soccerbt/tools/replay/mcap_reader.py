@@ -57,6 +57,7 @@ _OP_HEADER, _OP_FOOTER, _OP_SCHEMA, _OP_CHANNEL, _OP_MESSAGE, _OP_CHUNK = 0x01, 
 _OP_ATTACHMENT, _OP_DATA_END = 0x09, 0x0F
 _REC = struct.Struct("<BQ")
 _CHUNK_HEAD = struct.Struct("<QQQI")
+_TIMES = struct.Struct("<QQ")
 _MESSAGE_HEAD = struct.Struct("<HIQQ")
 MAX_CHUNK_BYTES = 64 << 20        # a chunk declaring or producing more is damage, not data
 MAX_CHUNK_RECORDS = 50_000        # soccerbt's 1 MiB chunks hold at most about 11,000 (94-byte messages)
@@ -73,6 +74,12 @@ NO_NODE_DATA = ("holds no node data: it was converted from a JSON-lines log, whi
                 "status only (and the truth, blackboard and events); the tree tools need a log recorded as "
                 "MCAP (soccerbt run --record FILE.mcap)")
 _EMPTY_TREE: dict[str, Any] = {"nodes": [], "subtrees": [], "load": 0}
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    import os
+
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
 
 
 def is_mcap(path: str | Path) -> bool:
@@ -154,7 +161,7 @@ class _Reader:
         self.start = 0
         self.data = b""
 
-    def read(self, offset: int, n: int, ahead: int = 4096) -> bytes:
+    def read(self, offset: int, n: int, ahead: int = 16384) -> bytes:
         end = offset + n
         if not (self.start <= offset and end <= self.start + len(self.data)):
             self.f.seek(offset)
@@ -233,12 +240,8 @@ class McapLog:
             raise ReplayError(p, None, "is a directory, not a replay log")
         if not stat.S_ISREG(st.st_mode):
             raise ReplayError(p, None, "not a regular file (a FIFO or a device); a replay log is a file")
-        try:
-            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                os.close(fd)
-                raise ReplayError(p, None, "changed while it was opened; not read")
-            self._file = os.fdopen(fd, "rb")
+        try:  # never blocks, even on a FIFO swapped in since the stat (it then reads as no log)
+            self._file = open(p, "rb", opener=_nonblocking)
         except OSError as exc:
             raise ReplayError(p, None, f"cannot read ({exc.strerror or exc})") from None
         f = self._file
@@ -295,8 +298,14 @@ class McapLog:
         reader = _Reader(self._file, self.size)
         offset = 8
         size = self.size
+        unpack_from, times = _REC.unpack_from, _TIMES.unpack_from
+        chunks = self.chunks
         while offset + 9 <= size:
-            opcode, length = _REC.unpack(reader.read(offset, 9))
+            at = offset - reader.start
+            if not (0 <= at and at + 9 + _CHUNK_HEAD.size <= len(reader.data)):
+                reader.read(offset, 9 + _CHUNK_HEAD.size)
+                at = 0
+            opcode, length = unpack_from(reader.data, at)  # in the window: no call, no copy
             end = offset + 9 + length
             if length > size or end > size:
                 if opcode in (_OP_CHUNK, _OP_ATTACHMENT, _OP_MESSAGE):
@@ -311,9 +320,9 @@ class McapLog:
                     self.warnings.append(f"{self.path}: unreadable data from byte {offset}; read up to there")
                 break
             if opcode == _OP_CHUNK:
-                ref = self._chunk_ref(reader, offset, 9 + length)
-                if ref is not None:
-                    self.chunks.append(ref)
+                if len(reader.data) - at >= 9 + 16:
+                    start_ns, end_ns = times(reader.data, at + 9)
+                    chunks.append(_ChunkRef(offset, 9 + length, round(start_ns / 1e7), round(end_ns / 1e7)))
             elif opcode == _OP_ATTACHMENT:
                 self._read_attachment(offset, length)
             elif opcode == _OP_CHANNEL and length <= _MAX_SMALL_RECORD:  # the summary repeats every channel
@@ -361,39 +370,27 @@ class McapLog:
             pos += max(1, len(block) - 48)
         return None
 
-    def _chunk_ref(self, reader: _Reader, offset: int, length: int) -> _ChunkRef | None:
-        head = reader.read(offset + 9, _CHUNK_HEAD.size)
-        if len(head) < _CHUNK_HEAD.size:
-            return None
-        start_ns, end_ns, _usize, _crc = _CHUNK_HEAD.unpack(head)
-        return _ChunkRef(offset, length, lf.step_of_ns(start_ns, 0.01), lf.step_of_ns(end_ns, 0.01))
-
     def _read_attachment(self, offset: int, length: int) -> None:
         f = self._file
         f.seek(offset + 9)
-        head = f.read(min(length, 16 + 4 + 1024))
+        small = length <= lf.MAX_JSON_BYTES + 4096
+        body = f.read(length if small else 16 + 4 + 1024)  # a large one: its name only
         try:
             o = 16
-            (n,) = struct.unpack_from("<I", head, o)
-            name = head[o + 4:o + 4 + n].decode() if n <= 1024 else ""
-        except (struct.error, UnicodeDecodeError):
-            self.warnings.append(f"{self.path}: damaged attachment at byte {offset}; scanning instead")
-            return
-        if name != lf.INDEX_ATTACHMENT:
-            return
-        if length > lf.MAX_JSON_BYTES + 4096:
-            self.warnings.append(f"{self.path}: the index attachment at byte {offset} is too large "
-                                 f"({length:,} bytes); scanning instead")
-            return
-        f.seek(offset + 9)
-        body = f.read(length)
-        try:
-            o = 16 + 4 + len(name.encode())
+            (n,) = struct.unpack_from("<I", body, o)
+            name = body[o + 4:o + 4 + n].decode() if n <= 1024 else ""
+            if name != lf.INDEX_ATTACHMENT:
+                return
+            if not small:
+                self.warnings.append(f"{self.path}: the index attachment at byte {offset} is too large "
+                                     f"({length:,} bytes); scanning instead")
+                return
+            o += 4 + n
             (n,) = struct.unpack_from("<I", body, o)
             o += 4 + n
             (n,) = struct.unpack_from("<Q", body, o)
             self.index = lf.load_json(body[o + 8:o + 8 + n])
-        except (struct.error, ShapeError) as exc:
+        except (struct.error, UnicodeDecodeError, ShapeError) as exc:
             self.warnings.append(f"{self.path}: damaged attachment at byte {offset} ({exc}); scanning instead")
 
     # --- chunks ---------------------------------------------------------------------------------
@@ -637,10 +634,12 @@ class McapLog:
 
     # --- steps and states -----------------------------------------------------------------------
 
-    def decode_step(self, data: bytes, tables: dict[str, list[str]] | None = None) -> StepView:
+    def decode_step(self, data: bytes, tables: dict[str, list[str]] | None = None,
+                    robots: list[str] | None = None) -> StepView:
         """A step message decoded; blackboard changes with the robots' key tables (`tables`,
-        by default those in force at the step, looked up). ValueError for a message of the
-        wrong shape (another number of robots, a status code out of range, ...)."""
+        by default those in force at the step, looked up). `robots`: decode only these robots'
+        ticks (default: all). ValueError for a message of the wrong shape (another number of
+        robots, a status code out of range, ...)."""
         parts = lf.split_parts(data)
         if len(parts) != 1 + len(self.robots):
             raise ValueError(f"{len(parts) - 1} robots in the step, the header names {len(self.robots)}")
@@ -648,8 +647,11 @@ class McapLog:
         if len(truth.robots) != len(self.robots):
             raise ValueError(f"the truth holds {len(truth.robots)} robots, the header names {len(self.robots)}")
         if tables is None:
-            tables = {robot: self.key_table(robot, truth.step) for robot in self.robots}
-        ticks = {robot: lf.decode_tick(part, tables.get(robot)) for robot, part in zip(self.robots, parts[1:])}
+            tables = {robot: self.key_table(robot, truth.step) for robot in robots or self.robots}
+        if robots is None:
+            ticks = {robot: lf.decode_tick(part, tables.get(robot)) for robot, part in zip(self.robots, parts[1:])}
+        else:
+            ticks = {robot: lf.decode_tick(parts[1 + self.robots.index(robot)], tables.get(robot)) for robot in robots}
         return StepView(truth.step, truth, ticks)
 
     def _gap(self, first: int, last: int, on_gap: Callable[[Gap], None] | None, why: str | None = None) -> Gap:
@@ -665,13 +667,15 @@ class McapLog:
         return gap
 
     def steps(self, first_step: int = 1, last_step: int | None = None,
-              on_gap: Callable[[Gap], None] | None = None) -> Iterator[StepView]:
+              on_gap: Callable[[Gap], None] | None = None, robots: list[str] | None = None) -> Iterator[StepView]:
         """Decoded steps first..last, in order (key tables followed as they change). Steps that
         are missing (a damaged chunk, an unreadable step) are gaps: recorded in ``gaps`` and
-        handed to `on_gap` before the step after them (or at the end)."""
-        tables = {robot: self.key_table(robot, first_step) for robot in self.robots}
+        handed to `on_gap` before the step after them (or at the end). `robots`: decode only
+        these robots' ticks (default: all)."""
+        wanted = self.robots if robots is None else robots
+        tables = {robot: self.key_table(robot, first_step) for robot in wanted}
         table_topics = {}
-        for robot in self.robots:
+        for robot in wanted:
             table_topics[lf.keys_topic(robot)] = robot
             table_topics[lf.keyframe_topic(robot)] = robot
         expect = max(first_step, self.first_step)
@@ -679,21 +683,14 @@ class McapLog:
         unreadable: dict[int, str] = {}
         for topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC, *table_topics}):
             if topic != lf.STEP_TOPIC:
-                try:
-                    msg = lf.load_json(data)
-                    keys = msg.get("keys") if isinstance(msg, dict) else None
-                    if keys is not None and not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
-                        raise ShapeError("keys: not a list of names")
-                except ShapeError as exc:
-                    self.warnings.append(f"{self.path}: {topic} at step {step} is damaged ({exc}); skipped")
-                    keys = None
-                if keys is not None:
-                    tables[table_topics[topic]] = keys
+                found = lf.table_of(data)
+                if found is not None:
+                    tables[table_topics[topic]] = found[1]
                 continue
             if step < expect:
                 continue  # out of order, or a step given twice: damage already passed
             try:
-                view = self.decode_step(data, tables)
+                view = self.decode_step(data, tables, robots)
                 if view.step != step:
                     raise ValueError(f"it says step {view.step}")
             except ValueError as exc:
@@ -721,13 +718,9 @@ class McapLog:
         out: list[tuple[int, Any, Any]] = []
         for topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC, keys_topic, kf_topic}):
             if topic != lf.STEP_TOPIC:
-                try:
-                    msg = lf.load_json(data)
-                    keys = msg.get("keys") if isinstance(msg, dict) else None
-                except ShapeError:
-                    keys = None
-                if isinstance(keys, list) and all(isinstance(x, str) for x in keys):
-                    table = keys
+                found = lf.table_of(data)
+                if found is not None:
+                    table = found[1]
                     index = table.index(key) if key in table else -1
                 continue
             if index < 0:
@@ -755,20 +748,9 @@ class McapLog:
             for topic, _s, data in self._chunk(i):
                 if topic != keys_topic and topic != kf_topic:
                     continue
-                try:
-                    if topic == keys_topic:
-                        msg = lf.check_keys(lf.load_json(data))
-                        valid = msg["from_step"]
-                    else:
-                        msg = lf.load_json(data)
-                        if not isinstance(msg, dict) or "keys" not in msg:
-                            continue
-                        msg = lf.check_keyframe(msg)
-                        valid = msg["after_step"] + 1
-                except ShapeError:
-                    continue
-                if valid <= step and (best is None or valid >= best[0]):
-                    best = (valid, msg["keys"])
+                found = lf.table_of(data)
+                if found is not None and found[0] <= step and (best is None or found[0] >= best[0]):
+                    best = found
             if best is not None:
                 break
         table = best[1] if best is not None else []
@@ -782,19 +764,19 @@ class McapLog:
         before it (checked: logformat.check_keyframe); damaged ones are skipped and warned."""
         topic = lf.keyframe_topic(robot)
         for i in reversed(self._chunks_for(step - max_replay, step + 1)):
-            best = None
-            for t, s, data in self._chunk(i):
+            # the latest first: a keyframe's time is its after_step (or the step after, at a load)
+            for t, s, data in reversed(self._chunk(i)):
                 if t != topic or s > step + 1:
                     continue
+                if s < step - max_replay:
+                    return None
                 try:
                     msg = lf.check_keyframe(lf.load_json(data))
                 except ShapeError as exc:
                     self.warnings.append(f"{self.path}: {robot}'s keyframe at step {s} is damaged ({exc}); skipped")
                     continue
-                if msg["after_step"] <= step and (best is None or msg["after_step"] >= best["after_step"]):
-                    best = msg
-            if best is not None:
-                return best if best["after_step"] >= step - max_replay else None
+                if msg["after_step"] <= step:
+                    return msg if msg["after_step"] >= step - max_replay else None
         return None
 
     @property
@@ -824,7 +806,7 @@ class McapLog:
                            blackboard={k: list(v) for k, v in kf["blackboard"].items()})
         state.keyframe_tick = kf.get("tick", 0)
         gaps: list[Gap] = []
-        for view in self.steps(kf["after_step"] + 1, step, on_gap=gaps.append):
+        for view in self.steps(kf["after_step"] + 1, step, on_gap=gaps.append, robots=[robot]):
             if gaps:
                 break
             apply_step(state, view)
@@ -844,14 +826,34 @@ def _why(unreadable: dict[int, str], first: int, last: int) -> str | None:
     return f"step {bad[0]} unreadable ({unreadable[bad[0]]})" + (f" and {len(bad) - 1} more" if len(bad) > 1 else "")
 
 
+_ZSTD: list[Any] = []
+
+
+def _zstd() -> Any:
+    if not _ZSTD:
+        import zstandard
+
+        _ZSTD.append(zstandard.ZstdDecompressor())
+    return _ZSTD[0]
+
+
 def _decompress(compression: str, payload: bytes, usize: int) -> bytes:
-    """A chunk's records: at most `usize` bytes are ever produced, whatever the frame claims;
-    ValueError unless exactly `usize` come out."""
+    """A chunk's records: at most `usize` bytes are ever produced, whatever the frame claims (a
+    zstd frame declaring more is refused unread; one declaring no size is read as a stream that
+    stops after `usize` + 1 bytes); ValueError unless exactly `usize` come out."""
     if compression == "zstd":
         import zstandard
 
         try:
-            reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=True)
+            declared = zstandard.frame_content_size(payload)
+            if declared > usize:
+                raise ValueError(f"its zstd frame declares {declared:,} bytes, more than the {usize:,} of the chunk")
+            if declared >= 0:  # a buffer of the frame's size, at most the chunk's: zstd writes no further
+                records = _zstd().decompress(payload, max_output_size=usize)
+                if len(records) != usize:
+                    raise ValueError(f"decompresses to {len(records):,} bytes, not the {usize:,} it declares")
+                return records
+            reader = _zstd().stream_reader(io.BytesIO(payload), read_across_frames=True)
             parts, got = [], 0
             while got <= usize:
                 part = reader.read(usize + 1 - got)

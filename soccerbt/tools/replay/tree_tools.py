@@ -27,6 +27,7 @@ __all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_l
 
 _NAMES = lf.STATUS_NAMES
 MAX_INDENT = 64   # deeper nodes are drawn at this depth with their depth written: lines stay short
+_SKIPPED = lf.STATUS_CODES["SKIPPED"]
 
 
 def step_of_tick(log: McapLog, robot: str, tick: int) -> int:
@@ -158,7 +159,7 @@ def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, i
     A range never spans missing steps (``log.gaps``): it ends before them, and the condition is
     looked at again only from the next keyframe after them (or the next tree load), where the
     robot's state is known again."""
-    from soccerbt.blackboard import Blackboard
+    from soccerbt.blackboard import Blackboard, BlackboardError
     from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
 
     log.require_node_data()
@@ -195,13 +196,20 @@ def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, i
             apply_step(state, view)
         if state is None:
             continue
-        for key, (value, _w) in state.blackboard.items():
-            _put(bb, key, value if not isinstance(value, (list, dict)) else str(value))
+        try:
+            for key, (value, _w) in state.blackboard.items():
+                bb.set(key, value if not isinstance(value, (list, dict)) else str(value))
+        except BlackboardError:  # a value of another type than before: the entries take it over
+            for key, (value, _w) in state.blackboard.items():
+                _put(bb, key, value if not isinstance(value, (list, dict)) else str(value))
         skipped = set(state.skipped)
-        for uid, name in names.items():
-            code = lf.STATUS_CODES["SKIPPED"] if uid in skipped else state.last_transition.get(
-                uid, state.statuses.get(uid, 0))
-            _put(bb, name, code)
+        last, statuses = state.last_transition, state.statuses
+        try:
+            for uid, name in names.items():
+                bb.set(name, _SKIPPED if uid in skipped else last.get(uid, statuses.get(uid, 0)))
+        except BlackboardError:
+            for uid, name in names.items():
+                _put(bb, name, _SKIPPED if uid in skipped else last.get(uid, statuses.get(uid, 0)))
         try:
             holds = bool(script.evaluate_bool(bb))
         except Exception:  # noqa: BLE001 - a key not yet written, a type the script refuses

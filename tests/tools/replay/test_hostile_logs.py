@@ -66,29 +66,35 @@ def test_declared_and_real_sizes_that_disagree_and_frames_that_lie(parts, tmp_pa
     real = _step_records(parts, 50, 100)
     at, end = 295 * STEP_NS, 300 * STEP_NS  # the chunks claim the log's last steps
     zeros = H.zeros_frame(1 << 30)  # 1 GiB of zeros in 32 KB, its frame saying so
+    quiet = H.zeros_frame(1 << 30, declared=False)  # the same, its frame saying nothing
+    lying = H.lying_zstd_frame(real, 1 << 40)  # the records, their frame claiming a TiB
     crafted = [
+        H.chunk(b"", at, end, usize=1 << 20, payload=quiet, crc=False),
         H.chunk(b"", at, end, usize=1 << 20, payload=zeros, crc=False),
-        H.chunk(real, at, end, usize=len(real), payload=H.lying_zstd_frame(real, 1 << 40), crc=False),
+        H.chunk(real, at, end, usize=len(real), payload=lying, crc=False),
         H.chunk(b"", at, end, "lz4", usize=16 << 20, payload=H.zeros_frame(256 << 20, "lz4"), crc=False),
         H.chunk(real, at, end, usize=250 << 20),
         H.chunk(real, at, end, usize=len(real) + 7),
         H.chunk(b"", at, end, usize=1000, payload=zeros, crc=False),
     ]
     path = parts.write(tmp_path / "sizes.mcap", extra=crafted)
-    offsets = _chunk_offsets(path)[-6:]
+    offsets = _chunk_offsets(path)[-7:]
     proc = H.soccerbt("replay", str(path), "--robot", "blue1", "--from", "2.9", mem_mib=768)
     assert proc.returncode == 0, proc.stderr
     assert len(proc.stdout.splitlines()) == 11  # steps 290..300, read around the damage
     err = [line.split(": ", 2)[2] for line in proc.stderr.splitlines()]
     assert err == [
         f"chunk at byte {offsets[0]} is damaged (decompresses to more than the 1,048,576 bytes it declares); skipped",
-        f"chunk at byte {offsets[1]} is damaged (zstd: zstd decompress error: Data corruption detected); skipped",
-        f"chunk at byte {offsets[2]} is damaged (decompresses to more than the 16,777,216 bytes it declares); skipped",
-        f"chunk at byte {offsets[3]} is damaged (declares 262,144,000 bytes of records, more than "
+        f"chunk at byte {offsets[1]} is damaged (its zstd frame declares 1,073,741,824 bytes, more than the "
+        "1,048,576 of the chunk); skipped",
+        f"chunk at byte {offsets[2]} is damaged (its zstd frame declares 1,099,511,627,776 bytes, more than the "
+        f"{len(real):,} of the chunk); skipped",
+        f"chunk at byte {offsets[3]} is damaged (decompresses to more than the 16,777,216 bytes it declares); skipped",
+        f"chunk at byte {offsets[4]} is damaged (declares 262,144,000 bytes of records, more than "
         f"{MAX_CHUNK_BYTES:,}); skipped",
-        f"chunk at byte {offsets[4]} is damaged (decompresses to {len(real):,} bytes, not the {len(real) + 7:,} it "
+        f"chunk at byte {offsets[5]} is damaged (decompresses to {len(real):,} bytes, not the {len(real) + 7:,} it "
         "declares); skipped",
-        f"chunk at byte {offsets[5]} is damaged ({len(zeros):,} compressed bytes for 1,000 bytes of records); skipped",
+        f"chunk at byte {offsets[6]} is damaged ({len(zeros):,} compressed bytes for 1,000 bytes of records); skipped",
     ]
 
 
@@ -306,3 +312,11 @@ def test_a_json_lines_log_with_an_endless_line_is_refused_in_bounded_memory(tmp_
     assert (proc.returncode, proc.stderr) == (2, f"{path}:1: a line longer than 16777216 bytes: not a soccerbt "
                                                  "replay log\n")
     assert not (tmp_path / "new.mcap").exists()
+
+
+def test_a_stored_trees_node_limit_is_the_loaders() -> None:
+    from soccerbt.tools.replay import logformat as lf
+    from soccerbt.trees.factory import DEFAULT_MAX_NODES
+    from soccerbt.trees.xmlload import MAX_ATTRIBUTES
+
+    assert (lf.DEFAULT_MAX_TREE_NODES, lf.MAX_ATTRIBUTES) == (DEFAULT_MAX_NODES, MAX_ATTRIBUTES)
