@@ -32,7 +32,7 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 

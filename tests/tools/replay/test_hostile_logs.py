@@ -320,3 +320,13 @@ def test_a_stored_trees_node_limit_is_the_loaders() -> None:
     from soccerbt.trees.xmlload import MAX_ATTRIBUTES
 
     assert (lf.DEFAULT_MAX_TREE_NODES, lf.MAX_ATTRIBUTES) == (DEFAULT_MAX_NODES, MAX_ATTRIBUTES)
+
+
+def test_the_viewer_draws_a_state_it_cannot_rebuild_as_unknown(damaged, tmp_path: Path) -> None:
+    path, _whole, lost = damaged
+    shot = tmp_path / "after-the-gap.png"
+    proc = H.soccerbt("replay", str(path), "--screenshot", str(shot), "--at", f"{(lost[-1] + 3) * 0.01:.2f}",
+                      "--select", "blue1", mem_mib=1024)
+    assert proc.returncode == 0, proc.stderr
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"(steps {lost[0]}-{lost[-1]}) missing: chunk at byte" in proc.stderr
