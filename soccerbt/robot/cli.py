@@ -131,14 +131,16 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, KeyError) as exc:
         print(f"soccerbt brain: --robot {args.robot}: {exc}", file=err)
         return 2
-    if args.record:
-        from soccerbt.tools.cli.outputs import check_output_path
+    if args.tree is None:  # our game.xml: its files are inputs too
+        from soccerbt.brain_setup import default_tree_path
 
-        problem = check_output_path(args.record, [args.tree])
-        if problem is None and not str(args.record).endswith(".mcap"):
-            problem = f"{args.record}: the brain's log is MCAP: name it FILE.mcap"
+        args.tree = str(default_tree_path())
+    if args.record:
+        from soccerbt.tools.cli.outputs import check_outputs
+
+        problem = check_outputs(args, ("record",))  # never over the tree or a file it includes
         if problem is not None:
-            print(f"soccerbt brain: {problem} (--record)", file=err)
+            print(f"soccerbt brain: {problem}", file=err)
             return 2
     if args.tree is not None and not Path(args.tree).is_file():
         print(f"soccerbt brain: {args.tree}: no such tree file (--tree)", file=err)
