@@ -8,6 +8,7 @@ import fcntl
 import importlib.util
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -79,12 +80,20 @@ def test_absurd_sweeps_on_the_command_line(tmp_path: Path) -> None:
 GAME = "seed-0000-A-blue-B-red.json"
 
 
-@pytest.fixture
-def played(tmp_path: Path) -> Path:
-    """A batch folder with seed 0 played (one 1 s game)."""
-    out = tmp_path / "runs"
-    proc = H.soccerbt("batch", *QUICK, "--seeds", "0", "--out", str(out), timeout=300)
+@pytest.fixture(scope="module")
+def played_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A batch folder with seeds 0-5 played (1 s games), played once for the module."""
+    out = tmp_path_factory.mktemp("hostile-batch") / "runs"
+    proc = H.soccerbt("batch", *QUICK, "--seeds", "0-5", "--out", str(out), timeout=300)
     assert proc.returncode == 0, proc.stderr
+    return out
+
+
+@pytest.fixture
+def played(played_template: Path, tmp_path: Path) -> Path:
+    """A copy of the played batch folder, for a test to damage."""
+    out = tmp_path / "runs"
+    shutil.copytree(played_template, out)
     return out
 
 
@@ -103,23 +112,32 @@ def test_a_fifo_or_a_link_to_dev_zero_in_a_batch_folder_stops_the_batch_unread(p
     assert game.is_symlink()
 
 
-@pytest.mark.parametrize("change,why", [
+WRONG_TYPES = [
     (lambda g: g["result"].update(sim_s="1.0"), "result.sim_s: not a number of seconds"),
     (lambda g: g["result"]["score"].update(blue=10 ** 300), "result.score: not {\"blue\": N, \"red\": N} with 0..1000 goals"),
     (lambda g: g["result"].update(goals=[{"t_s": 1}]), "result.goals[0]: not a goal (t_s, team, scorer, own_goal, first_half)"),
     (lambda g: g["result"]["robots"][0].update(falls=-1), "result.robots[0]: a count that is not a count"),
     (lambda g: g.update(result=[]), "result: not an object"),
     (lambda g: g.update(attempts="2"), "attempts: not a count"),
-])
-def test_wrong_types_in_a_game_file_are_played_again_and_said(played: Path, change, why: str) -> None:
-    game = played / GAME
-    data = json.loads(game.read_text())
-    change(data)
-    game.write_text(json.dumps(data))
-    proc = H.soccerbt("batch", *QUICK, "--seeds", "0", "--out", str(played), mem_mib=1024, timeout=300)
+]
+
+
+def test_wrong_types_in_a_game_file_are_played_again_and_said(played: Path) -> None:
+    """One kind of wrong type in each of six game files; one batch over the folder replays each."""
+    games = []
+    for seed, (change, why) in enumerate(WRONG_TYPES):
+        game = played / GAME.replace("0000", f"{seed:04d}")
+        data = json.loads(game.read_text())
+        change(data)
+        game.write_text(json.dumps(data))
+        games.append((game, why))
+    proc = H.soccerbt("batch", *QUICK, "--seeds", f"0-{len(WRONG_TYPES) - 1}", "--out", str(played), mem_mib=1024,
+                      timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert f"soccerbt batch: {game}: not a game file of this batch ({why}); the game is played again" in proc.stderr
-    assert "1 games (1 played now)" in proc.stderr
+    for game, why in games:
+        assert f"soccerbt batch: {game}: not a game file of this batch ({why}); the game is played again" \
+            in proc.stderr
+    assert f"{len(WRONG_TYPES)} games ({len(WRONG_TYPES)} played now)" in proc.stderr
 
 
 def test_deep_nesting_and_a_huge_game_file_are_played_again(played: Path) -> None:
