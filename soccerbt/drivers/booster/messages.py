@@ -265,6 +265,8 @@ class _StructCodec:
             min_size += r.min_size
         self.min_size = max(1, min_size)
         self.field_names = tuple(f.name for f in fields(cls))
+        # a message of primitives only (MotorState): a sequence of it is one block of equal records
+        self.fixed_run: _Run | None = self.steps[0][1] if [k for k, _, _ in self.steps] == ["run"] else None
 
     # encode ----------------------------------------------------------------------------------
     def encode_into(self, obj: Any, buf: bytearray) -> None:
@@ -381,6 +383,11 @@ class _StructCodec:
                 if n * codec.min_size > len(data) - pos:
                     raise MessageError(f"{what}: {n} elements of at least {codec.min_size} bytes exceed the "
                                        f"{len(data) - pos} bytes that remain")
+                if n and codec.fixed_run is not None:
+                    block = codec.decode_block(data, pos, endian, n)
+                    if block is not None:
+                        out[name], pos = block
+                        continue
                 items = []
                 for i in range(n):
                     try:
@@ -390,6 +397,30 @@ class _StructCodec:
                     items.append(item)
                 out[name] = items
         return self.cls(**out), pos
+
+    def decode_block(self, data: bytes, pos: int, endian: str, n: int) -> tuple[list[Any], int] | None:
+        """``n`` messages of primitives one after another, unpacked in one pass; None when their
+        layout changes from one to the next (an 8-byte field after an odd start), or when the
+        block is cut short (the general path then names the element that is)."""
+        run = self.fixed_run
+        s, size = run.dec[(endian, (pos - _ORIGIN) & 7)]
+        if run.dec[(endian, (pos + size - _ORIGIN) & 7)][0].format != s.format or pos + n * size > len(data):
+            return None
+        names, slots, bools = run.names, run.slots, run.flat_bools
+        cls = self.cls
+        items = []
+        for flat in s.iter_unpack(data[pos:pos + n * size]):
+            for i in bools:
+                if flat[i] > 1:
+                    raise MessageError(f"{self.name}: a bool holds {flat[i]} (only 0 and 1 are valid)")
+            kw = {}
+            for name, (a, b, count) in zip(names, slots):
+                if count:
+                    kw[name] = [bool(x) for x in flat[a:b]] if a in bools else list(flat[a:b])
+                else:
+                    kw[name] = bool(flat[a]) if a in bools else flat[a]
+            items.append(cls(**kw))
+        return items, pos + n * size
 
 
 _M = TypeVar("_M", bound="Message")

@@ -236,3 +236,27 @@ def test_corrupted_samples_raise_only_message_error(index: int, flips: list[tupl
     except m.MessageError:
         return
     assert isinstance(decoded, cls)
+
+
+def test_a_block_of_motors_decodes_as_one_motor_after_another() -> None:
+    """LowState's motors are unpacked in one pass (decode_block); the result, and the error of a
+    block cut short, are those of the element-by-element path."""
+    motors = [m.MotorState(mode=k % 5 - 2, q=0.1 * k, dq=-k, ddq=0.5, tau_est=k / 3, temperature=30 + k, lost=k,
+                           reserve=[k, 2 * k]) for k in range(23)]
+    msg = m.LowState(imu_state=m.ImuState(rpy=[0.1, 0.2, 0.3]), motor_state_parallel=motors[:3],
+                     motor_state_serial=motors)
+    data = msg.encode()
+    codec = m.MotorState._CODEC
+    assert codec.fixed_run is not None
+    fast = m.LowState.decode(data)
+    saved, codec.fixed_run = codec.fixed_run, None
+    try:
+        slow = m.LowState.decode(data)
+        with pytest.raises(m.MessageError) as slow_error:
+            m.LowState.decode(data[:-20])
+    finally:
+        codec.fixed_run = saved
+    assert fast == slow and [x.mode for x in fast.motor_state_serial] == [k % 5 - 2 for k in range(23)]
+    with pytest.raises(m.MessageError) as fast_error:
+        m.LowState.decode(data[:-20])
+    assert str(fast_error.value) == str(slow_error.value)
