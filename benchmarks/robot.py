@@ -135,7 +135,8 @@ def _summarise(run: dict[str, object], base: dict[str, float]) -> dict[str, floa
     print(f"  step p50 {med50:.3f} ms, p99 {worst99:.3f} ms ({med50 / base['p50_ms']:.2f}x, "
           f"{worst99 / base['p99_ms']:.2f}x in-process); latency p50 {lat.get('p50')} ms, p99 {lat.get('p99')} ms; "
           f"misses {misses} of {steps} ({share:.3%}: {late} late steps, {skipped} skipped slots); "
-          f"blue {score['blue']} : {score['red']} red in {run['wall_s']:.0f} s")
+          f"blue {score['blue']} : {score['red']} red in {run['wall_s']:.0f} s "
+          f"(real-time factor {run['summary']['served'].get('real_time_factor')})")
     for name, b in sorted(brains.items()):
         print(f"    {name}: {b['steps']} steps, p50 {b['step_ms']['p50']} ms, p99 {b['step_ms']['p99']} ms, "
               f"max {b['step_ms']['max']} ms, slowest {b.get('slowest_steps', [])[:3]}")

@@ -2,7 +2,8 @@
 
 ``WallClock``: seconds since the brain started (``time.monotonic``: never jumps).
 ``SimClock``: ROS 2's convention for simulators: the newest ``rosgraph_msgs/Clock`` sample on
-``/clock`` is the time; it stands still while the simulator does. Both have ``now_s()`` and
+``/clock`` is the time; it stands still while the simulator does. It waits on the subscription
+when that can block (``wait(timeout_s)``), else polls it. Both have ``now_s()`` and
 ``wait_until(t_s, stop)`` (returns the time reached, or None when ``stop`` was set first).
 """
 from __future__ import annotations
@@ -67,10 +68,16 @@ class SimClock:
         return self._now_s if self._now_s > -math.inf else 0.0
 
     def wait_until(self, t_s: float, stop: threading.Event) -> float | None:
+        # a subscription that can block until a sample arrives (Cyclone's) wakes the brain the
+        # moment the tick comes, without polling; short waits keep the stop responsive
+        block = getattr(self._sub, "wait", None)
         while True:
             if stop.is_set():
                 return None
             self._update()
             if self._now_s >= t_s - 1e-9:
                 return self._now_s
-            time.sleep(self._poll_s)
+            if block is not None:
+                block(0.05)
+            else:
+                time.sleep(self._poll_s)

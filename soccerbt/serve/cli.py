@@ -172,7 +172,10 @@ def run(args: argparse.Namespace) -> int:
                              "requests": {str(rid): ep.counters.requests for rid, ep in served.endpoints.items()},
                              "bad_requests": sum(ep.counters.bad_requests + ep.counters.unknown_api
                                                  for ep in served.endpoints.values()),
-                             "undecodable_requests": sum(ep.counters.dropped for ep in served.endpoints.values())}
+                             "undecodable_requests": sum(ep.counters.dropped for ep in served.endpoints.values()),
+                             # simulated seconds per wall second while stepping (1.0 at --speed 1 when
+                             # the machine kept up; less when the match had to slip)
+                             "real_time_factor": round(served.simulated_s / served.wall_s, 4) if served.wall_s else None}
         if args.measure_latency:
             from soccerbt.robot.runner import percentile
 

@@ -136,6 +136,11 @@ class RobotEndpoint:
 
     # --- requests ------------------------------------------------------------------------------
 
+    @property
+    def request_subscription(self) -> Any:
+        """The subscription of this robot's loco requests."""
+        return self._requests
+
     def poll_requests(self, wall_s: float) -> int:
         """Take the requests that arrived so far (carried out at the next ``serve_requests``),
         noting ``wall_s`` as their arrival; how many came."""

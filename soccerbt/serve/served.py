@@ -47,7 +47,11 @@ __all__ = ["ServedMatch"]
 _log = logging.getLogger("soccerbt.serve")
 
 GC_BROADCAST = "127.255.255.255"
-CATCH_UP_LIMIT_S = 0.02  # a served match later than this behind real time does not catch up
+# a served match later than this behind real time goes on from now instead of catching up: at 1x
+# two /clock ticks then never come closer than 6 ms apart (a brain on the simulated clock that is
+# scheduled out for a few ms would otherwise find two slots gone); the cost is a match that slips
+# behind the wall clock on a loaded machine (``real_time_factor``)
+CATCH_UP_LIMIT_S = 0.004
 _MAX_DATAGRAMS = 256  # per socket and step
 
 
@@ -110,10 +114,12 @@ class ServedMatch:
         self._reported: dict[RobotId, list[float]] = {rid: [] for rid in self.world.robots}
         self._status_seen: set[RobotId] = set()
         self.steps_served = 0
-        self.wall_s = 0.0
+        self.wall_s = 0.0  # wall time spent in run(), and the simulated time it covered
+        self.simulated_s = 0.0
         self.measure_latency = False
         self.latency_poll_s = 0.0002
         self.latencies_s: list[float] = []
+        self._request_waiter: Any = None
         self._published_wall_s = time.monotonic()
         match.pre_step.append(self._before_step)
         match.observers.append(self)
@@ -216,6 +222,7 @@ class ServedMatch:
         match = self.match
         end = None if seconds is None else match.t_s + seconds
         start_wall, start_t = time.monotonic(), match.t_s
+        run_wall, run_t = start_wall, start_t
         while not match.finished() and (end is None or match.t_s < end - 1e-9):
             if stop is not None and stop.is_set():
                 break
@@ -233,7 +240,8 @@ class ServedMatch:
                     ahead = due - time.monotonic()
                     if ahead > 0.0:
                         time.sleep(ahead)
-        self.wall_s += time.monotonic() - start_wall
+        self.wall_s += time.monotonic() - run_wall
+        self.simulated_s += match.t_s - run_t
 
     def _poll_until(self, due_wall_s: float) -> None:
         """Wait until ``due_wall_s``, noting when each robot's first request after the last
@@ -242,16 +250,23 @@ class ServedMatch:
         waiting = set(self.endpoints)
         for ep in self.endpoints.values():
             ep.first_arrival_wall_s = None
+        if self._request_waiter is None and hasattr(self.transport, "waiter"):
+            # block until a request arrives instead of polling every robot's topic 5000 times a
+            # second: the measurement would otherwise take CPU from the brains it measures
+            self._request_waiter = self.transport.waiter([ep.request_subscription for ep in self.endpoints.values()])
+        waiter = self._request_waiter
         while True:
             now = time.monotonic()
-            for rid in list(waiting):
-                ep = self.endpoints[rid]
-                if ep.poll_requests(now):
+            for rid, ep in self.endpoints.items():  # every topic drained: a waiter then blocks
+                if ep.poll_requests(now) and rid in waiting:
                     self.latencies_s.append(ep.first_arrival_wall_s - published)
                     waiting.discard(rid)
             if now >= due_wall_s:
                 return
-            time.sleep(min(self.latency_poll_s, due_wall_s - now))
+            if waiter is not None:
+                waiter.wait(due_wall_s - now)
+            else:
+                time.sleep(min(self.latency_poll_s, due_wall_s - now))
 
     # --- reporting -----------------------------------------------------------------------------
 

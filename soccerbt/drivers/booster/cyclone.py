@@ -37,7 +37,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from cyclonedds import idl
-from cyclonedds.core import DDSException, InstanceState, SampleState, ViewState
+from cyclonedds.core import DDSException, InstanceState, ReadCondition, SampleState, ViewState, WaitSet
 from cyclonedds.domain import Domain, DomainParticipant
 from cyclonedds.idl import types as idl_types
 from cyclonedds.pub import DataWriter
@@ -259,6 +259,24 @@ class CycloneSubscription:
         self.received = 0
         self.dropped = 0
         self.last_error = ""
+        self._waitset: Any = None
+
+    def wait(self, timeout_s: float) -> bool:
+        """Block until a sample is ready to take or ``timeout_s`` passed (the GIL is released
+        meanwhile); whether one is ready. A brain on the simulated clock waits for ``/clock``
+        this way instead of polling it."""
+        if self._transport.closed:
+            return False
+        if self._waitset is None:
+            waitset = WaitSet(self._transport.participant)
+            waitset.attach(ReadCondition(self._reader, _TAKE_MASK))
+            self._transport.own(waitset)  # deleted with the transport's other entities
+            self._waitset = waitset
+        try:
+            return self._waitset.wait(max(0, int(timeout_s * 1e9))) > 0
+        except DDSException as exc:
+            self.last_error = f"DDS wait failed: {exc}"
+            return False
 
     def take(self, max_samples: int = 64) -> list[Any]:
         n = clamp_take(max_samples)
@@ -286,6 +304,27 @@ class CycloneSubscription:
             return 0
         count = self._reader._get_matched_publications(self._ref, None, 0)
         return max(0, int(count))
+
+
+class CycloneWaiter:
+    """Blocks until any of several subscriptions has a sample to take (a WaitSet with a read
+    condition per reader); what is ready must be taken, or the next wait returns at once."""
+
+    def __init__(self, transport: CycloneTransport, subscriptions: list[CycloneSubscription]) -> None:
+        self._transport = transport
+        self._waitset = WaitSet(transport.participant)
+        for sub in subscriptions:
+            self._waitset.attach(ReadCondition(sub._reader, _TAKE_MASK))
+        transport.own(self._waitset)
+
+    def wait(self, timeout_s: float) -> bool:
+        """Whether a sample is ready (False after ``timeout_s`` or once the transport closed)."""
+        if self._transport.closed:
+            return False
+        try:
+            return self._waitset.wait(max(0, int(timeout_s * 1e9))) > 0
+        except DDSException:
+            return False
 
 
 class CycloneTransport:
@@ -319,6 +358,20 @@ class CycloneTransport:
         self._topics: dict[str, tuple[type, Any]] = {}
         self._endpoints: list[Any] = []
         self._lock = threading.Lock()
+
+    def waiter(self, subscriptions: list[CycloneSubscription]) -> CycloneWaiter:
+        """One wait for several of this transport's subscriptions (``wait(timeout_s)``: until any
+        has a sample)."""
+        return CycloneWaiter(self, subscriptions)
+
+    @property
+    def participant(self) -> Any:
+        """The cyclonedds DomainParticipant of this transport."""
+        return self._participant
+
+    def own(self, entity: Any) -> None:
+        """Delete ``entity`` (a cyclonedds entity made by an endpoint) when the transport closes."""
+        self._endpoints.append(entity)
 
     @property
     def relay(self) -> FastDdsRelay | None:

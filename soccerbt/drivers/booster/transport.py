@@ -58,6 +58,9 @@ class Subscription(Protocol):
 
     def matched(self) -> int: ...
 
+    # optional: ``wait(timeout_s) -> bool`` blocks until a sample is ready (CycloneSubscription);
+    # a waiter without it polls ``take``
+
 
 @runtime_checkable
 class Transport(Protocol):

@@ -101,6 +101,10 @@ def test_endpoints_depth_take_bad_samples_and_errors(scenario: Callable[..., Any
     assert "RpcReqMsg.uuid: string is not UTF-8" in r["requests_last_error"]
     assert r["detections"] == [1] and r["detections_dropped"] == 1
     assert "declared length 257 exceeds the limit of 256" in r["detections_last_error"]
+    # waits block until a sample is ready or the timeout passes (then False)
+    assert r["wait_empty"][0] is False and r["wait_empty"][1] >= 0.04 and r["waiter_empty"] is False
+    assert r["wait_sample"] is True and r["waiter_sample"] is True and r["woken_by"] == ["wake"]
+    assert r["waiter_drained"] is False
     assert "already used with Odometer, not Pose" in r["type_conflict"]
     assert "unknown QoS kind 'nonsense'" in r["bad_qos"]
     assert r["after_close_matched"] is True

@@ -81,6 +81,17 @@ def main() -> None:
     out["detections_dropped"] = dsub.dropped
     out["detections_last_error"] = dsub.last_error
 
+    # blocking waits: one subscription's, and one for several (the served match's requests)
+    t0 = time.perf_counter()
+    out["wait_empty"] = [rsub.wait(0.05), round(time.perf_counter() - t0, 3)]
+    waiter = b.waiter([rsub, dsub])
+    out["waiter_empty"] = waiter.wait(0.05)
+    rpub.publish(m.RpcReqMsg(uuid="wake", header='{"api_id":2001}', body="{}"))
+    out["wait_sample"] = rsub.wait(5.0)
+    out["waiter_sample"] = waiter.wait(5.0)
+    out["woken_by"] = [r.uuid for r in rsub.take()]
+    out["waiter_drained"] = waiter.wait(0.02)
+
     # errors
     try:
         a.publisher("/soccerbt_test/odometer", m.Pose, "reliable")
