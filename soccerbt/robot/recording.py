@@ -149,6 +149,11 @@ class _BrainMatchView:
     def agent_events(self) -> list[Any]:
         return self.runner.agent.events
 
+    @property
+    def heard_gamecontroller(self) -> bool:
+        """Whether a GameController packet has come (the score is known)."""
+        return self._packet is not None
+
     def update(self) -> None:
         """Bring the view to the runner's current step."""
         runner = self.runner
@@ -169,6 +174,21 @@ class _BrainMatchView:
         if packet is not None and packet is not self._packet:
             self._packet = packet
             self.referee.follow(packet, self.team_number, self.robot.team)
+
+
+class _BrainSummary:
+    """A brain log's ``/soccerbt/summary``: its robot, brain time and steps, and the score of the
+    newest GameController packet (none without a packet), as ``soccerbt replay FOLDER`` lists."""
+
+    def __init__(self, view: _BrainMatchView) -> None:
+        self.view = view
+
+    def to_dict(self) -> dict[str, Any]:
+        view = self.view
+        out: dict[str, Any] = {"robot": str(view.robot), "brain_s": round(view.world.t_s, 3), "steps": view.steps}
+        if view.heard_gamecontroller:
+            out["score"] = {team.name.lower(): int(goals) for team, goals in view.referee.scores.items()}
+        return out
 
 
 class BrainRecorder:
@@ -211,7 +231,9 @@ class BrainRecorder:
         os.fsync(f.fileno())
 
     def finish(self) -> None:
+        """The summary (the score of the newest GameController packet, when one came), then
+        MCAP's summary section; closes the file."""
         if self._finished:
             return
         self._finished = True
-        self.recorder.finish(None)
+        self.recorder.finish(_BrainSummary(self.view))

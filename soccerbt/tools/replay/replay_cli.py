@@ -55,7 +55,8 @@ def _seconds(text: str) -> float:
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``soccerbt replay``."""
     parser.add_argument("file", metavar="FILE",
-                        help="MCAP replay log written by soccerbt run --record FILE.mcap; 'diff' compares two: "
+                        help="MCAP replay log written by soccerbt run --record FILE.mcap (a folder: its logs "
+                             "listed: time, robot, tree, duration, score); 'diff' compares two: "
                              "soccerbt replay diff A.mcap B.mcap; 'convert' turns a JSON-lines log of an earlier "
                              "soccerbt into MCAP: soccerbt replay convert OLD.jsonl[.gz] NEW.mcap")
     parser.add_argument("other", metavar="B", nargs="*", help=argparse.SUPPRESS)
@@ -98,6 +99,10 @@ def replay(args: argparse.Namespace) -> int:
         return _convert(args, err)
     if args.file == "diff" or args.other:
         return _diff(args, err)
+    if os.path.isdir(args.file):  # a folder: its logs, one line each
+        from soccerbt.tools.replay.listing import list_command
+
+        return list_command(args, sys.stdout, err)
     problem = _output_problem(args)
     if problem is not None:
         print(f"soccerbt replay: {problem}", file=err)
