@@ -196,6 +196,7 @@ class McapRecorder:
         self._pending_events: list[dict[str, Any]] = []
         self._roles: dict[str, object] = {}
         self._finished = False
+        self._inputs: Any = None  # an inputs.InputTap: the brains' inputs, for --rerun
 
     @property
     def messages(self) -> int:
@@ -235,6 +236,7 @@ class McapRecorder:
             "blue_attacks_positive_x_first_half": bool(
                 getattr(match.referee.config, "blue_attacks_positive_x_first_half", True)),
             "keyframe_steps": lf.KEYFRAME_STEPS,
+            **self._inputs_header(match),
             **self._header_extra,
         }
         self._put(self._channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
@@ -245,6 +247,17 @@ class McapRecorder:
             listeners = getattr(agent, "tree_listeners", None)
             if listeners is not None:
                 listeners.append(self._on_tree_swap)
+
+    def _inputs_header(self, match: Any) -> dict[str, Any]:
+        """The header's ``inputs`` (what each brain was built with) when every agent says; the
+        tap that records their inputs is set up then (soccerbt.tools.replay.inputs)."""
+        from soccerbt.tools.replay.inputs import INPUTS_VERSION, InputTap, brain_description
+
+        brains = {str(rid): brain_description(agent) for rid, agent in match.agents.items()}
+        if not brains or None in brains.values():
+            return {}
+        self._inputs = InputTap(match.agents)
+        return {"inputs": {"version": INPUTS_VERSION, "brains": brains}}
 
     def _on_tree_swap(self, agent: Any, old_tree: Any, new_tree: Any) -> None:
         track = self._tracks.get(agent.name)
@@ -303,6 +316,8 @@ class McapRecorder:
                 self._on_tree_swap(agent, track.tree, agent.tree)
             parts.append(self._tick(track, agent, step))
         self._put(self._channel(lf.STEP_TOPIC, "step"), step, lf.join_parts(parts))
+        if self._inputs is not None:
+            self._put(self._channel(lf.INPUTS_TOPIC, "inputs"), step, self._inputs.encode())
         if keyframe_due:
             for rid, agent in match.agents.items():
                 self._keyframe(self._tracks[str(rid)], agent, step)
