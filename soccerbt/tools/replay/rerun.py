@@ -308,9 +308,10 @@ def _run(log: McapLog, robot: str, k: int, first_step: int, last_step: int, agen
         new_side.set_tree(mine.tree)
         comparison.same_tree = log_side.paths == new_side.paths
         comparison.extra = _extra_kinds(log, robot)
-        log_side.set_blackboard(log.robot_state(robot, 0).blackboard)
+        start = log.robot_state(robot, 0)
+        log_side.set_keyframe(start.statuses, start.blackboard)
         if mine.keyframe is not None:
-            new_side.set_blackboard(mine.keyframe)
+            new_side.set_keyframe(mine.keyframe.get("statuses", []), mine.keyframe.get("blackboard", {}))
         tables = {robot: log.key_table(robot, 1)}
         own = {lf.keys_topic(robot), lf.keyframe_topic(robot), lf.tree_topic(robot)}
         log_extra: dict[int, dict[str, bytes]] = {}
@@ -422,7 +423,7 @@ class _Mine:
             if found is not None:
                 self.tables = found[1]
             if kind == "keyframe" and self.keyframe is None:
-                self.keyframe = lf.load_json(data).get("blackboard", {})
+                self.keyframe = lf.load_json(data)
         else:
             self.extra.setdefault(step, {})[kind] = data
         self.pending.append((topic, step, data))

@@ -41,6 +41,7 @@ class Side:
 
     name: str
     paths: list[str] = field(default_factory=list)      # uid - 1 -> path
+    statuses: dict[int, int] = field(default_factory=dict)  # uid -> status code after the latest tick
     decisions: dict[str, Any] = field(default_factory=dict)
     tick: lf.TickRecord | None = None
     channels: dict[str, bytes] = field(default_factory=dict)  # kind -> this step's message
@@ -48,13 +49,17 @@ class Side:
     def set_tree(self, tree: dict[str, Any]) -> None:
         self.paths = [row.get("path", row.get("name", "?")) for row in tree.get("nodes", [])]
 
-    def set_blackboard(self, bb: dict[str, list[Any]]) -> None:
-        """A keyframe's whole blackboard: the decision keys' values."""
+    def set_keyframe(self, statuses: Any, bb: dict[str, list[Any]]) -> None:
+        """A keyframe: every node's status (uid -> code, or a list in uid order) and the whole
+        blackboard (the decision keys' values are kept)."""
+        self.statuses = dict(statuses) if isinstance(statuses, dict) else dict(enumerate(statuses, 1))
         self.decisions = {k: v[0] for k, v in bb.items() if is_decision_key(k)}
 
     def apply(self, rec: lf.TickRecord) -> None:
         """This step's tick (its blackboard changes decoded)."""
         self.tick = rec
+        for uid, _prev, new in rec.transitions:
+            self.statuses[uid] = new
         for key, (value, writer) in rec.blackboard.items():
             if is_decision_key(key):
                 if writer == "removed":
@@ -76,20 +81,20 @@ def _statuses(log: Side, new: Side, same_tree: bool) -> str | None:
     if same_tree:
         if a.root == b.root and a.transitions == b.transitions and a.skipped == b.skipped and a.ticked == b.ticked:
             return None
-        ends_a, ends_b = _ends(a, log.path), _ends(b, new.path)
+        ends_a, ends_b = _ends(a, log), _ends(b, new)
     else:
         pa, pb = log.path, new.path
         if (a.root == b.root and [(pa(u), p, n) for u, p, n in a.transitions] == [(pb(u), p, n) for u, p, n in b.transitions]
                 and [pa(u) for u in a.skipped] == [pb(u) for u in b.skipped]
                 and [pa(u) for u in a.ticked] == [pb(u) for u in b.ticked]):
             return None
-        ends_a, ends_b = _ends(a, pa), _ends(b, pb)
+        ends_a, ends_b = _ends(a, log), _ends(b, new)
     parts = []
     if a.root != b.root:
         parts.append(f"root {lf.status_name(a.root)} in the log, {lf.status_name(b.root)} in the re-run")
     nodes = [p for p in dict.fromkeys([*ends_a, *ends_b]) if ends_a.get(p) != ends_b.get(p)]
     for p in nodes[:_SHOWN]:
-        parts.append(f"{p} {ends_a.get(p, 'not ticked')} / {ends_b.get(p, 'not ticked')}")
+        parts.append(f"{p} {ends_a.get(p, 'not ticked')} in the log, {ends_b.get(p, 'not ticked')} in the re-run")
     if len(nodes) > _SHOWN:
         parts.append(f"and {len(nodes) - _SHOWN} more nodes")
     if not parts:
@@ -97,18 +102,26 @@ def _statuses(log: Side, new: Side, same_tree: bool) -> str | None:
     return "; ".join(parts)
 
 
-def _ends(rec: lf.TickRecord, path: Callable[[int], str]) -> dict[str, str]:
-    """Each node's part in a tick: the status it reached (before any reset), or SKIPPED, or
-    'ticked' when it was ticked without a transition."""
+def _ends(rec: lf.TickRecord, side: Side) -> dict[str, str]:
+    """Each node's part in a tick, by path: the status it reached (the last one before any
+    reset), SKIPPED, or for a node ticked without a transition the status it kept."""
     out: dict[str, str] = {}
+    path = side.path
     for uid in rec.ticked:
-        out[path(uid)] = "ticked (no change)"
+        out[path(uid)] = _name(side.statuses.get(uid, 0))
     for uid in rec.skipped:
         out[path(uid)] = "SKIPPED"
+    reached: dict[int, int] = {}
     for uid, _prev, new in rec.transitions:
-        if new != 0 or path(uid) not in out or out[path(uid)].startswith("ticked"):
-            out[path(uid)] = lf.STATUS_NAMES[new] if new < len(lf.STATUS_NAMES) else str(new)
+        if new != 0 or uid not in reached:
+            reached[uid] = new
+    for uid, code in reached.items():
+        out[path(uid)] = _name(code)
     return out
+
+
+def _name(code: int) -> str:
+    return lf.STATUS_NAMES[code] if 0 <= code < len(lf.STATUS_NAMES) else str(code)
 
 
 def _decisions(log: Side, new: Side, same_tree: bool) -> str | None:
