@@ -198,14 +198,16 @@ class BrainRecorder:
     that their steps continue; ``header_extra`` adds keys to the header."""
 
     def __init__(self, path: str | Path, runner: Any, spec: Any, *, chunk_bytes: int | None = None,
-                 view: _BrainMatchView | None = None, header_extra: dict[str, Any] | None = None) -> None:
+                 view: _BrainMatchView | None = None, header_extra: dict[str, Any] | None = None,
+                 tap: Any = None, out: Any = None) -> None:
+        """`tap` and `out`: as McapRecorder's (``--live``: the messages streamed too, or only)."""
         from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
         self.path = Path(path)
         self.view = view if view is not None else _BrainMatchView(runner, spec)
         extra = {"truth": "estimate", "source": "brain", "robot": str(spec.robot), **(header_extra or {})}
         options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
-        self.recorder = McapRecorder(path, header_extra=extra, **options)
+        self.recorder = McapRecorder(path, header_extra=extra, tap=tap, out=out, **options)
         self.recorder.on_start(self.view)
         self._finished = False
 

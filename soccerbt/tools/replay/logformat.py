@@ -81,7 +81,7 @@ __all__ = [
     "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
     "SCHEMAS", "ns_of", "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree",
     "check_keyframe", "check_keys", "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES",
-    "max_tree_nodes", "ROBOT_NAME", "table_of", "INPUTS_TOPIC",
+    "max_tree_nodes", "ROBOT_NAME", "table_of", "INPUTS_TOPIC", "kind_of_topic",
 ]
 
 FORMAT = "soccerbt-mcap"
@@ -141,6 +141,19 @@ def robot_of_topic(topic: str) -> tuple[str, str] | None:
         return None
     robot, _, kind = topic[len(_ROBOT_PREFIX):].partition("/")
     return (robot, kind) if robot and kind else None
+
+
+def kind_of_topic(topic: str) -> str | None:
+    """The schema kind (a key of SCHEMAS) of a log topic; None for one this version does not know."""
+    kind = _KIND_OF_TOPIC.get(topic)
+    if kind is not None:
+        return kind
+    robot = robot_of_topic(topic)
+    return robot[1] if robot is not None and robot[1] in ("tree", "keys", "keyframe") else None
+
+
+_KIND_OF_TOPIC = {HEADER_TOPIC: "header", STEP_TOPIC: "step", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
+                  SCENE_TOPIC: "scene", COMMANDS_TOPIC: "commands", SUMMARY_TOPIC: "summary", INPUTS_TOPIC: "inputs"}
 
 
 def ns_of(step: int, dt_s: float) -> int:

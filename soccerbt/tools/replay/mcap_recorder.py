@@ -168,12 +168,13 @@ class McapRecorder:
 
     def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES,
                  header_extra: dict[str, Any] | None = None, stream: Any = None,
-                 tap: Any = None) -> None:
+                 tap: Any = None, out: Any = None) -> None:
         """`tap(topic, step, data)`: also handed every message written (``--verify`` compares
-        a re-run with a log as it goes)."""
+        a re-run with a log as it goes; ``--live`` streams it). `out`: a writer with LogWriter's
+        methods instead of the file (``live.LiveWriter``: streamed, not written)."""
         self.path = Path(path)
         self._header_extra = dict(header_extra or {})  # more header keys (a brain's log: "truth": "estimate")
-        self._out = LogWriter(self.path, chunk_bytes=chunk_bytes, stream=stream)
+        self._out = out if out is not None else LogWriter(self.path, chunk_bytes=chunk_bytes, stream=stream)
         self._channel = self._out.channel  # bound once: called for every message
         self._put = self._out.put
         if tap is not None:
@@ -721,13 +722,13 @@ def _pose_class() -> type:
 _POSE = _pose_class()
 
 
-def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None) -> Any:
+def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None, tap: Any = None) -> Any:
     """The MCAP recorder for `path` (whatever its name: the commands ask for FILE.mcap, see
     outputs.record_name_problem), attached to `match` before its first step. `guarded`: wrapped
     in a GuardedRecorder (a write error stops the recording, not the match). `stream`: a binary
     file already open for writing (a temporary file created exclusively), written instead of
-    opening `path`."""
-    recorder: Any = McapRecorder(path, stream=stream)
+    opening `path`. `tap(topic, step, data)`: handed every message too (``--live``)."""
+    recorder: Any = McapRecorder(path, stream=stream, tap=tap)
     recorder.on_start(match)
     if guarded:
         from soccerbt.tools.cli.outputs import GuardedRecorder

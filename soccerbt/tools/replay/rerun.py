@@ -464,17 +464,17 @@ class _OutLog:
         self._put(lf.HEADER_TOPIC, 0, lf.json_bytes(header))
 
     def _put(self, topic: str, step: int, data: bytes) -> None:
-        self.out.put(self.out.channel(topic, _kind_of(topic)), step, data)
+        self.out.put(self.out.channel(topic, lf.kind_of_topic(topic)), step, data)
 
     def copy(self, topic: str, step: int, data: bytes) -> None:
         if topic == lf.HEADER_TOPIC:
             return  # written first, with the re-run's tree
-        if _kind_of(topic) is not None:
+        if lf.kind_of_topic(topic) is not None:
             self._put(topic, step, data)
 
     def robot_messages(self, messages: list[tuple[str, int, bytes]]) -> None:
         for topic, step, data in messages:
-            if topic != lf.STEP_TOPIC and _kind_of(topic) is not None:
+            if topic != lf.STEP_TOPIC and lf.kind_of_topic(topic) is not None:
                 self._put(topic, step, data)
 
     def step(self, step: int, original: bytes, k: int, mine: _Mine) -> None:
@@ -511,17 +511,6 @@ class _OutLog:
             self.tmp.unlink()
         except OSError:
             pass
-
-
-def _kind_of(topic: str) -> str | None:
-    """The schema kind of a log topic (logformat.SCHEMAS), None for one this version does not know."""
-    fixed = {lf.HEADER_TOPIC: "header", lf.STEP_TOPIC: "step", lf.EVENTS_TOPIC: "events", lf.GC_TOPIC: "gc",
-             lf.SCENE_TOPIC: "scene", lf.COMMANDS_TOPIC: "commands", lf.SUMMARY_TOPIC: "summary",
-             lf.INPUTS_TOPIC: "inputs"}
-    if topic in fixed:
-        return fixed[topic]
-    robot = lf.robot_of_topic(topic)
-    return robot[1] if robot is not None and robot[1] in _ROBOT_TOPICS else None
 
 
 def rerun_command(log: McapLog, args: Any, out: Any, err: Any) -> int:
