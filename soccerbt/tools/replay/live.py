@@ -140,6 +140,11 @@ class LiveStream:
             self._channels[topic] = channel
         return channel
 
+    def subscribed(self, topic: str) -> bool:
+        """Whether some client subscribed to `topic` (its channel exists once published)."""
+        channel = self._channels.get(topic)
+        return channel is not None and channel.has_sinks()
+
     def tap(self, topic: str, step: int, data: bytes) -> None:
         """Publish one message of the log (the recorder's tap: topic, step, bytes)."""
         if self._closed:

@@ -89,6 +89,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--screenshot", metavar="PNG", default=None,
                         help="save the frame at --at (default: the last tick) as PNG and exit; no window needed")
     parser.add_argument("--info", action="store_true", help="print the header and a summary, no window")
+    parser.add_argument("--connect", metavar="HOST:PORT", default=None,
+                        help="open the replay viewer on a live stream (run, view, brain --live), following the "
+                             "live edge; the last --buffer-minutes stay buffered (END returns to live)")
+    parser.add_argument("--buffer-minutes", type=float, default=5.0, metavar="M",
+                        help="with --connect: minutes of the stream kept to step back into (default 5)")
     parser.add_argument("--robot", metavar="ROBOT", default=None,
                         help="print ROBOT's per-tick records (pose, command, status, blackboard changes)")
     parser.add_argument("--from", dest="from_s", type=_seconds, default=None, metavar="SECONDS",
@@ -101,6 +106,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def replay(args: argparse.Namespace) -> int:
     """The ``replay`` command: 0 done, 1 a usage problem (or ``diff``: the runs differ), 2 a bad log."""
     err = sys.stderr
+    if args.connect is not None:
+        from soccerbt.tools.replay.live_source import connect_command
+
+        return connect_command(args, err)
     if args.file is None and isinstance(args.tree, str) and not args.rerun:  # replay --tree LOG: --tree prints
         args.file, args.tree = args.tree, True
     if args.file is None:

@@ -101,6 +101,11 @@ def test_a_stalled_client_loses_its_oldest_messages_and_the_stream_never_waits()
             seen |= {c["topic"] for c in event[1]}
         if seen >= {lf.HEADER_TOPIC, lf.EVENTS_TOPIC}:
             break
+    for _ in range(4000):  # until the server has taken the subscription
+        if stream.subscribed(lf.EVENTS_TOPIC):
+            break
+        time.sleep(0.005)
+    assert stream.subscribed(lf.EVENTS_TOPIC)
     big = b'{"kind":"' + b"x" * (256 << 10) + b'"}'
     for step in range(2, 102):  # 25 MiB: more than the sockets and the client's queue hold
         stream.tap(lf.EVENTS_TOPIC, step, big)
@@ -116,3 +121,40 @@ def test_a_stalled_client_loses_its_oldest_messages_and_the_stream_never_waits()
     stream.close()
     stalled.close()
     assert 0 < received < 100  # the oldest were dropped for it
+
+
+def test_replay_connect_reads_the_stream_as_the_log_file_holds_it(tmp_path: Any) -> None:
+    from soccerbt.tools.replay.live import LiveStream
+    from soccerbt.tools.replay.live_source import LiveLog
+    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.tools.replay.mcap_recorder import make_recorder
+
+    stream = LiveStream("127.0.0.1", 0)
+    match = Match(MatchConfig(seed=4, team_size=1, idle_teams=("red",)))
+    recorder = make_recorder(tmp_path / "same.mcap", match, tap=stream.tap)  # recorded and streamed
+    connected: list[Any] = []
+    thread = threading.Thread(target=lambda: connected.append(LiveLog.connect("127.0.0.1", stream.port)))
+    thread.start()
+    for _ in range(50):
+        match.step()
+    while thread.is_alive():  # the viewer joins while the match plays: it waits for a keyframe
+        match.step()
+    for _ in range(300):
+        match.step()
+    (live,) = connected
+    for _ in range(600):
+        if live.last_step >= 300 + 50:
+            break
+        time.sleep(0.05)
+    recorder.finish(match.result())
+    stream.close()
+    log = McapLog.open(tmp_path / "same.mcap")
+    assert live.robots == ["blue1"] and live.first_step > 1 and live.last_step > live.first_step + 100
+    for step in (live.first_step, (live.first_step + live.last_step) // 2, live.last_step):
+        a, b = live.robot_state("blue1", step), log.robot_state("blue1", step)
+        assert (a.statuses, a.blackboard, a.ticked) == (b.statuses, b.blackboard, b.ticked)
+    from soccerbt.tools.replay.mcap_view import save_mcap_screenshot
+
+    shot = save_mcap_screenshot(live, tmp_path / "live.png", select="blue1")  # the viewer draws it
+    assert shot.stat().st_size > 1000
+    live.close()
