@@ -71,3 +71,46 @@ def test_a_robot_log_is_listed_with_its_score(brain_log: Path, capsys: pytest.Ca
     (row,) = json.loads(capsys.readouterr().out)
     assert row["robot"] == "blue1" and row["source"] == "brain" and row["complete"] and row["error"] is None
     assert row["score"] == {"blue": 0, "red": 0} and row["duration_s"] == pytest.approx(8.0, abs=0.05)
+
+
+def test_a_brain_streams_live_without_recording(tmp_path: Path) -> None:
+    pytest.importorskip("foxglove")
+    import threading
+
+    from soccerbt.drivers.booster.connect import open_transport
+    from soccerbt.tools.replay import logformat as lf
+    from soccerbt.tools.replay.ws_client import ConnectionClosed, FoxgloveClient
+
+    domain = 212
+    served = ServedMatch(MatchConfig(team_size=1, seed=7), open_transport("memory", domain=domain), refereed=False)
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--no-record",
+                              "--gc-port", str(_free_udp_port()), "--team-address", "127.0.0.1",
+                              "--team-port", str(_free_udp_port()), "--domain", str(domain), "--live", "127.0.0.1:0"])
+    args.transport = "memory"
+    brain = build_brain(args, BLUE1)
+    client = FoxgloveClient("127.0.0.1", brain.live.port, timeout_s=None)
+    got: list[str] = []
+
+    def read() -> None:
+        try:
+            for event in client.events():
+                if event[0] == "message":
+                    got.append(event[1])
+        except (ConnectionClosed, OSError):
+            pass
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    try:
+        for _ in range(300):
+            served.match.step()
+            brain.runner.step(served.t_s)
+    finally:
+        brain.runner.close()
+        brain.close_live()
+        served.close()
+    thread.join(30)
+    assert brain.live_recorder is not None and brain.live.published > 200
+    assert lf.STEP_TOPIC in got and lf.SCENE_TOPIC in got
