@@ -238,16 +238,18 @@ def pad_of(item: dict[str, Any]) -> tuple[Any, list[tuple[str, Any]]]:
 # --- the recorder's side ------------------------------------------------------------------------
 
 class _LinkTap:
-    """A team link passed through, remembering what ``receive`` delivered at this step."""
+    """A team link passed through; what ``receive`` delivered goes to every recorder's sink (one
+    tap per agent, however many recorders watch it: a flight log's segments, a live stream)."""
 
     def __init__(self, link: Any) -> None:
         self._link = link
-        self.delivered: list[Any] = []
+        self.sinks: list[list[Any]] = []
 
     def receive(self, robot: Any, now_s: float) -> list[Any]:
         got = self._link.receive(robot, now_s)
         if got:
-            self.delivered.extend(got)
+            for sink in self.sinks:
+                sink.extend(got)
         return got
 
     def __getattr__(self, name: str) -> Any:  # register, send, sent, counters, close, ...
@@ -255,11 +257,11 @@ class _LinkTap:
 
 
 class _PadTap:
-    """A pad passed through, remembering its command and what it wrote at this step."""
+    """A pad passed through; its command and what it wrote at this step go to every sink."""
 
     def __init__(self, pad: Any) -> None:
         self._pad = pad
-        self.seen: str | None = None
+        self.sinks: list[list[str]] = []
 
     def update(self, now_s: float, blackboard: Any) -> Any:
         before = [blackboard.get(k) for k in PAD_KEYS]
@@ -267,7 +269,9 @@ class _PadTap:
         writes = [[k, blackboard.get(k)] for k in _PAD_FLAGS]  # written at every update
         writes += [[k, blackboard.get(k)] for k, old in zip(PAD_KEYS[3:], before[3:]) if blackboard.get(k) != old]
         cmd = None if command is None else [command.vx_mps, command.vy_mps, command.vtheta_radps]
-        self.seen = _exact({"command": cmd, "writes": writes})
+        seen = _exact({"command": cmd, "writes": writes})
+        for sink in self.sinks:
+            sink[:] = [seen]
         return command
 
     def __getattr__(self, name: str) -> Any:
@@ -275,18 +279,21 @@ class _PadTap:
 
 
 class _Track:
-    __slots__ = ("agent", "link", "pad", "packet")
+    __slots__ = ("agent", "link", "pad", "packet", "delivered", "pad_seen")
 
     def __init__(self, agent: Any) -> None:
         self.agent = agent
         self.link: _LinkTap | None = None
         self.pad: _PadTap | None = None
         self.packet: Any = None
+        self.delivered: list[Any] = []
+        self.pad_seen: list[str] = []
 
 
 class InputTap:
-    """What the recorder needs to write ``/match/inputs``: built at the recorder's start (it
-    wraps each agent's team link and pad), ``encode()`` after each step."""
+    """What the recorder needs to write ``/match/inputs``: built at the recorder's start (each
+    agent's team link and pad get a pass-through tap, shared by every recorder), ``encode()``
+    after each step, ``close()`` when the recorder is done."""
 
     def __init__(self, agents: dict[Any, Any]) -> None:
         self.tracks: list[_Track] = []
@@ -294,10 +301,24 @@ class InputTap:
             track = _Track(agent)
             team = getattr(agent, "team", None)
             if team is not None and getattr(team, "link", None) is not None:
-                track.link = team.link = _LinkTap(team.link)
+                if not isinstance(team.link, _LinkTap):
+                    team.link = _LinkTap(team.link)
+                track.link = team.link
+                track.link.sinks.append(track.delivered)
             if getattr(agent, "pad", None) is not None:
-                track.pad = agent.pad = _PadTap(agent.pad)
+                if not isinstance(agent.pad, _PadTap):
+                    agent.pad = _PadTap(agent.pad)
+                track.pad = agent.pad
+                track.pad.sinks.append(track.pad_seen)
             self.tracks.append(track)
+
+    def close(self) -> None:
+        """Stop collecting (the taps stay, passing through, for other recorders)."""
+        for track in self.tracks:
+            if track.link is not None and track.delivered in track.link.sinks:
+                track.link.sinks.remove(track.delivered)
+            if track.pad is not None and track.pad_seen in track.pad.sinks:
+                track.pad.sinks.remove(track.pad_seen)
 
     def encode(self) -> bytes:
         from soccerbt.gamecontroller.protocol import PacketError, encode
@@ -318,12 +339,12 @@ class InputTap:
                 except PacketError:
                     data = b""  # a packet that does not encode: the re-run says so
             team = None
-            if track.link is not None and track.link.delivered:
-                team = _exact([_message_json(m) for m in track.link.delivered])
-                track.link.delivered.clear()
+            if track.delivered:
+                team = _exact([_message_json(m) for m in track.delivered])
+                track.delivered.clear()
             pad = None
-            if track.pad is not None:
-                pad, track.pad.seen = track.pad.seen, None
+            if track.pad_seen:
+                pad = track.pad_seen.pop()
             estop = getattr(agent, "estop", None)
             parts.append(encode_part(agent.now_s, obs, data, team, pad, None if estop is None else estop.engaged))
         return lf.join_parts(parts)

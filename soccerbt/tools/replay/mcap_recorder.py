@@ -564,6 +564,8 @@ class McapRecorder:
             self._put(self._channel(lf.SUMMARY_TOPIC, "summary"), step,
                       lf.json_bytes(json_value(result.to_dict())))
         self._out.finish(step, {"events": self._events, "loads": self._loads, "steps": step})
+        if self._inputs is not None:
+            self._inputs.close()
         for track in self._tracks.values():
             if track.handle is not None:
                 track.handle.stop_status_log()

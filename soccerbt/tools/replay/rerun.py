@@ -359,7 +359,7 @@ def _run(log: McapLog, robot: str, k: int, first_step: int, last_step: int, agen
                 notes.append(f"{log.path}: step {step} is unreadable ({exc}): the re-run stops there")
                 break
             driver.observations = rec.observations
-            if rec.packet:
+            if rec.packet is not None:
                 try:
                     agent.receive_packet(decode(rec.packet))
                 except PacketError:
