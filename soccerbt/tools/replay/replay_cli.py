@@ -6,7 +6,10 @@ docstring). Without a window: ``--info`` prints the header and a summary, ``--ro
 [--from S] [--to S]`` that robot's ticks, ``--screenshot OUT.png [--at T]`` saves the frame at T
 (default: the last tick) off-screen; the tree tools ``--tree``/``--json``/``--tick``, ``--node
 NAME --transitions``, ``--find CONDITION``, ``--btlog OUT``, ``--verify`` and ``soccerbt replay
-diff A.mcap B.mcap`` are in ``tree_tools``.
+diff A.mcap B.mcap`` are in ``tree_tools``. ``soccerbt replay FOLDER [--json]`` lists a folder's
+logs (``listing``); ``--robot R --rerun [--tree NEW.xml] [--from S] [--to S] [--out NEW.mcap]``
+re-runs a robot's brain on its recorded inputs (``rerun``); ``--connect HOST:PORT`` opens the
+viewer on a live stream (``live_source``).
 
 MCAP is the one log format. ``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap`` converts a
 JSON-lines log of an earlier soccerbt once (``convert``); given to ``soccerbt replay`` such a log
