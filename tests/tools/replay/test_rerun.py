@@ -117,3 +117,32 @@ def test_what_cannot_be_rerun_is_refused(game_log: Path, tmp_path: Path, capsys:
     capsys.readouterr()
     assert main(["replay", str(old), "--robot", "blue1", "--rerun"]) == 2
     assert "holds no brain inputs" in capsys.readouterr().err
+
+
+def test_a_person_at_the_pad_and_the_stop_are_inputs_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from soccerbt.drivers.gamepad import ChordAction, EmergencyStop, ManualCommand, ManualInput, apply_input
+
+    class ScriptedPads:
+        """A person: manual control at 0.5 s, the stick pushed from 1 s to 2 s, the stop from 2.5 s."""
+
+        def __init__(self, stop: EmergencyStop) -> None:
+            self.stop = stop
+
+        def update(self, robot: object, now_s: float, bb: object) -> object:
+            if abs(now_s - 2.5) < 0.005:
+                self.stop.engage("test")
+            command = ManualCommand(0.5, 0.0, 0.2) if 1.0 <= now_s < 2.0 else None
+            actions = [ChordAction.MANUAL] if abs(now_s - 0.5) < 0.005 else []
+            return apply_input(ManualInput(command, now_s > 1.5, False, actions), bb, now_s)[0]
+
+    stop = EmergencyStop()
+    match = Match(MatchConfig(seed=3, duration_s=3.0, team_size=1, idle_teams=("red",)), pads=ScriptedPads(stop),
+                  estop=stop)
+    path = tmp_path / "pad.mcap"
+    recorder = make_recorder(path, match)
+    match.run(3.0)
+    recorder.finish(match.result())
+    brain = McapLog.open(path).header["inputs"]["brains"]["blue1"]
+    assert brain["pad"] and brain["estop"]
+    assert main(["replay", str(path), "--robot", "blue1", "--rerun"]) == 0
+    assert "at every tick of t=0.01-3.00s (300 ticks)" in capsys.readouterr().out
