@@ -40,7 +40,7 @@ class LiveLog(McapLog):
     live = True
 
     def __init__(self, host: str, port: int, buffer_s: float = DEFAULT_BUFFER_S) -> None:
-        super().__init__(Path(f"ws://{host}:{port}"))
+        super().__init__(Path(f"[{host}]:{port}" if ":" in host else f"{host}:{port}"))  # named as --connect names it
         self.host, self.port = host, port
         self.buffer_s = buffer_s
         self.closed = False
