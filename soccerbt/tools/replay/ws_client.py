@@ -20,6 +20,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import socket
 import struct
 from collections.abc import Iterator
@@ -31,6 +32,8 @@ SUBPROTOCOLS = ("foxglove.sdk.v1", "foxglove.websocket.v1")
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 MAX_MESSAGE_BYTES = 64 << 20
 MAX_HANDSHAKE_BYTES = 16 << 10
+MAX_RETRIES = 5
+_UNKNOWN = re.compile(r"[Uu]nknown channel(?: ID)?:? (\d+)")
 
 
 class ConnectionClosed(ConnectionError):
@@ -53,6 +56,7 @@ class FoxgloveClient:
         self.channels: dict[int, dict[str, Any]] = {}
         self._subscriptions: dict[int, int] = {}   # subscription id -> channel id
         self._next_sub = 1
+        self._retries: dict[int, int] = {}
         self._handshake()
 
     # --- RFC 6455 ---------------------------------------------------------------------------
@@ -164,6 +168,22 @@ class FoxgloveClient:
         if subs:
             self._send(0x1, json.dumps({"op": "subscribe", "subscriptions": subs}).encode())
 
+    def _retry(self, status: str) -> None:
+        """A subscription the server did not know yet (it can answer so to a channel it has just
+        advertised, while it is still adding it): subscribed again, a few times at most."""
+        found = _UNKNOWN.search(status)
+        if found is None:
+            return
+        cid = int(found.group(1))
+        tries = self._retries.get(cid, 0)
+        if cid not in self.channels or tries >= MAX_RETRIES:
+            return
+        self._retries[cid] = tries + 1
+        for sid, known in list(self._subscriptions.items()):
+            if known == cid:
+                del self._subscriptions[sid]
+        self.subscribe([cid])
+
     def subscribe_all(self) -> None:
         self.subscribe(sorted(self.channels))
 
@@ -186,6 +206,8 @@ class FoxgloveClient:
                     if auto_subscribe:
                         self.subscribe([c["id"] for c in new])
                     yield ("advertise", new)
+                elif msg.get("op") == "status" and isinstance(msg.get("message"), str):
+                    self._retry(msg["message"])
                 elif msg.get("op") == "unadvertise" and isinstance(msg.get("channelIds"), list):
                     for cid in msg["channelIds"]:
                         self.channels.pop(cid, None)
