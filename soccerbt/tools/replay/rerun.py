@@ -15,7 +15,8 @@ tables, keyframes and every tick), everything else copied (truth, the other robo
 GameController, events), so ``soccerbt replay diff LOG NEW.mcap`` and the viewer open it beside
 the original. It is written under a temporary name and renamed when whole.
 
-Exit codes as ``replay diff``: 0 nothing differs, 1 something does, 2 a log that cannot be
+Exit codes as ``replay diff``: 0 nothing differs, 1 something does (or steps the range holds
+could not be compared: a damaged log, as ``diff`` says of its gaps), 2 a log that cannot be
 re-run (no inputs: recorded before this version; damaged; a tree that does not load).
 """
 from __future__ import annotations
@@ -43,10 +44,11 @@ _ROBOT_TOPICS = ("tree", "keys", "keyframe")
 class RerunResult:
     """The comparison, notes (what the re-run could not do), and the --out file when written."""
 
-    def __init__(self, comparison: Comparison, notes: list[str], out: Path | None) -> None:
+    def __init__(self, comparison: Comparison, notes: list[str], out: Path | None, complete: bool = True) -> None:
         self.comparison = comparison
         self.notes = notes
         self.out = out
+        self.complete = complete  # False: the re-run stopped before the range's end (damage, a short log)
 
 
 # --- the brain's stand-ins: what it senses and hears is the log's ---------------------------------
@@ -287,7 +289,7 @@ def rerun_log(log: McapLog, robot: str, tree: Path | None, first_step: int, last
         notes.append(f"{log.path}: the log's steps end at {expect - 1}")
     if writer is not None:
         writer.finish(expect - 1, writer.loads)
-    return RerunResult(comparison, notes, out)
+    return RerunResult(comparison, notes, out, complete=expect > last_step)
 
 
 def _run(log: McapLog, robot: str, k: int, first_step: int, last_step: int, agent: Any, driver: _Driver, link: _Link,
@@ -544,4 +546,7 @@ def rerun_command(log: McapLog, args: Any, out: Any, err: Any) -> int:
     if result.out is not None:
         print(f"soccerbt replay: the re-run's log written to {result.out} (soccerbt replay diff {log.path} "
               f"{result.out})", file=err)
-    return 1 if result.comparison.differs else 0
+    if not result.complete:
+        print(f"soccerbt replay: the re-run stopped at step {result.comparison.last_step or 0}, before the end of the "
+              "range: not everything was compared", file=err)
+    return 1 if result.comparison.differs or not result.complete else 0

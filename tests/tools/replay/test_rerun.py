@@ -146,3 +146,53 @@ def test_a_person_at_the_pad_and_the_stop_are_inputs_too(tmp_path: Path, capsys:
     assert brain["pad"] and brain["estop"]
     assert main(["replay", str(path), "--robot", "blue1", "--rerun"]) == 0
     assert "at every tick of t=0.01-3.00s (300 ticks)" in capsys.readouterr().out
+
+
+def _hostile() -> object:
+    import importlib.util
+    import sys
+
+    module = sys.modules.get("soccerbt_tests_hostile")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parents[2] / "hostile.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["soccerbt_tests_hostile"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda b: b.update(particles=10 ** 9), "particles is not a whole number 1..10000"),
+    (lambda b: b.update(limits={"warp_speed": 9.0}), "limits name a limit soccerbt does not know"),
+    (lambda b: b.update(field="Z"), "field is no field soccerbt knows"),
+    (lambda b: b.update(team_message_period_s=float("inf")), "team_message_period_s is not a number"),
+])
+def test_a_header_that_asks_for_too_much_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    change: object, said: str) -> None:
+    import json
+
+    H = _hostile()
+    tree = tmp_path / "t.xml"
+    tree.write_text(SMALL_TREE)
+    log = H.read_log(_record(tmp_path, "small.mcap", 0.1, tree))
+    head = log.messages(lf.HEADER_TOPIC)[0]
+    header = json.loads(head.data)
+    change(header["inputs"]["brains"]["blue1"])
+    head.data = json.dumps(header).encode()
+    bad = log.write(tmp_path / "bad.mcap")
+    assert main(["replay", str(bad), "--robot", "blue1", "--rerun", "--tree", str(tree)]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_damaged_inputs_stop_the_rerun_with_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    H = _hostile()
+    tree = tmp_path / "t.xml"
+    tree.write_text(SMALL_TREE)
+    log = H.read_log(_record(tmp_path, "small.mcap", 0.2, tree))
+    inputs = log.messages(lf.INPUTS_TOPIC)
+    inputs[9].data = inputs[9].data[:20]  # the 10th step's inputs cut short
+    bad = log.write(tmp_path / "bad.mcap")
+    assert main(["replay", str(bad), "--robot", "blue1", "--rerun"]) == 1  # not all compared, as diff's gaps
+    captured = capsys.readouterr()
+    assert "step 10 is unreadable" in captured.err and "(9 ticks)" in captured.out  # the nine before agree
+    assert "not everything was compared" in captured.err
