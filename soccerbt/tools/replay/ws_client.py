@@ -23,6 +23,7 @@ import os
 import re
 import socket
 import struct
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,7 +33,8 @@ SUBPROTOCOLS = ("foxglove.sdk.v1", "foxglove.websocket.v1")
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 MAX_MESSAGE_BYTES = 64 << 20
 MAX_HANDSHAKE_BYTES = 16 << 10
-MAX_RETRIES = 5
+MAX_RETRIES = 20
+RETRY_AFTER_S = 0.1
 _UNKNOWN = re.compile(r"[Uu]nknown channel(?: ID)?:? (\d+)")
 
 
@@ -57,6 +59,7 @@ class FoxgloveClient:
         self._subscriptions: dict[int, int] = {}   # subscription id -> channel id
         self._next_sub = 1
         self._retries: dict[int, int] = {}
+        self._due: dict[int, float] = {}       # channel id -> when to subscribe again
         self._handshake()
 
     # --- RFC 6455 ---------------------------------------------------------------------------
@@ -169,8 +172,8 @@ class FoxgloveClient:
             self._send(0x1, json.dumps({"op": "subscribe", "subscriptions": subs}).encode())
 
     def _retry(self, status: str) -> None:
-        """A subscription the server did not know yet (it can answer so to a channel it has just
-        advertised, while it is still adding it): subscribed again, a few times at most."""
+        """A subscription the server did not know (foxglove-sdk can answer so to a channel it has
+        just advertised): subscribed again RETRY_AFTER_S later, a few times at most."""
         found = _UNKNOWN.search(status)
         if found is None:
             return
@@ -182,7 +185,17 @@ class FoxgloveClient:
         for sid, known in list(self._subscriptions.items()):
             if known == cid:
                 del self._subscriptions[sid]
-        self.subscribe([cid])
+        self._due[cid] = time.monotonic() + RETRY_AFTER_S
+
+    def _retry_due(self) -> None:
+        if not self._due:
+            return
+        now = time.monotonic()
+        ready = [cid for cid, at in self._due.items() if at <= now]
+        for cid in ready:
+            del self._due[cid]
+        if ready:
+            self.subscribe([cid for cid in ready if cid in self.channels])
 
     def subscribe_all(self) -> None:
         self.subscribe(sorted(self.channels))
@@ -191,6 +204,7 @@ class FoxgloveClient:
         """("advertise", channels) and ("message", topic, log_time_ns, data) as they come."""
         while True:
             kind, data = self.read_message()
+            self._retry_due()
             if kind == 0x1:
                 try:
                     msg = json.loads(data)

@@ -158,3 +158,35 @@ def test_replay_connect_reads_the_stream_as_the_log_file_holds_it(tmp_path: Any)
     shot = save_mcap_screenshot(live, tmp_path / "live.png", select="blue1")  # the viewer draws it
     assert shot.stat().st_size > 1000
     live.close()
+
+
+def test_a_served_match_streams_its_field_and_gamecontroller() -> None:
+    """What sim --serve --live streams: a match whose robots are driven from outside (no brains)."""
+    from soccerbt.tools.replay.live import LiveStream, live_recorder
+    from soccerbt.tools.replay.ws_client import FoxgloveClient
+
+    stream = LiveStream("127.0.0.1", 0)
+    match = Match(MatchConfig(seed=1, team_size=2), external=True)
+    recorder = live_recorder(match, stream, header_extra={"source": "served"})
+    client = FoxgloveClient("127.0.0.1", stream.port, timeout_s=None)
+    got: list[tuple[str, int, bytes]] = []
+    thread = threading.Thread(target=_collect, args=(client, got), daemon=True)
+    thread.start()
+    for _ in range(2000):  # a match without brains steps fast: until the client has subscribed
+        match.step()
+        if stream.subscribed(lf.SCENE_TOPIC) and stream.subscribed(lf.GC_TOPIC):
+            break
+        time.sleep(0.002)
+    end = match.steps + 200
+    while match.steps < end:
+        match.step()
+    for _ in range(600):
+        if any(topic == lf.SCENE_TOPIC and ns >= lf.ns_of(end - 10, 0.01) for topic, ns, _d in got):
+            break
+        time.sleep(0.05)
+    recorder.finish(None)
+    stream.close()
+    thread.join(30)
+    scenes = [json.loads(d) for t, _ns, d in got if t == lf.SCENE_TOPIC]
+    assert scenes and {e["id"] for e in scenes[-1]["entities"]} >= {"blue1", "blue2", "red1", "red2", "ball"}
+    assert any(t == lf.GC_TOPIC for t, _ns, _d in got)
