@@ -73,7 +73,9 @@ def test_a_robot_log_is_listed_with_its_score(brain_log: Path, capsys: pytest.Ca
     assert row["score"] == {"blue": 0, "red": 0} and row["duration_s"] == pytest.approx(8.0, abs=0.05)
 
 
-def test_a_brain_streams_live_without_recording(tmp_path: Path) -> None:
+def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The stream's recorder and the flight recorder watch one tree: neither takes the other's
+    transitions (the flight log still re-runs exactly)."""
     pytest.importorskip("foxglove")
     import threading
 
@@ -85,7 +87,7 @@ def test_a_brain_streams_live_without_recording(tmp_path: Path) -> None:
     served = ServedMatch(MatchConfig(team_size=1, seed=7), open_transport("memory", domain=domain), refereed=False)
     parser = argparse.ArgumentParser()
     configure(parser)
-    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--no-record",
+    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--log-dir", str(tmp_path),
                               "--gc-port", str(_free_udp_port()), "--team-address", "127.0.0.1",
                               "--team-port", str(_free_udp_port()), "--domain", str(domain), "--live", "127.0.0.1:0"])
     args.transport = "memory"
@@ -109,8 +111,14 @@ def test_a_brain_streams_live_without_recording(tmp_path: Path) -> None:
             brain.runner.step(served.t_s)
     finally:
         brain.runner.close()
+        brain.recorder.finish()
         brain.close_live()
         served.close()
     thread.join(30)
     assert brain.live_recorder is not None and brain.live.published > 200
     assert lf.STEP_TOPIC in got and lf.SCENE_TOPIC in got
+    from soccerbt.__main__ import main
+
+    (flight_log,) = brain.recorder.files
+    assert main(["replay", str(flight_log), "--robot", "blue1", "--rerun"]) == 0
+    assert "(300 ticks)" in capsys.readouterr().out

@@ -4,7 +4,8 @@
 FILE.mcap``; ``on_start`` then ``match.observers``). It watches each agent's tree through
 ``Tree.start_status_log`` (three integers appended per transition, no call), collects the uids a
 tick skipped (``env.skip_sink``) and the nodes it ticked (``env.ticked``), asks nodes to stamp
-the blackboard entries they write (``env.track_writers``), and per step writes the messages laid
+the blackboard entries they write (``env.track_writers``) — through a ``tree_watch.TreeWatch``
+shared with any other recorder of the same tree — and per step writes the messages laid
 out in ``soccerbt.tools.replay.logformat``. A hot reload is seen through the agent's tree listeners,
 so the new tree is watched from its first tick. ``file_hashes`` gives the tree files' SHA-256
 for the header (``--verify`` checks them).
@@ -32,6 +33,7 @@ from soccerbt import __version__
 from soccerbt.blackboard.schema import SCHEMA
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.tree_watch import TreeWatch
 from soccerbt.trees.structure import describe_tree
 
 __all__ = ["McapRecorder", "LogWriter", "make_recorder", "file_hashes", "json_value"]
@@ -104,9 +106,8 @@ class _RobotTrack:
         self.tree: Any = None
         self.handle: Any = None
         self.nodes: list[Any] = []          # in uid order
-        self.log: list[Any] = []
+        self.watch: Any = None              # the tree's shared TreeWatch
         self.loads = 0
-        self.skipped: list[int] = []
         self.keys: list[str] = []
         self.entries: list[Any] = []
         self.seqs: list[int] = []
@@ -264,10 +265,9 @@ class McapRecorder:
         track = self._tracks.get(agent.name)
         if track is None:
             return
-        if track.handle is not None:
-            track.handle.stop_status_log()
-        track.log = []  # the old tree's halt: that tree is gone
-        track.skipped.clear()
+        if track.watch is not None:  # the old tree's halt: that tree is gone
+            track.watch.detach()
+            track.watch = None
         self._watch(track, agent, new_tree, "reload", self._match.steps)
 
     def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, after_step: int) -> None:
@@ -279,10 +279,8 @@ class McapRecorder:
             track.nodes = []
             return
         track.nodes = tree.nodes_by_uid()
-        track.log = tree.start_status_log()
+        track.watch = TreeWatch.attach(tree)  # shared with any other recorder of this tree
         track.handle = tree
-        tree.env.skip_sink = track.skipped
-        tree.env.track_writers = True
         track.keys = []
         track.entries = []
         description = describe_tree(tree)
@@ -372,21 +370,11 @@ class McapRecorder:
             root = lf.ROOT_EXCEPTION
         else:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
-        log = track.log
-        if log:
-            # the log is flat integers (uid, previous code, new code, uid, ...): C-level slices
-            uids = array("H", log[0::3]).tobytes()
-            codes = bytes(log[1::3]) + bytes(log[2::3])
-            n = len(log) // 3
-            log.clear()
-        else:
-            uids = codes = b""
-            n = 0
+        uids, codes, n, skipped = track.watch.take(agent.ticks) if track.watch is not None else _NO_TICK
         ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
         changes = self._changes(track, agent, step)
         data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
-                              track.skipped, ticked, changes)
-        track.skipped.clear()
+                              skipped, ticked, changes)
         return data
 
     def _table(self, track: _RobotTrack, agent: Any) -> bool:
@@ -567,11 +555,9 @@ class McapRecorder:
         if self._inputs is not None:
             self._inputs.close()
         for track in self._tracks.values():
-            if track.handle is not None:
-                track.handle.stop_status_log()
-            if track.tree is not None and getattr(track.tree, "env", None) is not None:
-                track.tree.env.skip_sink = None
-                track.tree.env.track_writers = False
+            if track.watch is not None:
+                track.watch.detach()
+                track.watch = None
         for agent in getattr(self._match, "agents", {}).values():  # stop hearing hot reloads
             listeners = getattr(agent, "tree_listeners", None)
             if listeners is not None and self._on_tree_swap in listeners:
@@ -598,6 +584,7 @@ class McapRecorder:
 
 
 _UNSET = object()
+_NO_TICK: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
 
 
 def _identity(value: object) -> object:
