@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import threading
+import time
 from typing import Any
 
 from soccerbt.tools.replay import logformat as lf
@@ -36,6 +37,7 @@ __all__ = ["LiveStream", "LiveWriter", "LiveUnavailable", "add_live_argument", "
 
 DEFAULT_HOST = "127.0.0.1"
 BACKLOG = 1024          # messages queued per client before the oldest are dropped
+RESEND_AFTER_S = (0.05, 0.5)  # a new subscriber's kept messages are sent again this long after
 _LATCHED_TREES = 16     # tree loads of one robot kept for late clients
 INSTALL_HINT = "the live stream needs the foxglove-sdk package: pip install 'soccerbt[live]'"
 
@@ -117,7 +119,7 @@ class LiveStream:
         self.published = 0
         self._channels: dict[str, Any] = {}
         self._kept: dict[str, list[tuple[int, bytes]]] = {}
-        self._again: set[str] = set()
+        self._again: dict[str, list[float]] = {}   # topic -> when to send its kept messages again
         self._lock = threading.Lock()
         self._closed = False
 
@@ -127,8 +129,12 @@ class LiveStream:
         return f"ws://{host}:{self.port}"
 
     def _resubscribed(self, topic: str) -> None:  # the server's thread
+        """A client subscribed: its channel's kept messages go out again, a little later and
+        once more after that (the server may not route to the new subscription yet when it
+        tells us of it; a client ignores what it already has)."""
+        now = time.monotonic()
         with self._lock:
-            self._again.add(topic)
+            self._again[topic] = [now + d for d in RESEND_AFTER_S]
 
     def _channel(self, topic: str) -> Any:
         channel = self._channels.get(topic)
@@ -153,7 +159,7 @@ class LiveStream:
             self._learn_dt(data)
         self._keep(topic, step, data)
         if self._again:
-            self._send_kept()
+            self._send_kept(time.monotonic())
         channel = self._channel(topic)
         if channel.has_sinks():
             channel.log(data, log_time=lf.ns_of(step, self.dt_s))
@@ -179,9 +185,15 @@ class LiveStream:
                 robot is not None and robot[1] in ("keys", "keyframe")):
             self._kept[topic] = [(step, data)]
 
-    def _send_kept(self) -> None:
+    def _send_kept(self, now: float) -> None:
         with self._lock:
-            topics, self._again = self._again, set()
+            topics = [t for t, due in self._again.items() if due and due[0] <= now]
+            for t in topics:
+                self._again[t].pop(0)
+                if not self._again[t]:
+                    del self._again[t]
+        if not topics:
+            return
         order = sorted(topics, key=lambda t: (t != lf.HEADER_TOPIC, not t.endswith("/tree"), t))
         for topic in order:
             channel = self._channels.get(topic)
