@@ -107,6 +107,7 @@ class _RobotTrack:
         self.handle: Any = None
         self.nodes: list[Any] = []          # in uid order
         self.watch: Any = None              # the tree's shared TreeWatch
+        self.seen = 0                       # the watch's generation this recorder has had
         self.loads = 0
         self.keys: list[str] = []
         self.entries: list[Any] = []
@@ -280,6 +281,7 @@ class McapRecorder:
             return
         track.nodes = tree.nodes_by_uid()
         track.watch = TreeWatch.attach(tree)  # shared with any other recorder of this tree
+        track.seen = track.watch.generation
         track.handle = tree
         track.keys = []
         track.entries = []
@@ -370,7 +372,10 @@ class McapRecorder:
             root = lf.ROOT_EXCEPTION
         else:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
-        uids, codes, n, skipped = track.watch.take(agent.ticks) if track.watch is not None else _NO_TICK
+        if track.watch is not None:
+            (uids, codes, n, skipped), track.seen = track.watch.take(track.seen)
+        else:
+            uids, codes, n, skipped = _NO_TICK
         ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
         changes = self._changes(track, agent, step)
         data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,

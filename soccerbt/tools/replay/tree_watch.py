@@ -4,8 +4,9 @@ The engine keeps one status log per tree (``Tree.start_status_log``: three integ
 transition) and one sink for the uids a tick skipped (``env.skip_sink``); a reader empties them
 as it reads. Two recorders of one brain (a flight log and a live stream, or a flight log's next
 segment while another recorder still watches) must not empty them for each other: ``TreeWatch``
-takes a tick's transitions and skips once, the first time a recorder asks for that tick, and
-hands the same to every recorder that asks for it after. The tree is watched while at least one
+takes what the engine appended since it last looked (one generation), and hands that same
+generation to every recorder that has not had it yet; a recorder that has had it and finds
+nothing new gets nothing (a step without a tick records no transition twice). The tree is watched while at least one
 recorder is attached (``attach`` / ``detach``), and left alone after the last one.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 __all__ = ["TreeWatch"]
 
+_NOTHING: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
 _WATCHES: dict[int, TreeWatch] = {}   # id(tree) -> its watch (holding the tree while watched)
 
 
@@ -28,7 +30,7 @@ class TreeWatch:
         self.skipped: list[int] = []
         tree.env.skip_sink = self.skipped
         tree.env.track_writers = True
-        self._tick: int | None = None
+        self.generation = 0
         self._taken: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
 
     @classmethod
@@ -53,13 +55,15 @@ class TreeWatch:
             env.skip_sink = None
             env.track_writers = False
 
-    def take(self, tick: int) -> tuple[bytes, bytes, int, list[int]]:
-        """This tick's transitions (u16 uids, the previous codes then the new codes, their
-        count) and skipped uids: read from the engine once per tick, the same for every recorder."""
-        if tick == self._tick:
-            return self._taken
-        self._tick = tick
+    def take(self, seen: int) -> tuple[tuple[bytes, bytes, int, list[int]], int]:
+        """(the transitions since the recorder's generation `seen` — u16 uids, the previous
+        codes then the new codes, their count — and the skipped uids; the generation it has now).
+        Read from the engine once, the same for every recorder."""
         log = self.log
+        if not log and not self.skipped:
+            if seen < self.generation:
+                return self._taken, self.generation  # another recorder took this tick's
+            return _NOTHING, self.generation
         if log:
             # the log is flat integers (uid, previous code, new code, uid, ...): C-level slices
             uids = array("H", log[0::3]).tobytes()
@@ -72,4 +76,5 @@ class TreeWatch:
         skipped = self.skipped[:] if self.skipped else []
         self.skipped.clear()
         self._taken = (uids, codes, n, skipped)
-        return self._taken
+        self.generation += 1
+        return self._taken, self.generation
