@@ -196,3 +196,25 @@ def test_damaged_inputs_stop_the_rerun_with_a_note(tmp_path: Path, capsys: pytes
     captured = capsys.readouterr()
     assert "step 10 is unreadable" in captured.err and "(9 ticks)" in captured.out  # the nine before agree
     assert "not everything was compared" in captured.err
+
+
+def test_two_recorders_of_one_match_write_the_same_log(tmp_path: Path) -> None:
+    """A flight recorder and a live stream watch one tree: neither empties its status log for the
+    other (soccerbt.tools.replay.tree_watch)."""
+    from soccerbt.tools.replay.mcap_recorder import McapRecorder
+
+    match = Match(MatchConfig(seed=2, duration_s=1.0, team_size=1, idle_teams=("red",)))
+    recorders = []
+    for name in ("a.mcap", "b.mcap"):
+        recorder = McapRecorder(tmp_path / name)
+        recorder.on_start(match)
+        match.observers.append(recorder)
+        recorders.append(recorder)
+    match.run(1.0)
+    for recorder in recorders:
+        recorder.finish(match.result())
+    a, b = McapLog.open(tmp_path / "a.mcap"), McapLog.open(tmp_path / "b.mcap")
+    steps_a = [d for _t, _s, d in a.messages(0, None, {lf.STEP_TOPIC})]
+    assert steps_a == [d for _t, _s, d in b.messages(0, None, {lf.STEP_TOPIC})] and len(steps_a) == 100
+    assert sum(len(a.decode_step(d).ticks["blue1"].transitions) for d in steps_a) > 50
+    assert match.agent("blue1").tree.env.skip_sink is None  # the last one to finish let the tree go
