@@ -27,7 +27,7 @@ def _collect(client: Any, got: list[tuple[str, int, bytes]]) -> None:
         pass
 
 
-def test_a_client_gets_the_scene_and_statuses_and_a_stalled_one_slows_nothing() -> None:
+def test_a_client_gets_the_scene_and_statuses_and_a_stalled_or_vanished_one_stops_nothing() -> None:
     from soccerbt.tools.replay.live import LiveStream, live_recorder
     from soccerbt.tools.replay.ws_client import FoxgloveClient
 
@@ -45,7 +45,14 @@ def test_a_client_gets_the_scene_and_statuses_and_a_stalled_one_slows_nothing() 
     for event in stalled.events():
         if event[0] == "advertise":
             break
-    for _ in range(1900):
+    gone = FoxgloveClient("127.0.0.1", stream.port)  # and one that vanishes mid-run
+    for event in gone.events():
+        if event[0] == "advertise":
+            break
+    for _ in range(900):
+        match.step()
+    gone.sock.close()  # no goodbye
+    for _ in range(1000):
         match.step()
     assert match.steps == 2000  # the run went on
     for _ in range(600):  # let the reading client catch up with the live edge
