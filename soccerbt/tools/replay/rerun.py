@@ -11,7 +11,7 @@ reached by then). The re-run is open loop: the world does not react to its comma
 observations are those of the recorded run.
 
 ``--out NEW.mcap`` writes the log again with R's part replaced by the re-run's (its tree, key
-tables, keyframes and every tick), everything else copied (truth, the other robots, the
+tables, keyframes, every tick and its entry of ``/commands``), everything else copied (truth, the other robots, the
 GameController, events), so ``soccerbt replay diff LOG NEW.mcap`` and the viewer open it beside
 the original. It is written under a temporary name and renamed when whole.
 
@@ -349,7 +349,7 @@ def _run(log: McapLog, robot: str, k: int, first_step: int, last_step: int, agen
                 continue
             if topic != lf.INPUTS_TOPIC:
                 if writer is not None:
-                    writer.copy(topic, step, data)
+                    writer.copy(topic, step, data, mine)
                 continue
             if held is None or held[0] != step or step != expect:
                 notes.append(f"{log.path}: step {expect} is missing from the log (damaged): the re-run stops there")
@@ -411,10 +411,14 @@ class _Mine:
         self.ticks: dict[int, bytes] = {}
         self.extra: dict[int, dict[str, bytes]] = {}
         self.loads: list[dict[str, Any]] = []
+        self.commands: tuple[int, bytes] | None = None   # the re-run's newest /commands message
 
     def message(self, topic: str, step: int, data: bytes) -> None:
         if topic == lf.STEP_TOPIC:
             self.ticks[step] = lf.split_parts(data)[1]
+            return
+        if topic == lf.COMMANDS_TOPIC:
+            self.commands = (step, data)
             return
         if not topic.startswith(self.prefix):
             return
@@ -471,11 +475,22 @@ class _OutLog:
     def _put(self, topic: str, step: int, data: bytes) -> None:
         self.out.put(self.out.channel(topic, lf.kind_of_topic(topic)), step, data)
 
-    def copy(self, topic: str, step: int, data: bytes) -> None:
+    def copy(self, topic: str, step: int, data: bytes, mine: _Mine | None = None) -> None:
         if topic == lf.HEADER_TOPIC:
             return  # written first, with the re-run's tree
+        if topic == lf.COMMANDS_TOPIC and mine is not None and mine.commands is not None and mine.commands[0] == step:
+            data = self._commands(data, mine.commands[1])
         if lf.kind_of_topic(topic) is not None:
             self._put(topic, step, data)
+
+    def _commands(self, original: bytes, rerun: bytes) -> bytes:
+        """The /commands message with the robot's command the re-run's."""
+        try:
+            msg, again = lf.load_json(original), lf.load_json(rerun)
+            msg["commands"][self.robot] = again["commands"][self.robot]
+        except (lf.ShapeError, KeyError, TypeError):
+            return original
+        return lf.json_bytes(msg)
 
     def robot_messages(self, messages: list[tuple[str, int, bytes]]) -> None:
         for topic, step, data in messages:
