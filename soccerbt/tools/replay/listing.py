@@ -62,6 +62,7 @@ class LogEntry:
     duration_s: float | None = None
     score: dict[str, int] | None = None
     complete: bool = False        # MCAP's summary is there (the run ended cleanly)
+    inputs: bool = False          # it holds the brains' inputs (soccerbt replay LOG --rerun can re-run it)
     error: str | None = None
 
     @property
@@ -163,6 +164,7 @@ def _read(entry: LogEntry, f: Any, size: int) -> None:
     for team, tree in trees.items():
         if isinstance(tree, dict) and not tree.get("idle") and isinstance(tree.get("path"), str):
             entry.trees[team] = tree["path"]
+    entry.inputs = isinstance(header.get("inputs"), dict)
     entry.duration_s = round(max(c[3] for c in chunks) / 1e9, 3)
     entry.score = _score(f, chunks, channels)
 
@@ -333,7 +335,7 @@ def entry_json(entry: LogEntry) -> dict[str, Any]:
     return {"file": str(entry.path), "time": entry.started or None, "time_from": entry.time_from or None,
             "robot": entry.robot or None, "robots": entry.robots, "tree": entry.tree or None, "trees": entry.trees,
             "source": entry.source or None, "segment": entry.segment, "duration_s": entry.duration_s,
-            "score": entry.score, "complete": entry.complete, "size_bytes": entry.size_bytes,
+            "score": entry.score, "complete": entry.complete, "inputs": entry.inputs, "size_bytes": entry.size_bytes,
             "error": entry.error}
 
 

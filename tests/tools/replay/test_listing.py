@@ -72,5 +72,6 @@ def test_the_command_lists_a_folder_as_text_and_json(folder: Path, capsys: pytes
     assert isinstance(rows, list) and len(rows) == 6
     match = next(r for r in rows if r["file"].endswith("/match.mcap"))
     assert match["robots"] == ["blue1"] and match["duration_s"] == pytest.approx(2.0) and match["error"] is None
+    assert match["inputs"]  # recorded with the brains' inputs: it can be re-run
     assert main(["replay", str(folder), "--robot", "blue1"]) == 2
     assert "needs one log file" in capsys.readouterr().err
