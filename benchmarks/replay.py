@@ -7,10 +7,15 @@ Prints, in one run (medians; CPU seconds of this process, the fair measure on a 
   - log size per robot-minute (goal: at most 0.5 MB);
   - opening a whole match log (goal: under 2 s for a 20-minute 3 v 3 match: --seconds 1200);
   - seeking to a random step and rebuilding one robot's tree and blackboard there (goal: 50 ms);
-  - drawing the tree panel for Booster's game tree (stub leaves, the PLAY branch; goal 5 ms).
+  - drawing the tree panel for Booster's game tree (stub leaves, the PLAY branch; goal 5 ms);
+  - the brains' inputs (/match/inputs, what --rerun feeds): recording with and without them;
+  - the live stream (--live): the match with a stream nobody watches, with one client reading
+    everything (in another process: its CPU is not counted, the server's threads are), and
+    recording and streaming at once, against the match alone (needs foxglove-sdk: the live extra).
 
     python benchmarks/replay.py                  # a 300 s match
     python benchmarks/replay.py --seconds 1200   # a whole 20-minute match (takes minutes)
+    python benchmarks/replay.py --only live      # only the inputs' and the live stream's costs
 """
 from __future__ import annotations
 
@@ -63,6 +68,68 @@ def _match_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
     if recorder is not None:
         recorder.finish(match.result())
     return cpu
+
+
+def _live_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
+    """CPU seconds of a 3 v 3 match: "plain", "record", "record-no-inputs" (the brains' inputs
+    left out), "live-idle" (streamed, no client), "live-client" (one client in another process
+    reading everything), "record+live" (recorded and streamed to one client)."""
+    import subprocess
+
+    from soccerbt.tools.replay.live import LiveStream, live_recorder
+
+    match = Match(MatchConfig(seed=seed, duration_s=seconds + 5.0))
+    recorder = stream = client = None
+    if mode == "record-no-inputs":
+        for agent in match.agents.values():
+            agent.spec = None  # no brain description: the recorder leaves the inputs out
+    if mode in ("live-idle", "live-client", "record+live"):
+        stream = LiveStream("127.0.0.1", 0)
+    if mode in ("record", "record-no-inputs", "record+live"):
+        recorder = make_recorder(out, match, tap=stream.tap if stream is not None else None)
+    elif stream is not None:
+        recorder = live_recorder(match, stream)
+    if mode in ("live-client", "record+live"):
+        code = ("import sys; from soccerbt.tools.replay.ws_client import FoxgloveClient, ConnectionClosed\n"
+                "c = FoxgloveClient('127.0.0.1', int(sys.argv[1]), timeout_s=None)\n"
+                "try:\n    for _ in c.events(): pass\nexcept (ConnectionClosed, OSError): pass\n")
+        client = subprocess.Popen([sys.executable, "-c", code, str(stream.port)], cwd=ROOT)
+        time.sleep(1.5)  # connected before the warm-up's first messages
+    match.run(2.0)  # warm-up: imports, first plans, the first chunk
+    start = time.process_time()
+    match.run(seconds)
+    cpu = time.process_time() - start
+    if recorder is not None:
+        recorder.finish(match.result())
+    if stream is not None:
+        stream.close()
+    if client is not None:
+        client.wait(30)
+    return cpu
+
+
+def live_costs(seconds: float, repeats: int) -> None:
+    modes = ("plain", "record-no-inputs", "record", "live-idle", "live-client", "record+live")
+    runs: dict[str, list[float]] = {mode: [] for mode in modes}
+    sizes: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeats):
+            for mode in modes:
+                out = Path(tmp) / f"{mode}.mcap"
+                runs[mode].append(_live_cpu_s(mode, seconds, 1, out))
+                if out.exists():
+                    sizes[mode] = out.stat().st_size
+    base = statistics.median(runs["plain"])
+    print(f"inputs and live stream, 3 v 3, {seconds:g} s simulated, median of {repeats} (CPU s of this process):")
+    for mode, values in runs.items():
+        med = statistics.median(values)
+        print(f"  {mode:17s} {med:7.2f} s  x{med / base:5.3f}  ({', '.join(f'{v:.2f}' for v in values)})")
+    rec, no_inputs = statistics.median(runs["record"]), statistics.median(runs["record-no-inputs"])
+    print(f"  the brains' inputs: +{(rec / no_inputs - 1) * 100:.1f}% CPU over recording without them, log "
+          f"{sizes.get('record-no-inputs', 0) / 1e6:.2f} -> {sizes.get('record', 0) / 1e6:.2f} MB")
+    idle, one = statistics.median(runs["live-idle"]), statistics.median(runs["live-client"])
+    print(f"  live stream: +{(idle / base - 1) * 100:.1f}% with no client, +{(one / base - 1) * 100:.1f}% with one "
+          f"client (over the match alone); recording and streaming +{(statistics.median(runs['record+live']) / base - 1) * 100:.1f}%")
 
 
 def overhead(seconds: float, repeats: int) -> None:
@@ -166,7 +233,16 @@ def main() -> int:
                         help="simulated seconds per overhead run (default 30)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--log", type=Path, default=None, help="use this MCAP log instead of recording one")
+    parser.add_argument("--only", choices=("live",), default=None, help="only the inputs' and live stream's costs")
     args = parser.parse_args()
+    try:
+        import foxglove  # noqa: F401
+    except ImportError:
+        print("live stream: not measured (pip install -e '.[live]')")
+    else:
+        live_costs(args.overhead_seconds, args.repeats)
+    if args.only == "live":
+        return 0
     overhead(args.overhead_seconds, args.repeats)
     with tempfile.TemporaryDirectory() as tmp:
         path = args.log

@@ -162,6 +162,7 @@ class Agent:
         # called as listener(agent, old_tree, new_tree) when a hot reload swaps the tree in,
         # before the new tree's first tick (the recorder watches the new tree from there)
         self.tree_listeners: list[Callable[[Agent, TreeLike, TreeLike], None]] = []
+        self.spec: Any = None  # the BrainSpec it was built from (brain_setup sets it)
         self.now_s = 0.0
         self.ticks = 0
         self.last_status: Any = None

@@ -122,6 +122,7 @@ def build_agent(spec: BrainSpec, driver: Any, *, clock: Callable[[], float], tea
     agent = Agent(rid, driver, context, tree_path, load_tree,
                   gc_adapter=GameControllerAdapter(spec.team_number, rid.number),
                   team=team, pad=pad, estop=estop, on_event=on_event)
+    agent.spec = spec  # what it was built with (the replay log's header keeps it for --rerun)
     start = context.start_role
     agent.blackboard["player_role"] = team.supporter_role if start == "supporter" else start
     return agent

@@ -97,6 +97,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-dir-mb", type=_positive, default=1024.0, metavar="MB",
                         help="the oldest flight logs are deleted to keep the folder under this (1024)")
     parser.add_argument("--json", action="store_true", help="print one report object on stdout at exit")
+    from soccerbt.tools.replay.live import add_live_argument
+
+    add_live_argument(parser)
     parser.add_argument("--seconds", type=_positive, default=None, help="stop after this much brain time")
     parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
                         help="the field (default M)")
@@ -165,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         runner.close()
         if brain.recorder is not None:
             brain.recorder.finish()
+        brain.close_live()
     report = brain.report(time.monotonic() - wall)
     if args.json:
         sys.stdout.write(json.dumps(report, separators=(",", ":")) + "\n")
@@ -183,6 +187,15 @@ class Brain:
                  gc: Any) -> None:
         self.robot, self.agent, self.driver, self.runner = robot, agent, driver, runner
         self.recorder, self.team_link, self.gc = recorder, team_link, gc
+        self.live: Any = None            # the --live stream
+        self.live_recorder: Any = None   # its recorder when the log's file recorder cannot feed it
+
+    def close_live(self) -> None:
+        """Finish the live recorder and stop the stream (at exit)."""
+        if self.live_recorder is not None:
+            self.live_recorder.finish()
+        if self.live is not None:
+            self.live.close()
 
     def report(self, wall_s: float) -> dict[str, Any]:
         stats = self.runner.stats
@@ -222,6 +235,11 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
 
     field = Field.by_name(args.field)
     team_size = args.team_size or field.players_per_team
+    live = None
+    if getattr(args, "live", None) is not None:  # first: a port that cannot be bound stops the start
+        from soccerbt.tools.replay.live import open_live
+
+        live = open_live(args.live, sys.stderr, name=f"soccerbt brain {robot}")
     if not 1 <= robot.number <= team_size:
         raise ValueError(f"--robot {robot}: player {robot.number} is not in a team of {team_size} (--team-size)")
     team_number = args.team_number or (1 if robot.team is Team.BLUE else 2)
@@ -264,7 +282,7 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     if args.record:
         from soccerbt.robot.recording import BrainRecorder
 
-        recorder = BrainRecorder(args.record, runner, spec)
+        recorder = BrainRecorder(args.record, runner, spec, tap=live.tap if live is not None else None)
     elif not args.no_record:
         from soccerbt.robot.flight import FlightRecorder, default_log_dir
 
@@ -276,4 +294,13 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
             logging.getLogger("soccerbt.brain").error("flight recorder off: %s: %s", folder, exc)
     if recorder is not None:
         runner.observers.append(recorder.on_step)
-    return Brain(robot, agent, driver, runner, recorder, team_link, gc)
+    brain = Brain(robot, agent, driver, runner, recorder, team_link, gc)
+    if live is not None:
+        brain.live = live
+        if not args.record:  # the flight recorder's files rotate: the stream gets a recorder of its own
+            from soccerbt.robot.recording import BrainRecorder
+            from soccerbt.tools.replay.live import LiveWriter
+
+            brain.live_recorder = BrainRecorder("live.mcap", runner, spec, out=LiveWriter(live))
+            runner.observers.append(brain.live_recorder.on_step)
+    return brain

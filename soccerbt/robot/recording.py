@@ -149,6 +149,11 @@ class _BrainMatchView:
     def agent_events(self) -> list[Any]:
         return self.runner.agent.events
 
+    @property
+    def heard_gamecontroller(self) -> bool:
+        """Whether a GameController packet has come (the score is known)."""
+        return self._packet is not None
+
     def update(self) -> None:
         """Bring the view to the runner's current step."""
         runner = self.runner
@@ -171,6 +176,21 @@ class _BrainMatchView:
             self.referee.follow(packet, self.team_number, self.robot.team)
 
 
+class _BrainSummary:
+    """A brain log's ``/soccerbt/summary``: its robot, brain time and steps, and the score of the
+    newest GameController packet (none without a packet), as ``soccerbt replay FOLDER`` lists."""
+
+    def __init__(self, view: _BrainMatchView) -> None:
+        self.view = view
+
+    def to_dict(self) -> dict[str, Any]:
+        view = self.view
+        out: dict[str, Any] = {"robot": str(view.robot), "brain_s": round(view.world.t_s, 3), "steps": view.steps}
+        if view.heard_gamecontroller:
+            out["score"] = {team.name.lower(): int(goals) for team, goals in view.referee.scores.items()}
+        return out
+
+
 class BrainRecorder:
     """Records one brain's run to ``path`` (MCAP), as ``soccerbt run --record`` records a match.
 
@@ -178,14 +198,16 @@ class BrainRecorder:
     that their steps continue; ``header_extra`` adds keys to the header."""
 
     def __init__(self, path: str | Path, runner: Any, spec: Any, *, chunk_bytes: int | None = None,
-                 view: _BrainMatchView | None = None, header_extra: dict[str, Any] | None = None) -> None:
+                 view: _BrainMatchView | None = None, header_extra: dict[str, Any] | None = None,
+                 tap: Any = None, out: Any = None) -> None:
+        """`tap` and `out`: as McapRecorder's (``--live``: the messages streamed too, or only)."""
         from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
         self.path = Path(path)
         self.view = view if view is not None else _BrainMatchView(runner, spec)
         extra = {"truth": "estimate", "source": "brain", "robot": str(spec.robot), **(header_extra or {})}
         options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
-        self.recorder = McapRecorder(path, header_extra=extra, **options)
+        self.recorder = McapRecorder(path, header_extra=extra, tap=tap, out=out, **options)
         self.recorder.on_start(self.view)
         self._finished = False
 
@@ -211,7 +233,9 @@ class BrainRecorder:
         os.fsync(f.fileno())
 
     def finish(self) -> None:
+        """The summary (the score of the newest GameController packet, when one came), then
+        MCAP's summary section; closes the file."""
         if self._finished:
             return
         self._finished = True
-        self.recorder.finish(None)
+        self.recorder.finish(_BrainSummary(self.view))

@@ -57,6 +57,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spawn", action="store_true", help="start one soccerbt brain per robot")
     parser.add_argument("--view", action="store_true", help="open the field viewer on the served match")
     parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
+    from soccerbt.tools.replay.live import add_live_argument
+
+    add_live_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--gc-port", type=_port, default=3838, help="GameController packets go here (3838)")
     parser.add_argument("--gc-return-port", type=_port, default=3939, help="return/status messages (3939)")
@@ -118,6 +121,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"soccerbt sim: {exc}", file=err)
         return 1
     served.measure_latency = args.measure_latency
+    live = live_recorder = None
+    if args.live is not None:  # the served match's field, GameController and events (its brains run elsewhere)
+        from soccerbt.tools.replay.live import LiveUnavailable, live_recorder as make_live_recorder, open_live
+
+        try:
+            live = open_live(args.live, err, name="soccerbt sim")
+        except LiveUnavailable as exc:
+            served.close()
+            print(f"soccerbt sim: --live: {exc}", file=err)
+            return 1
+        live_recorder = make_live_recorder(served.match, live, header_extra={"source": "served"})
     stop = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -152,6 +166,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         reports = {rid: proc.stop() for rid, proc in brains.items()}
         served.close()
+        if live is not None:
+            live_recorder.finish(None)
+            live.close()
     wall_s = time.monotonic() - wall_start
     if args.brain_reports:
         try:

@@ -26,6 +26,7 @@ from soccerbt.tools.cli.display import display_available, pygame_error
 from soccerbt.tools.cli.match_options import add_match_arguments, config_from_args
 from soccerbt.tools.cli.outputs import check_outputs
 from soccerbt.tools.cli.summary import print_summary, progress_line, result_json
+from soccerbt.tools.replay.live import LiveUnavailable, add_live_argument, record_and_stream
 
 PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines
 
@@ -42,6 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--screenshot", metavar="PNG", default=None,
                         help="save the viewer's picture of the last moment as PNG (works headless)")
+    add_live_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -73,11 +75,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"soccerbt run: --pad {args.pad}: no such robot in this match "
                   f"(robots: {', '.join(str(r) for r in match.agents)})", file=err)
             return 1
-    recorder = None
-    if args.record:
-        from soccerbt.tools.replay.mcap_recorder import make_recorder
-
-        recorder = make_recorder(args.record, match, guarded=True)
+    try:
+        live, recorder = record_and_stream(match, args.record, args.live, err)
+    except LiveUnavailable as exc:
+        print(f"soccerbt run: --live: {exc}", file=err)
+        return 1
     wall_start = time.perf_counter()
     view = None if args.headless or not display_available() else _viewer_entry()
     try:
@@ -93,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     result = match.result()
     if recorder is not None:
         recorder.finish(result)
+    if live is not None:
+        live.close()
     if getattr(args, "screenshot", None):
         try:
             _save_screenshot(match, args.screenshot, err)

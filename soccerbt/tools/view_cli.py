@@ -21,6 +21,7 @@ from soccerbt.tools.cli.display import display_available
 from soccerbt.tools.cli.match_options import add_match_arguments, config_from_args
 from soccerbt.tools.cli.outputs import check_outputs
 from soccerbt.tools.cli.summary import print_summary
+from soccerbt.tools.replay.live import LiveUnavailable, add_live_argument, record_and_stream
 
 
 def parse_speed(text: str) -> float:
@@ -44,6 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue1")
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="write the replay log FILE.mcap of what is watched")
+    add_live_argument(parser)
     parser.set_defaults(func=view)
 
 
@@ -85,11 +87,11 @@ def view(args: argparse.Namespace) -> int:
         except KeyError as exc:
             print(f"soccerbt view: {exc.args[0]}", file=sys.stderr)
             return 1
-    recorder = None
-    if args.record:
-        from soccerbt.tools.replay.mcap_recorder import make_recorder
-
-        recorder = make_recorder(args.record, match, guarded=True)
+    try:
+        live, recorder = record_and_stream(match, args.record, args.live, sys.stderr)
+    except LiveUnavailable as exc:
+        print(f"soccerbt view: --live: {exc}", file=sys.stderr)
+        return 1
     wall_start = time.perf_counter()
     try:
         view_match(match, speed=args.speed, selected=args.select)
@@ -97,5 +99,7 @@ def view(args: argparse.Namespace) -> int:
         result = match.result()
         if recorder is not None:
             recorder.finish(result)
+        if live is not None:
+            live.close()
     print_summary(result, time.perf_counter() - wall_start, sys.stdout)
     return 0

@@ -10,6 +10,13 @@
   ``--verify``.
 - ``mcap_view``: the replay window (the field of ``tools.viewer`` and the tree panel).
 - ``convert``: a JSON-lines log of an earlier soccerbt converted once into MCAP.
+- ``inputs``: each brain's inputs recorded per step (``/match/inputs``), what ``--rerun`` feeds.
+- ``rerun`` (with ``rerun_compare``): ``--rerun``, a robot's brain re-run open loop through a
+  tree and compared tick by tick.
+- ``listing``: ``soccerbt replay FOLDER``, a folder's logs read cheaply.
+- ``live``: ``--live``, the log's channels over the Foxglove WebSocket protocol (foxglove-sdk);
+  ``ws_client``: a small client of that protocol; ``live_source``: ``replay --connect``, a live
+  stream read as a growing log.
 - ``replay_cli``: ``soccerbt replay`` (and ``replay diff``, ``replay convert``).
 
 MCAP is the one log format. May import ``soccerbt.tools.cli``, ``soccerbt.tools.viewer``

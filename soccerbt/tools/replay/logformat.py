@@ -32,6 +32,10 @@ subtree instances, with the time and tick the tree took effect.
 appears or goes): every node's status, the key table (the root keys, sorted) and the whole root
 blackboard with writers, so a reader seeks without replaying from the start.
 
+``/match/inputs`` (binary, every step; since the header's ``inputs``): each robot's brain
+inputs (observations, GameController packet, team messages, pad, emergency stop), laid out in
+``soccerbt.tools.replay.inputs``; what ``soccerbt replay LOG --rerun`` feeds a fresh brain.
+
 ``/events`` (JSON): referee and agent events (goals, penalties, set plays, node exceptions,
 reloads) and the recorder's own (falls, role changes). ``/gamecontroller`` (JSON, on change):
 the GameController state in words. ``/commands`` (JSON, ``SCENE_PERIOD_STEPS``): every robot's
@@ -77,7 +81,7 @@ __all__ = [
     "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
     "SCHEMAS", "ns_of", "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree",
     "check_keyframe", "check_keys", "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES",
-    "max_tree_nodes", "ROBOT_NAME", "table_of",
+    "max_tree_nodes", "ROBOT_NAME", "table_of", "INPUTS_TOPIC", "kind_of_topic",
 ]
 
 FORMAT = "soccerbt-mcap"
@@ -89,6 +93,7 @@ GC_TOPIC = "/gamecontroller"
 SCENE_TOPIC = "/foxglove/scene"
 COMMANDS_TOPIC = "/commands"
 SUMMARY_TOPIC = "/soccerbt/summary"
+INPUTS_TOPIC = "/match/inputs"  # every robot's brain inputs of a step (soccerbt.tools.replay.inputs)
 INDEX_ATTACHMENT = "soccerbt/index.json"
 KEYFRAME_STEPS = 100      # one keyframe per robot per simulated second
 SCENE_PERIOD_STEPS = 10   # the Foxglove scene at 10 Hz
@@ -136,6 +141,19 @@ def robot_of_topic(topic: str) -> tuple[str, str] | None:
         return None
     robot, _, kind = topic[len(_ROBOT_PREFIX):].partition("/")
     return (robot, kind) if robot and kind else None
+
+
+def kind_of_topic(topic: str) -> str | None:
+    """The schema kind (a key of SCHEMAS) of a log topic; None for one this version does not know."""
+    kind = _KIND_OF_TOPIC.get(topic)
+    if kind is not None:
+        return kind
+    robot = robot_of_topic(topic)
+    return robot[1] if robot is not None and robot[1] in ("tree", "keys", "keyframe") else None
+
+
+_KIND_OF_TOPIC = {HEADER_TOPIC: "header", STEP_TOPIC: "step", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
+                  SCENE_TOPIC: "scene", COMMANDS_TOPIC: "commands", SUMMARY_TOPIC: "summary", INPUTS_TOPIC: "inputs"}
 
 
 def ns_of(step: int, dt_s: float) -> int:
@@ -859,4 +877,5 @@ SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
     "keyframe": ("soccerbt.Keyframe", "jsonschema", json_bytes({"title": "soccerbt.Keyframe", **_OBJECT}),
                  "json"),
     "step": ("soccerbt.Step", "", b"", "soccerbt.step.v1"),
+    "inputs": ("soccerbt.Inputs", "", b"", "soccerbt.inputs.v1"),
 }

@@ -4,7 +4,8 @@
 FILE.mcap``; ``on_start`` then ``match.observers``). It watches each agent's tree through
 ``Tree.start_status_log`` (three integers appended per transition, no call), collects the uids a
 tick skipped (``env.skip_sink``) and the nodes it ticked (``env.ticked``), asks nodes to stamp
-the blackboard entries they write (``env.track_writers``), and per step writes the messages laid
+the blackboard entries they write (``env.track_writers``) — through a ``tree_watch.TreeWatch``
+shared with any other recorder of the same tree — and per step writes the messages laid
 out in ``soccerbt.tools.replay.logformat``. A hot reload is seen through the agent's tree listeners,
 so the new tree is watched from its first tick. ``file_hashes`` gives the tree files' SHA-256
 for the header (``--verify`` checks them).
@@ -32,6 +33,7 @@ from soccerbt import __version__
 from soccerbt.blackboard.schema import SCHEMA
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.tree_watch import TreeWatch
 from soccerbt.trees.structure import describe_tree
 
 __all__ = ["McapRecorder", "LogWriter", "make_recorder", "file_hashes", "json_value"]
@@ -104,9 +106,9 @@ class _RobotTrack:
         self.tree: Any = None
         self.handle: Any = None
         self.nodes: list[Any] = []          # in uid order
-        self.log: list[Any] = []
+        self.watch: Any = None              # the tree's shared TreeWatch
+        self.seen = 0                       # the watch's generation this recorder has had
         self.loads = 0
-        self.skipped: list[int] = []
         self.keys: list[str] = []
         self.entries: list[Any] = []
         self.seqs: list[int] = []
@@ -168,12 +170,13 @@ class McapRecorder:
 
     def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES,
                  header_extra: dict[str, Any] | None = None, stream: Any = None,
-                 tap: Any = None) -> None:
+                 tap: Any = None, out: Any = None) -> None:
         """`tap(topic, step, data)`: also handed every message written (``--verify`` compares
-        a re-run with a log as it goes)."""
+        a re-run with a log as it goes; ``--live`` streams it). `out`: a writer with LogWriter's
+        methods instead of the file (``live.LiveWriter``: streamed, not written)."""
         self.path = Path(path)
         self._header_extra = dict(header_extra or {})  # more header keys (a brain's log: "truth": "estimate")
-        self._out = LogWriter(self.path, chunk_bytes=chunk_bytes, stream=stream)
+        self._out = out if out is not None else LogWriter(self.path, chunk_bytes=chunk_bytes, stream=stream)
         self._channel = self._out.channel  # bound once: called for every message
         self._put = self._out.put
         if tap is not None:
@@ -196,6 +199,7 @@ class McapRecorder:
         self._pending_events: list[dict[str, Any]] = []
         self._roles: dict[str, object] = {}
         self._finished = False
+        self._inputs: Any = None  # an inputs.InputTap: the brains' inputs, for --rerun
 
     @property
     def messages(self) -> int:
@@ -235,6 +239,7 @@ class McapRecorder:
             "blue_attacks_positive_x_first_half": bool(
                 getattr(match.referee.config, "blue_attacks_positive_x_first_half", True)),
             "keyframe_steps": lf.KEYFRAME_STEPS,
+            **self._inputs_header(match),
             **self._header_extra,
         }
         self._put(self._channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
@@ -246,14 +251,24 @@ class McapRecorder:
             if listeners is not None:
                 listeners.append(self._on_tree_swap)
 
+    def _inputs_header(self, match: Any) -> dict[str, Any]:
+        """The header's ``inputs`` (what each brain was built with) when every agent says; the
+        tap that records their inputs is set up then (soccerbt.tools.replay.inputs)."""
+        from soccerbt.tools.replay.inputs import INPUTS_VERSION, InputTap, brain_description
+
+        brains = {str(rid): brain_description(agent) for rid, agent in match.agents.items()}
+        if not brains or None in brains.values():
+            return {}
+        self._inputs = InputTap(match.agents)
+        return {"inputs": {"version": INPUTS_VERSION, "brains": brains}}
+
     def _on_tree_swap(self, agent: Any, old_tree: Any, new_tree: Any) -> None:
         track = self._tracks.get(agent.name)
         if track is None:
             return
-        if track.handle is not None:
-            track.handle.stop_status_log()
-        track.log = []  # the old tree's halt: that tree is gone
-        track.skipped.clear()
+        if track.watch is not None:  # the old tree's halt: that tree is gone
+            track.watch.detach()
+            track.watch = None
         self._watch(track, agent, new_tree, "reload", self._match.steps)
 
     def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, after_step: int) -> None:
@@ -265,10 +280,9 @@ class McapRecorder:
             track.nodes = []
             return
         track.nodes = tree.nodes_by_uid()
-        track.log = tree.start_status_log()
+        track.watch = TreeWatch.attach(tree)  # shared with any other recorder of this tree
+        track.seen = track.watch.generation
         track.handle = tree
-        tree.env.skip_sink = track.skipped
-        tree.env.track_writers = True
         track.keys = []
         track.entries = []
         description = describe_tree(tree)
@@ -303,6 +317,8 @@ class McapRecorder:
                 self._on_tree_swap(agent, track.tree, agent.tree)
             parts.append(self._tick(track, agent, step))
         self._put(self._channel(lf.STEP_TOPIC, "step"), step, lf.join_parts(parts))
+        if self._inputs is not None:
+            self._put(self._channel(lf.INPUTS_TOPIC, "inputs"), step, self._inputs.encode())
         if keyframe_due:
             for rid, agent in match.agents.items():
                 self._keyframe(self._tracks[str(rid)], agent, step)
@@ -356,21 +372,14 @@ class McapRecorder:
             root = lf.ROOT_EXCEPTION
         else:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
-        log = track.log
-        if log:
-            # the log is flat integers (uid, previous code, new code, uid, ...): C-level slices
-            uids = array("H", log[0::3]).tobytes()
-            codes = bytes(log[1::3]) + bytes(log[2::3])
-            n = len(log) // 3
-            log.clear()
+        if track.watch is not None:
+            (uids, codes, n, skipped), track.seen = track.watch.take(track.seen)
         else:
-            uids = codes = b""
-            n = 0
+            uids, codes, n, skipped = _NO_TICK
         ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
         changes = self._changes(track, agent, step)
         data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
-                              track.skipped, ticked, changes)
-        track.skipped.clear()
+                              skipped, ticked, changes)
         return data
 
     def _table(self, track: _RobotTrack, agent: Any) -> bool:
@@ -548,12 +557,12 @@ class McapRecorder:
             self._put(self._channel(lf.SUMMARY_TOPIC, "summary"), step,
                       lf.json_bytes(json_value(result.to_dict())))
         self._out.finish(step, {"events": self._events, "loads": self._loads, "steps": step})
+        if self._inputs is not None:
+            self._inputs.close()
         for track in self._tracks.values():
-            if track.handle is not None:
-                track.handle.stop_status_log()
-            if track.tree is not None and getattr(track.tree, "env", None) is not None:
-                track.tree.env.skip_sink = None
-                track.tree.env.track_writers = False
+            if track.watch is not None:
+                track.watch.detach()
+                track.watch = None
         for agent in getattr(self._match, "agents", {}).values():  # stop hearing hot reloads
             listeners = getattr(agent, "tree_listeners", None)
             if listeners is not None and self._on_tree_swap in listeners:
@@ -580,6 +589,7 @@ class McapRecorder:
 
 
 _UNSET = object()
+_NO_TICK: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
 
 
 def _identity(value: object) -> object:
@@ -706,13 +716,13 @@ def _pose_class() -> type:
 _POSE = _pose_class()
 
 
-def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None) -> Any:
+def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None, tap: Any = None) -> Any:
     """The MCAP recorder for `path` (whatever its name: the commands ask for FILE.mcap, see
     outputs.record_name_problem), attached to `match` before its first step. `guarded`: wrapped
     in a GuardedRecorder (a write error stops the recording, not the match). `stream`: a binary
     file already open for writing (a temporary file created exclusively), written instead of
-    opening `path`."""
-    recorder: Any = McapRecorder(path, stream=stream)
+    opening `path`. `tap(topic, step, data)`: handed every message too (``--live``)."""
+    recorder: Any = McapRecorder(path, stream=stream, tap=tap)
     recorder.on_start(match)
     if guarded:
         from soccerbt.tools.cli.outputs import GuardedRecorder

@@ -708,8 +708,8 @@ def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
         viewer.advance(now - last)
         last = now
         at_end = viewer.replay.finished()
-        if at_end and not viewer.pacer.paused:
-            viewer.pacer.toggle_pause()
+        if at_end and not viewer.pacer.paused and not getattr(viewer.replay.log, "live", False):
+            viewer.pacer.toggle_pause()  # a live log (replay --connect) grows: playing follows its edge
         viewer.render(screen)
         pygame.display.flip()
         if at_end and off_screen:

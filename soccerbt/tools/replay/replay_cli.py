@@ -6,7 +6,10 @@ docstring). Without a window: ``--info`` prints the header and a summary, ``--ro
 [--from S] [--to S]`` that robot's ticks, ``--screenshot OUT.png [--at T]`` saves the frame at T
 (default: the last tick) off-screen; the tree tools ``--tree``/``--json``/``--tick``, ``--node
 NAME --transitions``, ``--find CONDITION``, ``--btlog OUT``, ``--verify`` and ``soccerbt replay
-diff A.mcap B.mcap`` are in ``tree_tools``.
+diff A.mcap B.mcap`` are in ``tree_tools``. ``soccerbt replay FOLDER [--json]`` lists a folder's
+logs (``listing``); ``--robot R --rerun [--tree NEW.xml] [--from S] [--to S] [--out NEW.mcap]``
+re-runs a robot's brain on its recorded inputs (``rerun``); ``--connect HOST:PORT`` opens the
+viewer on a live stream (``live_source``).
 
 MCAP is the one log format. ``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap`` converts a
 JSON-lines log of an earlier soccerbt once (``convert``); given to ``soccerbt replay`` such a log
@@ -54,15 +57,22 @@ def _seconds(text: str) -> float:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``soccerbt replay``."""
-    parser.add_argument("file", metavar="FILE",
-                        help="MCAP replay log written by soccerbt run --record FILE.mcap; 'diff' compares two: "
+    parser.add_argument("file", metavar="FILE", nargs="?", default=None,
+                        help="MCAP replay log written by soccerbt run --record FILE.mcap (a folder: its logs "
+                             "listed: time, robot, tree, duration, score); 'diff' compares two: "
                              "soccerbt replay diff A.mcap B.mcap; 'convert' turns a JSON-lines log of an earlier "
                              "soccerbt into MCAP: soccerbt replay convert OLD.jsonl[.gz] NEW.mcap")
     parser.add_argument("other", metavar="B", nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("--tick", type=int, default=None, metavar="N",
                         help="with --robot: after the robot's N-th tick (from 1), instead of --at")
-    parser.add_argument("--tree", action="store_true",
-                        help="with --robot: the tree with each node's status and the blackboard at --at/--tick")
+    parser.add_argument("--tree", nargs="?", const=True, default=False, metavar="NEW.xml",
+                        help="with --robot: the tree with each node's status and the blackboard at --at/--tick; "
+                             "with --rerun: the tree to re-run the robot's brain with (default: the recorded one)")
+    parser.add_argument("--rerun", action="store_true",
+                        help="with --robot: feed the robot's recorded inputs to a fresh brain (open loop) and report "
+                             "where its statuses, decisions and commands first differ and how often; exit 1 if they do")
+    parser.add_argument("--out", metavar="NEW.mcap", default=None,
+                        help="with --rerun: write the log with the robot's part re-run (for replay diff, the viewer)")
     parser.add_argument("--json", action="store_true", help="with --tree: one JSON object")
     parser.add_argument("--node", metavar="NAME", default=None,
                         help="with --robot and --transitions: the node (name, ID or path)")
@@ -82,6 +92,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--screenshot", metavar="PNG", default=None,
                         help="save the frame at --at (default: the last tick) as PNG and exit; no window needed")
     parser.add_argument("--info", action="store_true", help="print the header and a summary, no window")
+    parser.add_argument("--connect", metavar="HOST:PORT", default=None,
+                        help="open the replay viewer on a live stream (run, view, brain --live), following the "
+                             "live edge; the last --buffer-minutes stay buffered (END returns to live)")
+    parser.add_argument("--buffer-minutes", type=float, default=5.0, metavar="M",
+                        help="with --connect: minutes of the stream kept to step back into (default 5)")
     parser.add_argument("--robot", metavar="ROBOT", default=None,
                         help="print ROBOT's per-tick records (pose, command, status, blackboard changes)")
     parser.add_argument("--from", dest="from_s", type=_seconds, default=None, metavar="SECONDS",
@@ -94,10 +109,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def replay(args: argparse.Namespace) -> int:
     """The ``replay`` command: 0 done, 1 a usage problem (or ``diff``: the runs differ), 2 a bad log."""
     err = sys.stderr
+    if args.connect is not None:
+        from soccerbt.tools.replay.live_source import connect_command
+
+        return connect_command(args, err)
+    if args.file is None and isinstance(args.tree, str) and not args.rerun:  # replay --tree LOG: --tree prints
+        args.file, args.tree = args.tree, True
+    if args.file is None:
+        print("soccerbt replay: give a log (or a folder of logs): soccerbt replay FILE", file=err)
+        return EXIT_BAD_LOG
+    if isinstance(args.tree, str) and not args.rerun:
+        print(f"soccerbt replay: --tree {args.tree}: a tree file goes with --rerun (--tree alone prints the tree)",
+              file=err)
+        return EXIT_BAD_LOG
+    if args.out and not args.rerun:
+        print("soccerbt replay: --out goes with --rerun", file=err)
+        return EXIT_BAD_LOG
     if args.file == "convert":
         return _convert(args, err)
     if args.file == "diff" or args.other:
         return _diff(args, err)
+    if os.path.isdir(args.file):  # a folder: its logs, one line each
+        from soccerbt.tools.replay.listing import list_command
+
+        return list_command(args, sys.stdout, err)
     problem = _output_problem(args)
     if problem is not None:
         print(f"soccerbt replay: {problem}", file=err)
@@ -121,6 +156,16 @@ def _output_problem(args: argparse.Namespace) -> str | None:
     the name (.png, .btlog), the folder, the log itself, both naming one file."""
     from soccerbt.tools.cli.outputs import check_output_path, same_file, screenshot_name_problem
 
+    if getattr(args, "out", None):
+        from soccerbt.tools.cli.outputs import RECORD_SUFFIX, tree_inputs
+
+        tree = args.tree if isinstance(args.tree, str) else None
+        problem = check_output_path(args.out, [args.file, *(tree_inputs(tree, default=False) if tree else [])],
+                                    stream_ok=False)
+        if problem is None and not args.out.endswith(RECORD_SUFFIX):
+            problem = f"{args.out}: the re-run's log is MCAP: its name must end in {RECORD_SUFFIX}"
+        if problem is not None:
+            return f"{problem} (--out)"
     named = [(path, flag) for path, flag in ((args.screenshot, "--screenshot"), (args.btlog, "--btlog")) if path]
     for path, flag in named:
         problem = check_output_path(path, [args.file])
@@ -250,7 +295,7 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
 
 def _opens_window(args: argparse.Namespace) -> bool:
     """Whether the command is the interactive viewer (no budget: a session seeks at will)."""
-    return not (args.tree or args.node or args.transitions or args.find or args.btlog or args.verify
+    return not (args.tree or args.node or args.transitions or args.find or args.btlog or args.verify or args.rerun
                 or args.tick is not None or args.info or args.robot is not None or args.screenshot)
 
 
@@ -261,6 +306,10 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
     from soccerbt.tools.replay import logformat as lf
     from soccerbt.tools.replay import tree_tools as tt
 
+    if args.rerun:
+        from soccerbt.tools.replay.rerun import rerun_command
+
+        return rerun_command(log, args, sys.stdout, err)
     if args.robot is not None:
         log.check_robot(args.robot)
     if args.tree or args.node or args.transitions or args.find or args.btlog or args.verify \

@@ -1,0 +1,80 @@
+"""One tree's status log and skipped nodes, shared by every recorder that watches the tree.
+
+The engine keeps one status log per tree (``Tree.start_status_log``: three integers appended per
+transition) and one sink for the uids a tick skipped (``env.skip_sink``); a reader empties them
+as it reads. Two recorders of one brain (a flight log and a live stream, or a flight log's next
+segment while another recorder still watches) must not empty them for each other: ``TreeWatch``
+takes what the engine appended since it last looked (one generation), and hands that same
+generation to every recorder that has not had it yet; a recorder that has had it and finds
+nothing new gets nothing (a step without a tick records no transition twice). The tree is watched while at least one
+recorder is attached (``attach`` / ``detach``), and left alone after the last one.
+"""
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+__all__ = ["TreeWatch"]
+
+_NOTHING: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
+_WATCHES: dict[int, TreeWatch] = {}   # id(tree) -> its watch (holding the tree while watched)
+
+
+class TreeWatch:
+    """The shared watch of one tree (see the module docstring)."""
+
+    def __init__(self, tree: Any) -> None:
+        self.tree = tree
+        self.users = 0
+        self.log: list[int] = tree.start_status_log()
+        self.skipped: list[int] = []
+        tree.env.skip_sink = self.skipped
+        tree.env.track_writers = True
+        self.generation = 0
+        self._taken: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
+
+    @classmethod
+    def attach(cls, tree: Any) -> TreeWatch:
+        """The watch of `tree`, started by its first recorder."""
+        watch = _WATCHES.get(id(tree))
+        if watch is None or watch.tree is not tree:
+            watch = _WATCHES[id(tree)] = cls(tree)
+        watch.users += 1
+        return watch
+
+    def detach(self) -> None:
+        """A recorder is done with the tree; the last one stops the watch."""
+        self.users -= 1
+        if self.users > 0:
+            return
+        if _WATCHES.get(id(self.tree)) is self:
+            del _WATCHES[id(self.tree)]
+        self.tree.stop_status_log()
+        env = getattr(self.tree, "env", None)
+        if env is not None:
+            env.skip_sink = None
+            env.track_writers = False
+
+    def take(self, seen: int) -> tuple[tuple[bytes, bytes, int, list[int]], int]:
+        """(the transitions since the recorder's generation `seen` — u16 uids, the previous
+        codes then the new codes, their count — and the skipped uids; the generation it has now).
+        Read from the engine once, the same for every recorder."""
+        log = self.log
+        if not log and not self.skipped:
+            if seen < self.generation:
+                return self._taken, self.generation  # another recorder took this tick's
+            return _NOTHING, self.generation
+        if log:
+            # the log is flat integers (uid, previous code, new code, uid, ...): C-level slices
+            uids = array("H", log[0::3]).tobytes()
+            codes = bytes(log[1::3]) + bytes(log[2::3])
+            n = len(log) // 3
+            log.clear()
+        else:
+            uids = codes = b""
+            n = 0
+        skipped = self.skipped[:] if self.skipped else []
+        self.skipped.clear()
+        self._taken = (uids, codes, n, skipped)
+        self.generation += 1
+        return self._taken, self.generation

@@ -1,0 +1,124 @@
+"""A robot's log (``soccerbt brain --record``) holds every input of its brain: re-run through its
+recorded tree it reproduces every tick; the folder listing shows it with its score. The brains
+run in process against a served match over the in-process transport (no DDS) and UDP on
+127.0.0.1."""
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from soccerbt.match import MatchConfig
+from soccerbt.robot.cli import build_brain, configure
+from soccerbt.serve.served import ServedMatch
+from soccerbt.world.types import RobotId, Team
+
+BLUE1 = RobotId(Team.BLUE, 1)
+
+
+def _free_udp_port() -> int:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.fixture(scope="module")
+def brain_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from soccerbt.drivers.booster.connect import open_transport
+
+    folder = tmp_path_factory.mktemp("brain")
+    domain = 211
+    gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()
+    served = ServedMatch(MatchConfig(team_size=1, seed=6), open_transport("memory", domain=domain),
+                         gc_address="127.0.0.1", gc_port=gc_port, gc_return_port=ret_port, count_team_messages=False)
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    path = folder / "blue1.mcap"
+    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--gc-port", str(gc_port),
+                              "--gc-return-port", str(ret_port), "--team-address", "127.0.0.1",
+                              "--team-port", str(team_port), "--domain", str(domain), "--record", str(path)])
+    args.transport = "memory"  # in-process only (not a choice of the command)
+    brain = build_brain(args, BLUE1)
+    try:
+        for _ in range(800):  # 8 s: the referee's packets arrive, the robot walks to its place
+            served.match.step()
+            brain.runner.step(served.t_s)
+    finally:
+        brain.runner.close()
+        brain.recorder.finish()
+        served.close()
+    assert brain.gc.counters.accepted > 5
+    return path
+
+
+def test_a_robot_log_reruns_exactly(brain_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from soccerbt.__main__ import main
+
+    assert main(["replay", str(brain_log), "--robot", "blue1", "--rerun"]) == 0
+    out = capsys.readouterr().out
+    assert "are the log's at every tick of" in out and "(800 ticks)" in out
+
+
+def test_a_robot_log_is_listed_with_its_score(brain_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from soccerbt.__main__ import main
+
+    assert main(["replay", str(brain_log.parent), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["robot"] == "blue1" and row["source"] == "brain" and row["complete"] and row["error"] is None
+    assert row["score"] == {"blue": 0, "red": 0} and row["duration_s"] == pytest.approx(8.0, abs=0.05)
+
+
+def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The stream's recorder and the flight recorder watch one tree: neither takes the other's
+    transitions (the flight log still re-runs exactly)."""
+    pytest.importorskip("foxglove")
+    import threading
+
+    from soccerbt.drivers.booster.connect import open_transport
+    from soccerbt.tools.replay import logformat as lf
+    from soccerbt.tools.replay.ws_client import ConnectionClosed, FoxgloveClient
+
+    domain = 212
+    served = ServedMatch(MatchConfig(team_size=1, seed=7), open_transport("memory", domain=domain), refereed=False)
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--log-dir", str(tmp_path),
+                              "--gc-port", str(_free_udp_port()), "--team-address", "127.0.0.1",
+                              "--team-port", str(_free_udp_port()), "--domain", str(domain), "--live", "127.0.0.1:0"])
+    args.transport = "memory"
+    brain = build_brain(args, BLUE1)
+    client = FoxgloveClient("127.0.0.1", brain.live.port, timeout_s=None)
+    got: list[str] = []
+
+    def read() -> None:
+        try:
+            for event in client.events():
+                if event[0] == "message":
+                    got.append(event[1])
+        except (ConnectionClosed, OSError):
+            pass
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    try:
+        for _ in range(300):
+            served.match.step()
+            brain.runner.step(served.t_s)
+    finally:
+        brain.runner.close()
+        brain.recorder.finish()
+        brain.close_live()
+        served.close()
+    thread.join(30)
+    assert brain.live_recorder is not None and brain.live.published > 200
+    assert lf.STEP_TOPIC in got and lf.SCENE_TOPIC in got
+    from soccerbt.__main__ import main
+
+    (flight_log,) = brain.recorder.files
+    assert main(["replay", str(flight_log), "--robot", "blue1", "--rerun"]) == 0
+    assert "(300 ticks)" in capsys.readouterr().out
