@@ -48,6 +48,33 @@ def kick_geometry(ctx, ball: BallView, kick_dir_rad: float) -> tuple[bool, float
     return ok, rel
 
 
+def kick_geometry_failure(ctx, ball: BallView, rel_rad: float) -> str:
+    """The first comparison of ``kick_geometry`` that fails, as a reason reads it ("" when the
+    kick is possible)."""
+    age = ctx.world_model.ball_age_s
+    lo, hi = KICK_REACH_X_M
+    if not ball.own:
+        return "ball known from teammates only (not seen)"
+    if age >= 0.25:
+        return f"ball seen {age:.2f} s ago >= 0.25"
+    if ball.robot_x_m <= lo:
+        return f"ball_x {ball.robot_x_m:.2f} <= reach {lo:.2f}"
+    if ball.robot_x_m >= hi:
+        return f"ball_x {ball.robot_x_m:.2f} >= reach {hi:.2f}"
+    if abs(ball.robot_y_m) >= KICK_REACH_Y_M:
+        return f"|ball_y| {abs(ball.robot_y_m):.2f} >= {KICK_REACH_Y_M:.2f}"
+    if abs(rel_rad) >= KICK_MAX_REL_RAD:
+        return f"|kick_dir - heading| {abs(rel_rad):.2f} >= {KICK_MAX_REL_RAD:.2f}"
+    return ""
+
+
+def kick_geometry_text(ball: BallView, rel_rad: float) -> str:
+    """The comparisons of a kick ``kick_geometry`` allows, as a reason reads them."""
+    lo, hi = KICK_REACH_X_M
+    return (f"ball_x {ball.robot_x_m:.2f} in {lo:.2f}..{hi:.2f}, |ball_y| {abs(ball.robot_y_m):.2f} < "
+            f"{KICK_REACH_Y_M:.2f}, |kick_dir - heading| {abs(rel_rad):.2f} < {KICK_MAX_REL_RAD:.2f}")
+
+
 def kick_strength(kind: str, ball_xy: tuple[float, float], target_xy: tuple[float, float], field,
                   max_speed_mps: float = 4.5, deceleration_mps2: float = 0.8) -> float:
     """0..1: full for shots near the goal and clearances; a far shot or a cross only as hard as
@@ -175,15 +202,23 @@ class PlanKick(SoccerSyncNode):
         ball = ball_view(ctx)
         state = ctx.state
         if planner is None or not hasattr(planner, "choose"):
-            CalcKickDir._plan(ctx, 0.2)
+            why = CalcKickDir._plan(ctx, 0.2, self.explaining)
+            if why:
+                self.set_reason(why)
             state_target = (ctx.field.half_length_m, 0.0)
         else:
             obstacles = _opponent_obstacles(ctx)
-            choice = planner.choose((ball.field_x_m, ball.field_y_m), obstacles, self.port_float("cross_threshold"))
+            threshold = self.port_float("cross_threshold")
+            choice = planner.choose((ball.field_x_m, ball.field_y_m), obstacles, threshold)
+            first = choice
             if choice.kind == "cross" and math.cos(choice.direction_rad) < 0.3:
                 choice = _shoot_past_keeper(ctx, ball, obstacles)  # never pass back from the goal mouth
-            if (choice.kind != state.kick_type
-                    or abs(wrap_angle_rad(choice.direction_rad - state.kick_dir_rad)) > self.port_float("hysteresis")):
+            hysteresis = self.port_float("hysteresis")
+            turn = abs(wrap_angle_rad(choice.direction_rad - state.kick_dir_rad))
+            changed = choice.kind != state.kick_type or turn > hysteresis
+            if self.explaining:
+                self.set_reason(_plan_reason(planner, ball, first, choice, threshold, state, turn, hysteresis, changed))
+            if changed:
                 state.kick_dir_rad = choice.direction_rad
                 state.kick_type = choice.kind
             state_target = choice.target_xy
@@ -191,6 +226,27 @@ class PlanKick(SoccerSyncNode):
         ctx.bb_set("kick_dir_rad", state.kick_dir_rad)
         ctx.bb_set("kick_type", state.kick_type)
         return SUCCESS
+
+
+def _plan_reason(planner, ball: BallView, first, choice, threshold: float, state, turn: float, hysteresis: float,
+                 changed: bool) -> str:
+    """PlanKick's reason: the planner's rule that fired, then whether the direction changed."""
+    bx = ball.field_x_m
+    zone = getattr(planner, "block_zone_x_m", None)
+    if first.kind == "block":
+        rule = f"ball_x {bx:.2f} < block zone {zone:.2f} -> block" if zone is not None else "block"
+    elif first.kind == "cross":
+        rule = f"goal opening {first.open_angle_rad:.2f} rad < cross_threshold {threshold:.2f} -> cross"
+        if choice is not first:
+            rule += f" toward the own half (cos {math.cos(first.direction_rad):.2f} < 0.30): shoot past the keeper"
+    elif first.open_angle_rad >= threshold:
+        rule = f"goal opening {first.open_angle_rad:.2f} rad >= cross_threshold {threshold:.2f} -> shoot"
+    else:
+        rule = f"goal opening {first.open_angle_rad:.2f} rad < {threshold:.2f} but near the penalty mark -> shoot"
+    if changed:
+        return f"{rule} dir {choice.direction_rad:.2f}"
+    return (f"{rule} dir {choice.direction_rad:.2f}; kept {state.kick_type} dir {state.kick_dir_rad:.2f}: "
+            f"turn {turn:.2f} <= hysteresis {hysteresis:.2f}")
 
 
 def _shoot_past_keeper(ctx, ball: BallView, obstacles: list):
@@ -237,11 +293,23 @@ class StrikerDecision(SoccerSyncNode):
         ball = ball_view(ctx)
         if not ball.known:
             decision = "find"
+            if self.explaining:
+                self.set_reason("ball unknown (not seen, no reliable team ball) -> find")
         else:
-            ok, _rel = kick_geometry(ctx, ball, ctx.state.kick_dir_rad)
+            ok, rel = kick_geometry(ctx, ball, ctx.state.kick_dir_rad)
             if ok:
                 self._kick_until_s = now + self.port_float("kick_hold")
-            decision = "kick" if ok or (now < self._kick_until_s and ball.range_m < 0.6) else "approach"
+            held = not ok and now < self._kick_until_s and ball.range_m < 0.6
+            decision = "kick" if ok or held else "approach"
+            if self.explaining:
+                if ok:
+                    why = f"{kick_geometry_text(ball, rel)} -> kick"
+                elif held:
+                    why = (f"{kick_geometry_failure(ctx, ball, rel)}, but kick held {self._kick_until_s - now:.2f} s "
+                           f"more (kick_hold) and ball_range {ball.range_m:.2f} < 0.60 -> kick")
+                else:
+                    why = f"{kick_geometry_failure(ctx, ball, rel)} -> approach"
+                self.set_reason(why)
         self.set_output("decision_out", decision)
         return SUCCESS
 
@@ -263,15 +331,33 @@ class ApproachBall(SoccerSyncNode):
         if not ball.known:
             ctx.stop()
             return SUCCESS
-        approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
-                      vy_limit=self.port_float("vy_limit"), vtheta_limit=self.port_float("vtheta_limit"),
-                      near_m=self.port_float("near"))
+        near = self.port_float("near")
+        mode = approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
+                             vy_limit=self.port_float("vy_limit"), vtheta_limit=self.port_float("vtheta_limit"),
+                             near_m=near)
+        if self.explaining:
+            self.set_reason(_approach_reason(mode, ball, ctx.state.kick_dir_rad, near))
         return SUCCESS
 
 
+def _approach_reason(mode: str, ball: BallView, kick_dir_rad: float, near_m: float) -> str:
+    """Why approach_ball moved as it did (``mode`` is what it returned)."""
+    off = abs(wrap_angle_rad(ball.dir_rb_rad - kick_dir_rad))
+    if mode == "contested":
+        return (f"opponent within 1.0 m of the ball, behind it (|off| {off:.2f} < 0.35) and ball_range "
+                f"{ball.range_m:.2f} < 1.50 -> walk through the ball")
+    if mode == "final":
+        return (f"behind the ball (|off| {off:.2f} < 0.90) and ball_range {ball.range_m:.2f} < near "
+                f"{near_m:.2f} -> final approach")
+    if off >= 0.9:
+        return f"wrong side of the ball (|off| {off:.2f} >= 0.90) -> path around it"
+    return f"ball_range {ball.range_m:.2f} >= near {near_m:.2f} -> path to behind the ball"
+
+
 def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, vy_limit: float,
-                  vtheta_limit: float, near_m: float = 1.2) -> None:
-    """The approach of ``ApproachBall`` (also used by the goalkeeper's clearance)."""
+                  vtheta_limit: float, near_m: float = 1.2) -> str:
+    """The approach of ``ApproachBall`` (also used by the goalkeeper's clearance); returns how it
+    moved: "contested" (walks through the ball), "final" (closes in) or "path" (plans a path)."""
     pose = ctx.world_model.robot_pose_field
     f = ctx.field
     # facing the ball is fine as long as the kick can still go along kick_dir (relative kick)
@@ -284,7 +370,7 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
         eth = wrap_angle_rad(heading - pose.theta_rad)
         ctx.set_velocity(min(vx_limit, 0.8), clamp(1.5 * ball.robot_y_m, -min(vy_limit, 0.3), min(vy_limit, 0.3)),
                          clamp(2.0 * eth, -vtheta_limit, vtheta_limit))
-        return
+        return "contested"
     if behind and ball.range_m < near_m:
         # final approach in the robot frame: ball to (stand-off, 0), heading to `heading`
         ex = ball.robot_x_m - KICK_STAND_OFF_M
@@ -295,7 +381,7 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
         if abs(ey) > 0.15 and ex < 0.15:
             vx = min(vx, 0.0)  # sidestep first rather than push the ball off
         ctx.set_velocity(vx, vy, clamp(2.0 * eth, -vtheta_limit, vtheta_limit))
-        return
+        return "final"
     stand_off = KICK_STAND_OFF_M + (0.25 if behind else 0.55)
     tx = ball.field_x_m - stand_off * math.cos(heading)
     ty = ball.field_y_m - stand_off * math.sin(heading)
@@ -306,6 +392,7 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
     obstacles = nav_obstacles(ctx, include_ball=not behind, ball_radius_m=0.35)
     walk_to_pose(ctx, tx, ty, heading, vx_limit=vx_limit, vy_limit=vy_limit, vtheta_limit=vtheta_limit,
                  obstacles=obstacles)
+    return "path"
 
 
 def _contested(ctx, ball: BallView, radius_m: float = 1.0) -> bool:
@@ -340,6 +427,10 @@ class KickBall(SoccerSyncNode):
                 strength = kick_strength(state.kick_type, (ball.field_x_m, ball.field_y_m), target, ctx.field)
             # aim at where the ball is relative to the foot as well (a ball off-centre flies off-line)
             ctx.request_kick(rel, strength)
+            if self.explaining:
+                self.set_reason(f"{kick_geometry_text(ball, rel)} -> kick {state.kick_type} strength {strength:.2f}")
+        elif self.explaining:
+            self.set_reason(f"{kick_geometry_failure(ctx, ball, rel)} -> stand, no kick")
         return SUCCESS
 
 
@@ -363,17 +454,40 @@ class GoalkeeperDecision(SoccerSyncNode):
         f = ctx.field
         ball = ball_view(ctx)
         last = str(self.get_input("decision_in") or "")
+        why = ""
         if not ball.known:
             decision = "find"
-        elif incoming_shot_y(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M,
-                             self.port_float("save_speed")) is not None:
+            if self.explaining:
+                why = "ball unknown (not seen, no reliable team ball) -> find"
+        elif (shot_y := incoming_shot_y(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M,
+                                         self.port_float("save_speed"))) is not None:
             decision = "save"
+            if self.explaining:
+                vx, vy = ctx.world_model.ball_velocity_field
+                why = (f"shot: ball rolling {math.hypot(vx, vy):.2f} m/s (vx {vx:.2f} <= -save_speed "
+                       f"{self.port_float('save_speed'):.2f}) crosses the keeper's line at y {shot_y:.2f}, "
+                       f"inside the goal mouth +-{f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M:.2f} -> save")
         else:
             margin = 1.0 if last == "clear" else 0.3
-            in_area = (ball.field_x_m < -f.half_length_m + f.penalty_area_length_m + margin
-                       and abs(ball.field_y_m) < f.penalty_area_width_m / 2.0 + margin)
-            near = ball.range_m < self.port_float("clear_distance") * (1.4 if last == "clear" else 1.0)
+            area_x = -f.half_length_m + f.penalty_area_length_m + margin
+            area_y = f.penalty_area_width_m / 2.0 + margin
+            in_area = ball.field_x_m < area_x and abs(ball.field_y_m) < area_y
+            clear_m = self.port_float("clear_distance") * (1.4 if last == "clear" else 1.0)
+            near = ball.range_m < clear_m
             decision = "clear" if in_area and near else "block"
+            if self.explaining:
+                held = " (x1.4 while clearing)" if last == "clear" else ""
+                area = f"ball ({ball.field_x_m:.2f}, {ball.field_y_m:.2f}) "
+                if not in_area:
+                    why = (f"{area}outside the area + {margin:.1f} m (x < {area_x:.2f}, |y| < {area_y:.2f}) "
+                           f"-> block")
+                elif not near:
+                    why = f"ball_range {ball.range_m:.2f} >= clear_distance {clear_m:.2f}{held} -> block"
+                else:
+                    why = (f"{area}in the area + {margin:.1f} m and ball_range {ball.range_m:.2f} < "
+                           f"clear_distance {clear_m:.2f}{held} -> clear")
+        if why:
+            self.set_reason(why)
         self.set_output("decision_out", decision)
         return SUCCESS
 
@@ -427,16 +541,29 @@ class GoalkeeperPosition(SoccerSyncNode):
             crossing_y = incoming_shot_y(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"))
             if crossing_y is not None:
                 target = goalkeeper_save_position((ball.field_x_m, ball.field_y_m), crossing_y, f, d)
+                if self.explaining:
+                    self.set_reason(f"shot crosses the line {d:.2f} m out at y {crossing_y:.2f} -> step straight to "
+                                    f"({target.x_m:.2f}, {target.y_m:.2f})")
                 self._arrived = False
                 walk_to_pose(ctx, target.x_m, target.y_m, target.theta_rad, vx_limit=self.port_float("vx_limit"),
                              vy_limit=self.port_float("vy_limit"), vtheta_limit=1.0, avoid_obstacles=False)
                 return SUCCESS
             target = goalkeeper_blocking_position((ball.field_x_m, ball.field_y_m), f, d)
+            what = "no shot: on the ball-to-goal line"
         else:
             target = Pose2D(-f.half_length_m + d, 0.0, 0.0)
-        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"), holder=self)
+            what = "ball unknown: in front of the goal"
+        arrived = _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
+                                 self.port_float("vy_limit"), holder=self)
+        if self.explaining:
+            self.set_reason(_hold_reason(what, target, arrived))
         return SUCCESS
+
+
+def _hold_reason(what: str, target: Pose2D, arrived: bool) -> str:
+    """A positioning node's reason: which spot it chose and why, and whether it stands there."""
+    return (f"{what} -> ({target.x_m:.2f}, {target.y_m:.2f}, {target.theta_rad:.2f})"
+            f"{', there: stand' if arrived else ''}")
 
 
 def _walk_and_hold(ctx, target: Pose2D, tolerance_m: float, vx_limit: float, vy_limit: float,
@@ -474,11 +601,18 @@ class ClearBall(SoccerSyncNode):
         if ok:
             ctx.stop()
             ctx.request_kick(rel, 1.0)
+            if self.explaining:
+                self.set_reason(f"{kick_geometry_text(ball, rel)} -> kick 1.00")
         elif ball.known:
-            approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
-                          vy_limit=self.port_float("vy_limit"), vtheta_limit=1.2)
+            mode = approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
+                                 vy_limit=self.port_float("vy_limit"), vtheta_limit=1.2)
+            if self.explaining:
+                self.set_reason(f"{kick_geometry_failure(ctx, ball, rel)}: "
+                                f"{_approach_reason(mode, ball, ctx.state.kick_dir_rad, 1.2)}")
         else:
             ctx.stop()
+            if self.explaining:
+                self.set_reason("ball unknown -> stand")
         return SUCCESS
 
 
@@ -518,6 +652,7 @@ class GoToKickoffPosition(SoccerSyncNode):
         f = ctx.field
         role = str(ctx.bb_get("player_role", ctx.start_role))
         kicking_off = bool(ctx.bb_get("gc_is_kickoff_side", False))
+        rank = -1
         if role == "goal_keeper":
             target = kickoff_positions(f, [Role.GOALKEEPER], kicking_off)[0]
         else:
@@ -527,8 +662,12 @@ class GoToKickoffPosition(SoccerSyncNode):
             target = kickoff_positions(f, [Role.STRIKER] + [Role.SUPPORTER] * rank, kicking_off)[-1]
             if rank == 0 and not kicking_off:
                 target = Pose2D(target.x_m - 0.3, target.y_m, target.theta_rad)  # margin to the circle
-        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"), holder=self)
+        arrived = _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
+                                 self.port_float("vy_limit"), holder=self)
+        if self.explaining:
+            who = "goal_keeper" if rank < 0 else f"field player rank {rank} by number"
+            side = "kicking off" if kicking_off else "not kicking off"
+            self.set_reason(_hold_reason(f"{who}, {side}", target, arrived))
         return SUCCESS
 
 
@@ -572,8 +711,11 @@ class SupportPosition(SoccerSyncNode):
         x, y = f.clamp_to_field(target.x_m, target.y_m, 0.4)
         x = max(x, -f.half_length_m + f.goal_area_length_m + 0.5)
         target = Pose2D(x, y, math.atan2(by - y, bx - x))
-        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"), holder=self)
+        arrived = _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
+                                 self.port_float("vy_limit"), holder=self)
+        if self.explaining:
+            seen = f"ball ({bx:.2f}, {by:.2f})" if ball.known else "ball unknown (own third)"
+            self.set_reason(_hold_reason(f"supporter {idx + 1} of {n} by number, {seen}", target, arrived))
         return SUCCESS
 
 
@@ -605,12 +747,16 @@ class FreeKickPosition(SoccerSyncNode):
         bxy = (ball.field_x_m, ball.field_y_m)
         if role == "goal_keeper":
             target = goalkeeper_blocking_position(bxy, f, 0.8)
+            what = "goal_keeper: block"
         elif ours and role == "striker":
             target = _behind_ball_on_field(bxy, ctx.state.kick_dir_rad, 0.7, f)
+            what = "our set play, striker: behind the ball along the kick"
         elif ours:
             idx, n = _rank_in_role(ctx, role)
             target = supporter_targets(bxy, f, n)[idx]
+            what = f"our set play, {role} {idx + 1} of {n}: support"
         else:
+            what = f"their set play, {role}: keep {keep:.2f} m (free-kick distance + keep_margin) from the ball"
             idx, _n = _rank_in_role(ctx, role)
             base = free_kick_position(bxy, f, False, defense_dist_m=keep)
             if role != "striker":  # supporters spread beside the striker's spot
@@ -630,8 +776,10 @@ class FreeKickPosition(SoccerSyncNode):
             # the kicker's report moves the local free-kick phase on to EXECUTE (HSL only)
             pose = ctx.world_model.robot_pose_field
             report_freekick_target(ctx, True, pose.distance_to(target.x_m, target.y_m))
-        _walk_and_hold(ctx, target, 0.15, self.port_float("vx_limit"), self.port_float("vy_limit"), obstacles,
-                       holder=self)
+        arrived = _walk_and_hold(ctx, target, 0.15, self.port_float("vx_limit"), self.port_float("vy_limit"),
+                                 obstacles, holder=self)
+        if self.explaining:
+            self.set_reason(_hold_reason(what, target, arrived))
         return SUCCESS
 
 

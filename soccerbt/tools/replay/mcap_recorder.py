@@ -4,7 +4,8 @@
 FILE.mcap``; ``on_start`` then ``match.observers``). It watches each agent's tree through
 ``Tree.start_status_log`` (three integers appended per transition, no call), collects the uids a
 tick skipped (``env.skip_sink``) and the nodes it ticked (``env.ticked``), asks nodes to stamp
-the blackboard entries they write (``env.track_writers``), and per step writes the messages laid
+the blackboard entries they write (``env.track_writers``), collects the reasons decision nodes
+give (``Tree.start_reasons``: only then do nodes build them), and per step writes the messages laid
 out in ``soccerbt.tools.replay.logformat``. A hot reload is seen through the agent's tree listeners,
 so the new tree is watched from its first tick. ``file_hashes`` gives the tree files' SHA-256
 for the header (``--verify`` checks them).
@@ -37,6 +38,10 @@ from soccerbt.trees.structure import describe_tree
 __all__ = ["McapRecorder", "LogWriter", "make_recorder", "file_hashes", "json_value"]
 
 _UID = attrgetter("uid")
+
+
+def _nothing() -> None:
+    """What a tree without reasons (a stand-in) does to stop them."""
 
 
 def _teams() -> tuple[Any, Any]:
@@ -107,6 +112,8 @@ class _RobotTrack:
         self.log: list[Any] = []
         self.loads = 0
         self.skipped: list[int] = []
+        self.reasons: dict[int, str] = {}   # the tree's reason sink: uid -> reason, this tick
+        self.last_reasons: dict[int, tuple[int, str]] = {}  # uid -> (tick, reason) for keyframes
         self.keys: list[str] = []
         self.entries: list[Any] = []
         self.seqs: list[int] = []
@@ -252,8 +259,10 @@ class McapRecorder:
             return
         if track.handle is not None:
             track.handle.stop_status_log()
+            getattr(track.handle, "stop_reasons", _nothing)()
         track.log = []  # the old tree's halt: that tree is gone
         track.skipped.clear()
+        track.last_reasons = {}
         self._watch(track, agent, new_tree, "reload", self._match.steps)
 
     def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, after_step: int) -> None:
@@ -266,6 +275,9 @@ class McapRecorder:
             return
         track.nodes = tree.nodes_by_uid()
         track.log = tree.start_status_log()
+        start_reasons = getattr(tree, "start_reasons", None)
+        track.reasons = start_reasons() if start_reasons is not None else {}
+        track.reasons.clear()
         track.handle = tree
         tree.env.skip_sink = track.skipped
         tree.env.track_writers = True
@@ -287,6 +299,8 @@ class McapRecorder:
         message = {"after_step": after_step, "tick": agent.ticks, "load": track.loads,
                    "statuses": [n.node_status.code for n in track.nodes], "keys": track.keys,
                    "blackboard": bb}
+        if track.last_reasons:
+            message["reasons"] = [[uid, tick, text] for uid, (tick, text) in sorted(track.last_reasons.items())]
         self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"),
                   after_step if log_step is None else log_step, lf.json_bytes(message))
 
@@ -368,8 +382,18 @@ class McapRecorder:
             n = 0
         ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
         changes = self._changes(track, agent, step)
-        data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
-                              track.skipped, ticked, changes)
+        reasons = track.reasons
+        if reasons:
+            data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
+                                  track.skipped, ticked, changes, reasons)
+            tick = agent.ticks
+            last = track.last_reasons
+            for uid, text in reasons.items():
+                last[uid] = (tick, lf.reason_text(text))
+            reasons.clear()
+        else:
+            data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
+                                  track.skipped, ticked, changes)
         track.skipped.clear()
         return data
 
@@ -551,6 +575,7 @@ class McapRecorder:
         for track in self._tracks.values():
             if track.handle is not None:
                 track.handle.stop_status_log()
+                getattr(track.handle, "stop_reasons", _nothing)()
             if track.tree is not None and getattr(track.tree, "env", None) is not None:
                 track.tree.env.skip_sink = None
                 track.tree.env.track_writers = False

@@ -17,11 +17,11 @@ The caller owns the events: ``scroll(rows)`` (mouse wheel, keys), ``click(x, y)`
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pygame
 
+from soccerbt.tools.cli.values import short_value
 from soccerbt.tools.viewer.render import IDLE_COLOUR, PANEL_BG, STATUS_COLOURS, TEXT
 
 __all__ = ["TreePanel", "STATUS_COLOURS_BY_CODE", "SKIPPED_COLOUR", "HistoryEntry"]
@@ -49,19 +49,8 @@ def _dim(colour: tuple[int, int, int]) -> tuple[int, int, int]:
 
 
 def _short(value: Any, limit: int = 48) -> str:
-    """A blackboard or port value on one line."""
-    if isinstance(value, float):
-        text = f"{value:.3g}"
-    elif isinstance(value, list) and value and all(isinstance(v, float) for v in value):
-        text = "[" + ", ".join(f"{v:.2f}" for v in value) + "]"
-    elif isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = json.dumps(value)
-        except (TypeError, ValueError):
-            text = str(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    """A blackboard or port value on one line (as the text tools print it)."""
+    return short_value(value, limit)
 
 
 class _Shape:

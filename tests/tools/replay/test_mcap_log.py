@@ -82,11 +82,12 @@ def test_tree_text_and_json(small_log: Path) -> None:
     state = log.robot_state("blue1", 1)
     lines = tt.tree_lines(state, 0.01)
     assert lines[1] == "* top (Sequence) #1: RUNNING"
-    assert "*   stand (SetVelocity) #5: SKIPPED" in lines
+    assert "~   stand (SetVelocity) #5: SKIPPED" in lines  # ticked, skipped by its _skipIf
     assert any(line.startswith("! marker = 1  (node #2 Script)") for line in lines)
     obj = tt.tree_json(state, 0.01)
     assert obj["tick"] == 1 and obj["t"] == 0.01
-    assert obj["nodes"][0] == {"uid": 1, "path": "top", "name": "top", "status": "RUNNING", "ticked": True}
+    assert obj["nodes"][0] == {"uid": 1, "path": "top", "name": "top", "status": "RUNNING", "ticked": True,
+                               "did": "ran", "reason": None, "reason_tick": None}
     assert obj["nodes"][3]["path"] == "inner/Script::4" and obj["blackboard"]["inner_count"] == 2
 
 
