@@ -343,12 +343,8 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
         if not log.node_data:
             print(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
                   "root statuses only")
-        result = log.summary_result()
-        if result:
-            print(f"  score {result.get('score')}")
-        for ev in log.events:
-            if ev.get("kind") in ("goal", "tree_reloaded", "node_exception", "penalty"):
-                print(f"  {ev.get('t'):.2f}s {ev.get('kind')} {ev.get('detail')}")
+        for line in tt.info_lines(log):
+            print(line)
         return 0
     if args.robot is not None:
         first = log.step_at(args.from_s) if args.from_s is not None else log.first_step

@@ -24,7 +24,7 @@ from soccerbt.tools.replay.mcap_reader import Gap, McapLog, RobotState, StepView
 from soccerbt.tools.replay.search import ambiguity_note, find_ranges, parse_condition, resolve_nodes
 
 __all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog",
-           "verify_log", "step_of_tick", "parse_condition", "node_marks"]
+           "verify_log", "step_of_tick", "parse_condition", "node_marks", "info_lines"]
 
 _NAMES = lf.STATUS_NAMES
 MAX_INDENT = 64   # deeper nodes are drawn at this depth with their depth written: lines stay short
@@ -253,28 +253,72 @@ def _step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, bytes]]
         gaps.append(log._gap(expect, log.last_step, None))
 
 
-def step_differences(robots: list[str], va: StepView, vb: StepView) -> list[str]:
+def step_differences(robots: list[str], va: StepView, vb: StepView, labels: tuple[str, str] = ("A", "B")) -> list[str]:
     """What differs between two decoded steps: the truth, and per robot the statuses, the
-    blackboard and the command (the lines of ``diff`` and ``--verify``)."""
+    blackboard, the command and the reasons (the lines of ``diff`` and ``--verify``); each value
+    is labelled with its run (``labels``: "A" / "B", or "log" / "re-run"). Statuses read
+    ``#uid:P>N`` (a transition from P to N: I IDLE, R RUNNING, S SUCCESS, F FAILURE), the
+    truth and the command ``(x, y, theta)`` and ``(vx, vy, vtheta, pan, tilt, kick dir,
+    strength)``."""
+    a, b = labels
     out: list[str] = []
     if va.truth != vb.truth:
-        out.append(f"  truth: ball {_fmt(va.truth.ball)} / {_fmt(vb.truth.ball)}")
+        out.append(f"  truth ball (x, y, vx, vy): {a} {_fmt(va.truth.ball)} / {b} {_fmt(vb.truth.ball)}")
         for robot, ra, rb in zip(robots, va.truth.robots, vb.truth.robots):
             if ra != rb:
-                out.append(f"  truth {robot}: {_fmt(ra[:3])} / {_fmt(rb[:3])}")
+                out.append(f"  truth {robot} (x, y, theta): {a} {_fmt(ra[:3])} / {b} {_fmt(rb[:3])}")
     for robot in robots:
         ra, rb = va.ticks[robot], vb.ticks[robot]
         if ra.transitions != rb.transitions:
-            out.append(f"  {robot} tick {ra.tick} statuses: {_trans(ra)} / {_trans(rb)}")
+            out.append(f"  {robot} tick {ra.tick} statuses (#uid:from>to): {a} {_trans(ra)} / {b} {_trans(rb)}")
         if ra.blackboard != rb.blackboard:
             keys = sorted(set(ra.blackboard) | set(rb.blackboard))
             for key in keys:
                 x, y = ra.blackboard.get(key), rb.blackboard.get(key)
                 if x != y:
-                    out.append(f"  {robot} blackboard {key}: {x} / {y}")
+                    out.append(f"  {robot} blackboard {key} [value, writer]: {a} {x} / {b} {y}")
         if ra.command != rb.command and not all(_same_float(x, y) for x, y in zip(ra.command, rb.command)):
-            out.append(f"  {robot} command: {_fmt(ra.command)} / {_fmt(rb.command)}")
+            out.append(f"  {robot} command (vx, vy, vtheta, pan, tilt, kick dir, strength): "
+                       f"{a} {_fmt(ra.command)} / {b} {_fmt(rb.command)}")
+        if ra.reasons != rb.reasons:
+            for uid in sorted(set(ra.reasons) | set(rb.reasons)):
+                x, y = ra.reasons.get(uid), rb.reasons.get(uid)
+                if x != y:
+                    out.append(f"  {robot} reason #{uid}: {a} {x!r} / {b} {y!r}")
     return out
+
+
+def info_lines(log: McapLog) -> list[str]:
+    """``replay --info``: the header, the trees, the score, the goals (who scored, when), then
+    every event (GameController states, set plays, goals, falls, penalties, role changes, node
+    exceptions, reloads) with its time, a line each."""
+    h = log.header
+    out = [f"{log.path}: soccerbt {h.get('soccerbt_version')} seed {h.get('seed')} field {h.get('field')} "
+           f"{h.get('team_size')} v {h.get('team_size')}, {log.last_step} steps ({log.duration_s:.1f} s)"]
+    for team, tree in h.get("trees", {}).items():
+        out.append(f"  {team} tree {tree.get('path')} ({len(tree.get('files', []))} file(s))")
+    if not log.node_data:
+        out.append(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
+                   "root statuses only")
+    result = log.summary_result()
+    if result:
+        out.append(f"  score {result.get('score')}")
+    goals = [ev for ev in log.events if ev.get("kind") == "goal"]
+    out.append(f"  goals ({len(goals)}):" if goals else "  goals: none")
+    for ev in goals:
+        who = f" by {ev['robot']}" if ev.get("robot") else ""
+        out.append(f"    t={_time(ev)} {ev.get('team') or ''} {ev.get('detail')}{who}".rstrip())
+    out.append(f"  events ({len(log.events)}), t = simulated time:")
+    for ev in log.events:
+        where = f" {ev['robot']}" if ev.get("robot") and ev.get("robot") not in str(ev.get("detail")) else ""
+        node = f" at {ev['node_path']}" if ev.get("node_path") else ""
+        out.append(f"    t={_time(ev)} {ev.get('kind')}{where}: {ev.get('detail')}{node}")
+    return out
+
+
+def _time(ev: dict[str, Any]) -> str:
+    t = ev.get("t")
+    return f"{t:.2f}s" if isinstance(t, (int, float)) else "?"
 
 
 def _tree_notes(robot: str, ta: dict[str, Any], tb: dict[str, Any]) -> list[str]:
@@ -319,7 +363,8 @@ def diff_logs(a: McapLog, b: McapLog) -> list[str]:
             gaps_b.append(b._gap(step, step, None, f"step {step} unreadable ({exc})"))
             continue
         return notes + _missing(a, gaps_a, b, gaps_b) + [
-            f"first difference at step {step} (t={va.truth.t_s:.2f}s):"] + step_differences(a.robots, va, vb)
+            f"first difference at step {step} (t={va.truth.t_s:.2f}s), A = {a.path} / B = {b.path}:"
+        ] + step_differences(a.robots, va, vb)
     for _ in it_a:  # to the end: the gaps after the last common step
         pass
     for _ in it_b:
@@ -595,4 +640,4 @@ class _Compare:
             return
         vb = self.log.decode_step(data, dict(self.tables))
         self.lines = [f"first difference at step {step} (t={va.truth.t_s:.2f}s), log / re-run:",
-                      *step_differences(self.log.robots, va, vb)]
+                      *step_differences(self.log.robots, va, vb, ("log", "re-run"))]

@@ -146,6 +146,9 @@ def test_diff_identical_and_one_attribute_changed(tmp_path: Path) -> None:
     lines = tt.diff_logs(McapLog.open(a), McapLog.open(c))
     assert any("first difference at step 4 " in line for line in lines)
     assert any("blue1 tick 4 statuses" in line for line in lines)
+    head = next(line for line in lines if line.startswith("first difference"))
+    assert head.endswith(f"A = {a} / B = {c}:")  # the columns are labelled
+    assert any(line.startswith("  blue1 tick 4 statuses (#uid:from>to): A #6:R>S") and line.endswith(" / B ") for line in lines)
     cli = [sys.executable, "-m", "soccerbt", "replay", "diff"]
     assert subprocess.run(cli + [str(a), str(b)], capture_output=True).returncode == 0
     assert subprocess.run(cli + [str(a), str(c)], capture_output=True).returncode == 1

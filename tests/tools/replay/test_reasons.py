@@ -169,3 +169,10 @@ def test_cli_prints_reasons_and_notes(dup_log: Path) -> None:
     assert any(n["name"] == "StrikerDecision" and n["reason"] for n in nodes)
     out = subprocess.run(run + ["--find", "blue1: KickBall == SUCCESS"], capture_output=True, text=True, check=True)
     assert out.stdout.startswith("0.01-0.30s") and "note: KickBall names 2 nodes" in out.stderr
+
+
+def test_info_lists_the_goals_and_every_event(dup_log: Path) -> None:
+    lines = tt.info_lines(McapLog.open(dup_log))
+    assert "  goals: none" in lines
+    events = lines.index(next(line for line in lines if line.startswith("  events (")))
+    assert lines[events + 1].startswith("    t=0.00s state: INITIAL")
