@@ -746,9 +746,19 @@ def view_mcap(log: McapLog, at_s: float | None = None, speed: float = 1.0, selec
 
 
 def save_mcap_screenshot(log: McapLog, path: str | Path, at_s: float | None = None,
-                         select: str | None = None) -> Path:
-    """The frame at ``at_s`` (default: the last step) as PNG, rendered off-screen."""
+                         select: str | None = None, node: str | None = None) -> Path:
+    """The frame at ``at_s`` (default: the last step) as PNG, rendered off-screen; ``node`` (a
+    name, #UID or path of the selected robot's tree: the first node it names) is selected, so
+    that the details show its reason and ports."""
+    from soccerbt.tools.replay.search import resolve_nodes
+
     _init_pygame()
     viewer = _prepared(log, log.duration_s if at_s is None else at_s, select)
     viewer.pacer.paused = True
+    if node is not None and select is not None:
+        state = viewer.source.robot_state(select)
+        rows = resolve_nodes(state.tree, node)
+        if not rows:
+            raise ReplayError(log.path, None, f"{select}'s tree has no node {node!r}")
+        viewer.panel.reveal(rows[0]["uid"], state)
     return viewer.screenshot(Path(path))

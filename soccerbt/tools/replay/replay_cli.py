@@ -369,7 +369,7 @@ def _view_mcap(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN0
         print("soccerbt replay: the MCAP viewer is not available in this build", file=err)
         return 1
     if args.screenshot:
-        saved = mcap_view.save_mcap_screenshot(log, args.screenshot, at_s=args.at, select=args.select)
+        saved = mcap_view.save_mcap_screenshot(log, args.screenshot, at_s=args.at, select=args.select, node=args.node)
         print(f"soccerbt replay: saved to {saved}", file=err)
         return 0
     if not display_available():

@@ -6,7 +6,9 @@
 marker for the nodes ticked in that step, dimmed text for the others. SubTree nodes fold: by
 default every subtree holding no RUNNING or ticked node is folded, so the running branch is what
 shows; a click on a SubTree row's +/- box folds or unfolds it against that default. Below the
-tree: the selected node's ports and the root blackboard (``key = value  (writer)``, the keys
+tree: the selected node's reason for its last decision (``state.reasons``, the rule and the
+values it compared; also drawn after the node's name, dimmed when given in an earlier tick), its
+ports and the root blackboard (``key = value  (writer)``, the keys
 changed in the step highlighted). A click on a blackboard row selects that key (``history_key``;
 again: clears it); the caller passes its recent changes to ``draw`` and they are listed at the
 bottom of the details, newest first. ``find_nodes(state, text)`` / ``reveal(uid, state)`` back a
@@ -35,6 +37,7 @@ _SELECTED_BG = (55, 60, 80)
 _TICK_MARK = (255, 255, 255)
 _CHANGED = (255, 230, 120)
 _HEAD = (150, 200, 255)
+_REASON = (230, 200, 140)  # a decision's reason: beside its node, and in the details when selected
 _INDENT_PX = 12
 _BOX_PX = 9
 _CACHE_LIMIT = 5000  # blackboard values change every step: drop the cache rather than grow forever
@@ -211,6 +214,34 @@ class TreePanel:
 
     # --- drawing -----------------------------------------------------------------------------
 
+    def _fit(self, text: str, width_px: int) -> str:
+        """``text`` cut (with "...") to fit ``width_px`` in the panel's font."""
+        if self.font.size(text)[0] <= width_px:
+            return text
+        lo, hi = 0, len(text)
+        while lo < hi:  # the longest prefix that fits with the ellipsis
+            mid = (lo + hi + 1) // 2
+            if self.font.size(text[:mid] + "...")[0] <= width_px:
+                lo = mid
+            else:
+                hi = mid - 1
+        return text[:lo] + "..."
+
+    def _wrap(self, text: str, width_px: int) -> list[str]:
+        """``text`` broken at spaces into lines that fit ``width_px`` (continuations indented)."""
+        lines: list[str] = []
+        line = ""
+        for word in text.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if line and self.font.size(candidate)[0] > width_px:
+                lines.append(line)
+                line = "    " + word
+            else:
+                line = candidate
+        if line:
+            lines.append(line)
+        return [self._fit(part, width_px) for part in lines]
+
     def _blit_text(self, surface: pygame.Surface, text: str, colour: tuple[int, int, int], x: int, y: int) -> int:
         """Blit cached text; returns its width."""
         key = (text, colour)
@@ -262,6 +293,7 @@ class TreePanel:
         folded = self.collapsed(state)
         ticked, skipped = set(state.ticked), set(state.skipped)
         statuses, last = state.statuses, state.last_transition
+        reasons = getattr(state, "reasons", None) or {}
         y = rect.top + h
         for uid, depth in shown:
             node = shape.by_uid[uid]
@@ -280,7 +312,12 @@ class TreePanel:
                 x += self._blit_text(surface, "[+]" if uid in folded else "[-]", TEXT, x, y + 1) + 3
             name = node.get("name") or node.get("id", "?")
             text = f"{name} #{uid}" if name == node.get("id") else f"{name} #{uid}  {node.get('id', '')}"
-            self._blit_text(surface, text, colour if uid in ticked else _dim(colour), x, y + 1)
+            x += self._blit_text(surface, text, colour if uid in ticked else _dim(colour), x, y + 1)
+            given = reasons.get(uid)
+            if given is not None and x + 40 < rect.right:
+                fresh = given[0] == state.tick
+                self._blit_text(surface, self._fit(f"  {given[1]}", rect.right - x - 4),
+                                _REASON if fresh else _dim(_REASON), x, y + 1)
             y += h
 
     def _writer_text(self, writer: Any, shape: _Shape) -> str:
@@ -300,6 +337,12 @@ class TreePanel:
             self._blit_text(surface, f"{node.get('name')} #{node['uid']}  {node.get('id')} ({node.get('kind')})",
                             _HEAD, x, y)
             y += h
+            given = (getattr(state, "reasons", None) or {}).get(node["uid"])
+            if given is not None:
+                when = "this tick" if given[0] == state.tick else f"tick {given[0]}, {state.tick - given[0]} ticks ago"
+                for line in self._wrap(f"why ({when}): {given[1]}", rect.width - 12)[:4]:
+                    self._blit_text(surface, line, _REASON, x, y)
+                    y += h
             extras = dict(node.get("ports") or {})
             extras.update({k: v for k, v in (node.get("conditions") or {}).items()})
             for key, value in extras.items():
