@@ -336,7 +336,9 @@ class _McapPacer(Pacer):
 class McapViewer(Viewer):
     """The field (left, with a timeline below) and the ``TreePanel`` (right) on a McapReplaySource."""
 
-    PANEL_WIDTH_PX = 470
+    PANEL_WIDTH_PX = 470            # the tree panel at the default size; ``layout`` scales it
+    PANEL_FRACTION = 0.36
+    PANEL_LIMITS_PX = (380, 680)
     TIMELINE_PX = 26
     SEARCH_PX = 36  # the search box: its line and its result line
 
@@ -345,7 +347,6 @@ class McapViewer(Viewer):
         self.replay = source
         self.pacer = _McapPacer(dt_s=source.dt_s)
         self.pacer.set_speed(speed)
-        self.renderer = FieldRenderer(source.field, (size_px[0] - self.PANEL_WIDTH_PX, size_px[1] - self.TIMELINE_PX))
         self.panel = TreePanel()
         self.bookmarks: list[int] = []
         self.search = SearchBox()
@@ -353,9 +354,14 @@ class McapViewer(Viewer):
 
     # --- layout -----------------------------------------------------------------------------
 
+    @classmethod
+    def field_size_for(cls, size_px: tuple[int, int]) -> tuple[int, int]:
+        """The field's area: left of the tree panel, above the timeline."""
+        return (size_px[0] - cls.panel_width_for(size_px[0]), size_px[1] - cls.TIMELINE_PX)
+
     @property
     def panel_rect(self) -> pygame.Rect:
-        return pygame.Rect(self.size_px[0] - self.PANEL_WIDTH_PX, 0, self.PANEL_WIDTH_PX, self.size_px[1])
+        return pygame.Rect(self.size_px[0] - self.panel_width_px, 0, self.panel_width_px, self.size_px[1])
 
     @property
     def search_rect(self) -> pygame.Rect:
@@ -373,7 +379,7 @@ class McapViewer(Viewer):
 
     @property
     def timeline_rect(self) -> pygame.Rect:
-        w = self.size_px[0] - self.PANEL_WIDTH_PX
+        w = self.size_px[0] - self.panel_width_px
         return pygame.Rect(0, self.size_px[1] - self.TIMELINE_PX, w, self.TIMELINE_PX)
 
     def _x_of(self, step: int) -> int:
@@ -693,10 +699,7 @@ def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
     """The window loop of the replay viewer: events, pacing, drawing, until Q / ESC / the window
     closes. At the end of the log playback pauses (an off-screen window closes instead: nobody
     can press a key)."""
-    pygame.display.init()
-    pygame.font.init()
-    pygame.display.set_caption(f"soccerbt replay {viewer.replay.log.path.name}")
-    screen = viewer._screen = pygame.display.set_mode(viewer.size_px)
+    viewer.open_window(f"soccerbt replay {viewer.replay.log.path.name}")
     clock = pygame.time.Clock()
     off_screen = pygame.display.get_driver() == "dummy"
     last = time.perf_counter()
@@ -710,7 +713,7 @@ def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
         at_end = viewer.replay.finished()
         if at_end and not viewer.pacer.paused:
             viewer.pacer.toggle_pause()
-        viewer.render(screen)
+        viewer.render(viewer._screen)
         pygame.display.flip()
         if at_end and off_screen:
             break
