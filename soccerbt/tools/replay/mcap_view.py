@@ -38,7 +38,7 @@ from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, StepView, apply_step
 from soccerbt.tools.replay.tree_tools import find_ranges
 from soccerbt.tools.viewer.render import PANEL_BG, TEXT, FieldRenderer
-from soccerbt.tools.viewer.scene import Banner, gc_words, Scene, SceneRobot
+from soccerbt.tools.viewer.scene import Banner, control_of, gc_words, Scene, SceneRobot
 from soccerbt.tools.viewer.tree_panel import HistoryEntry, TreePanel
 from soccerbt.tools.viewer.viewer import Pacer, Viewer
 from soccerbt.world.field import Field
@@ -191,11 +191,18 @@ class McapReplaySource:
         for key, (x, y, theta, fallen, removed) in zip(self.log.robots, truth.robots):
             team, number = _team_number(key)
             attack = blue_positive if team is Team.BLUE else not blue_positive
-            bb = self.robot_state(key).blackboard
+            rstate = self.robot_state(key)
+            bb = rstate.blackboard
             bb0 = bb0 or bb
             robot = SceneRobot(key, team, number, Pose2D(x, y, theta), fallen=bool(fallen), removed=bool(removed),
                                penalised=bool(_value(bb, "gc_is_under_penalty")),
-                               role=str(_value(bb, "player_role") or ""), decision=str(_value(bb, "decision") or ""))
+                               role=str(_value(bb, "player_role") or ""), decision=str(_value(bb, "decision") or ""),
+                               control=control_of(lambda k, bb=bb: _value(bb, k)))
+            if robot.decision and self.log.node_data:
+                # current only when the node that wrote it ran in this tick (not while its branch is off)
+                writer = bb.get("decision", [None, None])[1]
+                robot.decision_stale = not (isinstance(writer, int) and writer in rstate.ticked
+                                            and writer not in rstate.skipped)
             pose = _value(bb, "robot_pose_field")
             if isinstance(pose, list) and len(pose) >= 3:
                 robot.estimate = from_team_frame(Pose2D(*(float(v) for v in pose[:3])), attack)

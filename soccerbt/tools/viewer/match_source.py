@@ -18,7 +18,7 @@ from soccerbt.gamecontroller.protocol import Penalty
 from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes.soccer.skills import nav_obstacles
 from soccerbt.services.navigation import Navigator
-from soccerbt.tools.viewer.scene import Banner, gc_words, Notice, Scene, SceneRobot, TreeLine
+from soccerbt.tools.viewer.scene import Banner, control_of, gc_words, Notice, Scene, SceneRobot, TreeLine
 from soccerbt.world.types import Pose2D, RobotCommand, Team, from_team_frame
 
 MAX_TREE_LINES = 60
@@ -31,6 +31,22 @@ class _GoTo:
 
     target: Pose2D
     navigator: Any  # its own, so that the tree's plans do not fight the click's
+
+
+_WRITERS: dict[int, tuple[Any, frozenset[int]]] = {}  # id(tree) -> (tree, ids of its nodes writing decision)
+
+
+def _decision_writers(tree: Any) -> frozenset[int]:
+    """The ids of ``tree``'s nodes with an output port remapped to ``{decision}``: the decision
+    is current only in a tick that ran one of them."""
+    cached = _WRITERS.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    ids = frozenset(id(n) for n in tree.nodes() if "{decision}" in getattr(n.config, "output_ports", {}).values())
+    if len(_WRITERS) > 64:
+        _WRITERS.clear()
+    _WRITERS[id(tree)] = (tree, ids)
+    return ids
 
 
 def _to_world_xy(xy: tuple[float, float], attacks_positive_x: bool) -> tuple[float, float]:
@@ -208,6 +224,10 @@ class MatchSceneSource:
         bb = agent.blackboard
         robot.role = str(bb.get("player_role", "") or "")
         robot.decision = str(bb.get("decision", "") or "")
+        robot.control = control_of(lambda key: bb.get(key, None))
+        if robot.decision:
+            writers = _decision_writers(agent.tree)
+            robot.decision_stale = bool(writers) and not any(id(n) in writers for n in agent.tree.env.ticked)
         robot.estimate = from_team_frame(agent.pose_estimate(), attack)
         localizer = agent.context.localizer
         if localizer is not None:

@@ -312,6 +312,8 @@ class TreePanel:
                 x += self._blit_text(surface, "[+]" if uid in folded else "[-]", TEXT, x, y + 1) + 3
             name = node.get("name") or node.get("id", "?")
             text = f"{name} #{uid}" if name == node.get("id") else f"{name} #{uid}  {node.get('id', '')}"
+            if uid in skipped:
+                text += "  skipped"  # in words too: the shade alone is close to IDLE's
             x += self._blit_text(surface, text, colour if uid in ticked else _dim(colour), x, y + 1)
             given = reasons.get(uid)
             if given is not None and x + 40 < rect.right:

@@ -176,3 +176,46 @@ def test_info_lists_the_goals_and_every_event(dup_log: Path) -> None:
     assert "  goals: none" in lines
     events = lines.index(next(line for line in lines if line.startswith("  events (")))
     assert lines[events + 1].startswith("    t=0.00s state: INITIAL")
+
+
+# the decision is written in the first tick only: from the second on its writer is skipped
+STALE = """<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <RunOnce><Script code="stop := false"/></RunOnce>
+      <StrikerDecision decision_out="{decision}" _skipIf="stop"/>
+      <Script code="stop := true"/>
+    </Sequence>
+  </BehaviorTree>
+</root>
+"""
+
+
+def test_a_decision_its_branch_no_longer_makes_is_drawn_stale(tmp_path: Path) -> None:
+    import pygame
+
+    from soccerbt.tools.replay.mcap_view import McapReplaySource, McapViewer
+    from soccerbt.tools.viewer.render import STALE as STALE_GREY
+
+    tree = tmp_path / "stale.xml"
+    tree.write_text(STALE)
+    match = Match(MatchConfig(seed=1, duration_s=0.05, team_size=1, blue_tree=str(tree), red_tree=str(tree),
+                              idle_teams=("red",)))
+    out = tmp_path / "stale.mcap"
+    recorder = make_recorder(out, match)
+    match.run(0.05)
+    recorder.finish(match.result())
+    source = McapReplaySource(McapLog.open(out))
+    source.seek(1)
+    first = source.scene("blue1").robot("blue1")
+    assert first.decision and not first.decision_stale  # written in this very tick
+    source.seek(3)
+    later = source.scene("blue1").robot("blue1")
+    assert later.decision == first.decision and later.decision_stale
+    pygame.display.init()
+    viewer = McapViewer(source)
+    viewer.layout((1280, 720))
+    image = pygame.image.load(str(viewer.screenshot(tmp_path / "stale.png")))
+    label = viewer.renderer.label_rects["blue1"]
+    colours = {tuple(image.get_at((x, y)))[:3] for x in range(label.left, label.right) for y in range(label.top, label.bottom)}
+    assert STALE_GREY in colours  # the label is drawn grey ("(approach?)"), not in the live text colour

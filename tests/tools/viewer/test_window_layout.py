@@ -101,3 +101,31 @@ def test_a_window_opens_within_the_desktop_and_follows_a_resize(match_and_log: t
     finally:
         pygame.display.quit()
         pygame.display.init()
+
+
+def test_penalised_fallen_and_driven_robots_are_marked(match_and_log: tuple[Match, Path], tmp_path: Path) -> None:
+    from soccerbt.tools.viewer.render import CONTROL, FALLEN, PENALISED
+
+    viewer = Viewer(MatchSceneSource(match_and_log[0]))
+    viewer.layout((1280, 720))
+    scene = viewer.source.scene(None)
+    benched, fallen, driven = scene.robots[0], scene.robots[1], scene.robots[2]
+    benched.removed = benched.penalised = True
+    fallen.fallen = True
+    driven.control = "manual"
+    surface = pygame.Surface(viewer.size_px)
+    viewer.renderer.draw(surface, scene, selected=None)
+    pygame.image.save(surface, str(tmp_path / "marks.png"))
+    r = viewer.renderer
+    bx, by = r.to_px(*r.bench_position(benched))
+    assert by > r.to_px(0.0, -r.field.half_width_m)[1]  # beside the field, below the touch line
+    near = {tuple(surface.get_at((bx + dx, by + dy)))[:3] for dx in range(-12, 13) for dy in range(-12, 13)}
+    assert PENALISED in near
+    assert tuple(surface.get_at(r.to_px(fallen.pose.x_m + 0.12, fallen.pose.y_m + 0.12)))[:3] == FALLEN
+    dx, dy = r.to_px(driven.pose.x_m, driven.pose.y_m)
+    ring = r._m(0.25) + 8
+    assert CONTROL in {tuple(surface.get_at((dx + ring, dy + k)))[:3] for k in range(-2, 3)}
+    legend = r.legend_rect()
+    words = {tuple(surface.get_at((x, y)))[:3] for x in range(legend.left, legend.right, 2)
+             for y in range(legend.top, legend.bottom, 2)}
+    assert FALLEN in words and PENALISED in words and CONTROL in words  # the legend's three marks
