@@ -9,8 +9,11 @@ is a blackboard key's last changes up to the current step.
 
 ``view_mcap(log)`` opens the window. Keys: SPACE pause; RIGHT/LEFT one tick (pauses), with
 SHIFT 1 s, CTRL 10 s, ALT 60 s; PAGE DOWN/UP 10 s; + / - speed (0.01 .. 20); HOME / END;
-TAB next robot (the tree follows); N / SHIFT+N next / previous transition of the selected node;
-E / SHIFT+E next / previous event; B bookmark the step; C fold / unfold the selected subtree;
+TAB next robot (the tree follows); N / SHIFT+N next / previous change of the selected node's
+result (a node that returns and is reset in every tick changes when it returns something else or
+stops); E / SHIFT+E next / previous event (a notice names it; hovering the timeline lists the
+events and bookmarks under the mouse); B bookmark the step (a notice confirms it); H or ? the
+keys; C fold / unfold the selected subtree;
 UP / DOWN or the mouse wheel scroll the tree (over the blackboard: the blackboard); Q / ESC quit
 (ESC first closes the search box, then the key history, then the search).
 / or CTRL+F opens the search box over the tree (typing edits it, BACKSPACE deletes, ESC cancels,
@@ -37,7 +40,7 @@ from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, StepView, apply_step
 from soccerbt.tools.replay.tree_tools import find_ranges
-from soccerbt.tools.viewer.render import PANEL_BG, TEXT, FieldRenderer
+from soccerbt.tools.viewer.render import PANEL_BG, TEXT, draw_help, draw_toasts
 from soccerbt.tools.viewer.scene import Banner, control_of, gc_words, Scene, SceneRobot
 from soccerbt.tools.viewer.tree_panel import HistoryEntry, TreePanel
 from soccerbt.tools.viewer.viewer import Pacer, Viewer
@@ -58,6 +61,17 @@ _RANGE_BAND = (200, 90, 220)
 _SEARCH_BG = (30, 33, 44)
 _SEARCH_ERROR = (255, 90, 90)
 _SEARCH_NOTE = (255, 180, 80)
+REPLAY_KEYS = (
+    ("SPACE", "pause / play"), ("RIGHT / LEFT", "one tick (SHIFT 1 s, CTRL or PAGE 10 s, ALT 1 min)"),
+    ("+ / -", "speed 0.01x .. 20x"), ("HOME / END", "first / last tick; click the timeline: seek"),
+    ("TAB", "next robot's tree; click a robot or a tree row to select"),
+    ("N / SHIFT+N", "selected node: next / previous change of its result"),
+    ("E / SHIFT+E", "next / previous event (hover the timeline for labels)"),
+    ("B", "bookmark this tick"), ("/ or CTRL+F", "search a node, or ROBOT: condition"),
+    ("M / SHIFT+M", "next / previous search range"), ("C", "fold / unfold the selected subtree"),
+    ("UP / DOWN, wheel", "scroll the tree"), ("F1-F7", "layers (F7 labels and legend)"),
+    ("H or ?", "this help"), ("Q / ESC", "quit"),
+)
 _SEARCH_FOUND = (150, 200, 255)
 _SEARCH_DIM = (140, 145, 160)
 
@@ -236,20 +250,46 @@ class McapReplaySource:
             out.append((step, {uid for uid, _p, _n in rec.transitions}))
         return out
 
+    def _patterns(self, robot: str, uid: int, first: int, last: int) -> list[tuple[int, tuple]]:
+        """(step, the transitions of node ``uid`` in it) for every step in [first, last] that has
+        a tick of ``robot`` (an empty tuple: no transition of that node)."""
+        k = 1 + self.log.robots.index(robot)
+        out = []
+        for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
+            try:
+                rec = lf.decode_tick(lf.split_parts(data)[k])
+            except (ValueError, IndexError):
+                continue
+            out.append((step, tuple((p, n) for u, p, n in rec.transitions if u == uid)))
+        return out
+
     def find_transition(self, robot: str, uid: int, forward: bool = True) -> int | None:
-        """The next (or previous) step where node ``uid`` of ``robot`` changed status."""
+        """The next (or previous) step where node ``uid`` of ``robot`` changed its result: a
+        transition unlike the step before's (a node that returns and is reset in every tick
+        changes only when it returns something else, or stops running)."""
         log = self.log
         if forward:
-            for step, uids in self._transitions(robot, self.position + 1, log.last_step):
-                if uid in uids:
-                    return step
+            prev: tuple | None = None
+            lo = max(log.first_step, self.position)
+            while lo <= log.last_step:
+                hi = min(log.last_step, lo + _SCAN_WINDOW_STEPS - 1)
+                for step, pattern in self._patterns(robot, uid, lo, hi):
+                    if prev is not None and step > self.position and _changed(prev, pattern):
+                        return step
+                    prev = pattern
+                lo = hi + 1
             return None
         hi = self.position - 1
+        after = None  # the pattern of the step after the window's last (the window's successor)
         while hi >= log.first_step:
-            lo = max(log.first_step, hi - _SCAN_WINDOW_STEPS + 1)
-            hits = [step for step, uids in self._transitions(robot, lo, hi) if uid in uids]
-            if hits:
-                return max(hits)
+            lo = max(log.first_step, hi - _SCAN_WINDOW_STEPS)
+            rows = self._patterns(robot, uid, lo, hi + 1 if after is None else hi)
+            if after is not None:
+                rows.append(after)
+            for (_s0, p0), (s1, p1) in reversed(list(zip(rows, rows[1:]))):
+                if s1 <= hi and _changed(p0, p1):
+                    return s1
+            after = rows[0] if rows else None
             hi = lo - 1
         return None
 
@@ -282,11 +322,31 @@ class McapReplaySource:
         self._history[cache_key] = out
         return out
 
+    def events_at(self, step: int) -> list[dict[str, Any]]:
+        """The events of ``step``."""
+        return [e for e in self.log.events if int(e["step"]) == step]
+
     def find_event(self, forward: bool = True) -> int | None:
         steps = sorted({int(e["step"]) for e in self.log.events})
         if forward:
             return next((s for s in steps if s > self.position), None)
         return next((s for s in reversed(steps) if s < self.position), None)
+
+
+def _event_text(event: dict[str, Any]) -> str:
+    """An event as the timeline and E name it: "t=12.34s goal blue (blue2)"."""
+    robot = event.get("robot")
+    who = f" ({robot})" if robot and robot not in str(event.get("detail")) else ""
+    return f"t={float(event.get('t') or 0.0):.2f}s {event.get('kind')} {event.get('detail')}{who}"
+
+
+def _changed(before: tuple, now: tuple) -> bool:
+    """Whether a node's transitions in a step (``now``) are a change of result after those of
+    the step before: any transition unlike the last, or none after a tick that returned and was
+    reset (the node stopped running)."""
+    if now:
+        return now != before
+    return bool(before) and before[0][0] == 0 and before[-1][1] == 0
 
 
 def _is_condition(text: str) -> bool:
@@ -357,6 +417,8 @@ class McapViewer(Viewer):
         self.panel = TreePanel()
         self.bookmarks: list[int] = []
         self.search = SearchBox()
+        self.show_help = False                       # H or ?: the keys over the field
+        self.hover: tuple[int, int] | None = None    # the mouse over the timeline: its events' labels
         self.state.selected = source.log.robots[0] if source.log.robots else None
 
     # --- layout -----------------------------------------------------------------------------
@@ -427,9 +489,39 @@ class McapViewer(Viewer):
             surface.fill(PANEL_BG, self.panel_rect)
         if self.search.visible:
             self._draw_search(surface)
+        field_rect = pygame.Rect(0, self.renderer.banner_height_px, self.size_px[0] - self.panel_width_px,
+                                 self.size_px[1] - self.TIMELINE_PX - self.renderer.banner_height_px)
+        if self.hover is not None:
+            self._draw_hover(surface)
+        if self.show_help:
+            draw_help(surface, field_rect, REPLAY_KEYS, self.renderer.font(small=True))
+        self.toast_rects = draw_toasts(surface, field_rect, self._toast_views(), self.renderer.font())
         self._last_scene = scene
         self.frames += 1
         return scene
+
+    def timeline_labels(self, x_px: int, reach_px: int = 5) -> list[str]:
+        """The labels of the events and bookmarks drawn within ``reach_px`` of ``x_px`` on the
+        timeline (what hovering shows)."""
+        out = [_event_text(e) for e in self.replay.log.events if abs(self._x_of(int(e["step"])) - x_px) <= reach_px]
+        out += [f"t={s * self.replay.dt_s:.2f}s bookmark" for s in self.bookmarks if abs(self._x_of(s) - x_px) <= reach_px]
+        return out
+
+    def _draw_hover(self, surface: pygame.Surface) -> None:
+        """The labels of the timeline's marks under the mouse, in a box above the timeline."""
+        labels = self.timeline_labels(self.hover[0])[:8]
+        if not labels:
+            return
+        font = self.renderer.font(small=True)
+        h = font.get_linesize()
+        w = max(font.size(t)[0] for t in labels) + 10
+        r = self.timeline_rect
+        box = pygame.Rect(0, 0, w, len(labels) * h + 6)
+        box.bottomleft = (min(max(0, self.hover[0] - w // 2), r.right - w), r.top - 2)
+        pygame.draw.rect(surface, PANEL_BG, box)
+        pygame.draw.rect(surface, (90, 95, 110), box, 1)
+        for i, text in enumerate(labels):
+            surface.blit(font.render(text, True, TEXT), (box.left + 5, box.top + 3 + i * h))
 
     def _draw_timeline(self, surface: pygame.Surface) -> None:
         r = self.timeline_rect
@@ -600,6 +692,9 @@ class McapViewer(Viewer):
                 return self._search_key(event)
             handled = self._mcap_key(event)
             return handled if handled is not None else self._handle_key(event)
+        if event.type == pygame.MOUSEMOTION:
+            self.hover = event.pos if self.timeline_rect.collidepoint(*event.pos) else None
+            return True
         if event.type == pygame.MOUSEWHEEL:
             x, y = pygame.mouse.get_pos()
             tree = self.tree_panel_rect
@@ -642,6 +737,8 @@ class McapViewer(Viewer):
             self.clear_search()
         elif key in (pygame.K_q, pygame.K_ESCAPE):
             return False
+        elif key == pygame.K_h or getattr(event, "unicode", "") == "?":  # ? before /: SHIFT+/ on many keyboards
+            self.show_help = not self.show_help
         elif key == pygame.K_SLASH or key == pygame.K_KP_DIVIDE or getattr(event, "unicode", "") == "/" or (
                 key == pygame.K_f and mod & pygame.KMOD_CTRL):
             self.open_search()
@@ -681,14 +778,25 @@ class McapViewer(Viewer):
             if found is not None:
                 self._pause()
                 src.seek(found)
+                self.notify(f"#{self.panel.selected}: its result changes at t={found * src.dt_s:.2f}s (step {found})",
+                            echo=False)
+            else:
+                self.notify(f"#{self.panel.selected}: no {'later' if not shift else 'earlier'} change", "warn", echo=False)
         elif key == pygame.K_e:
             found = src.find_event(forward=not shift)
             if found is not None:
                 self._pause()
                 src.seek(found)
+                self.notify("event: " + "; ".join(_event_text(e) for e in src.events_at(found)), echo=False)
+            else:
+                self.notify(f"no {'later' if not shift else 'earlier'} event", "warn", echo=False)
         elif key == pygame.K_b:
             if src.position not in self.bookmarks:
                 self.bookmarks.append(src.position)
+                self.notify(f"bookmark added at t={src.t_s:.2f}s (step {src.position}); "
+                            f"{len(self.bookmarks)} bookmark(s)", "ok", echo=False)
+            else:
+                self.notify(f"already bookmarked: t={src.t_s:.2f}s", echo=False)
         elif key == pygame.K_c and self.state.selected is not None and self.panel.selected is not None:
             self.panel.toggle(self.panel.selected, src.robot_state(self.state.selected))
         elif key in (pygame.K_UP, pygame.K_DOWN):

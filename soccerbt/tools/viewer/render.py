@@ -421,7 +421,7 @@ class FieldRenderer:
         parts = [f"BLUE {b.score_blue} : {b.score_red} RED", b.state]
         if b.sub_state:
             parts.append(b.sub_state)
-        parts.append(f"{sign}{minutes:02d}:{seconds:02d}")
+        parts.append(f"clock {sign}{minutes:02d}:{seconds:02d}")
         if b.secondary_time:
             parts.append(f"({b.secondary_time}s)")
         parts.append("1st half" if b.first_half else "2nd half")
@@ -429,7 +429,7 @@ class FieldRenderer:
             parts.append(f"kick-off {b.kick_off}")
         if b.penalties:
             parts.append("pen: " + ", ".join(b.penalties))
-        parts.append(f"t={scene.t_s:.1f}s")
+        parts.append(f"sim t={scene.t_s:.1f}s")
         if scene.speed_label:
             parts.append(scene.speed_label)
         text = self.font().render("   ".join(parts), True, TEXT)
@@ -478,6 +478,26 @@ def fit_text(text: str, font: pygame.font.Font, width_px: int) -> str:
     while text and font.size(text + "...")[0] > width_px:
         text = text[:-1]
     return text + "..."
+
+
+def draw_help(surface: pygame.Surface, rect: pygame.Rect, keys: Iterable[tuple[str, str]],
+              font: pygame.font.Font) -> pygame.Rect:
+    """The keys of a window (key, what it does) in a box at the top-left of ``rect``."""
+    keys = list(keys)
+    h = font.get_linesize()
+    key_w = max(font.size(k)[0] for k, _t in keys) + 14
+    w = min(rect.width - 16, key_w + max(font.size(t)[0] for _k, t in keys) + 20)
+    box = pygame.Rect(rect.left + 8, rect.top + 8, w, (len(keys) + 1) * h + 10)
+    shade = pygame.Surface(box.size, pygame.SRCALPHA)
+    shade.fill((15, 17, 22, 225))
+    surface.blit(shade, box)
+    pygame.draw.rect(surface, (90, 95, 110), box, 1)
+    surface.blit(font.render("keys (H or ? closes)", True, (150, 200, 255)), (box.left + 8, box.top + 5))
+    for i, (key, text) in enumerate(keys, start=1):
+        y = box.top + 5 + i * h
+        surface.blit(font.render(key, True, (255, 230, 120)), (box.left + 8, y))
+        surface.blit(font.render(text, True, TEXT), (box.left + 8 + key_w, y))
+    return box
 
 
 def draw_toasts(surface: pygame.Surface, rect: pygame.Rect, toasts: list[tuple[str, str, float]],

@@ -37,7 +37,9 @@ _SELECTED_BG = (55, 60, 80)
 _TICK_MARK = (255, 255, 255)
 _CHANGED = (255, 230, 120)
 _HEAD = (150, 200, 255)
-_REASON = (230, 200, 140)  # a decision's reason: beside its node, and in the details when selected
+_REASON = (230, 200, 140)
+_PORT = (170, 220, 255)      # a port that points at a blackboard entry
+_PORT_BG = (35, 50, 70)      # the blackboard rows the selected node's ports point at  # a decision's reason: beside its node, and in the details when selected
 _INDENT_PX = 12
 _BOX_PX = 9
 _CACHE_LIMIT = 5000  # blackboard values change every step: drop the cache rather than grow forever
@@ -54,6 +56,14 @@ def _dim(colour: tuple[int, int, int]) -> tuple[int, int, int]:
 def _short(value: Any, limit: int = 48) -> str:
     """A blackboard or port value on one line (as the text tools print it)."""
     return short_value(value, limit)
+
+
+def _port_key(value: Any) -> str | None:
+    """The root blackboard key a port's value points at ("{ball_x}" -> "ball_x"), else None."""
+    if isinstance(value, str) and len(value) > 2 and value[0] == "{" and value[-1] == "}":
+        key = value[1:-1].strip()
+        return key.lstrip("@") or None
+    return None
 
 
 class _Shape:
@@ -99,6 +109,7 @@ class TreePanel:
         self._bb_rows: list[tuple[int, str]] = []  # (top y, key) of the blackboard rows last drawn
         self._reveal: int | None = None      # uid to scroll into view at the next draw
         self._reveal_key: str | None = None  # blackboard key to scroll into view at the next draw
+        self._opened_for: str | None = None  # the robot whose tree was last opened at its running branch
 
     # --- state -------------------------------------------------------------------------------
 
@@ -157,6 +168,19 @@ class TreePanel:
             if any(needle in str(node.get(k) or "").lower() for k in ("name", "id", "path")):
                 out.append(uid)
         return out
+
+    def running_leaf(self, state: Any) -> int | None:
+        """The deepest node the step ran (RUNNING first), where a tree opens: None when none ran."""
+        shape = self.shape(state.tree)
+        ticked = set(state.ticked) - set(state.skipped)
+        running = {uid for uid, code in state.statuses.items() if code == _RUNNING}
+        best, best_key = None, (-1, -1)
+        for uid, depth in shape.order:
+            if uid in ticked or uid in running:
+                key = (1 if uid in running else 0, depth)
+                if key > best_key:
+                    best, best_key = uid, key
+        return best
 
     def reveal(self, uid: int, state: Any) -> None:
         """Select ``uid``, unfold its folded ancestors; the next draw scrolls its row into view."""
@@ -276,6 +300,11 @@ class TreePanel:
 
     def _draw_tree(self, surface: pygame.Surface, rect: pygame.Rect, state: Any, title: str) -> None:
         h = self.row_height_px
+        if self._opened_for != state.robot:  # a tree shown the first time opens at its running branch
+            self._opened_for = state.robot
+            deepest = self.running_leaf(state)
+            if deepest is not None and self._reveal is None:
+                self._reveal = deepest
         rows = self.visible_rows(state)
         fit = max(1, rect.height // h - 1)
         if self._reveal is not None:
@@ -335,6 +364,7 @@ class TreePanel:
         x, y = rect.left + 4, rect.top + 3
         shape = self.shape(state.tree)
         node = shape.by_uid.get(self.selected) if self.selected is not None else None
+        linked: set[str] = set()
         if node is not None:
             self._blit_text(surface, f"{node.get('name')} #{node['uid']}  {node.get('id')} ({node.get('kind')})",
                             _HEAD, x, y)
@@ -348,7 +378,13 @@ class TreePanel:
             extras = dict(node.get("ports") or {})
             extras.update({k: v for k, v in (node.get("conditions") or {}).items()})
             for key, value in extras.items():
-                self._blit_text(surface, f"  {key}: {_short(value, 56)}", TEXT, x, y)
+                text = f"  {key}: {_short(value, 56)}"
+                entry = _port_key(value)
+                if entry is not None:  # a blackboard pointer: its value now, and its row highlighted
+                    linked.add(entry)
+                    now = state.blackboard.get(entry)
+                    text += f" = {_short(now[0], 40)}" if now is not None else " (not set)"
+                self._blit_text(surface, text, _PORT if entry is not None else TEXT, x, y)
                 y += h
         else:
             self._blit_text(surface, "click a node for its ports", IDLE_COLOUR, x, y)
@@ -377,6 +413,8 @@ class TreePanel:
             who = f"  ({self._writer_text(writer[0], shape)})" if writer else ""
             if key == self.history_key:
                 surface.fill(_SELECTED_BG, (rect.left, y, rect.width, h))
+            elif key in linked:
+                surface.fill(_PORT_BG, (rect.left, y, rect.width, h))
             self._blit_text(surface, f"{key} = {_short(value)}{who}", _CHANGED if key in changed else _dim(TEXT),
                             x, y)
             self._bb_rows.append((y, key))

@@ -25,11 +25,19 @@ import pygame
 from soccerbt.tools.cli.display import display_available
 from soccerbt.tools.cli.outputs import write_atomically
 from soccerbt.tools.viewer.render import (ALL_LAYERS, DEFAULT_LAYERS, LAYER_KEYS, ROBOT_RADIUS_M, FieldRenderer,
-                                   draw_side_panel, draw_toasts)
+                                   draw_help, draw_side_panel, draw_toasts)
 from soccerbt.tools.viewer.scene import Notice, Scene
 from soccerbt.world.field import Field
 
 SPEED_STEPS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 20.0, math.inf)
+LIVE_KEYS = (
+    ("P / PAUSE", "pause / run"), ("N or .", "one step (paused; the banner shows the step)"),
+    ("+ / -", "speed 0.1x .. 20x, max"), ("TAB", "next robot; click a robot: select it"),
+    ("click the field", "send the selected robot there; drag the ball; right click: deselect"),
+    ("F1-F7, F8", "layers (F7 labels and legend), all layers"), ("V", "mirror the view (red's side)"),
+    ("F12", "screenshot"), ("arrows, Q/E, C, K, S, F", "keyboard pad: drive the selected robot"),
+    ("SPACE / RETURN", "emergency stop / release"), ("H or ?", "this help"), ("ESC, CTRL+Q", "quit"),
+)
 MIN_WINDOW_PX = (800, 480)           # a window is never laid out smaller
 DESKTOP_MARGIN_PX = (16, 72)         # left free of the desktop: the window's frame, a task bar
 MIN_SPEED, MAX_SPEED = 0.1, 20.0
@@ -155,6 +163,7 @@ class ViewerState:
     layers: set[str] = field(default_factory=lambda: set(DEFAULT_LAYERS))
     mirrored: bool = False
     dragging_ball: bool = False
+    show_help: bool = False
 
 
 class Viewer:
@@ -283,8 +292,13 @@ class Viewer:
     # --- drawing (usable without a window) --------------------------------------------------
 
     def speed_text(self) -> str:
-        """The asked speed, then the achieved speed and frames per second when measured."""
+        """The asked speed, then the achieved speed and frames per second when measured; paused,
+        the step number (a single step shows which step it reached)."""
         text = self.pacer.label
+        if self.pacer.paused:
+            steps = getattr(getattr(self.source, "match", None), "steps", None)
+            if steps is not None:
+                text += f"  step {steps}"
         speed, fps = self.meter.speed, self.meter.fps
         if speed is not None and fps is not None:
             text += f"  (real x{speed:.1f}, {fps:.0f} fps)"
@@ -303,6 +317,8 @@ class Viewer:
                         self.renderer.font(small=True))
         field_rect = pygame.Rect(0, self.renderer.banner_height_px, *self.renderer.size_px)
         field_rect.height -= self.renderer.banner_height_px
+        if self.state.show_help:
+            draw_help(surface, field_rect, LIVE_KEYS, self.renderer.font(small=True))
         self.toast_rects = draw_toasts(surface, field_rect, self._toast_views(), self.renderer.font())
         self._last_scene = scene
         self.frames += 1
@@ -421,6 +437,8 @@ class Viewer:
             self.pacer.slower()
         elif name == "tab":
             self._cycle_selection()
+        elif name == "h" or getattr(event, "unicode", "") == "?":
+            self.state.show_help = not self.state.show_help
         return True
 
     def _cycle_selection(self) -> None:
