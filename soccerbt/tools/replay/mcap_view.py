@@ -608,8 +608,9 @@ class McapViewer(Viewer):
 
     def _run_condition(self, text: str) -> None:
         box, log = self.search, self.replay.log
+        notes: list[str] = []
         try:
-            ranges = find_ranges(log, text)
+            ranges = find_ranges(log, text, notes)
         except Exception as exc:  # noqa: BLE001 - a bad condition, an unknown robot: say so, keep running
             # one line: a script error's last line says what is wrong (its first repeats the text);
             # a ReplayError's path is the viewer's own log
@@ -618,6 +619,8 @@ class McapViewer(Viewer):
             return
         box.condition, box.ranges = text, ranges
         box.range_steps = [(log.step_at(t0), log.step_at(t1)) for t0, t1, _k0, _k1 in ranges]
+        if notes:  # an ambiguous name: say so (the ranges hold where any of its nodes does)
+            box.note = f"{len(ranges)} ranges; note: {notes[0]}"
         if box.range_steps and self._range_index() is None:
             # the first range after the position (inside one: stay), else round to the first of all
             position = self.replay.position
@@ -642,7 +645,9 @@ class McapViewer(Viewer):
         self.panel.reveal(uid, state)
         node = self.panel.shape(state.tree).by_uid[uid]
         box.found = True
-        box.note = f"node {box.match_index + 1}/{len(box.matches)}: {node.get('name')} #{uid}  (RETURN: next)"
+        shared = sum(1 for u in box.matches if self.panel.shape(state.tree).by_uid[u].get("name") == node.get("name"))
+        same = f"  ({shared} nodes named {node.get('name')}: #UID or a path picks one)" if shared > 1 else ""
+        box.note = f"node {box.match_index + 1}/{len(box.matches)}: {node.get('name')} #{uid}  (RETURN: next){same}"
 
     def _range_index(self) -> int | None:
         """The index of the range holding the position, if any."""

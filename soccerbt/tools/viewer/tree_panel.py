@@ -157,11 +157,24 @@ class TreePanel:
         return rows
 
     def find_nodes(self, state: Any, text: str) -> list[int]:
-        """The uids (in tree order) whose name, ID or path contains ``text``, case-insensitive."""
+        """The uids (in tree order) that ``text`` names: ``#UID`` or a full path that one node;
+        a name, ID or path end exactly: every node that has it; else every node whose name, ID
+        or path contains ``text``, case-insensitive."""
         needle = text.strip().lower()
         if not needle:
             return []
         shape = self.shape(state.tree)
+        ref = text.strip()
+        if ref.startswith("#") and ref[1:].isdigit():
+            return [int(ref[1:])] if int(ref[1:]) in shape.by_uid else []
+        exact = [uid for uid, _d in shape.order if shape.by_uid[uid].get("path") == ref]
+        if exact:
+            return exact[:1]
+        named = [uid for uid, _d in shape.order
+                 if ref in (shape.by_uid[uid].get("name"), shape.by_uid[uid].get("id"))
+                 or str(shape.by_uid[uid].get("path", "")).endswith("/" + ref)]
+        if named:
+            return named
         out = []
         for uid, _depth in shape.order:
             node = shape.by_uid[uid]

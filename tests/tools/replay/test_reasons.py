@@ -219,3 +219,24 @@ def test_a_decision_its_branch_no_longer_makes_is_drawn_stale(tmp_path: Path) ->
     label = viewer.renderer.label_rects["blue1"]
     colours = {tuple(image.get_at((x, y)))[:3] for x in range(label.left, label.right) for y in range(label.top, label.bottom)}
     assert STALE_GREY in colours  # the label is drawn grey ("(approach?)"), not in the live text colour
+
+
+def test_the_viewers_search_takes_the_same_references(dup_log: Path) -> None:
+    import pygame
+
+    from soccerbt.tools.replay.mcap_view import McapReplaySource, McapViewer
+
+    pygame.display.init()
+    viewer = McapViewer(McapReplaySource(McapLog.open(dup_log)))
+    viewer.state.selected = "blue1"
+    ran, never = (row["uid"] for row in resolve_nodes(viewer.replay.log.tree("blue1", 1), "KickBall"))
+    for text, matches in (("KickBall", [ran, never]), (f"#{never}", [never]), ("second/KickBall", [never])):
+        viewer.search.text = text
+        viewer.run_search()
+        assert viewer.search.matches == matches, text
+    viewer.search.text = "KickBall"
+    viewer.run_search()
+    assert "2 nodes named KickBall" in viewer.search.note
+    viewer.search.text = "blue1: KickBall == SUCCESS"
+    viewer.run_search()
+    assert len(viewer.search.ranges) == 1 and "KickBall names 2 nodes" in viewer.search.note
