@@ -41,42 +41,57 @@ def _our_obstacles(ctx) -> NavObstacles:
     return nav_obstacles(ctx)
 
 
-def kick_geometry(ctx, ball: BallView, kick_dir_rad: float) -> tuple[bool, float]:
+KICK_MAX_AGE_S = 0.25  # the ball must have been seen this recently to kick it
+
+
+def _reach(margin_m: float) -> tuple[float, float, float, float, float]:
+    """(x min, x max, |y| max, |kick_dir - heading| max, age max) of the kick's reach, widened by
+    ``margin_m`` (and 2 rad and 5 s per metre of margin for the angle and the age)."""
+    return (KICK_REACH_X_M[0] - margin_m, KICK_REACH_X_M[1] + margin_m, KICK_REACH_Y_M + margin_m,
+            KICK_MAX_REL_RAD + 2.0 * margin_m, KICK_MAX_AGE_S + 5.0 * margin_m)
+
+
+def kick_geometry(ctx, ball: BallView, kick_dir_rad: float, margin_m: float = 0.0) -> tuple[bool, float]:
     """Whether a kick now sends the ball near ``kick_dir_rad``, and the kick direction relative
-    to the robot's heading."""
+    to the robot's heading. ``margin_m`` widens the reach (StrikerDecision's hysteresis)."""
     pose = ctx.world_model.robot_pose_field
     rel = wrap_angle_rad(kick_dir_rad - pose.theta_rad)
-    ok = (ball.own and ctx.world_model.ball_age_s < 0.25
-          and KICK_REACH_X_M[0] < ball.robot_x_m < KICK_REACH_X_M[1]
-          and abs(ball.robot_y_m) < KICK_REACH_Y_M and abs(rel) < KICK_MAX_REL_RAD)
+    if margin_m == 0.0:
+        ok = (ball.own and ctx.world_model.ball_age_s < KICK_MAX_AGE_S
+              and KICK_REACH_X_M[0] < ball.robot_x_m < KICK_REACH_X_M[1]
+              and abs(ball.robot_y_m) < KICK_REACH_Y_M and abs(rel) < KICK_MAX_REL_RAD)
+        return ok, rel
+    lo, hi, y_max, rel_max, age_max = _reach(margin_m)
+    ok = (ball.own and ctx.world_model.ball_age_s < age_max and lo < ball.robot_x_m < hi
+          and abs(ball.robot_y_m) < y_max and abs(rel) < rel_max)
     return ok, rel
 
 
-def kick_geometry_failure(ctx, ball: BallView, rel_rad: float) -> str:
+def kick_geometry_failure(ctx, ball: BallView, rel_rad: float, margin_m: float = 0.0) -> str:
     """The first comparison of ``kick_geometry`` that fails, as a reason reads it ("" when the
     kick is possible)."""
     age = ctx.world_model.ball_age_s
-    lo, hi = KICK_REACH_X_M
+    lo, hi, y_max, rel_max, age_max = _reach(margin_m)
     if not ball.own:
         return "ball known from teammates only (not seen)"
-    if age >= 0.25:
-        return f"ball seen {age:.2f} s ago >= 0.25"
+    if age >= age_max:
+        return f"ball seen {age:.2f} s ago >= {age_max:.2f}"
     if ball.robot_x_m <= lo:
         return f"ball_x {ball.robot_x_m:.2f} <= reach {lo:.2f}"
     if ball.robot_x_m >= hi:
         return f"ball_x {ball.robot_x_m:.2f} >= reach {hi:.2f}"
-    if abs(ball.robot_y_m) >= KICK_REACH_Y_M:
-        return f"|ball_y| {abs(ball.robot_y_m):.2f} >= {KICK_REACH_Y_M:.2f}"
-    if abs(rel_rad) >= KICK_MAX_REL_RAD:
-        return f"|kick_dir - heading| {abs(rel_rad):.2f} >= {KICK_MAX_REL_RAD:.2f}"
+    if abs(ball.robot_y_m) >= y_max:
+        return f"|ball_y| {abs(ball.robot_y_m):.2f} >= {y_max:.2f}"
+    if abs(rel_rad) >= rel_max:
+        return f"|kick_dir - heading| {abs(rel_rad):.2f} >= {rel_max:.2f}"
     return ""
 
 
-def kick_geometry_text(ball: BallView, rel_rad: float) -> str:
+def kick_geometry_text(ball: BallView, rel_rad: float, margin_m: float = 0.0) -> str:
     """The comparisons of a kick ``kick_geometry`` allows, as a reason reads them."""
-    lo, hi = KICK_REACH_X_M
+    lo, hi, y_max, rel_max, _age = _reach(margin_m)
     return (f"ball_x {ball.robot_x_m:.2f} in {lo:.2f}..{hi:.2f}, |ball_y| {abs(ball.robot_y_m):.2f} < "
-            f"{KICK_REACH_Y_M:.2f}, |kick_dir - heading| {abs(rel_rad):.2f} < {KICK_MAX_REL_RAD:.2f}")
+            f"{y_max:.2f}, |kick_dir - heading| {abs(rel_rad):.2f} < {rel_max:.2f}")
 
 
 def kick_strength(kind: str, ball_xy: tuple[float, float], target_xy: tuple[float, float], field,
@@ -280,40 +295,70 @@ def _opponent_obstacles(ctx) -> list:
 
 class StrikerDecision(SoccerSyncNode):
     """Write the striker's decision: "find" (no ball), "kick" (the ball lies in front of the
-    feet toward the planned direction), else "approach". ``kick`` sticks for ``kick_hold``
-    seconds against noise."""
+    feet toward the planned direction), else "approach". Hysteresis against a noisy ball: a kick
+    decision stays while the ball is within the reach widened by ``kick_margin`` (and for
+    ``kick_hold`` seconds after it was last in reach, while the ball is nearer than 0.6 m); a
+    ball unseen for less than ``lost_hold`` seconds keeps the approach rather than start a search.
+    The hysteresis starts afresh when the node was not ticked in the tick before."""
 
     @classmethod
     def provided_ports(cls):
-        return [InputPort("kick_hold", float, 0.2, "seconds a kick decision is kept"),
+        return [InputPort("kick_hold", float, 0.2, "seconds a kick decision is kept after the ball left the reach"),
+                InputPort("kick_margin", float, 0.04, "m the reach widens by while kicking (0: no hysteresis)"),
+                InputPort("lost_hold", float, 0.3, "seconds a lost ball keeps the approach before a search"),
                 OutputPort("decision_out", str, "find, approach or kick")]
 
     def setup_state(self) -> None:
         self._kick_until_s = -1.0
+        self._seen_s = -1e9
+        self._last = ""
+        self._last_tick_s = -1e9
 
     def update(self):
         ctx = self.context
         now = ctx.now_s()
         ball = ball_view(ctx)
+        last = self._last if now - self._last_tick_s < 0.05 else ""  # not ticked just before: afresh
+        self._last_tick_s = now
+        why = ""
         if not ball.known:
-            decision = "find"
-            if self.explaining:
-                self.set_reason("ball unknown (not seen, no reliable team ball) -> find")
+            lost_s = now - self._seen_s
+            hold_s = self.port_float("lost_hold")
+            if last in ("approach", "kick") and lost_s < hold_s:
+                decision = "approach"
+                if self.explaining:
+                    why = f"ball unknown for {lost_s:.2f} s < lost_hold {hold_s:.2f} -> keep approach"
+            else:
+                decision = "find"
+                if self.explaining:
+                    why = "ball unknown (not seen, no reliable team ball) -> find"
         else:
+            self._seen_s = now
             ok, rel = kick_geometry(ctx, ball, ctx.state.kick_dir_rad)
+            margin = self.port_float("kick_margin")
             if ok:
                 self._kick_until_s = now + self.port_float("kick_hold")
-            held = not ok and now < self._kick_until_s and ball.range_m < 0.6
-            decision = "kick" if ok or held else "approach"
-            if self.explaining:
-                if ok:
+                decision = "kick"
+                if self.explaining:
                     why = f"{kick_geometry_text(ball, rel)} -> kick"
-                elif held:
-                    why = (f"{kick_geometry_failure(ctx, ball, rel)}, but kick held {self._kick_until_s - now:.2f} s "
-                           f"more (kick_hold) and ball_range {ball.range_m:.2f} < 0.60 -> kick")
-                else:
-                    why = f"{kick_geometry_failure(ctx, ball, rel)} -> approach"
-                self.set_reason(why)
+            elif last == "kick" and margin > 0.0 and kick_geometry(ctx, ball, ctx.state.kick_dir_rad, margin)[0]:
+                decision = "kick"
+                if self.explaining:
+                    why = f"kicking, still in the reach widened by kick_margin {margin:.2f}: " \
+                          f"{kick_geometry_text(ball, rel, margin)} -> kick"
+            elif now < self._kick_until_s and ball.range_m < 0.6:
+                decision = "kick"
+                if self.explaining:
+                    why = (f"{kick_geometry_failure(ctx, ball, rel, margin if last == 'kick' else 0.0)}, but kick "
+                           f"held {self._kick_until_s - now:.2f} s more (kick_hold) and ball_range "
+                           f"{ball.range_m:.2f} < 0.60 -> kick")
+            else:
+                decision = "approach"
+                if self.explaining:
+                    why = f"{kick_geometry_failure(ctx, ball, rel, margin if last == 'kick' else 0.0)} -> approach"
+        if why:
+            self.set_reason(why)
+        self._last = decision
         self.set_output("decision_out", decision)
         return SUCCESS
 
@@ -412,11 +457,13 @@ def _contested(ctx, ball: BallView, radius_m: float = 1.0) -> bool:
 
 class KickBall(SoccerSyncNode):
     """Kick now when the ball lies in front of the feet (toward the planned direction, with the
-    strength the distance asks for); otherwise stand. The robot stands while it kicks."""
+    strength the distance asks for); otherwise close in on it slowly (``close_in`` m/s, the final
+    approach of ApproachBall; 0: stand). The robot stands while it kicks."""
 
     @classmethod
     def provided_ports(cls):
-        return [InputPort("strength", float, -1.0, "0..1; negative: from the kick's distance")]
+        return [InputPort("strength", float, -1.0, "0..1; negative: from the kick's distance"),
+                InputPort("close_in", float, 0.3, "m/s: out of reach, close in this fast (0: stand)")]
 
     def update(self):
         ctx = self.context
@@ -424,6 +471,14 @@ class KickBall(SoccerSyncNode):
         state = ctx.state
         ok, rel = kick_geometry(ctx, ball, state.kick_dir_rad)
         ctx.stop()
+        if not ok and ball.known and self.port_float("close_in") > 0.0:
+            # nearly in reach (StrikerDecision's hysteresis keeps "kick"): close in slowly, do not stand
+            mode = approach_ball(ctx, ball, state.kick_dir_rad, vx_limit=self.port_float("close_in"), vy_limit=0.3,
+                                 vtheta_limit=1.0, near_m=1.2)
+            if self.explaining:
+                self.set_reason(f"{kick_geometry_failure(ctx, ball, rel)}: "
+                                f"{_approach_reason(mode, ball, state.kick_dir_rad, 1.2)}, no kick yet")
+            return SUCCESS
         if ok:
             strength = self.port_float("strength")
             if strength < 0.0:
