@@ -515,7 +515,10 @@ class McapRecorder:
             role = agent.blackboard.get("player_role")
             if role != self._roles.get(name):
                 if name in self._roles:
-                    new.append({"kind": "role", "detail": f"{name} {self._roles[name]} -> {role}",
+                    assigner = getattr(getattr(agent, "team", None), "assigner", None)
+                    why = assigner.reason() if hasattr(assigner, "reason") else ""
+                    new.append({"kind": "role", "detail": f"{name} {self._roles[name]} -> {role}"
+                                                          + (f" ({why})" if why else ""),
                                 "t": round(match.world.t_s, 3), "team": rid.team.name.lower(), "robot": name,
                                 "node_path": None})
                 self._roles[name] = role
