@@ -253,7 +253,12 @@ class Chase(SoccerSyncNode):
         kick_dir = ctx.state.kick_dir_rad
         theta_br = math.atan2(pose.y_m - ball.field_y_m, pose.x_m - ball.field_x_m)
         threshold = math.pi / 2.0 * (1.2 if self._direct else 1.0)
-        if abs(wrap_angle_rad(kick_dir - ball.dir_rb_rad)) < threshold:
+        off = abs(wrap_angle_rad(kick_dir - ball.dir_rb_rad))
+        if self.explaining:
+            held = " (x1.2 while direct)" if self._direct else ""
+            self.set_reason(f"|kick_dir - dir_rb| {off:.2f} < {threshold:.2f}{held} -> walk behind the ball" if off < threshold
+                            else f"|kick_dir - dir_rb| {off:.2f} >= {threshold:.2f}{held} -> circle at safe_dist {safe:.2f}")
+        if off < threshold:
             self._direct = True
             tx, ty = ball.field_x_m - dist * math.cos(kick_dir), ball.field_y_m - dist * math.sin(kick_dir)
         else:

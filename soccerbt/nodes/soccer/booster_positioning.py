@@ -241,6 +241,11 @@ class GoToFreekickPosition(SoccerStatefulNode):
         pose = ctx.world_model.robot_pose_field
         dist = pose.distance_to(tx, ty)
         report_freekick_target(ctx, fresh, dist)
+        if self.explaining:
+            rank = striker_rank(ctx)
+            where = "goal-kick spot (ball unknown)" if fresh and not ball_view(ctx).known else "ball"
+            self.set_reason(f"{side}, striker rank {rank}, from the {where} -> ({tx:.2f}, {ty:.2f}, {tth:.2f}); "
+                            f"distance {dist:.2f} {'<' if dist < 0.2 else '>='} 0.20")
         if dist < 0.2 and abs(wrap_angle_rad(tth - pose.theta_rad)) < 0.1:
             ctx.stop()
             return SUCCESS
