@@ -10,6 +10,10 @@ generator is never used on the hot path.
 Leaf classes: `ActionNode` and `ConditionNode` (user `update()`, `on_halted()`),
 `SyncActionNode` (never RUNNING), `StatefulActionNode` (`on_start`/`on_running`/`on_halted`).
 Composite classes: `ControlNode`, `DecoratorNode`.
+
+Any node may say why it decided what it did: ``if self.explaining: self.set_reason(text)``.
+``explaining`` is true only while someone records the tree's reasons (``Tree.start_reasons``, a
+replay log's recorder), so an unrecorded tick builds no text.
 """
 from __future__ import annotations
 
