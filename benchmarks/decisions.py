@@ -6,8 +6,10 @@ when ../shared holds them, else ours) and, after every step, reads each blue rob
 on the field, penalised minutes left out):
 
 - ``decision`` changes, and among them the short-lived ones: a decision that lasted less than
-  0.5 s before the next change (the flicker the replay showed: approach / kick every few
-  ticks), with the pairs that flicker most;
+  0.5 s before the next change, with the pairs that change most; and the flicker proper: a
+  short-lived decision followed by the one before it (A -> B -> A within 0.5 s: approach / kick /
+  approach every few ticks, as the replay showed), not counting a short "kick" in which the robot
+  did kick (the ball leaves: back to approach, as it should);
 - ``player_role`` changes, and the roles that lasted less than 2 s.
 
 Run it at two commits (the same seeds) to compare before and after a change of the
@@ -50,20 +52,29 @@ class Tally:
     def __init__(self, short_s: float) -> None:
         self.short_s = short_s
         self.value: object = None
+        self.before: object = None      # the value before the current one
         self.since_s = 0.0
+        self.acted = False              # the robot kicked while the current value held
         self.changes = 0
         self.short = 0
+        self.flicker = 0                # A -> B -> A, B short-lived (and not a kick that kicked)
         self.short_pairs: collections.Counter[tuple[object, object]] = collections.Counter()
+        self.flicker_pairs: collections.Counter[tuple[object, object]] = collections.Counter()
 
-    def see(self, value: object, t_s: float) -> None:
+    def see(self, value: object, t_s: float, acted: bool = False) -> None:
         if value == self.value:
+            self.acted = self.acted or acted
             return
         if self.value is not None and value is not None:
             self.changes += 1
             if t_s - self.since_s < self.short_s:
                 self.short += 1
                 self.short_pairs[(self.value, value)] += 1
-        self.value, self.since_s = value, t_s
+                if value == self.before and not self.acted:
+                    self.flicker += 1
+                    self.flicker_pairs[(self.before, self.value)] += 1
+        self.before = self.value
+        self.value, self.since_s, self.acted = value, t_s, acted
 
 
 def play(seed: int, seconds: float, red_tree: str | None, field: str, team_size: int | None) -> dict:
@@ -82,7 +93,8 @@ def play(seed: int, seconds: float, red_tree: str | None, field: str, team_size:
                 roles[rid].see(None, t)
                 continue
             on_field_s += match.dt_s
-            decisions[rid].see(bb.get("decision"), t)
+            kicked = getattr(agent.last_command, "kick", None) is not None
+            decisions[rid].see(bb.get("decision"), t, kicked)
             roles[rid].see(bb.get("player_role"), t)
     return {"minutes": on_field_s / 60.0, "decisions": list(decisions.values()), "roles": list(roles.values()),
             "score": dict((team.name.lower(), n) for team, n in match.referee.scores.items())}
@@ -101,6 +113,7 @@ def main() -> int:
     dec = collections.Counter()
     role = collections.Counter()
     pairs: collections.Counter = collections.Counter()
+    flickers: collections.Counter = collections.Counter()
     start = time.process_time()
     for seed in seeds:
         out = play(seed, args.seconds, args.red_tree, args.field, args.team_size)
@@ -108,19 +121,25 @@ def main() -> int:
         for t in out["decisions"]:
             dec["changes"] += t.changes
             dec["short"] += t.short
+            dec["flicker"] += t.flicker
             pairs.update(t.short_pairs)
+            flickers.update(t.flicker_pairs)
         for t in out["roles"]:
             role["changes"] += t.changes
             role["short"] += t.short
+            role["flicker"] += t.flicker
         print(f"seed {seed}: score {out['score']}, {out['minutes']:.1f} robot-minutes", file=sys.stderr)
     print(f"our trees (blue) against {args.red_tree or 'our trees'}: seeds {args.seeds}, {args.seconds:g} s each, "
           f"{minutes:.1f} robot-minutes on the field ({time.process_time() - start:.0f} CPU s)")
-    print(f"  decision changes     {dec['changes'] / minutes:6.1f} per robot-minute, of them lasting "
-          f"< {SHORT_DECISION_S} s: {dec['short'] / minutes:6.1f}")
+    print(f"  decision changes     {dec['changes'] / minutes:6.2f} per robot-minute, of them lasting "
+          f"< {SHORT_DECISION_S} s: {dec['short'] / minutes:6.2f}")
     print("  most frequent short-lived changes: " + ", ".join(
-        f"{a}->{b} {n / minutes:.1f}" for (a, b), n in pairs.most_common(5)))
-    print(f"  player_role changes  {role['changes'] / minutes:6.1f} per robot-minute, of them lasting "
-          f"< {SHORT_ROLE_S} s: {role['short'] / minutes:6.1f}")
+        f"{a}->{b} {n / minutes:.2f}" for (a, b), n in pairs.most_common(5)))
+    print(f"  decision flicker     {dec['flicker'] / minutes:6.2f} per robot-minute (A -> B -> A within "
+          f"{SHORT_DECISION_S} s, no kick in B): " + ", ".join(
+              f"{a}->{b}->{a} {n / minutes:.2f}" for (a, b), n in flickers.most_common(5)))
+    print(f"  player_role changes  {role['changes'] / minutes:6.2f} per robot-minute, of them lasting "
+          f"< {SHORT_ROLE_S} s: {role['short'] / minutes:6.2f}, flicker (A -> B -> A): {role['flicker'] / minutes:6.2f}")
     return 0
 
 

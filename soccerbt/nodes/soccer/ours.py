@@ -518,14 +518,17 @@ class GoalkeeperDecision(SoccerSyncNode):
             decision = "find"
             if self.explaining:
                 why = "ball unknown (not seen, no reliable team ball) -> find"
-        elif (shot_y := incoming_shot_y(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M,
-                                         self.port_float("save_speed"))) is not None:
+        elif (shot_y := shot_to_save(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M, self.port_float("save_speed"),
+                                     last == "save")) is not None:
             decision = "save"
             if self.explaining:
                 vx, vy = ctx.world_model.ball_velocity_field
-                why = (f"shot: ball rolling {math.hypot(vx, vy):.2f} m/s (vx {vx:.2f} <= -save_speed "
-                       f"{self.port_float('save_speed'):.2f}) crosses the keeper's line at y {shot_y:.2f}, "
-                       f"inside the goal mouth +-{f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M:.2f} -> save")
+                saving = last == "save"
+                speed = self.port_float("save_speed") * (SAVE_KEEP_SPEED if saving else 1.0)
+                mouth = f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M + (SAVE_KEEP_MARGIN_M if saving else 0.0)
+                why = (f"shot: ball rolling {math.hypot(vx, vy):.2f} m/s (vx {vx:.2f} <= -{speed:.2f}"
+                       f"{' while saving' if saving else ''}) crosses the keeper's line at y {shot_y:.2f}, "
+                       f"inside the goal mouth +-{mouth:.2f} -> save")
         else:
             margin = 1.0 if last == "clear" else 0.3
             area_x = -f.half_length_m + f.penalty_area_length_m + margin
@@ -555,7 +558,21 @@ SHOT_MOUTH_MARGIN_M = 0.5  # a shot this far wide of a post still counts as on g
 SHOT_REACH_LINE_M = 0.8  # GoalkeeperDecision: a shot still rolls this far in front of the goal line
 
 
-def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float) -> float | None:
+SAVE_KEEP_SPEED = 0.6     # a save goes on while the ball rolls in at this fraction of save_speed
+SAVE_KEEP_MARGIN_M = 0.3  # ... and this much wider of the posts (hysteresis: noisy velocity)
+
+
+def shot_to_save(ctx, ball: BallView, line_x_m: float, save_speed_mps: float, saving: bool) -> float | None:
+    """``incoming_shot_y`` with the keeper's hysteresis: a save in progress (``saving``) goes on
+    while the ball rolls in at SAVE_KEEP_SPEED of the speed and SAVE_KEEP_MARGIN_M wider."""
+    if not saving:
+        return incoming_shot_y(ctx, ball, line_x_m, save_speed_mps)
+    return incoming_shot_y(ctx, ball, line_x_m, save_speed_mps * SAVE_KEEP_SPEED,
+                           SHOT_MOUTH_MARGIN_M + SAVE_KEEP_MARGIN_M)
+
+
+def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float,
+                    mouth_margin_m: float = SHOT_MOUTH_MARGIN_M) -> float | None:
     """Where the ball, own-seen and rolling toward the own goal at ``min_speed_mps`` or more,
     crosses the line x = ``line_x_m`` (team frame); None unless it still rolls there and its
     path, drawn straight on, enters the goal mouth (``SHOT_MOUTH_MARGIN_M`` wide of either post).
@@ -570,7 +587,7 @@ def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float) 
     gx = -f.half_length_m
     # aim without rolling friction: the velocity estimate lags a shot, so its speed is low
     aim_y = shot_crossing_y(xy, velocity, gx, min_speed_mps, deceleration_mps2=0.0)
-    if aim_y is None or abs(aim_y) > f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M:
+    if aim_y is None or abs(aim_y) > f.goal_width_m / 2.0 + mouth_margin_m:
         return None
     if xy[0] <= line_x_m:
         return aim_y
@@ -596,9 +613,12 @@ class GoalkeeperPosition(SoccerSyncNode):
         f = ctx.field
         ball = ball_view(ctx)
         d = self.port_float("dist_to_goalline")
+        now = ctx.now_s()
+        saving = getattr(self, "_saving_s", -1.0) >= now - 0.05  # saved in the tick before
         if ball.known:
-            crossing_y = incoming_shot_y(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"))
+            crossing_y = shot_to_save(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"), saving)
             if crossing_y is not None:
+                self._saving_s = now
                 target = goalkeeper_save_position((ball.field_x_m, ball.field_y_m), crossing_y, f, d)
                 if self.explaining:
                     self.set_reason(f"shot crosses the line {d:.2f} m out at y {crossing_y:.2f} -> step straight to "
