@@ -2,8 +2,9 @@
 
 Plays seeded matches (our trees as blue, ``--red-tree`` as red: by default Booster's 2026 trees
 when ../shared holds them, else ours) and, after every step, reads each blue robot's
-``decision`` and ``player_role`` from its blackboard. Prints per robot-minute (of the robots
-on the field, penalised minutes left out):
+``decision`` (only in a tick that ran a node writing it: the value a branch that stopped running
+left behind is no decision) and ``player_role`` from its blackboard. Prints per robot-minute (of
+the robots on the field, penalised minutes left out):
 
 - ``decision`` changes, and among them the short-lived ones: a decision that lasted less than
   0.5 s before the next change, with the pairs that change most; and the flicker proper: a
@@ -77,12 +78,18 @@ class Tally:
         self.value, self.since_s, self.acted = value, t_s, acted
 
 
+def _writers(tree) -> frozenset[int]:
+    """ids of the tree's nodes with an output port remapped to {decision}."""
+    return frozenset(id(n) for n in tree.nodes() if "{decision}" in getattr(n.config, "output_ports", {}).values())
+
+
 def play(seed: int, seconds: float, red_tree: str | None, field: str, team_size: int | None) -> dict:
     match = Match(MatchConfig(seed=seed, duration_s=seconds, red_tree=red_tree, field=field, team_size=team_size))
     ours = {rid: agent for rid, agent in match.agents.items() if rid.team is Team.BLUE}
     decisions = {rid: Tally(SHORT_DECISION_S) for rid in ours}
     roles = {rid: Tally(SHORT_ROLE_S) for rid in ours}
     on_field_s = 0.0
+    writers: dict = {}
     while not match.finished():
         match.step()
         t = match.t_s
@@ -94,7 +101,11 @@ def play(seed: int, seconds: float, red_tree: str | None, field: str, team_size:
                 continue
             on_field_s += match.dt_s
             kicked = getattr(agent.last_command, "kick", None) is not None
-            decisions[rid].see(bb.get("decision"), t, kicked)
+            tree = agent.tree
+            if writers.get(rid, (None,))[0] is not tree:
+                writers[rid] = (tree, _writers(tree))
+            deciding = any(id(n) in writers[rid][1] for n in tree.env.ticked)
+            decisions[rid].see(bb.get("decision") if deciding else None, t, kicked)
             roles[rid].see(bb.get("player_role"), t)
     return {"minutes": on_field_s / 60.0, "decisions": list(decisions.values()), "roles": list(roles.values()),
             "score": dict((team.name.lower(), n) for team, n in match.referee.scores.items())}

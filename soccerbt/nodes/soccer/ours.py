@@ -508,27 +508,31 @@ class GoalkeeperDecision(SoccerSyncNode):
                           "m/s: a ball rolling toward the own goal mouth this fast is a shot to save"),
                 InputPort("decision_in", str, ""), OutputPort("decision_out", str)]
 
+    def setup_state(self) -> None:
+        self._save = SaveHysteresis()
+
     def update(self):
         ctx = self.context
         f = ctx.field
         ball = ball_view(ctx)
         last = str(self.get_input("decision_in") or "")
         why = ""
+        was_saving = self._save.saving and ctx.now_s() - self._save.last_tick_s < 0.05
         if not ball.known:
+            self._save.count, self._save.saving = 0, False
             decision = "find"
             if self.explaining:
                 why = "ball unknown (not seen, no reliable team ball) -> find"
-        elif (shot_y := shot_to_save(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M, self.port_float("save_speed"),
-                                     last == "save")) is not None:
+        elif (shot_y := self._save.update(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M,
+                                          self.port_float("save_speed"), ctx.now_s())) is not None:
             decision = "save"
             if self.explaining:
                 vx, vy = ctx.world_model.ball_velocity_field
-                saving = last == "save"
-                speed = self.port_float("save_speed") * (SAVE_KEEP_SPEED if saving else 1.0)
-                mouth = f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M + (SAVE_KEEP_MARGIN_M if saving else 0.0)
+                speed = self.port_float("save_speed") * (SAVE_KEEP_SPEED if was_saving else 1.0)
+                mouth = f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M + (SAVE_KEEP_MARGIN_M if was_saving else 0.0)
                 why = (f"shot: ball rolling {math.hypot(vx, vy):.2f} m/s (vx {vx:.2f} <= -{speed:.2f}"
-                       f"{' while saving' if saving else ''}) crosses the keeper's line at y {shot_y:.2f}, "
-                       f"inside the goal mouth +-{mouth:.2f} -> save")
+                       f"{' while saving' if was_saving else f' in {SAVE_ENTER_TICKS} ticks'}) crosses the keeper's "
+                       f"line at y {shot_y:.2f}, inside the goal mouth +-{mouth:.2f} -> save")
         else:
             margin = 1.0 if last == "clear" else 0.3
             area_x = -f.half_length_m + f.penalty_area_length_m + margin
@@ -539,6 +543,8 @@ class GoalkeeperDecision(SoccerSyncNode):
             decision = "clear" if in_area and near else "block"
             if self.explaining:
                 held = " (x1.4 while clearing)" if last == "clear" else ""
+                if self._save.count:
+                    held += f"; a shot seen in {self._save.count} of {SAVE_ENTER_TICKS} ticks"
                 area = f"ball ({ball.field_x_m:.2f}, {ball.field_y_m:.2f}) "
                 if not in_area:
                     why = (f"{area}outside the area + {margin:.1f} m (x < {area_x:.2f}, |y| < {area_y:.2f}) "
@@ -560,6 +566,38 @@ SHOT_REACH_LINE_M = 0.8  # GoalkeeperDecision: a shot still rolls this far in fr
 
 SAVE_KEEP_SPEED = 0.6     # a save goes on while the ball rolls in at this fraction of save_speed
 SAVE_KEEP_MARGIN_M = 0.3  # ... and this much wider of the posts (hysteresis: noisy velocity)
+
+
+SAVE_ENTER_TICKS = 3      # a shot must be seen in this many consecutive ticks before a save starts
+
+
+class SaveHysteresis:
+    """When a keeper saves: a shot (``incoming_shot_y``) seen in SAVE_ENTER_TICKS consecutive
+    ticks starts a save (one spike of the ball's velocity estimate does not); a save goes on while
+    the ball rolls in at SAVE_KEEP_SPEED of the speed, SAVE_KEEP_MARGIN_M wider of the posts
+    (``shot_to_save``). A node not ticked in the tick before starts afresh."""
+
+    __slots__ = ("count", "saving", "last_tick_s")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.saving = False
+        self.last_tick_s = -1e9
+
+    def update(self, ctx, ball: BallView, line_x_m: float, save_speed_mps: float, now_s: float) -> float | None:
+        """The y where the shot crosses the line while saving, else None."""
+        fresh = now_s - self.last_tick_s < 0.05
+        self.last_tick_s = now_s
+        saving = fresh and self.saving
+        y = shot_to_save(ctx, ball, line_x_m, save_speed_mps, saving)
+        if y is None:
+            self.count, self.saving = 0, False
+            return None
+        if saving:
+            return y
+        self.count = self.count + 1 if fresh else 1
+        self.saving = self.count >= SAVE_ENTER_TICKS
+        return y if self.saving else None
 
 
 def shot_to_save(ctx, ball: BallView, line_x_m: float, save_speed_mps: float, saving: bool) -> float | None:
@@ -606,6 +644,9 @@ class GoalkeeperPosition(SoccerSyncNode):
                 InputPort("vy_limit", float, 0.4), InputPort("tolerance", float, 0.15),
                 InputPort("save_speed", float, 1.0, "m/s: as GoalkeeperDecision's")]
 
+    def setup_state(self) -> None:
+        self._save = SaveHysteresis()
+
     def update(self):
         from soccerbt.services.planning import goalkeeper_blocking_position, goalkeeper_save_position
 
@@ -613,12 +654,9 @@ class GoalkeeperPosition(SoccerSyncNode):
         f = ctx.field
         ball = ball_view(ctx)
         d = self.port_float("dist_to_goalline")
-        now = ctx.now_s()
-        saving = getattr(self, "_saving_s", -1.0) >= now - 0.05  # saved in the tick before
         if ball.known:
-            crossing_y = shot_to_save(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"), saving)
+            crossing_y = self._save.update(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"), ctx.now_s())
             if crossing_y is not None:
-                self._saving_s = now
                 target = goalkeeper_save_position((ball.field_x_m, ball.field_y_m), crossing_y, f, d)
                 if self.explaining:
                     self.set_reason(f"shot crosses the line {d:.2f} m out at y {crossing_y:.2f} -> step straight to "
