@@ -602,15 +602,16 @@ class SaveHysteresis:
 
 def shot_to_save(ctx, ball: BallView, line_x_m: float, save_speed_mps: float, saving: bool) -> float | None:
     """``incoming_shot_y`` with the keeper's hysteresis: a save in progress (``saving``) goes on
-    while the ball rolls in at SAVE_KEEP_SPEED of the speed and SAVE_KEEP_MARGIN_M wider."""
+    while the ball rolls in at SAVE_KEEP_SPEED of the speed and SAVE_KEEP_MARGIN_M wider, whether
+    or not it would still roll as far as the line (a ball dribbled at the goal comes in jerks)."""
     if not saving:
         return incoming_shot_y(ctx, ball, line_x_m, save_speed_mps)
     return incoming_shot_y(ctx, ball, line_x_m, save_speed_mps * SAVE_KEEP_SPEED,
-                           SHOT_MOUTH_MARGIN_M + SAVE_KEEP_MARGIN_M)
+                           SHOT_MOUTH_MARGIN_M + SAVE_KEEP_MARGIN_M, deceleration_mps2=0.0)
 
 
 def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float,
-                    mouth_margin_m: float = SHOT_MOUTH_MARGIN_M) -> float | None:
+                    mouth_margin_m: float = SHOT_MOUTH_MARGIN_M, deceleration_mps2: float = 0.8) -> float | None:
     """Where the ball, own-seen and rolling toward the own goal at ``min_speed_mps`` or more,
     crosses the line x = ``line_x_m`` (team frame); None unless it still rolls there and its
     path, drawn straight on, enters the goal mouth (``SHOT_MOUTH_MARGIN_M`` wide of either post).
@@ -629,7 +630,7 @@ def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float,
         return None
     if xy[0] <= line_x_m:
         return aim_y
-    return shot_crossing_y(xy, velocity, line_x_m, min_speed_mps)
+    return shot_crossing_y(xy, velocity, line_x_m, min_speed_mps, deceleration_mps2=deceleration_mps2)
 
 
 class GoalkeeperPosition(SoccerSyncNode):
