@@ -93,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
     result = match.result()
     if recorder is not None:
         recorder.finish(result)
+        written = getattr(recorder, "written", lambda: None)()
+        if written:
+            print(f"soccerbt run: {written}", file=err)
     if getattr(args, "screenshot", None):
         try:
             _save_screenshot(match, args.screenshot, err)

@@ -97,5 +97,8 @@ def view(args: argparse.Namespace) -> int:
         result = match.result()
         if recorder is not None:
             recorder.finish(result)
+            written = getattr(recorder, "written", lambda: None)()
+            if written:
+                print(f"soccerbt view: {written}", file=sys.stderr)
     print_summary(result, time.perf_counter() - wall_start, sys.stdout)
     return 0
