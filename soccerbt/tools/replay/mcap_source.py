@@ -18,11 +18,13 @@ from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, StepView, apply_step
 from soccerbt.tools.viewer.scene import Banner, control_of, gc_words, Scene, SceneRobot
-from soccerbt.tools.viewer.tree_panel import HistoryEntry
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team, from_team_frame
 
 __all__ = ["McapReplaySource"]
+
+# one change of a blackboard key: (step, t in s, value, writer), as tree_panel.HistoryEntry
+HistoryEntry = tuple[int, float, Any, Any]
 
 _SCAN_WINDOW_STEPS = 2000  # backward searches read the log in windows of this many steps
 _HISTORY_LEN = 12          # changes a key history lists
