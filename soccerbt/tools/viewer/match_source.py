@@ -33,22 +33,6 @@ class _GoTo:
     navigator: Any  # its own, so that the tree's plans do not fight the click's
 
 
-_WRITERS: dict[int, tuple[Any, frozenset[int]]] = {}  # id(tree) -> (tree, ids of its nodes writing decision)
-
-
-def _decision_writers(tree: Any) -> frozenset[int]:
-    """The ids of ``tree``'s nodes with an output port remapped to ``{decision}``: the decision
-    is current only in a tick that ran one of them."""
-    cached = _WRITERS.get(id(tree))
-    if cached is not None and cached[0] is tree:
-        return cached[1]
-    ids = frozenset(id(n) for n in tree.nodes() if "{decision}" in getattr(n.config, "output_ports", {}).values())
-    if len(_WRITERS) > 64:
-        _WRITERS.clear()
-    _WRITERS[id(tree)] = (tree, ids)
-    return ids
-
-
 def _to_world_xy(xy: tuple[float, float], attacks_positive_x: bool) -> tuple[float, float]:
     return (xy[0], xy[1]) if attacks_positive_x else (-xy[0], -xy[1])
 
@@ -107,6 +91,7 @@ class MatchSceneSource:
         self._events_seen = 0  # of match.agent_events, turned into notices
         self._reported: dict[tuple[str, str], float] = {}  # (kind, message) -> when last noticed
         self._notices: list[Notice] = []
+        self._decision_seen: dict[str, tuple[int, int, bool]] = {}  # robot -> (step, sequence, stale)
 
     @classmethod
     def default(cls, seed: int = 0, show_particles: bool = True, **config: Any) -> MatchSceneSource:
@@ -214,6 +199,20 @@ class MatchSceneSource:
 
     # --- pieces ---------------------------------------------------------------------------------
 
+    def _decision_stale(self, key: str, bb: Any) -> bool:
+        """Whether ``decision`` went unwritten in the steps since the last look (its branch is
+        not running): a node writes it in every tick it runs, which bumps the entry's sequence."""
+        entry = bb.get_entry("decision") if hasattr(bb, "get_entry") else None
+        if entry is None:
+            return False
+        steps = self.match.steps
+        seen = self._decision_seen.get(key)
+        if seen is not None and seen[0] == steps:
+            return seen[2]  # the same step again (paused): the same answer
+        stale = seen is not None and seen[1] == entry.sequence_id
+        self._decision_seen[key] = (steps, entry.sequence_id, stale)
+        return stale
+
     def _agent_or_none(self, key: str) -> Any:
         try:
             return self.match.agent(key)
@@ -226,8 +225,7 @@ class MatchSceneSource:
         robot.decision = str(bb.get("decision", "") or "")
         robot.control = control_of(lambda key: bb.get(key, None))
         if robot.decision:
-            writers = _decision_writers(agent.tree)
-            robot.decision_stale = bool(writers) and not any(id(n) in writers for n in agent.tree.env.ticked)
+            robot.decision_stale = self._decision_stale(robot.key, bb)
         robot.estimate = from_team_frame(agent.pose_estimate(), attack)
         localizer = agent.context.localizer
         if localizer is not None:

@@ -240,3 +240,19 @@ def test_the_viewers_search_takes_the_same_references(dup_log: Path) -> None:
     viewer.search.text = "blue1: KickBall == SUCCESS"
     viewer.run_search()
     assert len(viewer.search.ranges) == 1 and "KickBall names 2 nodes" in viewer.search.note
+
+
+def test_the_live_viewer_marks_a_stale_decision_too(tmp_path: Path) -> None:
+    from soccerbt.tools.viewer.match_source import MatchSceneSource
+
+    tree = tmp_path / "stale.xml"
+    tree.write_text(STALE)
+    match = Match(MatchConfig(seed=1, duration_s=0.05, team_size=1, blue_tree=str(tree), red_tree=str(tree),
+                              idle_teams=("red",)))
+    source = MatchSceneSource(match)
+    match.step()
+    first = source.scene(None).robot("blue1")
+    assert first.decision and not first.decision_stale
+    match.step()
+    match.step()
+    assert source.scene(None).robot("blue1").decision_stale
