@@ -43,6 +43,16 @@ from soccerbt.world.types import Pose2D, RobotCommand, RobotId, Team, from_team_
 
 _match_log = logging.getLogger("soccerbt.match")
 
+
+def _robots_text(robots: list[str], agents: Any) -> str:
+    """"the blue team (blue1, blue2, blue3)" when ``robots`` are a whole team, else the robots."""
+    names = sorted(set(robots))
+    for team in ("blue", "red"):
+        members = sorted(str(rid) for rid in agents if str(rid).startswith(team))
+        if members and names == members:
+            return f"the {team} team ({', '.join(names)})"
+    return ", ".join(names)
+
 __all__ = ["MatchConfig", "MatchResult", "GoalSummary", "RobotSummary", "Match", "MatchObserver",
            "run_match", "default_tree_path", "start_role", "entry_pose", "statue_pose"]
 
@@ -232,6 +242,8 @@ class Match:
         self.errors: list[str] = []
         self.agent_events: list[AgentEvent] = []
         self._reload_failures_reported: set[str] = set()
+        self._reloads: dict[tuple[str, str], list[str]] = {}  # this step's (kind, message) -> robots
+        self._reported_failures: set[str] = set()
         ref_cfg = config.referee or RefereeConfig(blue_team_number=BLUE_TEAM_NUMBER,
                                                   red_team_number=RED_TEAM_NUMBER,
                                                   players_per_team=self.team_size,
@@ -296,14 +308,28 @@ class Match:
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.agent_events.append(event)
+        if event.kind in ("tree_reloaded", "tree_reload_failed"):
+            # the robots that share a file reload it in one step: said once, naming them all
+            self._reloads.setdefault((event.kind, event.message), []).append(event.robot)
         if event.kind == "tree_reload_failed":
             # every robot of a team runs the same file: one report per distinct failure
             if event.message in self._reload_failures_reported:
                 return
             self._reload_failures_reported.add(event.message)
-            _match_log.error("%s", event)
         if event.kind != "tree_reloaded":
             self.errors.append(str(event))
+
+    def _report_reloads(self) -> None:
+        """One line on stderr per file reloaded (or failing to) in this step, naming its robots
+        (a whole team by its name)."""
+        for (kind, message), robots in self._reloads.items():
+            names = _robots_text(robots, self.agents)
+            if kind == "tree_reloaded":
+                _match_log.warning("tree reloaded for %s: %s", names, message)
+            elif message not in self._reported_failures:
+                self._reported_failures.add(message)
+                _match_log.error("tree reload failed for %s (the running tree stays): %s", names, message)
+        self._reloads.clear()
 
     # --- stepping ---------------------------------------------------------------------------------
 
@@ -328,6 +354,8 @@ class Match:
             if packet is not None:
                 agent.receive_packet(packet)
             agent.step(t)
+        if self._reloads:
+            self._report_reloads()
         if self._count_team_messages is not None:
             for team, link in self.team_links.items():
                 if link.sent != self._link_sent[team]:

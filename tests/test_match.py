@@ -197,8 +197,11 @@ def test_kid_size_plays_four_a_side_by_default() -> None:
     assert math.isclose(match.field.length_m, 9.0)
 
 
-def test_editing_a_tree_during_a_match_swaps_it_for_every_robot_at_one_tick(tmp_path: Path) -> None:
+def test_editing_a_tree_during_a_match_swaps_it_for_every_robot_at_one_tick(tmp_path: Path, caplog) -> None:
+    import logging
     import os
+
+    caplog.set_level(logging.WARNING, logger="soccerbt.match")
 
     tree = tmp_path / "walk.xml"
     text = '<root BTCPP_format="4"><BehaviorTree ID="Main"><SetVelocity x="{x}"/></BehaviorTree></root>'
@@ -220,6 +223,12 @@ def test_editing_a_tree_during_a_match_swaps_it_for_every_robot_at_one_tick(tmp_
     assert all(a.last_command.vx_mps == pytest.approx(0.6) for a in match.agents.values())
     assert len(match.result().errors) == 1  # the failed reload, once for the team, located
     assert all(f"{tree.name}:1:" in e and "SetVelocityy" in e for e in match.result().errors)
+    # said once each on stderr, naming the file and every robot that uses it
+    said = [r.getMessage() for r in caplog.records if r.name == "soccerbt.match"]
+    team = "the blue team (blue1, blue2, blue3)"
+    assert [m for m in said if m.startswith("tree reload failed")] == [
+        next(m for m in said if m.startswith(f"tree reload failed for {team} (the running tree stays): {tree}:1:"))]
+    assert [m for m in said if m.startswith("tree reloaded")] == [f"tree reloaded for {team}: {tree} (1 file(s))"]
 
 
 def test_gc_version_chooses_the_referee_and_the_packets(capsys) -> None:

@@ -10,6 +10,10 @@ generator is never used on the hot path.
 Leaf classes: `ActionNode` and `ConditionNode` (user `update()`, `on_halted()`),
 `SyncActionNode` (never RUNNING), `StatefulActionNode` (`on_start`/`on_running`/`on_halted`).
 Composite classes: `ControlNode`, `DecoratorNode`.
+
+Any node may say why it decided what it did: ``if self.explaining: self.set_reason(text)``.
+``explaining`` is true only while someone records the tree's reasons (``Tree.start_reasons``, a
+replay log's recorder), so an unrecorded tick builds no text.
 """
 from __future__ import annotations
 
@@ -83,7 +87,7 @@ class TreeEnv:
     """What every node of one tree shares: clock, timers, wake-up signal, enums, context."""
 
     __slots__ = ("clock", "enums", "context", "wake_up", "_timers", "_next_timer", "tick_id",
-                 "status_observer", "skip_sink", "track_writers", "status_log", "ticked")
+                 "status_observer", "skip_sink", "track_writers", "status_log", "ticked", "reasons")
 
     def __init__(self, clock: Callable[[], float] | None = None,
                  enums: Mapping[str, int] | None = None, context: Any = None) -> None:
@@ -102,6 +106,9 @@ class TreeEnv:
         self.status_log: list[int] | None = None
         # the nodes ticked since the root tick began (the Tree clears it before each root tick)
         self.ticked: list[Any] = []
+        # while a dict (someone records), nodes report why they decided: uid -> reason text
+        # (TreeNode.set_reason); None otherwise, and a node then builds no text at all
+        self.reasons: dict[int, str] | None = None
         self._timers: dict[int, tuple[float, Callable[[bool], None]]] = {}
         self._next_timer = 1
 
@@ -462,6 +469,24 @@ class TreeNode(Behaviour):
 
     def emit_wake_up(self) -> None:
         self.env.wake_up = True
+
+    # -- reasons -----------------------------------------------------------------------------
+
+    @property
+    def explaining(self) -> bool:
+        """Whether someone records this tree's reasons (a replay log): only then is a reason
+        worth building. A node's tick reads ``if self.explaining: self.set_reason(...)``, so
+        that it formats nothing when nobody records."""
+        return self.env.reasons is not None
+
+    def set_reason(self, reason: str) -> None:
+        """Report why this tick decided what it did: the rule that fired and the inputs it
+        compared, with their values and thresholds (``"ball_x 0.62 > reach 0.41 -> approach"``).
+        Kept with the tick by a recorder (``env.reasons``); nothing happens when nobody records.
+        The last reason of a tick counts."""
+        reasons = self.env.reasons
+        if reasons is not None:
+            reasons[self.uid] = reason
 
     # -- ports -------------------------------------------------------------------------------
 

@@ -172,6 +172,30 @@ class RoleAssigner:
         self._challenger: tuple[int, float] | None = None  # (number, since when)
         self._now_s = 0.0
         self.choice: RoleChoice | None = None
+        # why the last striker was chosen, as facts (formatted only when read: ``reason``)
+        self._why: tuple = ()
+
+    def reason(self) -> str:
+        """Why the last ``assign`` chose its striker: the costs (seconds to the ball) it compared
+        and the hysteresis; "" before any assignment."""
+        why = self._why
+        if not why:
+            return ""
+        kind = why[0]
+        if kind == "pinned":
+            return f"striker #{why[1]} pinned by a person's role choice"
+        if kind == "cheapest":
+            return f"striker #{why[1]}: cheapest to the ball, {why[2]:.2f} s"
+        if kind == "lost":
+            return f"striker #{why[1]} ({why[2]:.2f} s) replaces #{why[3]}, which cannot reach the ball"
+        c = self.config
+        if kind == "switch":
+            return (f"striker #{why[1]} ({why[2]:.2f} s) replaces #{why[3]} ({why[4]:.2f} s): cheaper by more than "
+                    f"{c.striker_hysteresis_s:.1f} s and x{c.striker_hysteresis_ratio:.1f} for "
+                    f"{c.striker_switch_hold_s:.1f} s")
+        return (f"striker #{why[1]} kept ({why[2]:.2f} s): #{why[3]} ({why[4]:.2f} s) is not cheaper by "
+                f"{c.striker_hysteresis_s:.1f} s and x{c.striker_hysteresis_ratio:.1f} for "
+                f"{c.striker_switch_hold_s:.1f} s")
 
     def assign(self, messages: Iterable[TeamMessage], now_s: float) -> dict[int, Role]:
         """Roles by player number; inactive or silent robots get none."""
@@ -204,6 +228,7 @@ class RoleAssigner:
             if choice is not None and choice.striker in field_players:
                 striker = choice.striker  # pinned by a person: no cost can take it away
                 self._challenger = None
+                self._why = ("pinned", striker)
             else:
                 striker = self._striker(field_players)
             roles[striker] = Role.STRIKER
@@ -233,11 +258,13 @@ class RoleAssigner:
                 current = claims[0]
         if current is None or current not in players or current == best:
             self._challenger = None
+            self._why = ("cheapest", best, players[best].cost_to_ball_s)
             return best
         cur_cost = players[current].cost_to_ball_s
         new_cost = players[best].cost_to_ball_s
         if math.isinf(cur_cost) and not math.isinf(new_cost):
             self._challenger = None
+            self._why = ("lost", best, new_cost, current)
             return best
         if new_cost < cur_cost - c.striker_hysteresis_s and new_cost < cur_cost * c.striker_hysteresis_ratio:
             # a challenger must stay clearly cheaper for a while: one noisy message is not enough
@@ -245,9 +272,11 @@ class RoleAssigner:
                 self._challenger = (best, self._now_s)
             if self._now_s - self._challenger[1] >= c.striker_switch_hold_s - 1e-9:
                 self._challenger = None
+                self._why = ("switch", best, new_cost, current, cur_cost)
                 return best
         else:
             self._challenger = None
+        self._why = ("kept", current, cur_cost, best, new_cost)
         return current
 
     def _defenders(self, players: Mapping[int, TeamMessage]) -> frozenset[int]:

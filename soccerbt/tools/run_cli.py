@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
     result = match.result()
     if recorder is not None:
         recorder.finish(result)
+        written = getattr(recorder, "written", lambda: None)()
+        if written:
+            print(f"soccerbt run: {written}", file=err)
     if live is not None:
         live.close()
     if getattr(args, "screenshot", None):

@@ -99,6 +99,9 @@ def view(args: argparse.Namespace) -> int:
         result = match.result()
         if recorder is not None:
             recorder.finish(result)
+            written = getattr(recorder, "written", lambda: None)()
+            if written:
+                print(f"soccerbt view: {written}", file=sys.stderr)
         if live is not None:
             live.close()
     print_summary(result, time.perf_counter() - wall_start, sys.stdout)

@@ -175,6 +175,18 @@ class Tree:
         self.env.status_log = None
         self._install_observer()
 
+    def start_reasons(self) -> dict[int, str]:
+        """From now on collect the reasons nodes report (``TreeNode.set_reason``): node uid ->
+        the last reason text it gave. The owner reads and empties the dict after each tick;
+        until this is called nodes build no reason at all."""
+        if self.env.reasons is None:
+            self.env.reasons = {}
+        return self.env.reasons
+
+    def stop_reasons(self) -> None:
+        """Stop collecting reasons (nodes build none again)."""
+        self.env.reasons = None
+
     def _install_observer(self) -> None:
         handles = list(self._status_handles)
         env = self.env

@@ -315,3 +315,16 @@ def test_defender_targets_between_ball_and_goal_scaled_to_the_field():
     five = supporter_targets((2.0, 1.0), LARGE, 3)
     assert five[2].x_m < -4.0 and five[0].x_m < 2.0
     assert supporter_targets((2.0, 1.0), FIELD, 2) == supporter_targets((2.0, 1.0), FIELD, 4)[:2]
+
+
+def test_the_role_assigner_says_why_it_chose_its_striker() -> None:
+    from soccerbt.services.planning import RoleAssigner
+    from soccerbt.world.field import Field
+
+    assigner = RoleAssigner(Field.adult_size())
+    assert assigner.reason() == ""
+    assigner._why = ("kept", 2, 3.4, 3, 2.9)
+    text = assigner.reason()
+    assert text.startswith("striker #2 kept (3.40 s): #3 (2.90 s) is not cheaper by 1.0 s")
+    assigner._why = ("switch", 3, 1.2, 2, 3.4)
+    assert "replaces #2 (3.40 s)" in assigner.reason()

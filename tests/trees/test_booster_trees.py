@@ -227,3 +227,13 @@ def test_a_short_match_with_boosters_2026_trees_raises_no_node_errors_and_walks(
         if agent.robot.team.name == "BLUE":
             assert agent.blackboard["local_freekick_phase"] in ("NONE", "WAIT_RESUME", "PLACEMENT",
                                                                  "UNPLACEMENT", "EXECUTE")
+
+
+def test_validate_names_an_unknown_node_once_with_a_did_you_mean(capsys, tmp_path):
+    bad = tmp_path / "bad.xml"
+    bad.write_text('<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>\n<KickBal/>\n<KickBal/>\n<Foo/>\n'
+                   '</Sequence></BehaviorTree></root>')
+    assert main(["validate", str(bad)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{bad}:2: Node not recognized: KickBal (did you mean KickBall or Kick?); used 1 more time"
+    assert out[1:] == [f"{bad}:4: Node not recognized: Foo"]

@@ -11,7 +11,8 @@ import math
 from soccerbt.nodes.soccer._base import OutputPort, RUNNING, SoccerStatefulNode, SoccerSyncNode, SUCCESS
 from soccerbt.nodes.soccer._base import booster_input as _in
 from soccerbt.nodes.soccer.skills import (angle_good_for_kick, avoid_direction, ball_view, clamp,
-                                          dist_to_obstacle, goal_post_angles, nav_obstacles, sigmoid_down,
+                                          dist_to_obstacle, goal_post_angles, kick_window, nav_obstacles,
+                                          sigmoid_down,
                                           walk_to_pose)
 from soccerbt.world.types import wrap_angle_rad
 
@@ -22,30 +23,41 @@ _DOUBLE, _STRING = float, str  # the C++ port types of nodes.json
 
 
 class CalcKickDir(SoccerSyncNode):
-    """Choose the kick direction and type: shoot at the goal centre, cross toward the penalty
-    mark region when the goal opening is narrow, block (away from the own goal) on defence."""
+    """Choose the kick direction and type as robocup_demo's CalcKickDir: cross toward the
+    penalty mark region when the goal opening seen from the ball (between the post angles) is
+    narrower than ``cross_threshold`` (+0.1 rad after a cross) and the ball is beyond the centre
+    circle; else block (away from the own goal) while defending, i.e. during the opponents'
+    free kick (Booster's isDefensing); else shoot at the goal centre."""
 
     @classmethod
     def provided_ports(cls):
         return [_in("cross_threshold", _DOUBLE, "0.2")]
 
     def update(self):
-        self._plan(self.context, self.port_float("cross_threshold"))
+        why = self._plan(self.context, self.port_float("cross_threshold"), self.explaining)
+        if why:
+            self.set_reason(why)
         return SUCCESS
 
     @staticmethod
-    def _plan(ctx, cross_threshold_rad: float) -> None:
+    def _plan(ctx, cross_threshold_rad: float, explain: bool = False) -> str:
+        """Set the kick direction and type; with ``explain`` return the reason ("" otherwise)."""
         f = ctx.field
         state = ctx.state
-        threshold = cross_threshold_rad + (0.1 if state.kick_type == "cross" else 0.0)
+        after_cross = state.kick_type == "cross"
+        threshold = cross_threshold_rad + (0.1 if after_cross else 0.0)
         ball = ball_view(ctx)
         bx, by = ball.field_x_m, ball.field_y_m
         left, right = goal_post_angles(ctx, bx, by)
         hl = f.half_length_m
-        if wrap_angle_rad(left - right) < threshold and bx > f.centre_circle_radius_m:
+        opening = left - right  # as Booster compares them: not wrapped
+        circle = f.centre_circle_radius_m
+        defending = (str(ctx.bb_get("gc_game_sub_state_type", "NONE")) == "FREE_KICK"
+                     and not bool(ctx.bb_get("gc_is_sub_state_kickoff_side", False)))
+        if opening < threshold and bx > circle:
             state.kick_type = "cross"
             state.kick_dir_rad = math.atan2(-by, hl - f.penalty_mark_distance_m / 2.0 - bx)
-        elif bx < -hl / 3.0:  # defending: clear it away from the own goal
+        elif defending:  # the opponents' free kick: clear it away from the own goal
             state.kick_type = "block"
             state.kick_dir_rad = math.atan2(by, bx + hl)
         else:
@@ -53,6 +65,16 @@ class CalcKickDir(SoccerSyncNode):
             state.kick_dir_rad = 0.0 if bx > hl else math.atan2(-by, hl - bx)
         ctx.bb_set("kick_dir_rad", state.kick_dir_rad)
         ctx.bb_set("kick_type", state.kick_type)
+        if not explain:
+            return ""
+        thr = f"cross_threshold {threshold:.2f}" + (" (+0.10 after a cross)" if after_cross else "")
+        if state.kick_type == "cross":
+            rule = f"goal opening {opening:.2f} rad < {thr} and ball_x {bx:.2f} > circle {circle:.2f}"
+        else:
+            rule = (f"goal opening {opening:.2f} rad >= {thr}" if opening >= threshold
+                    else f"ball_x {bx:.2f} <= circle {circle:.2f}")
+            rule += ("; opponents' free kick (defending)" if defending else "; not defending")
+        return f"{rule} -> {state.kick_type} dir {state.kick_dir_rad:.2f}"
 
 
 class StrikerDecide(SoccerSyncNode):
@@ -83,6 +105,8 @@ class StrikerDecide(SoccerSyncNode):
         is_lead = bool(ctx.bb_get("is_lead", True))
         avoid_kick = (cfg.avoid_during_kick and pose.x_m < ctx.field.half_length_m - ctx.field.goal_area_length_m
                       and dist_to_obstacle(ctx, ball.yaw_rad) < cfg.kick_avoid_safe_dist_m)
+        chase_m = threshold * (0.9 if last == "chase" else 1.0)
+        angle_good = False
         if not ball.known:
             decision = "find"
         elif (cfg.enable_auto_visual_kick and is_lead and not bool(ctx.bb_get("ball_out", False))
@@ -93,16 +117,58 @@ class StrikerDecide(SoccerSyncNode):
             ctx.state.in_visual_kick = True
         elif not is_lead:
             decision = "assist"
-        elif ball.range_m > threshold * (0.9 if last == "chase" else 1.0):
+        elif ball.range_m > chase_m:
             decision = "chase"
-        elif ((angle_good_for_kick(ctx, ball) and not ctx.state.is_freekick_kicking_off) or reached_kick_dir) \
+        elif (((angle_good := angle_good_for_kick(ctx, ball)) and not ctx.state.is_freekick_kicking_off)
+              or reached_kick_dir) \
                 and ball.detected and abs(ball.yaw_rad) < math.pi / 2.0 and not avoid_kick and ball.range_m < 1.5:
             decision = "cross" if ctx.state.kick_type == "cross" else "kick"
             ctx.state.is_freekick_kicking_off = False
         else:
             decision = "adjust"
+        if self.explaining:
+            self.set_reason(self._reason(decision, ball, pose, chase_m, last, angle_good, reached_kick_dir,
+                                         delta_dir, avoid_kick))
         self.set_output("decision_out", decision)
         return SUCCESS
+
+    def _reason(self, decision: str, ball, pose, chase_m: float, last: str, angle_good: bool, reached: bool,
+                delta_dir: float, avoid_kick: bool) -> str:
+        """The comparisons robocup_demo's StrikerDecide made for ``decision``."""
+        cfg = self.context.config
+        if decision == "find":
+            return "ball_location_known false and tm_ball_pos_reliable false -> find"
+        if decision == "auto_visual_kick":
+            return (f"lead, ball_range {ball.range_m:.2f} in {cfg.auto_visual_kick_dist_min_m:.2f}.."
+                    f"{cfg.auto_visual_kick_dist_max_m:.2f}, |ball_yaw| {abs(ball.yaw_rad):.2f} < "
+                    f"{cfg.auto_visual_kick_angle_rad * 1.3:.2f} (angle x1.3), ball not out -> auto_visual_kick")
+        if decision == "assist":
+            return "is_lead false (not the lead player) -> assist"
+        chase = " (x0.9 while chasing)" if last == "chase" else ""
+        if decision == "chase":
+            return f"ball_range {ball.range_m:.2f} > chase_threshold {chase_m:.2f}{chase} -> chase"
+        near = f"ball_range {ball.range_m:.2f} <= chase_threshold {chase_m:.2f}{chase}"
+        left, right = kick_window(self.context, ball)
+        posts = f"posts {right:.2f}..{left:.2f}"
+        angle = (f"angle good (dir_rb {ball.dir_rb_rad:.2f} in {posts})" if angle_good
+                 else f"angle not good (dir_rb {ball.dir_rb_rad:.2f} outside {posts})")
+        kicking_off = self.context.state.is_freekick_kicking_off
+        if kicking_off and angle_good:
+            angle += " but kicking off a free kick"
+        reach = (f"kick dir reached (delta_dir {delta_dir:.2f})" if reached
+                 else f"kick dir not reached (|delta_dir| {abs(delta_dir):.2f} >= 0.10, no sign change)")
+        if decision in ("kick", "cross"):
+            return (f"{near}; {angle if angle_good and not kicking_off else reach}, ball detected, |ball_yaw| "
+                    f"{abs(ball.yaw_rad):.2f} < 1.57, ball_range < 1.50 -> {decision}")
+        if not ((angle_good and not self.context.state.is_freekick_kicking_off) or reached):
+            return f"{near}; {angle} and {reach} -> adjust"
+        if not ball.detected:
+            return f"{near}; ball not detected in this frame -> adjust"
+        if abs(ball.yaw_rad) >= math.pi / 2.0:
+            return f"{near}; |ball_yaw| {abs(ball.yaw_rad):.2f} >= 1.57 -> adjust"
+        if avoid_kick:
+            return f"{near}; obstacle within kick_ao_safe_dist along the ball -> adjust"
+        return f"{near}; ball_range {ball.range_m:.2f} >= 1.50 -> adjust"
 
 
 class GoalieDecide(SoccerSyncNode):
@@ -125,18 +191,39 @@ class GoalieDecide(SoccerSyncNode):
         threshold = self.port_float("chase_threshold")
         last = str(self.get_input("decision_in") or "")
         ball = ball_view(ctx)
+        retreat_x = 0.0 - (1.0 if last == "retreat" else 0.0)
+        chase_m = threshold * (0.9 if last == "chase" else 1.0)
         if not ball.known:
             decision = "find"
-        elif ball.field_x_m > 0.0 - (1.0 if last == "retreat" else 0.0):
+        elif ball.field_x_m > retreat_x:
             decision = "retreat"
-        elif ball.range_m > threshold * (0.9 if last == "chase" else 1.0):
+        elif ball.range_m > chase_m:
             decision = "chase"
         elif -math.pi / 2.0 < ball.dir_rb_rad < math.pi / 2.0:
             decision = "kick"
         else:
             decision = "adjust"
+        if self.explaining:
+            self.set_reason(_goalie_reason(decision, ball, last, retreat_x, chase_m))
         self.set_output("decision_out", decision)
         return SUCCESS
+
+
+def _goalie_reason(decision: str, ball, last: str, retreat_x: float, chase_m: float) -> str:
+    """The comparisons robocup_demo's GoalieDecide made for ``decision``."""
+    if decision == "find":
+        return "ball_location_known false and tm_ball_pos_reliable false -> find"
+    held = " (-1 while retreating)" if last == "retreat" else ""
+    if decision == "retreat":
+        return f"ball_x {ball.field_x_m:.2f} > {retreat_x:.2f}{held} -> retreat"
+    own_half = f"ball_x {ball.field_x_m:.2f} <= {retreat_x:.2f}{held}"
+    chase = " (x0.9 while chasing)" if last == "chase" else ""
+    if decision == "chase":
+        return f"{own_half}; ball_range {ball.range_m:.2f} > chase_threshold {chase_m:.2f}{chase} -> chase"
+    near = f"{own_half}; ball_range {ball.range_m:.2f} <= chase_threshold {chase_m:.2f}{chase}"
+    if decision == "kick":
+        return f"{near}; dir_rb {ball.dir_rb_rad:.2f} in (-1.57, 1.57) -> kick"
+    return f"{near}; dir_rb {ball.dir_rb_rad:.2f} outside (-1.57, 1.57) -> adjust"
 
 
 # --- ball handling ---------------------------------------------------------------------------
@@ -166,7 +253,12 @@ class Chase(SoccerSyncNode):
         kick_dir = ctx.state.kick_dir_rad
         theta_br = math.atan2(pose.y_m - ball.field_y_m, pose.x_m - ball.field_x_m)
         threshold = math.pi / 2.0 * (1.2 if self._direct else 1.0)
-        if abs(wrap_angle_rad(kick_dir - ball.dir_rb_rad)) < threshold:
+        off = abs(wrap_angle_rad(kick_dir - ball.dir_rb_rad))
+        if self.explaining:
+            held = " (x1.2 while direct)" if self._direct else ""
+            self.set_reason(f"|kick_dir - dir_rb| {off:.2f} < {threshold:.2f}{held} -> walk behind the ball" if off < threshold
+                            else f"|kick_dir - dir_rb| {off:.2f} >= {threshold:.2f}{held} -> circle at safe_dist {safe:.2f}")
+        if off < threshold:
             self._direct = True
             tx, ty = ball.field_x_m - dist * math.cos(kick_dir), ball.field_y_m - dist * math.sin(kick_dir)
         else:

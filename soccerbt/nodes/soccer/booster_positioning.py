@@ -43,6 +43,7 @@ class GoToReadyPosition(SoccerSyncNode):
         if not f.is_inside_field(pose.x_m, pose.y_m, margin_m=1.0):  # near the border: slower
             vx_limit, vy_limit = min(vx_limit, 0.6), min(vy_limit, 0.4)
         tx = ty = 0.0
+        rank = -1
         if role == "goal_keeper":
             tx = -f.half_length_m + f.goal_area_length_m
         else:
@@ -59,6 +60,10 @@ class GoToReadyPosition(SoccerSyncNode):
         move_to_pose_tolerant(ctx, tx, ty, 0.0, long_range_m=1.0, turn_threshold_rad=0.4, vx_limit=vx_limit,
                               vy_limit=vy_limit, vtheta_limit=1.5, x_tol_m=tol, y_tol_m=tol,
                               theta_tol_rad=self.port_float("theta_tolerance"), avoid_obstacles=True)
+        if self.explaining:
+            who = "goal_keeper" if rank < 0 else f"striker rank {rank}"
+            side = "kicking off" if kickoff else "not kicking off"
+            self.set_reason(f"{who}, {side} -> ({tx:.2f}, {ty:.2f})")
         return SUCCESS
 
 
@@ -96,8 +101,14 @@ class GoToGoalBlockingPosition(SoccerSyncNode):
         role = str(ctx.bb_get("player_role", ctx.start_role))
         tx, ty = _blocking_target(ctx, ball, self.port_float("dist_to_goalline"), role)
         pose = ctx.world_model.robot_pose_field
-        if (pose.distance_to(tx, ty) < self.port_float("dist_tolerance")
-                and abs(ball.yaw_rad) < self.port_float("theta_tolerance")):
+        dist_m = pose.distance_to(tx, ty)
+        there = dist_m < self.port_float("dist_tolerance") and abs(ball.yaw_rad) < self.port_float("theta_tolerance")
+        if self.explaining:
+            self.set_reason(f"{role}: ball-to-goal line -> ({tx:.2f}, {ty:.2f}); distance {dist_m:.2f} "
+                            f"{'<' if dist_m < self.port_float('dist_tolerance') else '>='} dist_tolerance "
+                            f"{self.port_float('dist_tolerance'):.2f}, |ball_yaw| {abs(ball.yaw_rad):.2f} "
+                            f"-> {'stand' if there else 'walk'}")
+        if there:
             ctx.stop()
             return SUCCESS
         rx, ry = pose.inverse_transform_point(tx, ty)
@@ -133,8 +144,13 @@ class Assist(SoccerSyncNode):
         ty = ball.field_y_m * (tx + hl) / max(1e-3, ball.field_x_m + hl)
         if has_two:
             ty += -0.5 if secondary else 0.5
-        if (pose.distance_to(tx, ty) < self.port_float("dist_tolerance")
-                and abs(ball.yaw_rad) < self.port_float("theta_tolerance")):
+        there = (pose.distance_to(tx, ty) < self.port_float("dist_tolerance")
+                 and abs(ball.yaw_rad) < self.port_float("theta_tolerance"))
+        if self.explaining:
+            behind = "4.0 m (another assistant is ahead)" if secondary else "2.0 m"
+            self.set_reason(f"{behind} behind the ball on its line to the own goal -> ({tx:.2f}, {ty:.2f})"
+                            f"{', there: stand' if there else ''}")
+        if there:
             ctx.stop()
             return SUCCESS
         rx, ry = pose.inverse_transform_point(tx, ty)
@@ -225,6 +241,11 @@ class GoToFreekickPosition(SoccerStatefulNode):
         pose = ctx.world_model.robot_pose_field
         dist = pose.distance_to(tx, ty)
         report_freekick_target(ctx, fresh, dist)
+        if self.explaining:
+            rank = striker_rank(ctx)
+            where = "goal-kick spot (ball unknown)" if fresh and not ball_view(ctx).known else "ball"
+            self.set_reason(f"{side}, striker rank {rank}, from the {where} -> ({tx:.2f}, {ty:.2f}, {tth:.2f}); "
+                            f"distance {dist:.2f} {'<' if dist < 0.2 else '>='} 0.20")
         if dist < 0.2 and abs(wrap_angle_rad(tth - pose.theta_rad)) < 0.1:
             ctx.stop()
             return SUCCESS

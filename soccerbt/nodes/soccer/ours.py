@@ -11,17 +11,22 @@ walking), ``SupportPosition`` and ``GoalkeeperPosition``. ``HeadControl`` tracks
 glances at landmarks; ``SearchBall`` scans and turns. ``GoTo`` is a generic walk with obstacle
 avoidance (RUNNING until arrived).
 
-All sync nodes return SUCCESS; ``GoTo`` returns RUNNING and stops the robot when halted.
+All sync nodes return SUCCESS; ``GoTo`` returns RUNNING and stops the robot when halted. The
+positioning nodes live in ``ours_positioning`` (re-exported here). Decision, kicking and
+positioning nodes report why they chose what they did (``TreeNode.set_reason``) while a replay
+log records.
 """
 from __future__ import annotations
 
 import math
 
-from soccerbt.nodes.soccer._base import (RUNNING, SUCCESS, InputPort, OutputPort, SoccerStatefulNode,
-                                         SoccerSyncNode)
-from soccerbt.nodes.soccer.booster import CalcKickDir, report_freekick_target
+from soccerbt.nodes.soccer._base import SUCCESS, InputPort, OutputPort, SoccerSyncNode
+from soccerbt.nodes.soccer.booster import CalcKickDir
 from soccerbt.nodes.soccer.skills import (BallView, NavObstacles, ball_view, clamp, head_angles_to, nav_obstacles,
                                           walk_to_pose)
+from soccerbt.nodes.soccer.ours_positioning import (FIELD_KEEP_OUT_M, FreeKickPosition, GoTo,  # noqa: F401
+                                                     GoToKickoffPosition, SupportPosition, _behind_ball_on_field,
+                                                     _field_player_rank, _hold_reason, _keep_away, _walk_and_hold)
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 
 __all__ = ["OUR_NODE_TYPES", "incoming_shot_y", "kick_geometry", "kick_strength"]
@@ -30,22 +35,63 @@ KICK_STAND_OFF_M = 0.35  # robot centre behind the ball centre when kicking (con
 KICK_REACH_X_M = (0.29, 0.41)  # ball x in the robot frame where the foot surely reaches it
 KICK_REACH_Y_M = 0.10
 KICK_MAX_REL_RAD = 0.55  # kick this far off the robot's heading (speed factor >= 0.93)
-FIELD_KEEP_OUT_M = 0.2  # approach poses at most this far beyond the outer lines
 
 
 def _our_obstacles(ctx) -> NavObstacles:
     return nav_obstacles(ctx)
 
 
-def kick_geometry(ctx, ball: BallView, kick_dir_rad: float) -> tuple[bool, float]:
+KICK_MAX_AGE_S = 0.25  # the ball must have been seen this recently to kick it
+
+
+def _reach(margin_m: float) -> tuple[float, float, float, float, float]:
+    """(x min, x max, |y| max, |kick_dir - heading| max, age max) of the kick's reach, widened by
+    ``margin_m`` (and 2 rad and 5 s per metre of margin for the angle and the age)."""
+    return (KICK_REACH_X_M[0] - margin_m, KICK_REACH_X_M[1] + margin_m, KICK_REACH_Y_M + margin_m,
+            KICK_MAX_REL_RAD + 2.0 * margin_m, KICK_MAX_AGE_S + 5.0 * margin_m)
+
+
+def kick_geometry(ctx, ball: BallView, kick_dir_rad: float, margin_m: float = 0.0) -> tuple[bool, float]:
     """Whether a kick now sends the ball near ``kick_dir_rad``, and the kick direction relative
-    to the robot's heading."""
+    to the robot's heading. ``margin_m`` widens the reach (StrikerDecision's hysteresis)."""
     pose = ctx.world_model.robot_pose_field
     rel = wrap_angle_rad(kick_dir_rad - pose.theta_rad)
-    ok = (ball.own and ctx.world_model.ball_age_s < 0.25
-          and KICK_REACH_X_M[0] < ball.robot_x_m < KICK_REACH_X_M[1]
-          and abs(ball.robot_y_m) < KICK_REACH_Y_M and abs(rel) < KICK_MAX_REL_RAD)
+    if margin_m == 0.0:
+        ok = (ball.own and ctx.world_model.ball_age_s < KICK_MAX_AGE_S
+              and KICK_REACH_X_M[0] < ball.robot_x_m < KICK_REACH_X_M[1]
+              and abs(ball.robot_y_m) < KICK_REACH_Y_M and abs(rel) < KICK_MAX_REL_RAD)
+        return ok, rel
+    lo, hi, y_max, rel_max, age_max = _reach(margin_m)
+    ok = (ball.own and ctx.world_model.ball_age_s < age_max and lo < ball.robot_x_m < hi
+          and abs(ball.robot_y_m) < y_max and abs(rel) < rel_max)
     return ok, rel
+
+
+def kick_geometry_failure(ctx, ball: BallView, rel_rad: float, margin_m: float = 0.0) -> str:
+    """The first comparison of ``kick_geometry`` that fails, as a reason reads it ("" when the
+    kick is possible)."""
+    age = ctx.world_model.ball_age_s
+    lo, hi, y_max, rel_max, age_max = _reach(margin_m)
+    if not ball.own:
+        return "ball known from teammates only (not seen)"
+    if age >= age_max:
+        return f"ball seen {age:.2f} s ago >= {age_max:.2f}"
+    if ball.robot_x_m <= lo:
+        return f"ball_x {ball.robot_x_m:.2f} <= reach {lo:.2f}"
+    if ball.robot_x_m >= hi:
+        return f"ball_x {ball.robot_x_m:.2f} >= reach {hi:.2f}"
+    if abs(ball.robot_y_m) >= y_max:
+        return f"|ball_y| {abs(ball.robot_y_m):.2f} >= {y_max:.2f}"
+    if abs(rel_rad) >= rel_max:
+        return f"|kick_dir - heading| {abs(rel_rad):.2f} >= {rel_max:.2f}"
+    return ""
+
+
+def kick_geometry_text(ball: BallView, rel_rad: float, margin_m: float = 0.0) -> str:
+    """The comparisons of a kick ``kick_geometry`` allows, as a reason reads them."""
+    lo, hi, y_max, rel_max, _age = _reach(margin_m)
+    return (f"ball_x {ball.robot_x_m:.2f} in {lo:.2f}..{hi:.2f}, |ball_y| {abs(ball.robot_y_m):.2f} < "
+            f"{y_max:.2f}, |kick_dir - heading| {abs(rel_rad):.2f} < {rel_max:.2f}")
 
 
 def kick_strength(kind: str, ball_xy: tuple[float, float], target_xy: tuple[float, float], field,
@@ -175,15 +221,23 @@ class PlanKick(SoccerSyncNode):
         ball = ball_view(ctx)
         state = ctx.state
         if planner is None or not hasattr(planner, "choose"):
-            CalcKickDir._plan(ctx, 0.2)
+            why = CalcKickDir._plan(ctx, 0.2, self.explaining)
+            if why:
+                self.set_reason(why)
             state_target = (ctx.field.half_length_m, 0.0)
         else:
             obstacles = _opponent_obstacles(ctx)
-            choice = planner.choose((ball.field_x_m, ball.field_y_m), obstacles, self.port_float("cross_threshold"))
+            threshold = self.port_float("cross_threshold")
+            choice = planner.choose((ball.field_x_m, ball.field_y_m), obstacles, threshold)
+            first = choice
             if choice.kind == "cross" and math.cos(choice.direction_rad) < 0.3:
                 choice = _shoot_past_keeper(ctx, ball, obstacles)  # never pass back from the goal mouth
-            if (choice.kind != state.kick_type
-                    or abs(wrap_angle_rad(choice.direction_rad - state.kick_dir_rad)) > self.port_float("hysteresis")):
+            hysteresis = self.port_float("hysteresis")
+            turn = abs(wrap_angle_rad(choice.direction_rad - state.kick_dir_rad))
+            changed = choice.kind != state.kick_type or turn > hysteresis
+            if self.explaining:
+                self.set_reason(_plan_reason(planner, ball, first, choice, threshold, state, turn, hysteresis, changed))
+            if changed:
                 state.kick_dir_rad = choice.direction_rad
                 state.kick_type = choice.kind
             state_target = choice.target_xy
@@ -191,6 +245,27 @@ class PlanKick(SoccerSyncNode):
         ctx.bb_set("kick_dir_rad", state.kick_dir_rad)
         ctx.bb_set("kick_type", state.kick_type)
         return SUCCESS
+
+
+def _plan_reason(planner, ball: BallView, first, choice, threshold: float, state, turn: float, hysteresis: float,
+                 changed: bool) -> str:
+    """PlanKick's reason: the planner's rule that fired, then whether the direction changed."""
+    bx = ball.field_x_m
+    zone = getattr(planner, "block_zone_x_m", None)
+    if first.kind == "block":
+        rule = f"ball_x {bx:.2f} < block zone {zone:.2f} -> block" if zone is not None else "block"
+    elif first.kind == "cross":
+        rule = f"goal opening {first.open_angle_rad:.2f} rad < cross_threshold {threshold:.2f} -> cross"
+        if choice is not first:
+            rule += f" toward the own half (cos {math.cos(first.direction_rad):.2f} < 0.30): shoot past the keeper"
+    elif first.open_angle_rad >= threshold:
+        rule = f"goal opening {first.open_angle_rad:.2f} rad >= cross_threshold {threshold:.2f} -> shoot"
+    else:
+        rule = f"goal opening {first.open_angle_rad:.2f} rad < {threshold:.2f} but near the penalty mark -> shoot"
+    if changed:
+        return f"{rule} dir {choice.direction_rad:.2f}"
+    return (f"{rule} dir {choice.direction_rad:.2f}; kept {state.kick_type} dir {state.kick_dir_rad:.2f}: "
+            f"turn {turn:.2f} <= hysteresis {hysteresis:.2f}")
 
 
 def _shoot_past_keeper(ctx, ball: BallView, obstacles: list):
@@ -220,28 +295,70 @@ def _opponent_obstacles(ctx) -> list:
 
 class StrikerDecision(SoccerSyncNode):
     """Write the striker's decision: "find" (no ball), "kick" (the ball lies in front of the
-    feet toward the planned direction), else "approach". ``kick`` sticks for ``kick_hold``
-    seconds against noise."""
+    feet toward the planned direction), else "approach". Hysteresis against a noisy ball: a kick
+    decision stays while the ball is within the reach widened by ``kick_margin`` (and for
+    ``kick_hold`` seconds after it was last in reach, while the ball is nearer than 0.6 m); a
+    ball unseen for less than ``lost_hold`` seconds keeps the approach rather than start a search.
+    The hysteresis starts afresh when the node was not ticked in the tick before."""
 
     @classmethod
     def provided_ports(cls):
-        return [InputPort("kick_hold", float, 0.2, "seconds a kick decision is kept"),
+        return [InputPort("kick_hold", float, 0.2, "seconds a kick decision is kept after the ball left the reach"),
+                InputPort("kick_margin", float, 0.04, "m the reach widens by while kicking (0: no hysteresis)"),
+                InputPort("lost_hold", float, 0.3, "seconds a lost ball keeps the approach before a search"),
                 OutputPort("decision_out", str, "find, approach or kick")]
 
     def setup_state(self) -> None:
         self._kick_until_s = -1.0
+        self._seen_s = -1e9
+        self._last = ""
+        self._last_tick_s = -1e9
 
     def update(self):
         ctx = self.context
         now = ctx.now_s()
         ball = ball_view(ctx)
+        last = self._last if now - self._last_tick_s < 0.05 else ""  # not ticked just before: afresh
+        self._last_tick_s = now
+        why = ""
         if not ball.known:
-            decision = "find"
+            lost_s = now - self._seen_s
+            hold_s = self.port_float("lost_hold")
+            if last in ("approach", "kick") and lost_s < hold_s:
+                decision = "approach"
+                if self.explaining:
+                    why = f"ball unknown for {lost_s:.2f} s < lost_hold {hold_s:.2f} -> keep approach"
+            else:
+                decision = "find"
+                if self.explaining:
+                    why = "ball unknown (not seen, no reliable team ball) -> find"
         else:
-            ok, _rel = kick_geometry(ctx, ball, ctx.state.kick_dir_rad)
+            self._seen_s = now
+            ok, rel = kick_geometry(ctx, ball, ctx.state.kick_dir_rad)
+            margin = self.port_float("kick_margin")
             if ok:
                 self._kick_until_s = now + self.port_float("kick_hold")
-            decision = "kick" if ok or (now < self._kick_until_s and ball.range_m < 0.6) else "approach"
+                decision = "kick"
+                if self.explaining:
+                    why = f"{kick_geometry_text(ball, rel)} -> kick"
+            elif last == "kick" and margin > 0.0 and kick_geometry(ctx, ball, ctx.state.kick_dir_rad, margin)[0]:
+                decision = "kick"
+                if self.explaining:
+                    why = f"kicking, still in the reach widened by kick_margin {margin:.2f}: " \
+                          f"{kick_geometry_text(ball, rel, margin)} -> kick"
+            elif now < self._kick_until_s and ball.range_m < 0.6:
+                decision = "kick"
+                if self.explaining:
+                    why = (f"{kick_geometry_failure(ctx, ball, rel, margin if last == 'kick' else 0.0)}, but kick "
+                           f"held {self._kick_until_s - now:.2f} s more (kick_hold) and ball_range "
+                           f"{ball.range_m:.2f} < 0.60 -> kick")
+            else:
+                decision = "approach"
+                if self.explaining:
+                    why = f"{kick_geometry_failure(ctx, ball, rel, margin if last == 'kick' else 0.0)} -> approach"
+        if why:
+            self.set_reason(why)
+        self._last = decision
         self.set_output("decision_out", decision)
         return SUCCESS
 
@@ -263,15 +380,33 @@ class ApproachBall(SoccerSyncNode):
         if not ball.known:
             ctx.stop()
             return SUCCESS
-        approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
-                      vy_limit=self.port_float("vy_limit"), vtheta_limit=self.port_float("vtheta_limit"),
-                      near_m=self.port_float("near"))
+        near = self.port_float("near")
+        mode = approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
+                             vy_limit=self.port_float("vy_limit"), vtheta_limit=self.port_float("vtheta_limit"),
+                             near_m=near)
+        if self.explaining:
+            self.set_reason(_approach_reason(mode, ball, ctx.state.kick_dir_rad, near))
         return SUCCESS
 
 
+def _approach_reason(mode: str, ball: BallView, kick_dir_rad: float, near_m: float) -> str:
+    """Why approach_ball moved as it did (``mode`` is what it returned)."""
+    off = abs(wrap_angle_rad(ball.dir_rb_rad - kick_dir_rad))
+    if mode == "contested":
+        return (f"opponent within 1.0 m of the ball, behind it (|off| {off:.2f} < 0.35) and ball_range "
+                f"{ball.range_m:.2f} < 1.50 -> walk through the ball")
+    if mode == "final":
+        return (f"behind the ball (|off| {off:.2f} < 0.90) and ball_range {ball.range_m:.2f} < near "
+                f"{near_m:.2f} -> final approach")
+    if off >= 0.9:
+        return f"wrong side of the ball (|off| {off:.2f} >= 0.90) -> path around it"
+    return f"ball_range {ball.range_m:.2f} >= near {near_m:.2f} -> path to behind the ball"
+
+
 def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, vy_limit: float,
-                  vtheta_limit: float, near_m: float = 1.2) -> None:
-    """The approach of ``ApproachBall`` (also used by the goalkeeper's clearance)."""
+                  vtheta_limit: float, near_m: float = 1.2) -> str:
+    """The approach of ``ApproachBall`` (also used by the goalkeeper's clearance); returns how it
+    moved: "contested" (walks through the ball), "final" (closes in) or "path" (plans a path)."""
     pose = ctx.world_model.robot_pose_field
     f = ctx.field
     # facing the ball is fine as long as the kick can still go along kick_dir (relative kick)
@@ -284,7 +419,7 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
         eth = wrap_angle_rad(heading - pose.theta_rad)
         ctx.set_velocity(min(vx_limit, 0.8), clamp(1.5 * ball.robot_y_m, -min(vy_limit, 0.3), min(vy_limit, 0.3)),
                          clamp(2.0 * eth, -vtheta_limit, vtheta_limit))
-        return
+        return "contested"
     if behind and ball.range_m < near_m:
         # final approach in the robot frame: ball to (stand-off, 0), heading to `heading`
         ex = ball.robot_x_m - KICK_STAND_OFF_M
@@ -295,7 +430,7 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
         if abs(ey) > 0.15 and ex < 0.15:
             vx = min(vx, 0.0)  # sidestep first rather than push the ball off
         ctx.set_velocity(vx, vy, clamp(2.0 * eth, -vtheta_limit, vtheta_limit))
-        return
+        return "final"
     stand_off = KICK_STAND_OFF_M + (0.25 if behind else 0.55)
     tx = ball.field_x_m - stand_off * math.cos(heading)
     ty = ball.field_y_m - stand_off * math.sin(heading)
@@ -306,6 +441,7 @@ def approach_ball(ctx, ball: BallView, kick_dir_rad: float, *, vx_limit: float, 
     obstacles = nav_obstacles(ctx, include_ball=not behind, ball_radius_m=0.35)
     walk_to_pose(ctx, tx, ty, heading, vx_limit=vx_limit, vy_limit=vy_limit, vtheta_limit=vtheta_limit,
                  obstacles=obstacles)
+    return "path"
 
 
 def _contested(ctx, ball: BallView, radius_m: float = 1.0) -> bool:
@@ -321,11 +457,13 @@ def _contested(ctx, ball: BallView, radius_m: float = 1.0) -> bool:
 
 class KickBall(SoccerSyncNode):
     """Kick now when the ball lies in front of the feet (toward the planned direction, with the
-    strength the distance asks for); otherwise stand. The robot stands while it kicks."""
+    strength the distance asks for); otherwise close in on it slowly (``close_in`` m/s, the final
+    approach of ApproachBall; 0: stand). The robot stands while it kicks."""
 
     @classmethod
     def provided_ports(cls):
-        return [InputPort("strength", float, -1.0, "0..1; negative: from the kick's distance")]
+        return [InputPort("strength", float, -1.0, "0..1; negative: from the kick's distance"),
+                InputPort("close_in", float, 0.3, "m/s: out of reach, close in this fast (0: stand)")]
 
     def update(self):
         ctx = self.context
@@ -333,6 +471,14 @@ class KickBall(SoccerSyncNode):
         state = ctx.state
         ok, rel = kick_geometry(ctx, ball, state.kick_dir_rad)
         ctx.stop()
+        if not ok and ball.known and self.port_float("close_in") > 0.0:
+            # nearly in reach (StrikerDecision's hysteresis keeps "kick"): close in slowly, do not stand
+            mode = approach_ball(ctx, ball, state.kick_dir_rad, vx_limit=self.port_float("close_in"), vy_limit=0.3,
+                                 vtheta_limit=1.0, near_m=1.2)
+            if self.explaining:
+                self.set_reason(f"{kick_geometry_failure(ctx, ball, rel)}: "
+                                f"{_approach_reason(mode, ball, state.kick_dir_rad, 1.2)}, no kick yet")
+            return SUCCESS
         if ok:
             strength = self.port_float("strength")
             if strength < 0.0:
@@ -340,6 +486,10 @@ class KickBall(SoccerSyncNode):
                 strength = kick_strength(state.kick_type, (ball.field_x_m, ball.field_y_m), target, ctx.field)
             # aim at where the ball is relative to the foot as well (a ball off-centre flies off-line)
             ctx.request_kick(rel, strength)
+            if self.explaining:
+                self.set_reason(f"{kick_geometry_text(ball, rel)} -> kick {state.kick_type} strength {strength:.2f}")
+        elif self.explaining:
+            self.set_reason(f"{kick_geometry_failure(ctx, ball, rel)} -> stand, no kick")
         return SUCCESS
 
 
@@ -358,22 +508,54 @@ class GoalkeeperDecision(SoccerSyncNode):
                           "m/s: a ball rolling toward the own goal mouth this fast is a shot to save"),
                 InputPort("decision_in", str, ""), OutputPort("decision_out", str)]
 
+    def setup_state(self) -> None:
+        self._save = SaveHysteresis()
+
     def update(self):
         ctx = self.context
         f = ctx.field
         ball = ball_view(ctx)
         last = str(self.get_input("decision_in") or "")
+        why = ""
+        was_saving = self._save.saving and ctx.now_s() - self._save.last_tick_s < 0.05
         if not ball.known:
+            self._save.count, self._save.saving = 0, False
             decision = "find"
-        elif incoming_shot_y(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M,
-                             self.port_float("save_speed")) is not None:
+            if self.explaining:
+                why = "ball unknown (not seen, no reliable team ball) -> find"
+        elif (shot_y := self._save.update(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M,
+                                          self.port_float("save_speed"), ctx.now_s())) is not None:
             decision = "save"
+            if self.explaining:
+                vx, vy = ctx.world_model.ball_velocity_field
+                speed = self.port_float("save_speed") * (SAVE_KEEP_SPEED if was_saving else 1.0)
+                mouth = f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M + (SAVE_KEEP_MARGIN_M if was_saving else 0.0)
+                why = (f"shot: ball rolling {math.hypot(vx, vy):.2f} m/s (vx {vx:.2f} <= -{speed:.2f}"
+                       f"{' while saving' if was_saving else f' in {SAVE_ENTER_TICKS} ticks'}) crosses the keeper's "
+                       f"line at y {shot_y:.2f}, inside the goal mouth +-{mouth:.2f} -> save")
         else:
             margin = 1.0 if last == "clear" else 0.3
-            in_area = (ball.field_x_m < -f.half_length_m + f.penalty_area_length_m + margin
-                       and abs(ball.field_y_m) < f.penalty_area_width_m / 2.0 + margin)
-            near = ball.range_m < self.port_float("clear_distance") * (1.4 if last == "clear" else 1.0)
+            area_x = -f.half_length_m + f.penalty_area_length_m + margin
+            area_y = f.penalty_area_width_m / 2.0 + margin
+            in_area = ball.field_x_m < area_x and abs(ball.field_y_m) < area_y
+            clear_m = self.port_float("clear_distance") * (1.4 if last == "clear" else 1.0)
+            near = ball.range_m < clear_m
             decision = "clear" if in_area and near else "block"
+            if self.explaining:
+                held = " (x1.4 while clearing)" if last == "clear" else ""
+                if self._save.count:
+                    held += f"; a shot seen in {self._save.count} of {SAVE_ENTER_TICKS} ticks"
+                area = f"ball ({ball.field_x_m:.2f}, {ball.field_y_m:.2f}) "
+                if not in_area:
+                    why = (f"{area}outside the area + {margin:.1f} m (x < {area_x:.2f}, |y| < {area_y:.2f}) "
+                           f"-> block")
+                elif not near:
+                    why = f"ball_range {ball.range_m:.2f} >= clear_distance {clear_m:.2f}{held} -> block"
+                else:
+                    why = (f"{area}in the area + {margin:.1f} m and ball_range {ball.range_m:.2f} < "
+                           f"clear_distance {clear_m:.2f}{held} -> clear")
+        if why:
+            self.set_reason(why)
         self.set_output("decision_out", decision)
         return SUCCESS
 
@@ -382,7 +564,54 @@ SHOT_MOUTH_MARGIN_M = 0.5  # a shot this far wide of a post still counts as on g
 SHOT_REACH_LINE_M = 0.8  # GoalkeeperDecision: a shot still rolls this far in front of the goal line
 
 
-def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float) -> float | None:
+SAVE_KEEP_SPEED = 0.6     # a save goes on while the ball rolls in at this fraction of save_speed
+SAVE_KEEP_MARGIN_M = 0.3  # ... and this much wider of the posts (hysteresis: noisy velocity)
+
+
+SAVE_ENTER_TICKS = 3      # a shot must be seen in this many consecutive ticks before a save starts
+
+
+class SaveHysteresis:
+    """When a keeper saves: a shot (``incoming_shot_y``) seen in SAVE_ENTER_TICKS consecutive
+    ticks starts a save (one spike of the ball's velocity estimate does not); a save goes on while
+    the ball rolls in at SAVE_KEEP_SPEED of the speed, SAVE_KEEP_MARGIN_M wider of the posts
+    (``shot_to_save``). A node not ticked in the tick before starts afresh."""
+
+    __slots__ = ("count", "saving", "last_tick_s")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.saving = False
+        self.last_tick_s = -1e9
+
+    def update(self, ctx, ball: BallView, line_x_m: float, save_speed_mps: float, now_s: float) -> float | None:
+        """The y where the shot crosses the line while saving, else None."""
+        fresh = now_s - self.last_tick_s < 0.05
+        self.last_tick_s = now_s
+        saving = fresh and self.saving
+        y = shot_to_save(ctx, ball, line_x_m, save_speed_mps, saving)
+        if y is None:
+            self.count, self.saving = 0, False
+            return None
+        if saving:
+            return y
+        self.count = self.count + 1 if fresh else 1
+        self.saving = self.count >= SAVE_ENTER_TICKS
+        return y if self.saving else None
+
+
+def shot_to_save(ctx, ball: BallView, line_x_m: float, save_speed_mps: float, saving: bool) -> float | None:
+    """``incoming_shot_y`` with the keeper's hysteresis: a save in progress (``saving``) goes on
+    while the ball rolls in at SAVE_KEEP_SPEED of the speed and SAVE_KEEP_MARGIN_M wider, whether
+    or not it would still roll as far as the line (a ball dribbled at the goal comes in jerks)."""
+    if not saving:
+        return incoming_shot_y(ctx, ball, line_x_m, save_speed_mps)
+    return incoming_shot_y(ctx, ball, line_x_m, save_speed_mps * SAVE_KEEP_SPEED,
+                           SHOT_MOUTH_MARGIN_M + SAVE_KEEP_MARGIN_M, deceleration_mps2=0.0)
+
+
+def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float,
+                    mouth_margin_m: float = SHOT_MOUTH_MARGIN_M, deceleration_mps2: float = 0.8) -> float | None:
     """Where the ball, own-seen and rolling toward the own goal at ``min_speed_mps`` or more,
     crosses the line x = ``line_x_m`` (team frame); None unless it still rolls there and its
     path, drawn straight on, enters the goal mouth (``SHOT_MOUTH_MARGIN_M`` wide of either post).
@@ -397,11 +626,11 @@ def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float) 
     gx = -f.half_length_m
     # aim without rolling friction: the velocity estimate lags a shot, so its speed is low
     aim_y = shot_crossing_y(xy, velocity, gx, min_speed_mps, deceleration_mps2=0.0)
-    if aim_y is None or abs(aim_y) > f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M:
+    if aim_y is None or abs(aim_y) > f.goal_width_m / 2.0 + mouth_margin_m:
         return None
     if xy[0] <= line_x_m:
         return aim_y
-    return shot_crossing_y(xy, velocity, line_x_m, min_speed_mps)
+    return shot_crossing_y(xy, velocity, line_x_m, min_speed_mps, deceleration_mps2=deceleration_mps2)
 
 
 class GoalkeeperPosition(SoccerSyncNode):
@@ -416,6 +645,9 @@ class GoalkeeperPosition(SoccerSyncNode):
                 InputPort("vy_limit", float, 0.4), InputPort("tolerance", float, 0.15),
                 InputPort("save_speed", float, 1.0, "m/s: as GoalkeeperDecision's")]
 
+    def setup_state(self) -> None:
+        self._save = SaveHysteresis()
+
     def update(self):
         from soccerbt.services.planning import goalkeeper_blocking_position, goalkeeper_save_position
 
@@ -424,40 +656,26 @@ class GoalkeeperPosition(SoccerSyncNode):
         ball = ball_view(ctx)
         d = self.port_float("dist_to_goalline")
         if ball.known:
-            crossing_y = incoming_shot_y(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"))
+            crossing_y = self._save.update(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"), ctx.now_s())
             if crossing_y is not None:
                 target = goalkeeper_save_position((ball.field_x_m, ball.field_y_m), crossing_y, f, d)
+                if self.explaining:
+                    self.set_reason(f"shot crosses the line {d:.2f} m out at y {crossing_y:.2f} -> step straight to "
+                                    f"({target.x_m:.2f}, {target.y_m:.2f})")
                 self._arrived = False
                 walk_to_pose(ctx, target.x_m, target.y_m, target.theta_rad, vx_limit=self.port_float("vx_limit"),
                              vy_limit=self.port_float("vy_limit"), vtheta_limit=1.0, avoid_obstacles=False)
                 return SUCCESS
             target = goalkeeper_blocking_position((ball.field_x_m, ball.field_y_m), f, d)
+            what = "no shot: on the ball-to-goal line"
         else:
             target = Pose2D(-f.half_length_m + d, 0.0, 0.0)
-        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"), holder=self)
+            what = "ball unknown: in front of the goal"
+        arrived = _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
+                                 self.port_float("vy_limit"), holder=self)
+        if self.explaining:
+            self.set_reason(_hold_reason(what, target, arrived))
         return SUCCESS
-
-
-def _walk_and_hold(ctx, target: Pose2D, tolerance_m: float, vx_limit: float, vy_limit: float,
-                   obstacles: list | None = None, holder: object = None) -> bool:
-    """Walk to ``target``; stand once within ``tolerance_m`` and 0.2 rad (True). With a
-    ``holder`` (the node) an arrived robot stays put until the error doubles, so that
-    localization noise does not make it shuffle (the referee wants placed robots still)."""
-    pose = ctx.world_model.robot_pose_field
-    arrived = bool(getattr(holder, "_arrived", False))
-    scale = 2.0 if arrived else 1.0
-    if pose.distance_to(target.x_m, target.y_m) < tolerance_m * scale and \
-            abs(wrap_angle_rad(target.theta_rad - pose.theta_rad)) < 0.2 * scale:
-        ctx.stop()
-        if holder is not None:
-            holder._arrived = True
-        return True
-    if holder is not None:
-        holder._arrived = False
-    walk_to_pose(ctx, target.x_m, target.y_m, target.theta_rad, vx_limit=vx_limit, vy_limit=vy_limit,
-                 vtheta_limit=1.0, obstacles=_our_obstacles(ctx) if obstacles is None else obstacles)
-    return False
 
 
 class ClearBall(SoccerSyncNode):
@@ -474,226 +692,19 @@ class ClearBall(SoccerSyncNode):
         if ok:
             ctx.stop()
             ctx.request_kick(rel, 1.0)
+            if self.explaining:
+                self.set_reason(f"{kick_geometry_text(ball, rel)} -> kick 1.00")
         elif ball.known:
-            approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
-                          vy_limit=self.port_float("vy_limit"), vtheta_limit=1.2)
+            mode = approach_ball(ctx, ball, ctx.state.kick_dir_rad, vx_limit=self.port_float("vx_limit"),
+                                 vy_limit=self.port_float("vy_limit"), vtheta_limit=1.2)
+            if self.explaining:
+                self.set_reason(f"{kick_geometry_failure(ctx, ball, rel)}: "
+                                f"{_approach_reason(mode, ball, ctx.state.kick_dir_rad, 1.2)}")
         else:
             ctx.stop()
+            if self.explaining:
+                self.set_reason("ball unknown -> stand")
         return SUCCESS
-
-
-# --- positioning -----------------------------------------------------------------------------------
-
-
-def _team_roles(ctx) -> list[tuple[int, str]]:
-    """(number, role) of the active team, this robot included, by number."""
-    me = ctx.player_number
-    out = [(me, str(ctx.bb_get("player_role", ctx.start_role)))]
-    for t in ctx.world_model.teammates.values():
-        if t.number != me and not t.penalised:
-            out.append((t.number, t.role or "supporter"))
-    return sorted(out)
-
-
-def _rank_in_role(ctx, role: str) -> tuple[int, int]:
-    """(index among the active robots of ``role`` by number, how many there are)."""
-    same = [n for n, r in _team_roles(ctx) if r == role]
-    me = ctx.player_number
-    return (same.index(me) if me in same else 0), max(1, len(same))
-
-
-class GoToKickoffPosition(SoccerSyncNode):
-    """READY: walk to this role's legal kick-off pose (own half; outside the centre circle unless
-    kicking off; the kicking-off striker right behind the ball), then stand."""
-
-    @classmethod
-    def provided_ports(cls):
-        return [InputPort("vx_limit", float, 0.9), InputPort("vy_limit", float, 0.4),
-                InputPort("tolerance", float, 0.25)]
-
-    def update(self):
-        from soccerbt.services.planning import Role, kickoff_positions
-
-        ctx = self.context
-        f = ctx.field
-        role = str(ctx.bb_get("player_role", ctx.start_role))
-        kicking_off = bool(ctx.bb_get("gc_is_kickoff_side", False))
-        if role == "goal_keeper":
-            target = kickoff_positions(f, [Role.GOALKEEPER], kicking_off)[0]
-        else:
-            # by number among the active field players, not by the negotiated role: two robots
-            # that briefly both believe they strike must not walk to the same spot
-            rank = _field_player_rank(ctx)
-            target = kickoff_positions(f, [Role.STRIKER] + [Role.SUPPORTER] * rank, kicking_off)[-1]
-            if rank == 0 and not kicking_off:
-                target = Pose2D(target.x_m - 0.3, target.y_m, target.theta_rad)  # margin to the circle
-        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"), holder=self)
-        return SUCCESS
-
-
-def _field_player_rank(ctx) -> int:
-    """Index of this robot among the team's active non-goalkeepers, by player number."""
-    me = ctx.player_number
-    others = [n for n, r in _team_roles(ctx) if r != "goal_keeper" and n != me]
-    return sum(1 for n in others if n < me)
-
-
-class SupportPosition(SoccerSyncNode):
-    """Supporter: take a supporting spot facing the ball (behind it toward the own goal, then the
-    wings), spots shared out among the supporters by walking distance."""
-
-    @classmethod
-    def provided_ports(cls):
-        return [InputPort("vx_limit", float, 0.8), InputPort("vy_limit", float, 0.4),
-                InputPort("behind", float, 2.5, "m behind the ball toward the own goal"),
-                InputPort("lateral", float, 1.5, "m beside the ball-to-goal line"),
-                InputPort("tolerance", float, 0.3)]
-
-    def update(self):
-        from soccerbt.services.planning import supporter_targets
-
-        ctx = self.context
-        f = ctx.field
-        ball = ball_view(ctx)
-        if not ball.known:
-            bx, by = -f.half_length_m / 3.0, 0.0
-        else:
-            bx, by = ball.field_x_m, ball.field_y_m
-        idx, n = _rank_in_role(ctx, str(ctx.bb_get("player_role", "supporter")))
-        spots = supporter_targets((bx, by), f, n, behind_m=self.port_float("behind"))
-        target = spots[min(idx, len(spots) - 1)]
-        if idx == 0:
-            # behind the ball but beside the striker's approach line (it comes from behind the
-            # ball too), on the field-centre side
-            side = -1.0 if by > 0.0 else 1.0
-            target = Pose2D(target.x_m, target.y_m + side * self.port_float("lateral"), 0.0)
-        # stay inside, and out of the own goal area (the keeper's)
-        x, y = f.clamp_to_field(target.x_m, target.y_m, 0.4)
-        x = max(x, -f.half_length_m + f.goal_area_length_m + 0.5)
-        target = Pose2D(x, y, math.atan2(by - y, bx - x))
-        _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                       self.port_float("vy_limit"), holder=self)
-        return SUCCESS
-
-
-class FreeKickPosition(SoccerSyncNode):
-    """GET_READY of a free kick. Our set play: the striker goes behind the ball along the planned
-    kick, the others support. Theirs: everybody keeps ``keep_margin`` beyond the free-kick
-    distance from the ball, walking around it, the goalkeeper included. The leading striker of
-    the kicking team reports its spot to the local free-kick phase
-    (``local_freekick_target_valid`` / ``_error``), which reaches EXECUTE under the HSL
-    GameController once it stood there (the trees then take the kick; never under HL v12)."""
-
-    @classmethod
-    def provided_ports(cls):
-        return [InputPort("vx_limit", float, 0.8), InputPort("vy_limit", float, 0.4),
-                InputPort("keep_margin", float, 0.6, "m beyond the free-kick distance")]
-
-    def update(self):
-        from soccerbt.services.planning import free_kick_position, goalkeeper_blocking_position, supporter_targets
-
-        ctx = self.context
-        f = ctx.field
-        ball = ball_view(ctx)
-        role = str(ctx.bb_get("player_role", ctx.start_role))
-        ours = bool(ctx.bb_get("gc_is_sub_state_kickoff_side", False))
-        keep = f.free_kick_distance_m + self.port_float("keep_margin")
-        if not ball.known:
-            ctx.stop()
-            return SUCCESS
-        bxy = (ball.field_x_m, ball.field_y_m)
-        if role == "goal_keeper":
-            target = goalkeeper_blocking_position(bxy, f, 0.8)
-        elif ours and role == "striker":
-            target = _behind_ball_on_field(bxy, ctx.state.kick_dir_rad, 0.7, f)
-        elif ours:
-            idx, n = _rank_in_role(ctx, role)
-            target = supporter_targets(bxy, f, n)[idx]
-        else:
-            idx, _n = _rank_in_role(ctx, role)
-            base = free_kick_position(bxy, f, False, defense_dist_m=keep)
-            if role != "striker":  # supporters spread beside the striker's spot
-                a = math.atan2(base.y_m - bxy[1], base.x_m - bxy[0]) + (0.7 if idx % 2 == 0 else -0.7)
-                base = Pose2D(bxy[0] + keep * math.cos(a), bxy[1] + keep * math.sin(a), 0.0)
-            target = base
-        if not ours:
-            target = _keep_away(target, bxy, keep, f)
-        else:
-            # a throw-in's spot lies on the touch line: never stand where the referee removes us
-            x, y = f.clamp_to_field(target.x_m, target.y_m, -FIELD_KEEP_OUT_M)
-            target = Pose2D(x, y, target.theta_rad)
-        obstacles = nav_obstacles(ctx, include_ball=True, ball_radius_m=(keep - 0.25) if not ours else 0.35)
-        target = Pose2D(target.x_m, target.y_m, math.atan2(bxy[1] - target.y_m, bxy[0] - target.x_m)
-                        if not (ours and role == "striker") else target.theta_rad)
-        if ours and role == "striker" and bool(ctx.bb_get("is_lead", False)):
-            # the kicker's report moves the local free-kick phase on to EXECUTE (HSL only)
-            pose = ctx.world_model.robot_pose_field
-            report_freekick_target(ctx, True, pose.distance_to(target.x_m, target.y_m))
-        _walk_and_hold(ctx, target, 0.15, self.port_float("vx_limit"), self.port_float("vy_limit"), obstacles,
-                       holder=self)
-        return SUCCESS
-
-
-def _behind_ball_on_field(ball_xy: tuple[float, float], kick_dir_rad: float, dist_m: float, field) -> Pose2D:
-    """``dist_m`` behind the ball along the kick, facing it; near a line (a throw-in) the
-    direction turns into the field until the spot lies inside (the kick may go off-heading)."""
-    limit = FIELD_KEEP_OUT_M
-    for k in range(0, 10):
-        for sign in ((1.0,) if k == 0 else (1.0, -1.0)):
-            d = kick_dir_rad + sign * 0.15 * k
-            x, y = ball_xy[0] - dist_m * math.cos(d), ball_xy[1] - dist_m * math.sin(d)
-            if field.is_inside_field(x, y, -limit):
-                return Pose2D(x, y, wrap_angle_rad(d))
-    x, y = field.clamp_to_field(ball_xy[0] - dist_m * math.cos(kick_dir_rad),
-                                ball_xy[1] - dist_m * math.sin(kick_dir_rad), -limit)
-    return Pose2D(x, y, math.atan2(ball_xy[1] - y, ball_xy[0] - x))
-
-
-def _keep_away(target: Pose2D, ball_xy: tuple[float, float], keep_m: float, field) -> Pose2D:
-    """``target`` pushed radially out of the circle of ``keep_m`` around the ball, inside the field."""
-    dx, dy = target.x_m - ball_xy[0], target.y_m - ball_xy[1]
-    d = math.hypot(dx, dy)
-    if d >= keep_m:
-        return target
-    if d < 1e-6:
-        dx, dy, d = -1.0, 0.0, 1.0
-    x, y = ball_xy[0] + dx / d * keep_m, ball_xy[1] + dy / d * keep_m
-    x, y = field.clamp_to_field(x, y, 0.3)
-    if math.hypot(x - ball_xy[0], y - ball_xy[1]) < keep_m:  # clamped back in: go the other way round
-        x = ball_xy[0] - math.copysign(keep_m, ball_xy[0])
-        x, y = field.clamp_to_field(x, ball_xy[1], 0.3)
-    return Pose2D(x, y, target.theta_rad)
-
-
-class GoTo(SoccerStatefulNode):
-    """Walk to a field pose (x, y, theta) around obstacles; RUNNING until within ``tolerance``
-    and ``theta_tolerance``, then SUCCESS. Halting it stops the robot."""
-
-    @classmethod
-    def provided_ports(cls):
-        return [InputPort("x", float, 0.0), InputPort("y", float, 0.0), InputPort("theta", float, 0.0),
-                InputPort("vx_limit", float, 0.8), InputPort("vy_limit", float, 0.4),
-                InputPort("vtheta_limit", float, 1.0), InputPort("tolerance", float, 0.2),
-                InputPort("theta_tolerance", float, 0.2), InputPort("avoid_obstacles", bool, True)]
-
-    def on_start(self):
-        return self.on_running()
-
-    def on_running(self):
-        ctx = self.context
-        f = self.port_float
-        pose = ctx.world_model.robot_pose_field
-        if pose.distance_to(f("x"), f("y")) < f("tolerance") and \
-                abs(wrap_angle_rad(f("theta") - pose.theta_rad)) < f("theta_tolerance"):
-            ctx.stop()
-            return SUCCESS
-        walk_to_pose(ctx, f("x"), f("y"), f("theta"), vx_limit=f("vx_limit"), vy_limit=f("vy_limit"),
-                     vtheta_limit=f("vtheta_limit"), avoid_obstacles=bool(self.get_input("avoid_obstacles")))
-        return RUNNING
-
-    def on_halted(self):
-        self.context.stop()
 
 
 OUR_NODE_TYPES: dict[str, type] = {cls.__name__: cls for cls in (

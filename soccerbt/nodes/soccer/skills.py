@@ -17,7 +17,7 @@ from soccerbt.world.types import Pose2D, wrap_angle_rad
 if TYPE_CHECKING:
     from soccerbt.nodes.soccer.context import RobotContext
 
-__all__ = ["BallView", "ball_view", "goal_post_angles", "angle_good_for_kick", "walk_to_pose",
+__all__ = ["BallView", "ball_view", "goal_post_angles", "angle_good_for_kick", "kick_window", "walk_to_pose",
            "head_angles_to", "clamp", "sigmoid_down", "nav_obstacles", "NavObstacles", "striker_rank",
            "dist_to_obstacle", "avoid_direction", "stay_on_field"]
 
@@ -87,11 +87,21 @@ def goal_post_angles(ctx: RobotContext, from_x_m: float, from_y_m: float, margin
     return (math.atan2(hg - from_y_m, hx - from_x_m), math.atan2(-hg - from_y_m, hx - from_x_m))
 
 
-def angle_good_for_kick(ctx: RobotContext, ball: BallView, margin_m: float = 0.3) -> bool:
-    """Walking through the ball in the robot-to-ball direction sends it between the posts."""
+def kick_window(ctx: RobotContext, ball: BallView, margin_m: float = 0.3) -> tuple[float, float]:
+    """The post angles (left, right) from the ball that ``angle_good_for_kick`` compares with:
+    moved ``margin_m`` inwards, or 0.5 m when the goal spans less than 120 degrees from the ball
+    (nearly always), as robocup_demo's Brain::isAngleGood."""
     left, right = goal_post_angles(ctx, ball.field_x_m, ball.field_y_m, margin_m)
-    d = ball.dir_rb_rad
-    return wrap_angle_rad(d - right) >= 0.0 and wrap_angle_rad(left - d) >= 0.0
+    if left - right < math.pi / 3.0 * 2.0:
+        left, right = goal_post_angles(ctx, ball.field_x_m, ball.field_y_m, 0.5)
+    return left, right
+
+
+def angle_good_for_kick(ctx: RobotContext, ball: BallView, margin_m: float = 0.3) -> bool:
+    """Walking through the ball in the robot-to-ball direction sends it between the posts:
+    right post < dir_rb < left post (``kick_window``; angles compared unwrapped, as Booster)."""
+    left, right = kick_window(ctx, ball, margin_m)
+    return right < ball.dir_rb_rad < left
 
 
 def head_angles_to(ctx: RobotContext, x_robot_m: float, y_robot_m: float) -> tuple[float, float]:

@@ -10,6 +10,7 @@
   (``GuardedRecorder``).
 - ``summary``: the progress line, the human summary and the ``--json`` object of a match.
 - ``display``: whether a window can open (``display_available``).
+- ``values``: a blackboard or port value on one line, as the viewers and the text tools show it.
 
 The floor of ``soccerbt.tools``: may import ``soccerbt.match`` and below, nothing else of
 ``soccerbt.tools``, and neither pygame nor scipy (the commands' start-up stays light).

@@ -279,6 +279,19 @@ class GuardedRecorder:
     def close(self) -> None:
         self.finish(None)
 
+    def written(self) -> str | None:
+        """After ``finish``: "replay log written to PATH (1.23 MB)", or None when the recording
+        failed (its message was printed) or the path is no regular file (a FIFO, a device)."""
+        if self.failed is not None:
+            return None
+        try:
+            if not self.path.is_file():
+                return None
+            size_mb = self.path.stat().st_size / 1e6
+        except OSError:
+            return None
+        return f"replay log written to {self.path} ({size_mb:.2f} MB); soccerbt replay {self.path} opens it"
+
 
 def check_outputs(args: argparse.Namespace, names: tuple[str, ...]) -> str | None:
     """The first problem with the output files named by options `names` ("record" for

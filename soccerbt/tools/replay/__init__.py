@@ -6,8 +6,11 @@
   (``make_recorder``), on ``LogWriter`` (an MCAP file of the log's channels).
 - ``mcap_reader``: ``McapLog``, a log opened for seeking: steps, a robot's tree and blackboard
   at any step, damaged chunks skipped.
-- ``tree_tools``: the tree at a tick, a node's transitions, ``--find``, ``diff``, ``--btlog``,
-  ``--verify``.
+- ``tree_tools``: the tree at a tick (with the nodes' reasons), a node's transitions, ``diff``,
+  ``--info``, ``--btlog``, ``--verify``.
+- ``search``: node references (``#UID``, a path, a name several nodes share) and ``--find``
+  conditions over statuses, reasons and the blackboard.
+- ``mcap_source``: the replay window's source (scenes, robot states, searches; no pygame).
 - ``mcap_view``: the replay window (the field of ``tools.viewer`` and the tree panel).
 - ``convert``: a JSON-lines log of an earlier soccerbt converted once into MCAP.
 - ``inputs``: each brain's inputs recorded per step (``/match/inputs``), what ``--rerun`` feeds.

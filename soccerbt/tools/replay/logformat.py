@@ -16,7 +16,10 @@ robot in header order its true pose, fallen and removed flags. Then each robot's
 (vx, vy, vtheta, head pan, head tilt, kick direction and strength or NaN, f32), every status
 transition of the tick in order (u16 uids, then the previous codes, then the new codes, u8:
 BT.CPP's IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3), the uids the tick skipped, the uids of the
-nodes ticked (in the order their ticks returned), and the blackboard changes
+nodes ticked (in the order their ticks returned), the reasons the decision nodes gave for what
+they decided in that tick (``encode_reasons``: uid and one line of text each, e.g. ``ball_x 0.52
+outside reach 0.29..0.41 -> approach``; a section only present when the tick's flags say so, so
+logs written before reasons existed read as ticks without reasons), and the blackboard changes
 (``encode_changes``: key indexes into the robot's key table, writers, floats as f32, other
 values as JSON) where a writer is a node uid (a node wrote it through an output port, a Script,
 SetBlackboard or a pre/post-condition script) or the adapter that owns the key
@@ -29,8 +32,9 @@ SetBlackboard or a pre/post-condition script) or the adapter that owns the key
 subtree instances, with the time and tick the tree took effect.
 
 ``/robots/<robot>/keyframe`` (JSON, at load, every ``KEYFRAME_STEPS`` and whenever a root key
-appears or goes): every node's status, the key table (the root keys, sorted) and the whole root
-blackboard with writers, so a reader seeks without replaying from the start.
+appears or goes): every node's status, the key table (the root keys, sorted), the whole root
+blackboard with writers and each node's latest reason with its tick (``reasons``: [uid, tick,
+text] rows; absent in older logs), so a reader seeks without replaying from the start.
 
 ``/match/inputs`` (binary, every step; since the header's ``inputs``): each robot's brain
 inputs (observations, GameController packet, team messages, pad, emergency stop), laid out in
@@ -81,7 +85,8 @@ __all__ = [
     "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
     "SCHEMAS", "ns_of", "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree",
     "check_keyframe", "check_keys", "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES",
-    "max_tree_nodes", "ROBOT_NAME", "table_of", "INPUTS_TOPIC", "kind_of_topic",
+    "max_tree_nodes", "ROBOT_NAME", "table_of", "INPUTS_TOPIC", "kind_of_topic", "FLAG_REASONS", "encode_reasons",
+    "reason_text", "MAX_REASON_CHARS",
 ]
 
 FORMAT = "soccerbt-mcap"
@@ -217,6 +222,7 @@ class TickRecord:
     ticked: list[int] = field(default_factory=list)   # uids, in the order their ticks returned
     blackboard: dict[str, list[Any]] = field(default_factory=dict)  # key -> [value, writer]
     changes: bytes = b""                                  # the blackboard section, undecoded
+    reasons: dict[int, str] = field(default_factory=dict)  # uid -> why it decided (this tick)
 
     def changed_indexes(self) -> list[int]:
         """The key-table indexes this tick changed (no value decoded)."""
@@ -229,12 +235,61 @@ class TickRecord:
 
 
 def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions: int, uids: bytes,
-                codes: bytes, skipped: list[int], ticked: bytes, changes: bytes) -> bytes:
+                codes: bytes, skipped: list[int], ticked: bytes, changes: bytes,
+                reasons: dict[int, str] | None = None) -> bytes:
     """`uids`: u16 per transition; `codes`: the previous codes of all transitions, then their
     new codes (u8 each); `ticked`: the u16 uids of the nodes ticked, in the order their ticks
-    returned; `changes`: the blackboard section (encode_changes)."""
-    head = _TICK_HEAD.pack(tick, root, 0, *command, n_transitions, len(skipped), len(ticked) // 2)
-    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, changes))
+    returned; `changes`: the blackboard section (encode_changes); `reasons`: uid -> the reason
+    the node reported in this tick (a reasons section, ``FLAG_REASONS``; none when empty)."""
+    if not reasons:
+        head = _TICK_HEAD.pack(tick, root, 0, *command, n_transitions, len(skipped), len(ticked) // 2)
+        return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, changes))
+    head = _TICK_HEAD.pack(tick, root, FLAG_REASONS, *command, n_transitions, len(skipped), len(ticked) // 2)
+    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, encode_reasons(reasons), changes))
+
+
+# --- reasons ------------------------------------------------------------------------------------
+# A tick whose flags hold FLAG_REASONS carries, after its ticked uids, the reasons its nodes
+# reported (TreeNode.set_reason): u16 n, u32 text bytes, n u16 uids, then the n texts (UTF-8)
+# joined by REASON_SEPARATOR. Logs written before reasons existed have no such section (flags 0).
+
+FLAG_REASONS = 1
+REASON_SEPARATOR = "\n"
+MAX_REASON_CHARS = 240      # a longer reason is cut (with "...") when recorded
+_REASONS_HEAD = struct.Struct("<HI")
+
+
+def reason_text(text: object) -> str:
+    """A node's reason as recorded: one line (newlines become spaces), at most MAX_REASON_CHARS."""
+    out = str(text).replace("\r", " ").replace("\n", " ")
+    return out if len(out) <= MAX_REASON_CHARS else out[:MAX_REASON_CHARS - 3] + "..."
+
+
+def encode_reasons(reasons: dict[int, str]) -> bytes:
+    """The reasons section of a tick (see above); texts are made one line (``reason_text``)."""
+    uids = array("H", reasons)
+    text = REASON_SEPARATOR.join(map(reason_text, reasons.values())).encode("utf-8")
+    return b"".join((_REASONS_HEAD.pack(len(uids), len(text)), uids.tobytes(), text))
+
+
+def _decode_reasons(data: bytes, o: int) -> tuple[dict[int, str], int]:
+    """(uid -> reason, the offset after the section) of the reasons section at `o`."""
+    if o + _REASONS_HEAD.size > len(data):
+        raise ValueError("tick message cut short (reasons)")
+    n, size = _REASONS_HEAD.unpack_from(data, o)
+    o += _REASONS_HEAD.size
+    if o + 2 * n + size > len(data):
+        raise ValueError("tick message cut short (reasons)")
+    uids = array("H")
+    uids.frombytes(data[o:o + 2 * n])
+    o += 2 * n
+    try:
+        texts = bytes(data[o:o + size]).decode("utf-8").split(REASON_SEPARATOR) if n else []
+    except UnicodeDecodeError:
+        raise ValueError("a reason is not UTF-8 text") from None
+    if len(texts) != n:
+        raise ValueError(f"{n} reasons announced, {len(texts)} texts")
+    return dict(zip(uids, texts)), o + size
 
 
 # --- blackboard changes -------------------------------------------------------------------------
@@ -385,7 +440,7 @@ def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
     `changes`."""
     if len(data) < _TICK_HEAD.size:
         raise ValueError("tick message too short")
-    tick, root, _flags, *rest = _TICK_HEAD.unpack_from(data)
+    tick, root, flags, *rest = _TICK_HEAD.unpack_from(data)
     command = tuple(rest[:7])
     n, n_skipped, n_ticked = rest[7:]
     if root > ROOT_EXCEPTION:
@@ -407,10 +462,13 @@ def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
     ticked_uids = array("H")
     ticked_uids.frombytes(data[o:o + 2 * n_ticked])
     o += 2 * n_ticked
+    reasons: dict[int, str] = {}
+    if flags & FLAG_REASONS:
+        reasons, o = _decode_reasons(data, o)
     changes = bytes(data[o:])
     transitions = list(zip(uids, codes[:n], codes[n:]))
     bb = decode_changes(changes, keys) if keys is not None else {}
-    return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb, changes)
+    return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb, changes, reasons)
 
 
 def command_tuple(command: Any) -> tuple[float, ...]:
@@ -782,6 +840,13 @@ def check_keyframe(obj: Any) -> dict[str, Any]:
     if "keys" in kf:
         _str_list(kf, "keys", w)
     _check_blackboard(kf.get("blackboard"), w)
+    reasons = kf.get("reasons", [])
+    if not isinstance(reasons, list):
+        raise ShapeError(f"{w}reasons: not a list")
+    for k, row in enumerate(reasons):
+        if not (isinstance(row, list) and len(row) == 3 and _is_int(row[0]) and _is_int(row[1])
+                and isinstance(row[2], str) and len(row[2]) <= 4 * MAX_REASON_CHARS):
+            raise ShapeError(f"{w}reasons[{k}]: not [uid, tick, text]")
     return kf
 
 

@@ -132,7 +132,8 @@ class Gap:
 class RobotState:
     """A robot's tree after a step: the tree description, every node's status (uid -> code),
     the nodes ticked and skipped in that step, the root blackboard {key: [value, writer]} and
-    the keys changed in that step, the step's tick record."""
+    the keys changed in that step, the step's tick record, and each node's latest reason for
+    what it decided (uid -> (tick, text): the tick it gave it in; logs without reasons: none)."""
 
     robot: str
     step: int
@@ -145,6 +146,7 @@ class RobotState:
     record: lf.TickRecord | None = None
     last_transition: dict[int, int] = field(default_factory=dict)   # uid -> newest status code
     keyframe_tick: int = 0
+    reasons: dict[int, tuple[int, str]] = field(default_factory=dict)
     missing: str | None = None      # set by a viewer when the state could not be rebuilt (why)
 
     @property
@@ -805,6 +807,7 @@ class McapLog:
         state = RobotState(robot, kf["after_step"], tree, dict(zip(uids, kf["statuses"])),
                            blackboard={k: list(v) for k, v in kf["blackboard"].items()})
         state.keyframe_tick = kf.get("tick", 0)
+        state.reasons = {row[0]: (row[1], row[2]) for row in kf.get("reasons", ())}
         gaps: list[Gap] = []
         for view in self.steps(kf["after_step"] + 1, step, on_gap=gaps.append, robots=[robot]):
             if gaps:
@@ -905,3 +908,8 @@ def apply_step(state: RobotState, view: StepView) -> None:
             bb[key] = value
     state.changed = list(rec.blackboard)
     state.record = rec
+    if rec.reasons:
+        tick = rec.tick
+        reasons = state.reasons
+        for uid, text in rec.reasons.items():
+            reasons[uid] = (tick, text)

@@ -4,8 +4,9 @@
 FILE.mcap``; ``on_start`` then ``match.observers``). It watches each agent's tree through
 ``Tree.start_status_log`` (three integers appended per transition, no call), collects the uids a
 tick skipped (``env.skip_sink``) and the nodes it ticked (``env.ticked``), asks nodes to stamp
-the blackboard entries they write (``env.track_writers``) — through a ``tree_watch.TreeWatch``
-shared with any other recorder of the same tree — and per step writes the messages laid
+the blackboard entries they write (``env.track_writers``), collects the reasons decision nodes
+give (``Tree.start_reasons``: only then do nodes build them) — all through a
+``tree_watch.TreeWatch`` shared with any other recorder of the same tree — and per step writes the messages laid
 out in ``soccerbt.tools.replay.logformat``. A hot reload is seen through the agent's tree listeners,
 so the new tree is watched from its first tick. ``file_hashes`` gives the tree files' SHA-256
 for the header (``--verify`` checks them).
@@ -109,6 +110,7 @@ class _RobotTrack:
         self.watch: Any = None              # the tree's shared TreeWatch
         self.seen = 0                       # the watch's generation this recorder has had
         self.loads = 0
+        self.last_reasons: dict[int, tuple[int, str]] = {}  # uid -> (tick, reason) for keyframes
         self.keys: list[str] = []
         self.entries: list[Any] = []
         self.seqs: list[int] = []
@@ -269,6 +271,7 @@ class McapRecorder:
         if track.watch is not None:  # the old tree's halt: that tree is gone
             track.watch.detach()
             track.watch = None
+        track.last_reasons = {}
         self._watch(track, agent, new_tree, "reload", self._match.steps)
 
     def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, after_step: int) -> None:
@@ -301,6 +304,8 @@ class McapRecorder:
         message = {"after_step": after_step, "tick": agent.ticks, "load": track.loads,
                    "statuses": [n.node_status.code for n in track.nodes], "keys": track.keys,
                    "blackboard": bb}
+        if track.last_reasons:
+            message["reasons"] = [[uid, tick, text] for uid, (tick, text) in sorted(track.last_reasons.items())]
         self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"),
                   after_step if log_step is None else log_step, lf.json_bytes(message))
 
@@ -373,13 +378,18 @@ class McapRecorder:
         else:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
         if track.watch is not None:
-            (uids, codes, n, skipped), track.seen = track.watch.take(track.seen)
+            (uids, codes, n, skipped, reasons), track.seen = track.watch.take(track.seen)
         else:
-            uids, codes, n, skipped = _NO_TICK
+            uids, codes, n, skipped, reasons = _NO_TICK
         ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
         changes = self._changes(track, agent, step)
         data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
-                              skipped, ticked, changes)
+                              skipped, ticked, changes, reasons or None)
+        if reasons:
+            tick = agent.ticks
+            last = track.last_reasons
+            for uid, text in reasons.items():
+                last[uid] = (tick, lf.reason_text(text))
         return data
 
     def _table(self, track: _RobotTrack, agent: Any) -> bool:
@@ -500,7 +510,10 @@ class McapRecorder:
             role = agent.blackboard.get("player_role")
             if role != self._roles.get(name):
                 if name in self._roles:
-                    new.append({"kind": "role", "detail": f"{name} {self._roles[name]} -> {role}",
+                    assigner = getattr(getattr(agent, "team", None), "assigner", None)
+                    why = assigner.reason() if hasattr(assigner, "reason") else ""
+                    new.append({"kind": "role", "detail": f"{name} {self._roles[name]} -> {role}"
+                                                          + (f" ({why})" if why else ""),
                                 "t": round(match.world.t_s, 3), "team": rid.team.name.lower(), "robot": name,
                                 "node_path": None})
                 self._roles[name] = role
@@ -589,7 +602,7 @@ class McapRecorder:
 
 
 _UNSET = object()
-_NO_TICK: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
+_NO_TICK: tuple[bytes, bytes, int, list[int], dict[int, str]] = (b"", b"", 0, [], {})
 
 
 def _identity(value: object) -> object:

@@ -1,16 +1,15 @@
 """The pygame replay window for MCAP replay logs: the field on the left, the whole tree on the right.
 
-``McapReplaySource`` is the viewer's ``SceneSource`` on an ``McapLog``: its position is a step;
-``step(n)``, ``seek(step)`` move it; ``scene(selected)`` builds the field ``Scene`` from the
-step's truth and each robot's blackboard (estimates come back from the team frame);
-``robot_state(robot)`` is the robot's tree and blackboard after the step, moved forward with
-``apply_step`` during playback and rebuilt from a keyframe after a jump; ``key_history(robot, key)``
-is a blackboard key's last changes up to the current step.
+``McapReplaySource`` (``mcap_source``, re-exported here) is the viewer's ``SceneSource`` on an
+``McapLog``: its position is a step, its scenes, robot states and searches are built there.
 
 ``view_mcap(log)`` opens the window. Keys: SPACE pause; RIGHT/LEFT one tick (pauses), with
 SHIFT 1 s, CTRL 10 s, ALT 60 s; PAGE DOWN/UP 10 s; + / - speed (0.01 .. 20); HOME / END;
-TAB next robot (the tree follows); N / SHIFT+N next / previous transition of the selected node;
-E / SHIFT+E next / previous event; B bookmark the step; C fold / unfold the selected subtree;
+TAB next robot (the tree follows); N / SHIFT+N next / previous change of the selected node's
+result (a node that returns and is reset in every tick changes when it returns something else or
+stops); E / SHIFT+E next / previous event (a notice names it; hovering the timeline lists the
+events and bookmarks under the mouse); B bookmark the step (a notice confirms it); H or ? the
+keys; C fold / unfold the selected subtree;
 UP / DOWN or the mouse wheel scroll the tree (over the blackboard: the blackboard); Q / ESC quit
 (ESC first closes the search box, then the key history, then the search).
 / or CTRL+F opens the search box over the tree (typing edits it, BACKSPACE deletes, ESC cancels,
@@ -24,262 +23,44 @@ history (again: off), the timeline to seek.
 """
 from __future__ import annotations
 
-import bisect
 import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
 import pygame
 
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError
-from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, StepView, apply_step
+from soccerbt.tools.replay.mcap_reader import McapLog
+from soccerbt.tools.replay.mcap_source import McapReplaySource, _event_text
 from soccerbt.tools.replay.tree_tools import find_ranges
-from soccerbt.tools.viewer.render import PANEL_BG, TEXT, FieldRenderer
-from soccerbt.tools.viewer.scene import Banner, gc_words, Scene, SceneRobot
-from soccerbt.tools.viewer.tree_panel import HistoryEntry, TreePanel
+from soccerbt.tools.viewer.render import PANEL_BG, TEXT, draw_help, draw_toasts
+from soccerbt.tools.viewer.scene import Scene
+from soccerbt.tools.viewer.tree_panel import TreePanel
 from soccerbt.tools.viewer.viewer import Pacer, Viewer
-from soccerbt.world.field import Field
-from soccerbt.world.types import Pose2D, Team, from_team_frame
 
 __all__ = ["McapReplaySource", "McapViewer", "SearchBox", "view_mcap", "save_mcap_screenshot", "SPEEDS"]
 
 SPEEDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 _EVENT_COLOURS = {"goal": (255, 230, 0), "state": (200, 200, 200), "kick_off": (120, 200, 255)}
 _BOOKMARK = (0, 230, 230)
-_SCAN_WINDOW_STEPS = 2000  # backward searches read the log in windows of this many steps
-_HISTORY_LEN = 12          # changes a key history lists
-_HISTORY_WINDOW_S = 30.0   # how far back a key history looks
-_HISTORY_SCAN_STEPS = 500  # a key history reads back in windows of this many steps (stops when full)
-_HISTORY_CACHE = 512       # (robot, key, step) histories kept
 _RANGE_BAND = (200, 90, 220)
 _SEARCH_BG = (30, 33, 44)
 _SEARCH_ERROR = (255, 90, 90)
 _SEARCH_NOTE = (255, 180, 80)
+REPLAY_KEYS = (
+    ("SPACE", "pause / play"), ("RIGHT / LEFT", "one tick (SHIFT 1 s, CTRL or PAGE 10 s, ALT 1 min)"),
+    ("+ / -", "speed 0.01x .. 20x"), ("HOME / END", "first / last tick; click the timeline: seek"),
+    ("TAB", "next robot's tree; click a robot or a tree row to select"),
+    ("N / SHIFT+N", "selected node: next / previous change of its result"),
+    ("E / SHIFT+E", "next / previous event (hover the timeline for labels)"),
+    ("B", "bookmark this tick"), ("/ or CTRL+F", "search a node, or ROBOT: condition"),
+    ("M / SHIFT+M", "next / previous search range"), ("C", "fold / unfold the selected subtree"),
+    ("UP / DOWN, wheel", "scroll the tree"), ("F1-F7", "layers (F7 labels and legend)"),
+    ("H or ?", "this help"), ("Q / ESC", "quit"),
+)
 _SEARCH_FOUND = (150, 200, 255)
 _SEARCH_DIM = (140, 145, 160)
-
-
-def _team_number(key: str) -> tuple[Team, int]:
-    for team in Team:
-        name = team.name.lower()
-        if key.startswith(name) and key[len(name):].isdigit():
-            return team, int(key[len(name):])
-    return Team.BLUE, 0
-
-
-def _value(bb: dict[str, list], key: str) -> object:
-    entry = bb.get(key)
-    return entry[0] if entry else None
-
-
-def _side_changes(events: list[dict[str, Any]], blue_first: bool) -> tuple[list[int], list[bool]]:
-    """The steps where the sides change and whether blue attacks +x from each: the second half
-    (and the second extra half) swap them, extra time starts with the first half's sides, and in
-    a penalty shoot-out every shot's kicking team attacks +x."""
-    steps: list[int] = []
-    blue_positive: list[bool] = []
-    for e in events:
-        kind, detail = e.get("kind"), str(e.get("detail", ""))
-        if kind == "half":
-            value = blue_first if detail.startswith("extra time") else not blue_first
-        elif kind == "shot":
-            value = e.get("team") == "blue"
-        else:
-            continue
-        steps.append(int(e["step"]))
-        blue_positive.append(value)
-    return steps, blue_positive
-
-
-class McapReplaySource:
-    """The viewer's ``SceneSource`` on an ``McapLog`` (see the module docstring)."""
-
-    def __init__(self, log: McapLog) -> None:
-        self.log = log
-        self.field = Field.by_name(str(log.header["field"]))
-        self.dt_s = log.dt_s
-        self.position = log.first_step
-        self._blue_first = bool(log.header.get("blue_attacks_positive_x_first_half", True))
-        # the second half starts at the first "half" event (sides swap there)
-        self._half_step = min((int(e["step"]) for e in log.events if e.get("kind") == "half"), default=None)
-        self._sides = _side_changes(log.events, self._blue_first)
-        self._view: StepView | None = None
-        self._states: dict[str, RobotState] = {}
-        self._history: dict[tuple[str, str, int, int], list[HistoryEntry]] = {}
-
-    # --- position -----------------------------------------------------------------------------
-
-    @property
-    def t_s(self) -> float:
-        return self.position * self.dt_s
-
-    def view(self) -> StepView | None:
-        """The decoded current step (None where the log lost it)."""
-        if self._view is None or self._view.step != self.position:
-            self._view = self.log.step_view(self.position)
-        return self._view
-
-    def seek(self, step: int) -> None:
-        """Go to ``step`` (clamped to the log); the robot states are rebuilt when next asked."""
-        step = max(self.log.first_step, min(self.log.last_step, int(step)))
-        if step == self.position + 1:
-            self.step(1)
-        elif step != self.position:
-            self.position = step
-            self._states.clear()
-
-    def seek_time(self, t_s: float) -> None:
-        self.seek(self.log.step_at(t_s))
-
-    def jump(self, seconds: float) -> None:
-        steps = int(round(seconds / self.dt_s)) or (1 if seconds > 0 else -1 if seconds < 0 else 0)
-        self.seek(self.position + steps)
-
-    def step(self, n: int = 1) -> None:
-        """Move ``n`` steps; by +1 the cached robot states follow with apply_step (cheap)."""
-        if n != 1:
-            self.seek(self.position + n)
-            return
-        if self.position >= self.log.last_step:
-            return
-        self.position += 1
-        view = self.view()
-        for robot, state in list(self._states.items()):
-            if view is None or state.step != self.position - 1 or state.missing is not None:
-                del self._states[robot]
-            else:
-                apply_step(state, view)
-
-    def finished(self) -> bool:
-        return self.position >= self.log.last_step
-
-    def place_ball(self, x_m: float, y_m: float) -> None:
-        """Nothing: a replay shows what was recorded."""
-
-    def send_robot_to(self, key: str, x_m: float, y_m: float) -> None:
-        """Nothing: a replay shows what was recorded."""
-
-    def robot_state(self, robot: str) -> RobotState:
-        """``robot``'s tree statuses and blackboard after the current step."""
-        state = self._states.get(robot)
-        if state is None or state.step != self.position:
-            try:
-                state = self.log.robot_state(robot, self.position)
-            except ReplayError as exc:  # steps missing before it (damage): shown as unknown, never stale
-                state = RobotState(robot, self.position, {"nodes": [], "subtrees": [], "load": 0}, {},
-                                   missing=exc.message)
-            self._states[robot] = state
-        return state
-
-    # --- the scene ----------------------------------------------------------------------------
-
-    def blue_attacks_positive_x(self) -> bool:
-        k = bisect.bisect_right(self._sides[0], self.position) - 1
-        return self._sides[1][k] if k >= 0 else self._blue_first
-
-    def scene(self, selected: str | None) -> Scene:
-        view = self.view()
-        if view is None:  # a damaged step: an empty field rather than a crash
-            return Scene(self.field, self.t_s, (0.0, 0.0), [], Banner(state="(step unreadable)"))
-        truth = view.truth
-        blue_positive = self.blue_attacks_positive_x()
-        robots, penalties = [], []
-        bb0: dict[str, list] = {}
-        for key, (x, y, theta, fallen, removed) in zip(self.log.robots, truth.robots):
-            team, number = _team_number(key)
-            attack = blue_positive if team is Team.BLUE else not blue_positive
-            bb = self.robot_state(key).blackboard
-            bb0 = bb0 or bb
-            robot = SceneRobot(key, team, number, Pose2D(x, y, theta), fallen=bool(fallen), removed=bool(removed),
-                               penalised=bool(_value(bb, "gc_is_under_penalty")),
-                               role=str(_value(bb, "player_role") or ""), decision=str(_value(bb, "decision") or ""))
-            pose = _value(bb, "robot_pose_field")
-            if isinstance(pose, list) and len(pose) >= 3:
-                robot.estimate = from_team_frame(Pose2D(*(float(v) for v in pose[:3])), attack)
-            ball = _value(bb, "ball_field")
-            if isinstance(ball, list) and len(ball) >= 2 and _value(bb, "ball_location_known") is not False:
-                bx, by = float(ball[0]), float(ball[1])
-                robot.ball_estimate = (bx, by) if attack else (-bx, -by)
-            if robot.penalised:
-                penalties.append(f"{key} {_value(bb, 'gc_secs_till_unpenalised') or 0}s")
-            robots.append(robot)
-        state, secondary, sub, blue, red = truth.gc
-        state_name, sub_text = gc_words(state, secondary, sub)
-        banner = Banner(state=state_name, sub_state=sub_text, score_blue=blue,
-                        score_red=red, secs_remaining=int(_value(bb0, "gc_secs_remaining") or 0),
-                        secondary_time=int(_value(bb0, "gc_secondary_time") or 0),
-                        first_half=self._half_step is None or self.position < self._half_step, penalties=penalties)
-        return Scene(self.field, truth.t_s, (truth.ball[0], truth.ball[1]), robots, banner)
-
-    # --- searching ----------------------------------------------------------------------------
-
-    def _transitions(self, robot: str, first: int, last: int) -> list[tuple[int, set[int]]]:
-        """Steps in [first, last] where ``robot``'s tick has transitions, with their uids (decoding
-        only that robot's part of each step)."""
-        k = 1 + self.log.robots.index(robot)
-        out = []
-        for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
-            try:
-                rec = lf.decode_tick(lf.split_parts(data)[k])
-            except (ValueError, IndexError):
-                continue
-            out.append((step, {uid for uid, _p, _n in rec.transitions}))
-        return out
-
-    def find_transition(self, robot: str, uid: int, forward: bool = True) -> int | None:
-        """The next (or previous) step where node ``uid`` of ``robot`` changed status."""
-        log = self.log
-        if forward:
-            for step, uids in self._transitions(robot, self.position + 1, log.last_step):
-                if uid in uids:
-                    return step
-            return None
-        hi = self.position - 1
-        while hi >= log.first_step:
-            lo = max(log.first_step, hi - _SCAN_WINDOW_STEPS + 1)
-            hits = [step for step, uids in self._transitions(robot, lo, hi) if uid in uids]
-            if hits:
-                return max(hits)
-            hi = lo - 1
-        return None
-
-    def _key_changes(self, robot: str, key: str, first: int, last: int) -> list[tuple[int, Any, Any]]:
-        """(step, value, writer) of every change of ``robot``'s ``key`` in [first, last], in order."""
-        return self.log.key_changes(robot, key, first, last)
-
-    def key_history(self, robot: str, key: str, limit: int = _HISTORY_LEN) -> list[HistoryEntry]:
-        """The last ``limit`` changes of ``robot``'s blackboard ``key`` at or before the current step
-        and within _HISTORY_WINDOW_S of it, newest first, as (step, t, value, writer)."""
-        step = self.position
-        cache_key = (robot, key, step, limit)
-        cached = self._history.get(cache_key)
-        if cached is not None:
-            return cached
-        floor = max(self.log.first_step, step - int(round(_HISTORY_WINDOW_S / self.dt_s)) + 1)
-        before = self._history.get((robot, key, step - 1, limit))
-        if before is not None:  # playback: the last step's answer (trimmed to the window) plus this step
-            changes = [(s, v, w) for s, _t, v, w in reversed(before) if s >= floor]
-            changes += self._key_changes(robot, key, step, step)
-        else:
-            changes, hi = [], step
-            while hi >= floor and len(changes) < limit:
-                lo = max(floor, hi - _HISTORY_SCAN_STEPS + 1)
-                changes = self._key_changes(robot, key, lo, hi) + changes
-                hi = lo - 1
-        out = [(s, s * self.dt_s, v, w) for s, v, w in reversed(changes[-limit:])]
-        if len(self._history) >= _HISTORY_CACHE:
-            self._history.clear()
-        self._history[cache_key] = out
-        return out
-
-    def find_event(self, forward: bool = True) -> int | None:
-        steps = sorted({int(e["step"]) for e in self.log.events})
-        if forward:
-            return next((s for s in steps if s > self.position), None)
-        return next((s for s in reversed(steps) if s < self.position), None)
 
 
 def _is_condition(text: str) -> bool:
@@ -336,7 +117,9 @@ class _McapPacer(Pacer):
 class McapViewer(Viewer):
     """The field (left, with a timeline below) and the ``TreePanel`` (right) on a McapReplaySource."""
 
-    PANEL_WIDTH_PX = 470
+    PANEL_WIDTH_PX = 470            # the tree panel at the default size; ``layout`` scales it
+    PANEL_FRACTION = 0.36
+    PANEL_LIMITS_PX = (380, 680)
     TIMELINE_PX = 26
     SEARCH_PX = 36  # the search box: its line and its result line
 
@@ -345,17 +128,23 @@ class McapViewer(Viewer):
         self.replay = source
         self.pacer = _McapPacer(dt_s=source.dt_s)
         self.pacer.set_speed(speed)
-        self.renderer = FieldRenderer(source.field, (size_px[0] - self.PANEL_WIDTH_PX, size_px[1] - self.TIMELINE_PX))
         self.panel = TreePanel()
         self.bookmarks: list[int] = []
         self.search = SearchBox()
+        self.show_help = False                       # H or ?: the keys over the field
+        self.hover: tuple[int, int] | None = None    # the mouse over the timeline: its events' labels
         self.state.selected = source.log.robots[0] if source.log.robots else None
 
     # --- layout -----------------------------------------------------------------------------
 
+    @classmethod
+    def field_size_for(cls, size_px: tuple[int, int]) -> tuple[int, int]:
+        """The field's area: left of the tree panel, above the timeline."""
+        return (size_px[0] - cls.panel_width_for(size_px[0]), size_px[1] - cls.TIMELINE_PX)
+
     @property
     def panel_rect(self) -> pygame.Rect:
-        return pygame.Rect(self.size_px[0] - self.PANEL_WIDTH_PX, 0, self.PANEL_WIDTH_PX, self.size_px[1])
+        return pygame.Rect(self.size_px[0] - self.panel_width_px, 0, self.panel_width_px, self.size_px[1])
 
     @property
     def search_rect(self) -> pygame.Rect:
@@ -373,7 +162,7 @@ class McapViewer(Viewer):
 
     @property
     def timeline_rect(self) -> pygame.Rect:
-        w = self.size_px[0] - self.PANEL_WIDTH_PX
+        w = self.size_px[0] - self.panel_width_px
         return pygame.Rect(0, self.size_px[1] - self.TIMELINE_PX, w, self.TIMELINE_PX)
 
     def _x_of(self, step: int) -> int:
@@ -414,9 +203,39 @@ class McapViewer(Viewer):
             surface.fill(PANEL_BG, self.panel_rect)
         if self.search.visible:
             self._draw_search(surface)
+        field_rect = pygame.Rect(0, self.renderer.banner_height_px, self.size_px[0] - self.panel_width_px,
+                                 self.size_px[1] - self.TIMELINE_PX - self.renderer.banner_height_px)
+        if self.hover is not None:
+            self._draw_hover(surface)
+        if self.show_help:
+            draw_help(surface, field_rect, REPLAY_KEYS, self.renderer.font(small=True))
+        self.toast_rects = draw_toasts(surface, field_rect, self._toast_views(), self.renderer.font())
         self._last_scene = scene
         self.frames += 1
         return scene
+
+    def timeline_labels(self, x_px: int, reach_px: int = 5) -> list[str]:
+        """The labels of the events and bookmarks drawn within ``reach_px`` of ``x_px`` on the
+        timeline (what hovering shows)."""
+        out = [_event_text(e) for e in self.replay.log.events if abs(self._x_of(int(e["step"])) - x_px) <= reach_px]
+        out += [f"t={s * self.replay.dt_s:.2f}s bookmark" for s in self.bookmarks if abs(self._x_of(s) - x_px) <= reach_px]
+        return out
+
+    def _draw_hover(self, surface: pygame.Surface) -> None:
+        """The labels of the timeline's marks under the mouse, in a box above the timeline."""
+        labels = self.timeline_labels(self.hover[0])[:8]
+        if not labels:
+            return
+        font = self.renderer.font(small=True)
+        h = font.get_linesize()
+        w = max(font.size(t)[0] for t in labels) + 10
+        r = self.timeline_rect
+        box = pygame.Rect(0, 0, w, len(labels) * h + 6)
+        box.bottomleft = (min(max(0, self.hover[0] - w // 2), r.right - w), r.top - 2)
+        pygame.draw.rect(surface, PANEL_BG, box)
+        pygame.draw.rect(surface, (90, 95, 110), box, 1)
+        for i, text in enumerate(labels):
+            surface.blit(font.render(text, True, TEXT), (box.left + 5, box.top + 3 + i * h))
 
     def _draw_timeline(self, surface: pygame.Surface) -> None:
         r = self.timeline_rect
@@ -503,8 +322,9 @@ class McapViewer(Viewer):
 
     def _run_condition(self, text: str) -> None:
         box, log = self.search, self.replay.log
+        notes: list[str] = []
         try:
-            ranges = find_ranges(log, text)
+            ranges = find_ranges(log, text, notes)
         except Exception as exc:  # noqa: BLE001 - a bad condition, an unknown robot: say so, keep running
             # one line: a script error's last line says what is wrong (its first repeats the text);
             # a ReplayError's path is the viewer's own log
@@ -513,6 +333,8 @@ class McapViewer(Viewer):
             return
         box.condition, box.ranges = text, ranges
         box.range_steps = [(log.step_at(t0), log.step_at(t1)) for t0, t1, _k0, _k1 in ranges]
+        if notes:  # an ambiguous name: say so (the ranges hold where any of its nodes does)
+            box.note = f"{len(ranges)} ranges; note: {notes[0]}"
         if box.range_steps and self._range_index() is None:
             # the first range after the position (inside one: stay), else round to the first of all
             position = self.replay.position
@@ -537,7 +359,9 @@ class McapViewer(Viewer):
         self.panel.reveal(uid, state)
         node = self.panel.shape(state.tree).by_uid[uid]
         box.found = True
-        box.note = f"node {box.match_index + 1}/{len(box.matches)}: {node.get('name')} #{uid}  (RETURN: next)"
+        shared = sum(1 for u in box.matches if self.panel.shape(state.tree).by_uid[u].get("name") == node.get("name"))
+        same = f"  ({shared} nodes named {node.get('name')}: #UID or a path picks one)" if shared > 1 else ""
+        box.note = f"node {box.match_index + 1}/{len(box.matches)}: {node.get('name')} #{uid}  (RETURN: next){same}"
 
     def _range_index(self) -> int | None:
         """The index of the range holding the position, if any."""
@@ -587,6 +411,9 @@ class McapViewer(Viewer):
                 return self._search_key(event)
             handled = self._mcap_key(event)
             return handled if handled is not None else self._handle_key(event)
+        if event.type == pygame.MOUSEMOTION:
+            self.hover = event.pos if self.timeline_rect.collidepoint(*event.pos) else None
+            return True
         if event.type == pygame.MOUSEWHEEL:
             x, y = pygame.mouse.get_pos()
             tree = self.tree_panel_rect
@@ -629,6 +456,8 @@ class McapViewer(Viewer):
             self.clear_search()
         elif key in (pygame.K_q, pygame.K_ESCAPE):
             return False
+        elif key == pygame.K_h or getattr(event, "unicode", "") == "?":  # ? before /: SHIFT+/ on many keyboards
+            self.show_help = not self.show_help
         elif key == pygame.K_SLASH or key == pygame.K_KP_DIVIDE or getattr(event, "unicode", "") == "/" or (
                 key == pygame.K_f and mod & pygame.KMOD_CTRL):
             self.open_search()
@@ -668,14 +497,25 @@ class McapViewer(Viewer):
             if found is not None:
                 self._pause()
                 src.seek(found)
+                self.notify(f"#{self.panel.selected}: its result changes at t={found * src.dt_s:.2f}s (step {found})",
+                            echo=False)
+            else:
+                self.notify(f"#{self.panel.selected}: no {'later' if not shift else 'earlier'} change", "warn", echo=False)
         elif key == pygame.K_e:
             found = src.find_event(forward=not shift)
             if found is not None:
                 self._pause()
                 src.seek(found)
+                self.notify("event: " + "; ".join(_event_text(e) for e in src.events_at(found)), echo=False)
+            else:
+                self.notify(f"no {'later' if not shift else 'earlier'} event", "warn", echo=False)
         elif key == pygame.K_b:
             if src.position not in self.bookmarks:
                 self.bookmarks.append(src.position)
+                self.notify(f"bookmark added at t={src.t_s:.2f}s (step {src.position}); "
+                            f"{len(self.bookmarks)} bookmark(s)", "ok", echo=False)
+            else:
+                self.notify(f"already bookmarked: t={src.t_s:.2f}s", echo=False)
         elif key == pygame.K_c and self.state.selected is not None and self.panel.selected is not None:
             self.panel.toggle(self.panel.selected, src.robot_state(self.state.selected))
         elif key in (pygame.K_UP, pygame.K_DOWN):
@@ -693,10 +533,7 @@ def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
     """The window loop of the replay viewer: events, pacing, drawing, until Q / ESC / the window
     closes. At the end of the log playback pauses (an off-screen window closes instead: nobody
     can press a key)."""
-    pygame.display.init()
-    pygame.font.init()
-    pygame.display.set_caption(f"soccerbt replay {viewer.replay.log.path.name}")
-    screen = viewer._screen = pygame.display.set_mode(viewer.size_px)
+    viewer.open_window(f"soccerbt replay {viewer.replay.log.path.name}")
     clock = pygame.time.Clock()
     off_screen = pygame.display.get_driver() == "dummy"
     last = time.perf_counter()
@@ -710,7 +547,7 @@ def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
         at_end = viewer.replay.finished()
         if at_end and not viewer.pacer.paused and not getattr(viewer.replay.log, "live", False):
             viewer.pacer.toggle_pause()  # a live log (replay --connect) grows: playing follows its edge
-        viewer.render(screen)
+        viewer.render(viewer._screen)
         pygame.display.flip()
         if at_end and off_screen:
             break
@@ -746,9 +583,19 @@ def view_mcap(log: McapLog, at_s: float | None = None, speed: float = 1.0, selec
 
 
 def save_mcap_screenshot(log: McapLog, path: str | Path, at_s: float | None = None,
-                         select: str | None = None) -> Path:
-    """The frame at ``at_s`` (default: the last step) as PNG, rendered off-screen."""
+                         select: str | None = None, node: str | None = None) -> Path:
+    """The frame at ``at_s`` (default: the last step) as PNG, rendered off-screen; ``node`` (a
+    name, #UID or path of the selected robot's tree: the first node it names) is selected, so
+    that the details show its reason and ports."""
+    from soccerbt.tools.replay.search import resolve_nodes
+
     _init_pygame()
     viewer = _prepared(log, log.duration_s if at_s is None else at_s, select)
     viewer.pacer.paused = True
+    if node is not None and select is not None:
+        state = viewer.source.robot_state(select)
+        rows = resolve_nodes(state.tree, node)
+        if not rows:
+            raise ReplayError(log.path, None, f"{select}'s tree has no node {node!r}")
+        viewer.panel.reveal(rows[0]["uid"], state)
     return viewer.screenshot(Path(path))

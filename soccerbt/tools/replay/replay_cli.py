@@ -75,11 +75,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --rerun: write the log with the robot's part re-run (for replay diff, the viewer)")
     parser.add_argument("--json", action="store_true", help="with --tree: one JSON object")
     parser.add_argument("--node", metavar="NAME", default=None,
-                        help="with --robot and --transitions: the node (name, ID or path)")
+                        help="with --robot and --transitions: the node: #UID or its path picks one; a name, ID "
+                             "or path end names every node that has it")
     parser.add_argument("--transitions", action="store_true",
-                        help="with --robot and --node: every status change of that node")
+                        help="with --robot and --node: every status change of that node; repeats in "
+                             "consecutive ticks collapse into runs")
+    parser.add_argument("--raw", action="store_true",
+                        help="with --transitions: one line per transition, no runs")
     parser.add_argument("--find", metavar="CONDITION", default=None,
-                        help="time ranges where a condition holds, e.g. \"blue2: decision == 'kick'\"")
+                        help="time ranges where a condition holds, e.g. \"blue2: decision == 'kick'\", "
+                             "\"blue2: KickBall == SUCCESS\", \"blue2: StrikerDecision.reason ~ 'reach'\"")
     parser.add_argument("--btlog", metavar="OUT.btlog", default=None,
                         help="with --robot: export BT.CPP's FileLogger2 format for Groot2")
     parser.add_argument("--verify", action="store_true",
@@ -321,13 +326,16 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
             print(line)
         return 0 if ok else 1
     if args.find is not None:
+        notes: list[str] = []
         try:
-            ranges = tt.find_ranges(log, args.find)
+            ranges = tt.find_ranges(log, args.find, notes)
         except ReplayError:
             raise
         except ValueError as exc:  # a bad condition
             print(f"soccerbt replay: {exc}", file=err)
             return 1
+        for note in notes:
+            print(f"note: {note}", file=err)
         for t0, t1, k0, k1 in ranges:
             print(f"{t0:.2f}-{t1:.2f}s  ticks {k0}-{k1}")
         print(f"{len(ranges)} range(s)", file=err)
@@ -352,8 +360,11 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
             return 1
         first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
         last = log.step_at(args.to_s) if args.to_s is not None else None
-        for line in tt.transition_lines(log, args.robot, args.node, first, last):
+        notes = []
+        for line in tt.transition_lines(log, args.robot, args.node, first, last, raw=args.raw, notes=notes):
             print(line)
+        for note in notes:
+            print(f"note: {note}", file=err)
         return 0
     if args.tree or args.tick is not None or (args.robot is not None and args.at is not None):
         if args.tick is not None:
@@ -381,12 +392,8 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
         if not log.node_data:
             print(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
                   "root statuses only")
-        result = log.summary_result()
-        if result:
-            print(f"  score {result.get('score')}")
-        for ev in log.events:
-            if ev.get("kind") in ("goal", "tree_reloaded", "node_exception", "penalty"):
-                print(f"  {ev.get('t'):.2f}s {ev.get('kind')} {ev.get('detail')}")
+        for line in tt.info_lines(log):
+            print(line)
         return 0
     if args.robot is not None:
         first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
@@ -411,7 +418,7 @@ def _view_mcap(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN0
         print("soccerbt replay: the MCAP viewer is not available in this build", file=err)
         return 1
     if args.screenshot:
-        saved = mcap_view.save_mcap_screenshot(log, args.screenshot, at_s=args.at, select=args.select)
+        saved = mcap_view.save_mcap_screenshot(log, args.screenshot, at_s=args.at, select=args.select, node=args.node)
         print(f"soccerbt replay: saved to {saved}", file=err)
         return 0
     if not display_available():

@@ -3,11 +3,10 @@ time, the first difference between two runs, Groot2's .btlog export, and re-runn
 
 These back ``soccerbt replay FILE --tree/--json``, ``--node NAME --transitions``, ``--find``,
 ``soccerbt replay diff A B``, ``--btlog OUT`` and ``--verify`` (see soccerbt.tools.replay.replay_cli).
-Conditions use BT.CPP's script language (soccerbt.blackboard.script) over the robot's blackboard
-at each step, where a node's name stands for its status in that step (IDLE 0, RUNNING 1,
-SUCCESS 2, FAILURE 3, SKIPPED 4; the enums IDLE ... SKIPPED are defined): the status its last
-transition of the step reached other than the reset to IDLE, SKIPPED when the step skipped it,
-else the status it kept. A log converted from JSON lines holds no node data: every tool here
+Node references (``#UID``, a path, a name several nodes may share) and ``--find`` conditions
+(BT.CPP's script language over the blackboard and the nodes' statuses and reasons) are in
+``soccerbt.tools.replay.search``. ``--tree`` shows the reasons decision nodes gave
+(``TreeNode.set_reason``). A log converted from JSON lines holds no node data: every tool here
 refuses it with a ``ReplayError`` that says so (``McapLog.require_node_data``).
 """
 from __future__ import annotations
@@ -18,16 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from soccerbt.tools.cli.outputs import write_atomically
+from soccerbt.tools.cli.values import short_value
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError
-from soccerbt.tools.replay.mcap_reader import Gap, McapLog, RobotState, StepView, apply_step
+from soccerbt.tools.replay.mcap_reader import Gap, McapLog, RobotState, StepView
+from soccerbt.tools.replay.search import ambiguity_note, find_ranges, parse_condition, resolve_nodes
 
 __all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog",
-           "verify_log", "step_of_tick", "parse_condition"]
+           "verify_log", "step_of_tick", "parse_condition", "node_marks", "info_lines"]
 
 _NAMES = lf.STATUS_NAMES
 MAX_INDENT = 64   # deeper nodes are drawn at this depth with their depth written: lines stay short
-_SKIPPED = lf.STATUS_CODES["SKIPPED"]
 
 
 def step_of_tick(log: McapLog, robot: str, tick: int) -> int:
@@ -69,27 +69,53 @@ def _walk(tree: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
         stack.extend((depth + 1, child) for child in reversed(kids.get(row["uid"], [])))
 
 
+def node_marks(state: RobotState) -> dict[int, str]:
+    """uid -> what the node did in the step of ``state``: "ran" (ticked and not skipped),
+    "skipped" (ticked, its pre-condition skipped it), "reset" (halted or reset to IDLE without
+    being ticked); nodes the step did not touch are absent."""
+    marks = {uid: "ran" for uid in state.ticked}
+    for uid in state.skipped:
+        marks[uid] = "skipped"
+    rec = state.record
+    if rec is not None and rec.tick == state.tick:
+        for uid, _prev, new in rec.transitions:
+            if new == 0 and uid not in marks:
+                marks[uid] = "reset"
+    return marks
+
+
+_MARK = {"ran": "*", "skipped": "~", "reset": "x"}
+
+
 def tree_lines(state: RobotState, t_s: float) -> list[str]:
-    """The tree as text: each node's status after the step, '*' for the nodes the step ticked,
-    then the blackboard ('!' marks the entries the step changed)."""
-    ticked = set(state.ticked)
-    skipped = set(state.skipped)
-    out = [f"{state.robot} tick {state.tick} at t={t_s:.2f}s (step {state.step}); * ticked in this tick"]
+    """The tree as text: each node's status after the step, marked by what the step did to it
+    ('*' ran, '~' skipped by its pre-condition, 'x' reset without running), the reason a node
+    gave for its decision (in this tick, or its latest with the tick it gave it in); then the
+    blackboard ('!' marks the entries the step changed), values as the viewer shows them."""
+    marks = node_marks(state)
+    out = [f"{state.robot} tick {state.tick} at t={t_s:.2f}s (step {state.step}); * ran in this tick, "
+           f"~ skipped, x reset without running"]
     for depth, row in _walk(state.tree):
         uid = row["uid"]
-        status = "SKIPPED" if uid in skipped else _NAMES[state.statuses.get(uid, 0)]
+        mark = marks.get(uid)
+        status = "SKIPPED" if mark == "skipped" else _NAMES[state.statuses.get(uid, 0)]
         reached = state.last_transition.get(uid)
-        if uid in ticked and status == "IDLE" and reached is not None:
+        if mark == "ran" and status == "IDLE" and reached is not None:
             status = f"IDLE (returned {_NAMES[reached]}, then reset)"
-        mark = "*" if uid in ticked else " "
         label = row["name"] if row["name"] == row["id"] else f"{row['name']} ({row['id']})"
         indent = "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[depth {depth}] "
-        out.append(f"{mark} {indent}{label} #{uid}: {status}")
+        line = f"{_MARK.get(mark or '', ' ')} {indent}{label} #{uid}: {status}"
+        given = state.reasons.get(uid)
+        if given is not None:
+            tick, text = given
+            line += f"  -- {text}" if tick == state.tick else f"  -- (tick {tick}) {text}"
+        out.append(line)
     out.append("blackboard:")
     changed = set(state.changed)
     for key in sorted(state.blackboard):
         value, writer = state.blackboard[key]
-        out.append(f"{'!' if key in changed else ' '} {key} = {value!r}  ({_writer_text(writer, state)})")
+        out.append(f"{'!' if key in changed else ' '} {key} = {short_value(value, None)}  "
+                   f"({_writer_text(writer, state)})")
     return out
 
 
@@ -102,130 +128,114 @@ def _writer_text(writer: Any, state: RobotState) -> str:
 
 
 def tree_json(state: RobotState, t_s: float) -> dict[str, Any]:
-    """{"t", "tick", "nodes": [{"uid", "path", "name", "status", "ticked"}], "blackboard"}; a
-    node's status is the new status of its last transition (IDLE when it has none)."""
+    """{"t", "tick", "nodes": [{"uid", "path", "name", "status", "ticked", "did", "reason",
+    "reason_tick"}], "blackboard", "writers"}; a node's status is the new status of its last
+    transition (IDLE when it has none); "did" is "ran", "skipped", "reset" or null (see
+    ``node_marks``); "reason" the node's latest reason (null: none) and "reason_tick" the tick
+    it gave it in (the tick itself: a reason of this tick)."""
     ticked = set(state.ticked)
-    nodes = [{"uid": row["uid"], "path": row["path"], "name": row["name"],
-              "status": _NAMES[state.statuses.get(row["uid"], 0)], "ticked": row["uid"] in ticked}
-             for row in state.tree["nodes"]]
+    marks = node_marks(state)
+    nodes = []
+    for row in state.tree["nodes"]:
+        uid = row["uid"]
+        given = state.reasons.get(uid)
+        nodes.append({"uid": uid, "path": row["path"], "name": row["name"],
+                      "status": _NAMES[state.statuses.get(uid, 0)], "ticked": uid in ticked,
+                      "did": marks.get(uid), "reason": given[1] if given else None,
+                      "reason_tick": given[0] if given else None})
     return {"t": round(t_s, 6), "tick": state.tick, "nodes": nodes,
             "blackboard": {k: v[0] for k, v in sorted(state.blackboard.items())},
             "writers": {k: v[1] for k, v in sorted(state.blackboard.items())}}
 
 
-def _matches(row: dict[str, Any], name: str) -> bool:
-    return name in (row["name"], row["id"], row["path"]) or row["path"].endswith("/" + name)
+def _pattern_text(pattern: tuple[tuple[int, int], ...]) -> str:
+    """A tick's transitions of one node as a chain ("IDLE -> SUCCESS -> IDLE"); a return and
+    a reset in one tick reads as what it returned ("SUCCESS")."""
+    if len(pattern) == 2 and pattern[0][0] == 0 and pattern[1] == (pattern[0][1], 0):
+        return _NAMES[pattern[0][1]]
+    chain = [_NAMES[pattern[0][0]]]
+    for prev, new in pattern:
+        if _NAMES[prev] != chain[-1]:
+            chain.append(_NAMES[prev])
+        chain.append(_NAMES[new])
+    return " -> ".join(chain)
 
 
 def transition_lines(log: McapLog, robot: str, node: str, from_step: int = 1,
-                     to_step: int | None = None) -> Iterator[str]:
-    """Every status change of the nodes named `node` (name, ID or path), with time and tick."""
+                     to_step: int | None = None, *, raw: bool = False,
+                     notes: list[str] | None = None) -> list[str]:
+    """Every status change of the nodes ``node`` names (``search.resolve_nodes``: ``#UID``, a
+    path, or every node with that name, ID or path end), with time and tick. Repeats collapse
+    into runs: a node whose transitions are the same in consecutive ticks prints one line
+    ("36.80-36.95 s ticks 3680-3695 KickBall #100: SUCCESS every tick (16 ticks)"); ``raw``
+    prints one line per transition instead. ``notes`` receives the ambiguity note of a name
+    several nodes share."""
     log.require_node_data()
     log.check_robot(robot)
     load = 0
     uids: dict[int, str] = {}
     loads = {ld["step"]: ld["load"] for ld in log.loads(robot)}
     gaps: list[Gap] = []
+    items: list[tuple[int, int, str]] = []            # (step, order in its tick, line): sorted at the end
+    runs: dict[int, list[Any]] = {}                   # uid -> [first, last, count, pattern, order]
+
+    def close(uid: int) -> None:
+        run = runs.pop(uid, None)
+        if run is None:
+            return
+        (s0, t0, k0), (_s1, t1, k1), count, pattern, order = run
+        path = uids.get(uid, f"#{uid}")
+        if count == 1:
+            for prev, new in pattern:
+                items.append((s0, order, f"t={t0:.2f}s tick {k0} {path} #{uid}: {_NAMES[prev]} -> {_NAMES[new]}"))
+        else:
+            items.append((s0, order, f"{t0:.2f}-{t1:.2f} s ticks {k0}-{k1} {path} #{uid}: "
+                                   f"{_pattern_text(pattern)} every tick ({count} ticks)"))
+
     for view in log.steps(from_step, to_step, on_gap=gaps.append):
         while gaps:
-            yield f"{gaps.pop(0).text(log.dt_s)}: its transitions are unknown"
+            gap = gaps.pop(0)
+            for uid in list(runs):
+                close(uid)
+            items.append((gap.first, -1, f"{gap.text(log.dt_s)}: its transitions are unknown"))
         new_load = loads.get(view.step)
         if new_load is not None or load == 0:
             load = new_load or max((ld["load"] for ld in log.loads(robot) if ld["step"] <= view.step), default=1)
             tree = log.tree(robot, load)
-            uids = {row["uid"]: row["path"] for row in tree["nodes"] if _matches(row, node)}
-            if not uids:
+            for uid in list(runs):
+                close(uid)
+            rows = resolve_nodes(tree, node)
+            if not rows:
                 raise ReplayError(log.path, None, f"{robot}'s tree has no node {node!r}")
+            uids = {row["uid"]: row["path"] for row in rows}
+            note = ambiguity_note(robot, node, rows)
+            if notes is not None and note is not None and note not in notes:
+                notes.append(note)
         rec = view.ticks[robot]
-        for uid, prev, new in rec.transitions:
+        mine: dict[int, list[tuple[int, int]]] = {}
+        first_at: dict[int, int] = {}
+        for k, (uid, prev, new) in enumerate(rec.transitions):
             if uid in uids:
-                yield (f"t={view.truth.t_s:.2f}s tick {rec.tick} {uids[uid]} #{uid}: "
-                       f"{_NAMES[prev]} -> {_NAMES[new]}")
+                mine.setdefault(uid, []).append((prev, new))
+                first_at.setdefault(uid, k)
+        for uid in [u for u in runs if u not in mine]:
+            close(uid)
+        where = (view.step, view.truth.t_s, rec.tick)
+        for uid, changes in mine.items():
+            pattern = tuple(changes)
+            run = runs.get(uid)
+            if run is not None and not raw and run[3] == pattern and run[1][0] == view.step - 1:
+                run[1] = where
+                run[2] += 1
+                continue
+            close(uid)
+            runs[uid] = [where, where, 1, pattern, first_at[uid]]
+    for uid in list(runs):
+        close(uid)
     for gap in gaps:
-        yield f"{gap.text(log.dt_s)}: its transitions are unknown"
-
-
-def parse_condition(text: str) -> tuple[str, str]:
-    """"blue2: decision == 'kick'" -> ("blue2", "decision == 'kick'")."""
-    robot, sep, expr = text.partition(":")
-    if not sep or not robot.strip() or not expr.strip():
-        raise ValueError(f"a condition reads 'ROBOT: EXPRESSION', got {text!r}")
-    return robot.strip(), expr.strip()
-
-
-def find_ranges(log: McapLog, condition: str) -> list[tuple[float, float, int, int]]:
-    """The time ranges (first t, last t, first tick, last tick) where the condition holds.
-
-    A range never spans missing steps (``log.gaps``): it ends before them, and the condition is
-    looked at again only from the next keyframe after them (or the next tree load), where the
-    robot's state is known again."""
-    from soccerbt.blackboard import Blackboard, BlackboardError
-    from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
-
-    log.require_node_data()
-    robot, expr = parse_condition(condition)
-    log.check_robot(robot)
-    enums = dict(lf.STATUS_CODES)
-    try:
-        script = compile_script(expr, enums)
-    except ScriptSyntaxError as exc:
-        raise ValueError(f"bad condition {expr!r}: {exc}") from None
-    every = log.keyframe_steps
-    state: RobotState | None = log.robot_state(robot, log.first_step - 1)
-    names = {row["uid"]: row["name"] for row in state.tree["nodes"]}
-    bb = Blackboard()
-    ranges: list[tuple[float, float, int, int]] = []
-    open_range: list[Any] | None = None
-    loads = {ld["step"]: ld["load"] for ld in log.loads(robot)}
-    gaps: list[Gap] = []
-    for view in log.steps(on_gap=gaps.append):
-        if gaps:  # steps missing before this one: close the range, forget the state
-            gaps.clear()
-            if open_range is not None:
-                ranges.append(tuple(open_range))  # type: ignore[arg-type]
-                open_range = None
-            state = None
-        if view.step in loads or (state is None and (view.step - 1) % every == 0):
-            try:  # a load's keyframe is the step before it; after a gap, the periodic keyframes
-                state = log.robot_state(robot, view.step, max_replay=1)
-            except ReplayError:
-                state = None
-            if state is not None:
-                names = {row["uid"]: row["name"] for row in state.tree["nodes"]}
-        elif state is not None:
-            apply_step(state, view)
-        if state is None:
-            continue
-        try:
-            for key, (value, _w) in state.blackboard.items():
-                bb.set(key, value if not isinstance(value, (list, dict)) else str(value))
-        except BlackboardError:  # a value of another type than before: the entries take it over
-            for key, (value, _w) in state.blackboard.items():
-                _put(bb, key, value if not isinstance(value, (list, dict)) else str(value))
-        skipped = set(state.skipped)
-        last, statuses = state.last_transition, state.statuses
-        try:
-            for uid, name in names.items():
-                bb.set(name, _SKIPPED if uid in skipped else last.get(uid, statuses.get(uid, 0)))
-        except BlackboardError:
-            for uid, name in names.items():
-                _put(bb, name, _SKIPPED if uid in skipped else last.get(uid, statuses.get(uid, 0)))
-        try:
-            holds = bool(script.evaluate_bool(bb))
-        except Exception:  # noqa: BLE001 - a key not yet written, a type the script refuses
-            holds = False
-        rec = view.ticks[robot]
-        if holds:
-            if open_range is None:
-                open_range = [view.truth.t_s, view.truth.t_s, rec.tick, rec.tick]
-            else:
-                open_range[1], open_range[3] = view.truth.t_s, rec.tick
-        elif open_range is not None:
-            ranges.append(tuple(open_range))  # type: ignore[arg-type]
-            open_range = None
-    if open_range is not None:
-        ranges.append(tuple(open_range))  # type: ignore[arg-type]
-    return ranges
+        items.append((gap.first, -1, f"{gap.text(log.dt_s)}: its transitions are unknown"))
+    items.sort(key=lambda item: (item[0], item[1]))
+    return [line for _s, _u, line in items]
 
 
 def _step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, bytes]]:
@@ -243,28 +253,72 @@ def _step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, bytes]]
         gaps.append(log._gap(expect, log.last_step, None))
 
 
-def step_differences(robots: list[str], va: StepView, vb: StepView) -> list[str]:
+def step_differences(robots: list[str], va: StepView, vb: StepView, labels: tuple[str, str] = ("A", "B")) -> list[str]:
     """What differs between two decoded steps: the truth, and per robot the statuses, the
-    blackboard and the command (the lines of ``diff`` and ``--verify``)."""
+    blackboard, the command and the reasons (the lines of ``diff`` and ``--verify``); each value
+    is labelled with its run (``labels``: "A" / "B", or "log" / "re-run"). Statuses read
+    ``#uid:P>N`` (a transition from P to N: I IDLE, R RUNNING, S SUCCESS, F FAILURE), the
+    truth and the command ``(x, y, theta)`` and ``(vx, vy, vtheta, pan, tilt, kick dir,
+    strength)``."""
+    a, b = labels
     out: list[str] = []
     if va.truth != vb.truth:
-        out.append(f"  truth: ball {_fmt(va.truth.ball)} / {_fmt(vb.truth.ball)}")
+        out.append(f"  truth ball (x, y, vx, vy): {a} {_fmt(va.truth.ball)} / {b} {_fmt(vb.truth.ball)}")
         for robot, ra, rb in zip(robots, va.truth.robots, vb.truth.robots):
             if ra != rb:
-                out.append(f"  truth {robot}: {_fmt(ra[:3])} / {_fmt(rb[:3])}")
+                out.append(f"  truth {robot} (x, y, theta): {a} {_fmt(ra[:3])} / {b} {_fmt(rb[:3])}")
     for robot in robots:
         ra, rb = va.ticks[robot], vb.ticks[robot]
         if ra.transitions != rb.transitions:
-            out.append(f"  {robot} tick {ra.tick} statuses: {_trans(ra)} / {_trans(rb)}")
+            out.append(f"  {robot} tick {ra.tick} statuses (#uid:from>to): {a} {_trans(ra)} / {b} {_trans(rb)}")
         if ra.blackboard != rb.blackboard:
             keys = sorted(set(ra.blackboard) | set(rb.blackboard))
             for key in keys:
                 x, y = ra.blackboard.get(key), rb.blackboard.get(key)
                 if x != y:
-                    out.append(f"  {robot} blackboard {key}: {x} / {y}")
+                    out.append(f"  {robot} blackboard {key} [value, writer]: {a} {x} / {b} {y}")
         if ra.command != rb.command and not all(_same_float(x, y) for x, y in zip(ra.command, rb.command)):
-            out.append(f"  {robot} command: {_fmt(ra.command)} / {_fmt(rb.command)}")
+            out.append(f"  {robot} command (vx, vy, vtheta, pan, tilt, kick dir, strength): "
+                       f"{a} {_fmt(ra.command)} / {b} {_fmt(rb.command)}")
+        if ra.reasons != rb.reasons:
+            for uid in sorted(set(ra.reasons) | set(rb.reasons)):
+                x, y = ra.reasons.get(uid), rb.reasons.get(uid)
+                if x != y:
+                    out.append(f"  {robot} reason #{uid}: {a} {x!r} / {b} {y!r}")
     return out
+
+
+def info_lines(log: McapLog) -> list[str]:
+    """``replay --info``: the header, the trees, the score, the goals (who scored, when), then
+    every event (GameController states, set plays, goals, falls, penalties, role changes, node
+    exceptions, reloads) with its time, a line each."""
+    h = log.header
+    out = [f"{log.path}: soccerbt {h.get('soccerbt_version')} seed {h.get('seed')} field {h.get('field')} "
+           f"{h.get('team_size')} v {h.get('team_size')}, {log.last_step} steps ({log.duration_s:.1f} s)"]
+    for team, tree in h.get("trees", {}).items():
+        out.append(f"  {team} tree {tree.get('path')} ({len(tree.get('files', []))} file(s))")
+    if not log.node_data:
+        out.append(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
+                   "root statuses only")
+    result = log.summary_result()
+    if result:
+        out.append(f"  score {result.get('score')}")
+    goals = [ev for ev in log.events if ev.get("kind") == "goal"]
+    out.append(f"  goals ({len(goals)}):" if goals else "  goals: none")
+    for ev in goals:
+        who = f" by {ev['robot']}" if ev.get("robot") else ""
+        out.append(f"    t={_time(ev)} {ev.get('team') or ''} {ev.get('detail')}{who}".rstrip())
+    out.append(f"  events ({len(log.events)}), t = simulated time:")
+    for ev in log.events:
+        where = f" {ev['robot']}" if ev.get("robot") and ev.get("robot") not in str(ev.get("detail")) else ""
+        node = f" at {ev['node_path']}" if ev.get("node_path") else ""
+        out.append(f"    t={_time(ev)} {ev.get('kind')}{where}: {ev.get('detail')}{node}")
+    return out
+
+
+def _time(ev: dict[str, Any]) -> str:
+    t = ev.get("t")
+    return f"{t:.2f}s" if isinstance(t, (int, float)) else "?"
 
 
 def _tree_notes(robot: str, ta: dict[str, Any], tb: dict[str, Any]) -> list[str]:
@@ -272,21 +326,6 @@ def _tree_notes(robot: str, ta: dict[str, Any], tb: dict[str, Any]) -> list[str]
         return []
     changed = [f"#{x['uid']} {x['name']}" for x, y in zip(ta["nodes"], tb["nodes"]) if x != y]
     return [f"note: {robot}'s trees differ ({', '.join(changed[:5]) or 'node count'})"]
-
-
-def _put(bb: Any, key: str, value: Any) -> None:
-    """Set an entry of find's blackboard; a value of another type than before (a log's values
-    are data) takes the entry over instead of raising."""
-    from soccerbt.blackboard import BlackboardError
-
-    try:
-        bb.set(key, value)
-    except BlackboardError:
-        bb.unset(key)
-        try:
-            bb.set(key, value)
-        except BlackboardError:
-            pass
 
 
 def diff_logs(a: McapLog, b: McapLog) -> list[str]:
@@ -324,7 +363,8 @@ def diff_logs(a: McapLog, b: McapLog) -> list[str]:
             gaps_b.append(b._gap(step, step, None, f"step {step} unreadable ({exc})"))
             continue
         return notes + _missing(a, gaps_a, b, gaps_b) + [
-            f"first difference at step {step} (t={va.truth.t_s:.2f}s):"] + step_differences(a.robots, va, vb)
+            f"first difference at step {step} (t={va.truth.t_s:.2f}s), A = {a.path} / B = {b.path}:"
+        ] + step_differences(a.robots, va, vb)
     for _ in it_a:  # to the end: the gaps after the last common step
         pass
     for _ in it_b:
@@ -600,4 +640,4 @@ class _Compare:
             return
         vb = self.log.decode_step(data, dict(self.tables))
         self.lines = [f"first difference at step {step} (t={va.truth.t_s:.2f}s), log / re-run:",
-                      *step_differences(self.log.robots, va, vb)]
+                      *step_differences(self.log.robots, va, vb, ("log", "re-run"))]

@@ -1,4 +1,4 @@
-"""One tree's status log and skipped nodes, shared by every recorder that watches the tree.
+"""One tree's status log, skipped nodes and reasons, shared by every recorder that watches the tree.
 
 The engine keeps one status log per tree (``Tree.start_status_log``: three integers appended per
 transition) and one sink for the uids a tick skipped (``env.skip_sink``); a reader empties them
@@ -6,8 +6,10 @@ as it reads. Two recorders of one brain (a flight log and a live stream, or a fl
 segment while another recorder still watches) must not empty them for each other: ``TreeWatch``
 takes what the engine appended since it last looked (one generation), and hands that same
 generation to every recorder that has not had it yet; a recorder that has had it and finds
-nothing new gets nothing (a step without a tick records no transition twice). The tree is watched while at least one
-recorder is attached (``attach`` / ``detach``), and left alone after the last one.
+nothing new gets nothing (a step without a tick records no transition twice). The reasons
+decision nodes give (``Tree.start_reasons``: uid -> text, built only while someone collects
+them) are taken with the same generation. The tree is watched while at least one recorder is
+attached (``attach`` / ``detach``), and left alone after the last one.
 """
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from typing import Any
 
 __all__ = ["TreeWatch"]
 
-_NOTHING: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
+Taken = tuple[bytes, bytes, int, list[int], dict[int, str]]
+_NOTHING: Taken = (b"", b"", 0, [], {})
 _WATCHES: dict[int, TreeWatch] = {}   # id(tree) -> its watch (holding the tree while watched)
 
 
@@ -30,8 +33,11 @@ class TreeWatch:
         self.skipped: list[int] = []
         tree.env.skip_sink = self.skipped
         tree.env.track_writers = True
+        start_reasons = getattr(tree, "start_reasons", None)  # a stand-in tree may have none
+        self.reasons: dict[int, str] = start_reasons() if start_reasons is not None else {}
+        self.reasons.clear()
         self.generation = 0
-        self._taken: tuple[bytes, bytes, int, list[int]] = (b"", b"", 0, [])
+        self._taken: Taken = _NOTHING
 
     @classmethod
     def attach(cls, tree: Any) -> TreeWatch:
@@ -50,17 +56,20 @@ class TreeWatch:
         if _WATCHES.get(id(self.tree)) is self:
             del _WATCHES[id(self.tree)]
         self.tree.stop_status_log()
+        stop_reasons = getattr(self.tree, "stop_reasons", None)
+        if stop_reasons is not None:
+            stop_reasons()
         env = getattr(self.tree, "env", None)
         if env is not None:
             env.skip_sink = None
             env.track_writers = False
 
-    def take(self, seen: int) -> tuple[tuple[bytes, bytes, int, list[int]], int]:
+    def take(self, seen: int) -> tuple[Taken, int]:
         """(the transitions since the recorder's generation `seen` — u16 uids, the previous
-        codes then the new codes, their count — and the skipped uids; the generation it has now).
-        Read from the engine once, the same for every recorder."""
+        codes then the new codes, their count — the skipped uids and the reasons given; the
+        generation it has now). Read from the engine once, the same for every recorder."""
         log = self.log
-        if not log and not self.skipped:
+        if not log and not self.skipped and not self.reasons:
             if seen < self.generation:
                 return self._taken, self.generation  # another recorder took this tick's
             return _NOTHING, self.generation
@@ -75,6 +84,8 @@ class TreeWatch:
             n = 0
         skipped = self.skipped[:] if self.skipped else []
         self.skipped.clear()
-        self._taken = (uids, codes, n, skipped)
+        reasons = dict(self.reasons) if self.reasons else {}
+        self.reasons.clear()
+        self._taken = (uids, codes, n, skipped, reasons)
         self.generation += 1
         return self._taken, self.generation

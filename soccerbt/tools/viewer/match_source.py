@@ -18,7 +18,7 @@ from soccerbt.gamecontroller.protocol import Penalty
 from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes.soccer.skills import nav_obstacles
 from soccerbt.services.navigation import Navigator
-from soccerbt.tools.viewer.scene import Banner, gc_words, Notice, Scene, SceneRobot, TreeLine
+from soccerbt.tools.viewer.scene import Banner, control_of, gc_words, Notice, Scene, SceneRobot, TreeLine
 from soccerbt.world.types import Pose2D, RobotCommand, Team, from_team_frame
 
 MAX_TREE_LINES = 60
@@ -91,6 +91,7 @@ class MatchSceneSource:
         self._events_seen = 0  # of match.agent_events, turned into notices
         self._reported: dict[tuple[str, str], float] = {}  # (kind, message) -> when last noticed
         self._notices: list[Notice] = []
+        self._decision_seen: dict[str, tuple[int, int, bool]] = {}  # robot -> (step, sequence, stale)
 
     @classmethod
     def default(cls, seed: int = 0, show_particles: bool = True, **config: Any) -> MatchSceneSource:
@@ -198,6 +199,20 @@ class MatchSceneSource:
 
     # --- pieces ---------------------------------------------------------------------------------
 
+    def _decision_stale(self, key: str, bb: Any) -> bool:
+        """Whether ``decision`` went unwritten in the steps since the last look (its branch is
+        not running): a node writes it in every tick it runs, which bumps the entry's sequence."""
+        entry = bb.get_entry("decision") if hasattr(bb, "get_entry") else None
+        if entry is None:
+            return False
+        steps = self.match.steps
+        seen = self._decision_seen.get(key)
+        if seen is not None and seen[0] == steps:
+            return seen[2]  # the same step again (paused): the same answer
+        stale = seen is not None and seen[1] == entry.sequence_id
+        self._decision_seen[key] = (steps, entry.sequence_id, stale)
+        return stale
+
     def _agent_or_none(self, key: str) -> Any:
         try:
             return self.match.agent(key)
@@ -208,6 +223,9 @@ class MatchSceneSource:
         bb = agent.blackboard
         robot.role = str(bb.get("player_role", "") or "")
         robot.decision = str(bb.get("decision", "") or "")
+        robot.control = control_of(lambda key: bb.get(key, None))
+        if robot.decision:
+            robot.decision_stale = self._decision_stale(robot.key, bb)
         robot.estimate = from_team_frame(agent.pose_estimate(), attack)
         localizer = agent.context.localizer
         if localizer is not None:

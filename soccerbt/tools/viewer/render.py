@@ -3,6 +3,10 @@
 ``FieldRenderer`` maps world metres to pixels (optionally mirrored, to look from the red
 team's side), caches the static field, and draws each layer when it is switched on. It never
 opens a window: give it any surface (a window's or an off-screen one for PNG screenshots).
+A fallen robot is a grey disc; a penalised one (removed by the referee) is drawn beside the
+field, faded and crossed out; a robot a person drives or assists has an orange ring; a decision
+label whose branch is not running in this tick (``SceneRobot.decision_stale``) reads "(kick?)" in
+grey; a legend in the field's bottom-right corner explains the marks the frame shows.
 """
 from __future__ import annotations
 
@@ -42,6 +46,11 @@ GOTO = (0, 230, 255)  # click-to-go target marker
 NOTICE_COLOURS = {"info": (60, 70, 90), "ok": (30, 120, 60), "warn": (170, 120, 0), "error": (170, 30, 30)}
 
 ROBOT_RADIUS_M = 0.25
+FALLEN = (90, 90, 90)         # a fallen robot's disc
+PENALISED = (255, 90, 90)     # the cross over a penalised robot beside the field
+CONTROL = (255, 170, 0)       # the ring of a robot a person drives (manual) or assists
+STALE = (150, 150, 150)       # a decision written by a branch that is not running now
+BENCH_SPACING_M = 0.7         # penalised robots stand this far apart beside the field
 
 # The layers the viewer can toggle, with the key that toggles each one.
 # (function keys, so that letters stay free for the keyboard pad)
@@ -184,11 +193,14 @@ class FieldRenderer:
         for robot in scene.robots:
             if not robot.removed:
                 self._draw_robot(surface, robot, layers, robot.key == selected)
+            else:
+                self._draw_benched(surface, robot, robot.key == selected)
         pygame.draw.circle(surface, BALL, self.to_px(*scene.ball), max(3, self._m(self.field.ball_radius_m)))
         if scene.goto_targets:
             self._draw_goto_targets(surface, scene)
         if "labels" in layers:
             self._draw_labels(surface, scene.robots)
+            self._draw_legend(surface, scene)
         self._draw_banner(surface, scene)
         if scene.estop is not None:
             self._draw_estop(surface, scene.estop)
@@ -238,12 +250,16 @@ class FieldRenderer:
                 continue
             text = robot.role or ""
             if robot.decision:
-                text = f"{text} {robot.decision}".strip()
+                # a decision its branch no longer makes is shown as an old one, in grey
+                text = f"{text} ({robot.decision}?)" if robot.decision_stale else f"{text} {robot.decision}"
+                text = text.strip()
+            if robot.control:
+                text = f"{text} {robot.control.upper()}".strip()
             if robot.penalised:
                 text = f"{text} PENALISED".strip()
             if not text:
                 continue
-            label = self.font(small=True).render(text, True, TEXT)
+            label = self.font(small=True).render(text, True, STALE if robot.decision_stale else TEXT)
             cx, cy = self.to_px(robot.pose.x_m, robot.pose.y_m)
             w, h = label.get_size()
             gap = radius_px + 2
@@ -268,7 +284,9 @@ class FieldRenderer:
         colour = TEAM_COLOURS[robot.team]
         if selected:
             pygame.draw.circle(surface, SELECTED, centre, radius_px + 5, 3)
-        pygame.draw.circle(surface, colour if not robot.fallen else (90, 90, 90), centre, radius_px)
+        if robot.control:  # a person drives or assists it: an orange ring
+            pygame.draw.circle(surface, CONTROL, centre, radius_px + 9, 3)
+        pygame.draw.circle(surface, colour if not robot.fallen else FALLEN, centre, radius_px)
         angle = self._screen_angle(robot.pose.theta_rad)
         nose = (centre[0] + int(radius_px * math.cos(angle)), centre[1] - int(radius_px * math.sin(angle)))
         pygame.draw.line(surface, (255, 255, 255), centre, nose, 3)
@@ -280,6 +298,75 @@ class FieldRenderer:
             tip = (centre[0] + int(length_px * math.cos(kick_angle)), centre[1] - int(length_px * math.sin(kick_angle)))
             pygame.draw.line(surface, KICK, centre, tip, 2)
             pygame.draw.circle(surface, KICK, tip, 3)
+
+    def bench_position(self, robot: SceneRobot) -> tuple[float, float]:
+        """Where a penalised (removed) robot is drawn: beside the touch line at the bottom of the
+        view, blue's to the left of the centre, red's to the right, by number."""
+        f = self.field
+        side = -1.0 if robot.team is Team.BLUE else 1.0
+        if self.mirrored:
+            side = -side
+        y_m = -(f.half_width_m + 0.55 * f.border_strip_m)
+        x_m = side * (0.8 + (robot.number - 1) * BENCH_SPACING_M)
+        return (-x_m, -y_m) if self.mirrored else (x_m, y_m)
+
+    def _draw_benched(self, surface: pygame.Surface, robot: SceneRobot, selected: bool) -> None:
+        """A removed (penalised) robot beside the field: its disc, faded, crossed out."""
+        centre = self.to_px(*self.bench_position(robot))
+        radius_px = self._m(ROBOT_RADIUS_M)
+        faded = tuple((c + 2 * g) // 3 for c, g in zip(TEAM_COLOURS[robot.team], GRASS))
+        if selected:
+            pygame.draw.circle(surface, SELECTED, centre, radius_px + 5, 3)
+        pygame.draw.circle(surface, faded, centre, radius_px)
+        number = self.font().render(str(robot.number), True, (255, 255, 255))
+        surface.blit(number, number.get_rect(center=centre))
+        d = int(radius_px * 0.8)
+        pygame.draw.line(surface, PENALISED, (centre[0] - d, centre[1] - d), (centre[0] + d, centre[1] + d), 3)
+        pygame.draw.line(surface, PENALISED, (centre[0] - d, centre[1] + d), (centre[0] + d, centre[1] - d), 3)
+        tag = self.font(small=True).render("PEN", True, PENALISED)
+        surface.blit(tag, tag.get_rect(midleft=(centre[0] + radius_px + 3, centre[1])))
+
+    LEGEND = (("fallen", "fallen"), ("penalised", "penalised (beside the field)"),
+              ("control", "manual / assist"), ("stale", "(kick?) decision not being made now"))
+
+    def legend_rect(self) -> pygame.Rect:
+        """Where the legend goes: the bottom-right corner of the field's area."""
+        font = self.font(small=True)
+        h = font.get_linesize()
+        w = max(font.size(text)[0] for _k, text in self.LEGEND) + 2 * h + 10
+        return pygame.Rect(self.size_px[0] - w - 6, self.size_px[1] - len(self.LEGEND) * h - 10, w,
+                           len(self.LEGEND) * h + 6)
+
+    def _draw_legend(self, surface: pygame.Surface, scene: Scene) -> None:
+        """What the marks mean, for the marks the scene shows (nothing when none shows)."""
+        shown = {"fallen": any(r.fallen and not r.removed for r in scene.robots),
+                 "penalised": any(r.removed for r in scene.robots),
+                 "control": any(r.control for r in scene.robots),
+                 "stale": any(r.decision and r.decision_stale for r in scene.robots)}
+        items = [(k, t) for k, t in self.LEGEND if shown[k]]
+        if not items:
+            return
+        font = self.font(small=True)
+        h = font.get_linesize()
+        rect = self.legend_rect()
+        rect.height = len(items) * h + 6
+        rect.bottom = self.size_px[1] - 4
+        shade = pygame.Surface(rect.size, pygame.SRCALPHA)
+        shade.fill((0, 0, 0, 150))
+        surface.blit(shade, rect)
+        y = rect.top + 3
+        r = h // 2 - 1
+        for key, text in items:
+            c = (rect.left + 4 + r, y + h // 2)
+            if key == "fallen":
+                pygame.draw.circle(surface, FALLEN, c, r)
+            elif key == "penalised":
+                pygame.draw.line(surface, PENALISED, (c[0] - r, c[1] - r), (c[0] + r, c[1] + r), 2)
+                pygame.draw.line(surface, PENALISED, (c[0] - r, c[1] + r), (c[0] + r, c[1] - r), 2)
+            elif key == "control":
+                pygame.draw.circle(surface, CONTROL, c, r, 2)
+            surface.blit(font.render(text, True, STALE if key == "stale" else TEXT), (rect.left + 2 * r + 10, y))
+            y += h
 
     def _draw_robot_outline(self, surface: pygame.Surface, pose: Pose2D, colour: tuple[int, int, int]) -> None:
         centre = self.to_px(pose.x_m, pose.y_m)
@@ -334,7 +421,7 @@ class FieldRenderer:
         parts = [f"BLUE {b.score_blue} : {b.score_red} RED", b.state]
         if b.sub_state:
             parts.append(b.sub_state)
-        parts.append(f"{sign}{minutes:02d}:{seconds:02d}")
+        parts.append(f"clock {sign}{minutes:02d}:{seconds:02d}")
         if b.secondary_time:
             parts.append(f"({b.secondary_time}s)")
         parts.append("1st half" if b.first_half else "2nd half")
@@ -342,7 +429,7 @@ class FieldRenderer:
             parts.append(f"kick-off {b.kick_off}")
         if b.penalties:
             parts.append("pen: " + ", ".join(b.penalties))
-        parts.append(f"t={scene.t_s:.1f}s")
+        parts.append(f"sim t={scene.t_s:.1f}s")
         if scene.speed_label:
             parts.append(scene.speed_label)
         text = self.font().render("   ".join(parts), True, TEXT)
@@ -391,6 +478,26 @@ def fit_text(text: str, font: pygame.font.Font, width_px: int) -> str:
     while text and font.size(text + "...")[0] > width_px:
         text = text[:-1]
     return text + "..."
+
+
+def draw_help(surface: pygame.Surface, rect: pygame.Rect, keys: Iterable[tuple[str, str]],
+              font: pygame.font.Font) -> pygame.Rect:
+    """The keys of a window (key, what it does) in a box at the top-left of ``rect``."""
+    keys = list(keys)
+    h = font.get_linesize()
+    key_w = max(font.size(k)[0] for k, _t in keys) + 14
+    w = min(rect.width - 16, key_w + max(font.size(t)[0] for _k, t in keys) + 20)
+    box = pygame.Rect(rect.left + 8, rect.top + 8, w, (len(keys) + 1) * h + 10)
+    shade = pygame.Surface(box.size, pygame.SRCALPHA)
+    shade.fill((15, 17, 22, 225))
+    surface.blit(shade, box)
+    pygame.draw.rect(surface, (90, 95, 110), box, 1)
+    surface.blit(font.render("keys (H or ? closes)", True, (150, 200, 255)), (box.left + 8, box.top + 5))
+    for i, (key, text) in enumerate(keys, start=1):
+        y = box.top + 5 + i * h
+        surface.blit(font.render(key, True, (255, 230, 120)), (box.left + 8, y))
+        surface.blit(font.render(text, True, TEXT), (box.left + 8 + key_w, y))
+    return box
 
 
 def draw_toasts(surface: pygame.Surface, rect: pygame.Rect, toasts: list[tuple[str, str, float]],

@@ -2,7 +2,8 @@
 
 ``Scene`` holds plain values in the world frame (truth and each robot's estimates converted
 back from its team frame), so the renderer needs nothing of the simulator, the trees or the
-services, and tests can build scenes by hand.
+services, and tests can build scenes by hand. ``control_of(bb)`` names who controls a robot
+from its blackboard (the pad adapter's keys), the same for the live viewer and the replay.
 """
 from __future__ import annotations
 
@@ -28,12 +29,24 @@ class SceneRobot:
     penalised: bool = False
     role: str = ""
     decision: str = ""
+    decision_stale: bool = False  # the node that wrote ``decision`` did not run in this tick
+    control: str = ""  # "manual" or "assist" while a person drives or assists it ("" in full auto)
     estimate: Pose2D | None = None
     covariance: np.ndarray | None = None  # 3x3 (x, y, theta), world frame
     particles: np.ndarray | None = None  # N x 3 (x_m, y_m, theta_rad), world frame
     ball_estimate: tuple[float, float] | None = None
     path: list[tuple[float, float]] = field(default_factory=list)
     kick_direction_rad: float | None = None  # world frame
+
+
+def control_of(get) -> str:
+    """"manual" (control_state 1 or a held stick), "assist" (an assisted chase or kick) or ""
+    (full auto) from a blackboard getter ``get(key)``."""
+    if get("assist_chase") or get("assist_kick"):
+        return "assist"
+    if get("go_manual") or get("control_state") == 1:
+        return "manual"
+    return ""
 
 
 @dataclass(slots=True)

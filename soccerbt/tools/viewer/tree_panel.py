@@ -6,7 +6,9 @@
 marker for the nodes ticked in that step, dimmed text for the others. SubTree nodes fold: by
 default every subtree holding no RUNNING or ticked node is folded, so the running branch is what
 shows; a click on a SubTree row's +/- box folds or unfolds it against that default. Below the
-tree: the selected node's ports and the root blackboard (``key = value  (writer)``, the keys
+tree: the selected node's reason for its last decision (``state.reasons``, the rule and the
+values it compared; also drawn after the node's name, dimmed when given in an earlier tick), its
+ports and the root blackboard (``key = value  (writer)``, the keys
 changed in the step highlighted). A click on a blackboard row selects that key (``history_key``;
 again: clears it); the caller passes its recent changes to ``draw`` and they are listed at the
 bottom of the details, newest first. ``find_nodes(state, text)`` / ``reveal(uid, state)`` back a
@@ -17,11 +19,11 @@ The caller owns the events: ``scroll(rows)`` (mouse wheel, keys), ``click(x, y)`
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pygame
 
+from soccerbt.tools.cli.values import short_value
 from soccerbt.tools.viewer.render import IDLE_COLOUR, PANEL_BG, STATUS_COLOURS, TEXT
 
 __all__ = ["TreePanel", "STATUS_COLOURS_BY_CODE", "SKIPPED_COLOUR", "HistoryEntry"]
@@ -35,6 +37,9 @@ _SELECTED_BG = (55, 60, 80)
 _TICK_MARK = (255, 255, 255)
 _CHANGED = (255, 230, 120)
 _HEAD = (150, 200, 255)
+_REASON = (230, 200, 140)
+_PORT = (170, 220, 255)      # a port that points at a blackboard entry
+_PORT_BG = (35, 50, 70)      # the blackboard rows the selected node's ports point at  # a decision's reason: beside its node, and in the details when selected
 _INDENT_PX = 12
 _BOX_PX = 9
 _CACHE_LIMIT = 5000  # blackboard values change every step: drop the cache rather than grow forever
@@ -49,19 +54,16 @@ def _dim(colour: tuple[int, int, int]) -> tuple[int, int, int]:
 
 
 def _short(value: Any, limit: int = 48) -> str:
-    """A blackboard or port value on one line."""
-    if isinstance(value, float):
-        text = f"{value:.3g}"
-    elif isinstance(value, list) and value and all(isinstance(v, float) for v in value):
-        text = "[" + ", ".join(f"{v:.2f}" for v in value) + "]"
-    elif isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = json.dumps(value)
-        except (TypeError, ValueError):
-            text = str(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    """A blackboard or port value on one line (as the text tools print it)."""
+    return short_value(value, limit)
+
+
+def _port_key(value: Any) -> str | None:
+    """The root blackboard key a port's value points at ("{ball_x}" -> "ball_x"), else None."""
+    if isinstance(value, str) and len(value) > 2 and value[0] == "{" and value[-1] == "}":
+        key = value[1:-1].strip()
+        return key.lstrip("@") or None
+    return None
 
 
 class _Shape:
@@ -107,6 +109,7 @@ class TreePanel:
         self._bb_rows: list[tuple[int, str]] = []  # (top y, key) of the blackboard rows last drawn
         self._reveal: int | None = None      # uid to scroll into view at the next draw
         self._reveal_key: str | None = None  # blackboard key to scroll into view at the next draw
+        self._opened_for: str | None = None  # the robot whose tree was last opened at its running branch
 
     # --- state -------------------------------------------------------------------------------
 
@@ -154,17 +157,43 @@ class TreePanel:
         return rows
 
     def find_nodes(self, state: Any, text: str) -> list[int]:
-        """The uids (in tree order) whose name, ID or path contains ``text``, case-insensitive."""
+        """The uids (in tree order) that ``text`` names: ``#UID`` or a full path that one node;
+        a name, ID or path end exactly: every node that has it; else every node whose name, ID
+        or path contains ``text``, case-insensitive."""
         needle = text.strip().lower()
         if not needle:
             return []
         shape = self.shape(state.tree)
+        ref = text.strip()
+        if ref.startswith("#") and ref[1:].isdigit():
+            return [int(ref[1:])] if int(ref[1:]) in shape.by_uid else []
+        exact = [uid for uid, _d in shape.order if shape.by_uid[uid].get("path") == ref]
+        if exact:
+            return exact[:1]
+        named = [uid for uid, _d in shape.order
+                 if ref in (shape.by_uid[uid].get("name"), shape.by_uid[uid].get("id"))
+                 or str(shape.by_uid[uid].get("path", "")).endswith("/" + ref)]
+        if named:
+            return named
         out = []
         for uid, _depth in shape.order:
             node = shape.by_uid[uid]
             if any(needle in str(node.get(k) or "").lower() for k in ("name", "id", "path")):
                 out.append(uid)
         return out
+
+    def running_leaf(self, state: Any) -> int | None:
+        """The deepest node the step ran (RUNNING first), where a tree opens: None when none ran."""
+        shape = self.shape(state.tree)
+        ticked = set(state.ticked) - set(state.skipped)
+        running = {uid for uid, code in state.statuses.items() if code == _RUNNING}
+        best, best_key = None, (-1, -1)
+        for uid, depth in shape.order:
+            if uid in ticked or uid in running:
+                key = (1 if uid in running else 0, depth)
+                if key > best_key:
+                    best, best_key = uid, key
+        return best
 
     def reveal(self, uid: int, state: Any) -> None:
         """Select ``uid``, unfold its folded ancestors; the next draw scrolls its row into view."""
@@ -222,6 +251,34 @@ class TreePanel:
 
     # --- drawing -----------------------------------------------------------------------------
 
+    def _fit(self, text: str, width_px: int) -> str:
+        """``text`` cut (with "...") to fit ``width_px`` in the panel's font."""
+        if self.font.size(text)[0] <= width_px:
+            return text
+        lo, hi = 0, len(text)
+        while lo < hi:  # the longest prefix that fits with the ellipsis
+            mid = (lo + hi + 1) // 2
+            if self.font.size(text[:mid] + "...")[0] <= width_px:
+                lo = mid
+            else:
+                hi = mid - 1
+        return text[:lo] + "..."
+
+    def _wrap(self, text: str, width_px: int) -> list[str]:
+        """``text`` broken at spaces into lines that fit ``width_px`` (continuations indented)."""
+        lines: list[str] = []
+        line = ""
+        for word in text.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if line and self.font.size(candidate)[0] > width_px:
+                lines.append(line)
+                line = "    " + word
+            else:
+                line = candidate
+        if line:
+            lines.append(line)
+        return [self._fit(part, width_px) for part in lines]
+
     def _blit_text(self, surface: pygame.Surface, text: str, colour: tuple[int, int, int], x: int, y: int) -> int:
         """Blit cached text; returns its width."""
         key = (text, colour)
@@ -256,6 +313,11 @@ class TreePanel:
 
     def _draw_tree(self, surface: pygame.Surface, rect: pygame.Rect, state: Any, title: str) -> None:
         h = self.row_height_px
+        if self._opened_for != state.robot:  # a tree shown the first time opens at its running branch
+            self._opened_for = state.robot
+            deepest = self.running_leaf(state)
+            if deepest is not None and self._reveal is None:
+                self._reveal = deepest
         rows = self.visible_rows(state)
         fit = max(1, rect.height // h - 1)
         if self._reveal is not None:
@@ -273,6 +335,7 @@ class TreePanel:
         folded = self.collapsed(state)
         ticked, skipped = set(state.ticked), set(state.skipped)
         statuses, last = state.statuses, state.last_transition
+        reasons = getattr(state, "reasons", None) or {}
         y = rect.top + h
         for uid, depth in shown:
             node = shape.by_uid[uid]
@@ -291,7 +354,14 @@ class TreePanel:
                 x += self._blit_text(surface, "[+]" if uid in folded else "[-]", TEXT, x, y + 1) + 3
             name = node.get("name") or node.get("id", "?")
             text = f"{name} #{uid}" if name == node.get("id") else f"{name} #{uid}  {node.get('id', '')}"
-            self._blit_text(surface, text, colour if uid in ticked else _dim(colour), x, y + 1)
+            if uid in skipped:
+                text += "  skipped"  # in words too: the shade alone is close to IDLE's
+            x += self._blit_text(surface, text, colour if uid in ticked else _dim(colour), x, y + 1)
+            given = reasons.get(uid)
+            if given is not None and x + 40 < rect.right:
+                fresh = given[0] == state.tick
+                self._blit_text(surface, self._fit(f"  {given[1]}", rect.right - x - 4),
+                                _REASON if fresh else _dim(_REASON), x, y + 1)
             y += h
 
     def _writer_text(self, writer: Any, shape: _Shape) -> str:
@@ -307,14 +377,27 @@ class TreePanel:
         x, y = rect.left + 4, rect.top + 3
         shape = self.shape(state.tree)
         node = shape.by_uid.get(self.selected) if self.selected is not None else None
+        linked: set[str] = set()
         if node is not None:
             self._blit_text(surface, f"{node.get('name')} #{node['uid']}  {node.get('id')} ({node.get('kind')})",
                             _HEAD, x, y)
             y += h
+            given = (getattr(state, "reasons", None) or {}).get(node["uid"])
+            if given is not None:
+                when = "this tick" if given[0] == state.tick else f"tick {given[0]}, {state.tick - given[0]} ticks ago"
+                for line in self._wrap(f"why ({when}): {given[1]}", rect.width - 12)[:4]:
+                    self._blit_text(surface, line, _REASON, x, y)
+                    y += h
             extras = dict(node.get("ports") or {})
             extras.update({k: v for k, v in (node.get("conditions") or {}).items()})
             for key, value in extras.items():
-                self._blit_text(surface, f"  {key}: {_short(value, 56)}", TEXT, x, y)
+                text = f"  {key}: {_short(value, 56)}"
+                entry = _port_key(value)
+                if entry is not None:  # a blackboard pointer: its value now, and its row highlighted
+                    linked.add(entry)
+                    now = state.blackboard.get(entry)
+                    text += f" = {_short(now[0], 40)}" if now is not None else " (not set)"
+                self._blit_text(surface, text, _PORT if entry is not None else TEXT, x, y)
                 y += h
         else:
             self._blit_text(surface, "click a node for its ports", IDLE_COLOUR, x, y)
@@ -343,6 +426,8 @@ class TreePanel:
             who = f"  ({self._writer_text(writer[0], shape)})" if writer else ""
             if key == self.history_key:
                 surface.fill(_SELECTED_BG, (rect.left, y, rect.width, h))
+            elif key in linked:
+                surface.fill(_PORT_BG, (rect.left, y, rect.width, h))
             self._blit_text(surface, f"{key} = {_short(value)}{who}", _CHANGED if key in changed else _dim(TEXT),
                             x, y)
             self._bb_rows.append((y, key))

@@ -4,6 +4,8 @@ The viewer observes; the match owns time. ``Pacer`` turns wall-clock time into a
 lock-step steps (real time times a speed factor, or as fast as possible), ``Viewer`` runs the
 window: drawing, selection, click-to-go, ball dragging, layer keys, screenshots, pause and
 single step. Anything that plays a match can be watched through the ``SceneSource`` protocol.
+The window opens centred, no larger than the desktop (``fit_to_desktop``), and can be resized:
+``layout(size)`` sizes the side panel and the field from the window's size.
 """
 from __future__ import annotations
 
@@ -23,11 +25,21 @@ import pygame
 from soccerbt.tools.cli.display import display_available
 from soccerbt.tools.cli.outputs import write_atomically
 from soccerbt.tools.viewer.render import (ALL_LAYERS, DEFAULT_LAYERS, LAYER_KEYS, ROBOT_RADIUS_M, FieldRenderer,
-                                   draw_side_panel, draw_toasts)
+                                   draw_help, draw_side_panel, draw_toasts)
 from soccerbt.tools.viewer.scene import Notice, Scene
 from soccerbt.world.field import Field
 
 SPEED_STEPS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 20.0, math.inf)
+LIVE_KEYS = (
+    ("P / PAUSE", "pause / run"), ("N or .", "one step (paused; the banner shows the step)"),
+    ("+ / -", "speed 0.1x .. 20x, max"), ("TAB", "next robot; click a robot: select it"),
+    ("click the field", "send the selected robot there; drag the ball; right click: deselect"),
+    ("F1-F7, F8", "layers (F7 labels and legend), all layers"), ("V", "mirror the view (red's side)"),
+    ("F12", "screenshot"), ("arrows, Q/E, C, K, S, F", "keyboard pad: drive the selected robot"),
+    ("SPACE / RETURN", "emergency stop / release"), ("H or ?", "this help"), ("ESC, CTRL+Q", "quit"),
+)
+MIN_WINDOW_PX = (800, 480)           # a window is never laid out smaller
+DESKTOP_MARGIN_PX = (16, 72)         # left free of the desktop: the window's frame, a task bar
 MIN_SPEED, MAX_SPEED = 0.1, 20.0
 _MOUSE_EVENTS = frozenset({pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION, pygame.MOUSEWHEEL})
 
@@ -151,6 +163,7 @@ class ViewerState:
     layers: set[str] = field(default_factory=lambda: set(DEFAULT_LAYERS))
     mirrored: bool = False
     dragging_ball: bool = False
+    show_help: bool = False
 
 
 class Viewer:
@@ -161,7 +174,9 @@ class Viewer:
     before them). ``clock`` is the wall clock (seconds; tests give a fake one).
     """
 
-    PANEL_WIDTH_PX = 330
+    PANEL_WIDTH_PX = 330            # the side panel at the default size; ``layout`` scales it
+    PANEL_FRACTION = 0.25           # of the window's width, within PANEL_LIMITS_PX
+    PANEL_LIMITS_PX = (240, 420)
 
     def __init__(self, source: SceneSource, size_px: tuple[int, int] = (1300, 760), speed: float = 1.0,
                  screenshot_dir: Path = Path("."),
@@ -174,8 +189,9 @@ class Viewer:
         self.meter = RateMeter()
         self.clock = clock
         self.state = ViewerState()
-        field_size = (size_px[0] - self.PANEL_WIDTH_PX, size_px[1])
-        self.renderer = FieldRenderer(source.field, field_size)
+        self.panel_width_px = self.PANEL_WIDTH_PX
+        self.renderer = FieldRenderer(source.field, (size_px[0] - self.PANEL_WIDTH_PX, size_px[1]))
+        self.layout(size_px)
         self.screenshot_dir = screenshot_dir
         self.event_handlers = list(event_handlers or [])
         self.frames = 0
@@ -188,6 +204,49 @@ class Viewer:
         self._screen: pygame.Surface | None = None
         self._estop_seen: str | None = None
         self._last_frame_s: float | None = None
+
+    # --- layout -----------------------------------------------------------------------------
+
+    @classmethod
+    def panel_width_for(cls, width_px: int) -> int:
+        """The side panel's width in a window ``width_px`` wide."""
+        lo, hi = cls.PANEL_LIMITS_PX
+        return max(lo, min(hi, int(width_px * cls.PANEL_FRACTION)))
+
+    @classmethod
+    def field_size_for(cls, size_px: tuple[int, int]) -> tuple[int, int]:
+        """The field's drawing area (banner included) in a window of ``size_px``."""
+        return (size_px[0] - cls.panel_width_for(size_px[0]), size_px[1])
+
+    def layout(self, size_px: tuple[int, int]) -> None:
+        """Lay the window out for ``size_px`` (at least MIN_WINDOW_PX): the panel's width, the
+        field's scale; called at start and whenever the window is resized."""
+        size_px = (max(MIN_WINDOW_PX[0], int(size_px[0])), max(MIN_WINDOW_PX[1], int(size_px[1])))
+        mirrored = self.renderer.mirrored
+        self.size_px = size_px
+        self.panel_width_px = self.panel_width_for(size_px[0])
+        self.renderer = FieldRenderer(self.source.field, self.field_size_for(size_px), mirrored=mirrored)
+
+    def open_window(self, caption: str) -> pygame.Surface:
+        """Open the (resizable) window, sized to fit the desktop and centred on it."""
+        pygame.display.init()
+        pygame.font.init()
+        pygame.display.set_caption(caption)
+        os.environ.setdefault("SDL_VIDEO_CENTERED", "1")  # never placed off the screen's edge
+        self.layout(fit_to_desktop(self.size_px))
+        self._screen = pygame.display.set_mode(self.size_px, pygame.RESIZABLE)
+        return self._screen
+
+    def window_resized(self, event: pygame.event.Event) -> bool:
+        """Follow a resize of the window (True when ``event`` was one)."""
+        if event.type != pygame.VIDEORESIZE:
+            return False
+        self.layout((event.w, event.h))
+        if self._screen is not None:
+            self._screen = pygame.display.get_surface() or self._screen
+            if self._screen.get_size() != self.size_px:  # below the minimum, or a driver that does not resize
+                self._screen = pygame.display.set_mode(self.size_px, pygame.RESIZABLE)
+        return True
 
     # --- notices ----------------------------------------------------------------------------
 
@@ -233,8 +292,13 @@ class Viewer:
     # --- drawing (usable without a window) --------------------------------------------------
 
     def speed_text(self) -> str:
-        """The asked speed, then the achieved speed and frames per second when measured."""
+        """The asked speed, then the achieved speed and frames per second when measured; paused,
+        the step number (a single step shows which step it reached)."""
         text = self.pacer.label
+        if self.pacer.paused:
+            steps = getattr(getattr(self.source, "match", None), "steps", None)
+            if steps is not None:
+                text += f"  step {steps}"
         speed, fps = self.meter.speed, self.meter.fps
         if speed is not None and fps is not None:
             text += f"  (real x{speed:.1f}, {fps:.0f} fps)"
@@ -248,11 +312,13 @@ class Viewer:
         scene.status_line = self.status_line()
         self.renderer.set_mirrored(self.state.mirrored)
         self.renderer.draw(surface, scene, self.state.layers, self.state.selected)
-        panel = pygame.Rect(self.size_px[0] - self.PANEL_WIDTH_PX, 0, self.PANEL_WIDTH_PX, self.size_px[1])
+        panel = pygame.Rect(self.size_px[0] - self.panel_width_px, 0, self.panel_width_px, self.size_px[1])
         draw_side_panel(surface, panel, scene, self.state.selected, self.renderer.font(),
                         self.renderer.font(small=True))
         field_rect = pygame.Rect(0, self.renderer.banner_height_px, *self.renderer.size_px)
         field_rect.height -= self.renderer.banner_height_px
+        if self.state.show_help:
+            draw_help(surface, field_rect, LIVE_KEYS, self.renderer.font(small=True))
         self.toast_rects = draw_toasts(surface, field_rect, self._toast_views(), self.renderer.font())
         self._last_scene = scene
         self.frames += 1
@@ -291,13 +357,15 @@ class Viewer:
         return math.hypot(bx - x_m, by - y_m) <= max(0.3, self.source.field.ball_radius_m * 2)
 
     def _in_field_area(self, x_px: int) -> bool:
-        return x_px < self.size_px[0] - self.PANEL_WIDTH_PX
+        return x_px < self.size_px[0] - self.panel_width_px
 
     def handle_event(self, event: pygame.event.Event) -> bool:
         """React to one pygame event; False when the viewer should close."""
         if event.type == pygame.QUIT:
             self.quit_requested = True
             return False
+        if self.window_resized(event):
+            return True
         selected_before = self.state.selected
         try:
             keep = self._dispatch(event)
@@ -369,6 +437,8 @@ class Viewer:
             self.pacer.slower()
         elif name == "tab":
             self._cycle_selection()
+        elif name == "h" or getattr(event, "unicode", "") == "?":
+            self.state.show_help = not self.state.show_help
         return True
 
     def _cycle_selection(self) -> None:
@@ -421,10 +491,7 @@ class Viewer:
     def run(self, fps: int = 60) -> None:
         """Open the window and loop until it is closed (ESC, Ctrl+Q, the window's close) or the
         match finishes. A quit ends the loop before any more step is run."""
-        pygame.display.init()
-        pygame.font.init()
-        pygame.display.set_caption("soccerbt")
-        self._screen = pygame.display.set_mode(self.size_px)
+        self.open_window("soccerbt")
         clock = pygame.time.Clock()
         self.quit_requested = False
         try:
@@ -449,6 +516,20 @@ class Viewer:
                         self.pacer.toggle_pause()  # keep the final picture up until the window closes
         finally:
             pygame.display.quit()
+
+
+def fit_to_desktop(wanted_px: tuple[int, int]) -> tuple[int, int]:
+    """``wanted_px`` shrunk to the desktop (less DESKTOP_MARGIN_PX), never below MIN_WINDOW_PX;
+    as wanted when the desktop's size is unknown (call after ``pygame.display.init``)."""
+    try:
+        sizes = pygame.display.get_desktop_sizes()
+    except (pygame.error, AttributeError):
+        sizes = []
+    if not sizes:
+        return wanted_px
+    desk_w, desk_h = sizes[0]
+    return (max(MIN_WINDOW_PX[0], min(wanted_px[0], desk_w - DESKTOP_MARGIN_PX[0])),
+            max(MIN_WINDOW_PX[1], min(wanted_px[1], desk_h - DESKTOP_MARGIN_PX[1])))
 
 
 def _is_quit_key(event: pygame.event.Event) -> bool:

@@ -441,3 +441,51 @@ def test_go_to_freekick_position_defaults_follow_the_version() -> None:
     assert auto.booster_version == "2026" and auto.get_input("attack_dist") == pytest.approx(0.6)
     assert make_node(B.GoToFreekickPositionAuto, r, attack_dist=0.9).get_input("attack_dist") == pytest.approx(0.9)
     assert set(VERSION_DEFAULTS) == {"main", "2026"}
+
+
+def reason_of(r, node_cls, **ports) -> tuple[str, str]:
+    """(decision, reason) of one tick of a decision node while someone records reasons."""
+    node = make_node(node_cls, r, decision_out="{decision}", decision_in="{decision}", **ports)
+    node.env.reasons = {}
+    tick(node)
+    return r.bb["decision"], node.env.reasons[node.uid]
+
+
+def test_booster_decisions_give_the_comparisons_robocup_demo_makes() -> None:
+    from dataclasses import replace
+
+    r = make_robot()
+    r.ctx.config = replace(r.ctx.config, enable_auto_visual_kick=False)
+    assert reason_of(r, B.StrikerDecide) == ("find", "ball_location_known false and tm_ball_pos_reliable false -> find")
+    r.scene(Pose2D(0.0, 0.0, 0.0), (3.0, 0.0))
+    r.bb["is_lead"] = True
+    assert reason_of(r, B.StrikerDecide) == ("chase", "ball_range 3.00 > chase_threshold 1.00 -> chase")
+    r.scene(Pose2D(2.05, 0.0, 0.0), (0.95, 0.0))
+    assert reason_of(r, B.StrikerDecide)[1] == "ball_range 0.95 > chase_threshold 0.90 (x0.9 while chasing) -> chase"
+    r.bb["decision"] = "adjust"
+    decision, why = reason_of(r, B.StrikerDecide)
+    assert decision == "kick" and why.startswith("ball_range 0.95 <= chase_threshold 1.00; angle good (dir_rb 0.00 in posts")
+    r.scene(Pose2D(2.0, 0.0, math.pi / 2), (0.8, 0.0))
+    r.ctx.state.kick_dir_rad = math.atan2(-2.8, 4.0)
+    r.bb["decision"] = "adjust"
+    decision, why = reason_of(r, B.StrikerDecide)
+    assert decision == "adjust" and "angle not good (dir_rb 1.57 outside posts" in why and "kick dir not reached" in why
+    keeper = make_robot(1, "goal_keeper")
+    keeper.scene(Pose2D(-6.0, 0.0, 0.0), (5.5, 0.0))
+    keeper.bb["decision"] = "retreat"
+    assert reason_of(keeper, B.GoalieDecide) == ("retreat", "ball_x -0.50 > -1.00 (-1 while retreating) -> retreat")
+
+
+def test_calc_kick_dir_blocks_only_in_the_opponents_free_kick_as_robocup_demo() -> None:
+    r = make_robot()
+    r.scene(Pose2D(-5.0, 0.0, 0.0), (1.0, 0.5))  # ball at (-4, 0.5): deep in the own half
+    node = make_node(B.CalcKickDir, r)
+    node.env.reasons = {}
+    tick(node)
+    assert r.ctx.state.kick_type == "shoot"  # Booster's isDefensing: not the ball's position
+    assert node.env.reasons[node.uid].startswith("goal opening ") and "; not defending -> shoot dir" in \
+        node.env.reasons[node.uid]
+    r.bb["gc_game_sub_state_type"] = "FREE_KICK"
+    r.bb["gc_is_sub_state_kickoff_side"] = False
+    tick(node)
+    assert r.ctx.state.kick_type == "block" and "opponents' free kick (defending) -> block" in node.env.reasons[node.uid]

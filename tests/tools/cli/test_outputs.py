@@ -149,3 +149,21 @@ def test_nan_infinite_and_huge_values_in_a_log_do_not_stop_a_screenshot(tmp_path
     cli = subprocess.run(SOCCERBT + ["replay", str(out), "--screenshot", str(tmp_path / "c.png")],
                          capture_output=True, text=True, env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
     assert cli.returncode == 0, cli.stderr
+
+
+def test_a_finished_recording_says_where_it_went_and_how_big_it_is(tmp_path) -> None:
+    from soccerbt.tools.cli.outputs import GuardedRecorder
+
+    class Writes:
+        def finish(self, result=None):
+            (tmp_path / "run.mcap").write_bytes(b"x" * 1_234_567)
+
+        def close(self):
+            pass
+
+    guarded = GuardedRecorder(Writes(), tmp_path / "run.mcap")
+    guarded.finish(None)
+    assert guarded.written() == (f"replay log written to {tmp_path / 'run.mcap'} (1.23 MB); "
+                                 f"soccerbt replay {tmp_path / 'run.mcap'} opens it")
+    guarded.failed = "disk full"
+    assert guarded.written() is None

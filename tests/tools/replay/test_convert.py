@@ -168,7 +168,7 @@ def test_a_screenshot_draws_the_old_logs_truth(converted: Path, old, tmp_path: P
     assert main(["replay", str(converted), "--screenshot", str(out), "--at", "2.5", "--select", "blue1"]) == 0
     image = pygame.image.load(str(out))
     renderer = FieldRenderer(McapReplaySource(McapLog.open(converted)).field,
-                             (image.get_width() - McapViewer.PANEL_WIDTH_PX, image.get_height() - McapViewer.TIMELINE_PX))
+                             McapViewer.field_size_for(image.get_size()))
     step = old[1][249]
 
     def pixel(x_m: float, y_m: float) -> tuple[int, int, int]:

@@ -82,11 +82,12 @@ def test_tree_text_and_json(small_log: Path) -> None:
     state = log.robot_state("blue1", 1)
     lines = tt.tree_lines(state, 0.01)
     assert lines[1] == "* top (Sequence) #1: RUNNING"
-    assert "*   stand (SetVelocity) #5: SKIPPED" in lines
+    assert "~   stand (SetVelocity) #5: SKIPPED" in lines  # ticked, skipped by its _skipIf
     assert any(line.startswith("! marker = 1  (node #2 Script)") for line in lines)
     obj = tt.tree_json(state, 0.01)
     assert obj["tick"] == 1 and obj["t"] == 0.01
-    assert obj["nodes"][0] == {"uid": 1, "path": "top", "name": "top", "status": "RUNNING", "ticked": True}
+    assert obj["nodes"][0] == {"uid": 1, "path": "top", "name": "top", "status": "RUNNING", "ticked": True,
+                               "did": "ran", "reason": None, "reason_tick": None}
     assert obj["nodes"][3]["path"] == "inner/Script::4" and obj["blackboard"]["inner_count"] == 2
 
 
@@ -145,6 +146,9 @@ def test_diff_identical_and_one_attribute_changed(tmp_path: Path) -> None:
     lines = tt.diff_logs(McapLog.open(a), McapLog.open(c))
     assert any("first difference at step 4 " in line for line in lines)
     assert any("blue1 tick 4 statuses" in line for line in lines)
+    head = next(line for line in lines if line.startswith("first difference"))
+    assert head.endswith(f"A = {a} / B = {c}:")  # the columns are labelled
+    assert any(line.startswith("  blue1 tick 4 statuses (#uid:from>to): A #6:R>S") and line.endswith(" / B ") for line in lines)
     cli = [sys.executable, "-m", "soccerbt", "replay", "diff"]
     assert subprocess.run(cli + [str(a), str(b)], capture_output=True).returncode == 0
     assert subprocess.run(cli + [str(a), str(c)], capture_output=True).returncode == 1

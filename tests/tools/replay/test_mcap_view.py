@@ -85,6 +85,11 @@ def test_scrolling_shifts_rows(log: McapLog) -> None:
     panel = TreePanel()
     panel.opened.update(panel.shape(state.tree).subtrees)  # everything open: more rows than fit
     _draw(panel, state)
+    opened_at = panel.offset  # a tree opens at its running branch: its deepest running node shows
+    leaf = panel.running_leaf(state)
+    assert leaf in panel._rows and opened_at > 0
+    panel.scroll(-10_000)
+    _draw(panel, state)
     y = PANEL.top + panel.row_height_px * 3 + 2
     before = [panel.row_at(y + i * panel.row_height_px) for i in range(3)]
     panel.scroll(2)
@@ -135,10 +140,12 @@ def test_scene_and_searches(log: McapLog) -> None:
     red1 = scene.robot("red1")  # red attacks -x: its team-frame estimate comes back mirrored
     assert red1.estimate is not None and abs(red1.estimate.x_m - red1.pose.x_m) < 1.0
     assert source.find_event(forward=False) == 200
-    found = source.find_transition("blue2", 64, forward=True)
-    assert found is not None and found > 450
-    back = source.find_transition("blue2", 64, forward=False)
-    assert back is not None and back < 450
+    # node 64 returns SUCCESS and is reset in every tick from 2 s to the end: N finds no change of
+    # its result after 4.5 s, SHIFT+N the tick it began
+    assert source.find_transition("blue2", 64, forward=True) is None
+    assert source.find_transition("blue2", 64, forward=False) == 200
+    source.seek(100)
+    assert source.find_transition("blue2", 64, forward=True) == 200
 
 
 # --- search and key history, driven through the viewer's event dispatch ----------------------
@@ -283,7 +290,7 @@ def test_screenshot_with_search_and_history(log: McapLog, tmp_path) -> None:
 
 
 def test_sides_follow_the_halves_extra_time_and_every_shoot_out_shot() -> None:
-    from soccerbt.tools.replay.mcap_view import _side_changes
+    from soccerbt.tools.replay.mcap_source import _side_changes
 
     events = [{"kind": "goal", "detail": "blue 1:0", "step": 50, "team": "blue"},
               {"kind": "half", "detail": "second", "step": 100},
@@ -294,3 +301,21 @@ def test_sides_follow_the_halves_extra_time_and_every_shoot_out_shot() -> None:
     assert _side_changes(events, True) == ([100, 200, 300, 400, 500], [False, True, False, False, True])
     assert _side_changes(events, False)[1] == [True, False, True, False, True]
     assert _side_changes([], True) == ([], [])
+
+
+def test_keys_say_what_they_did_and_the_timeline_names_its_marks(log: McapLog) -> None:
+    viewer, surface = _viewer_at(log, 150)
+    _press(viewer, pygame.K_e, "e")
+    assert viewer.replay.position == 200 and viewer.toasts[-1][0].text.startswith("event: t=2.00s state READY")
+    _press(viewer, pygame.K_b, "b")
+    assert "bookmark added at t=2.00s (step 200)" in viewer.toasts[-1][0].text
+    _press(viewer, pygame.K_b, "b")
+    assert viewer.toasts[-1][0].text.startswith("already bookmarked")
+    labels = viewer.timeline_labels(viewer._x_of(200))
+    assert any(t.startswith("t=2.00s state READY") for t in labels) and "t=2.00s bookmark" in labels
+    viewer.hover = (viewer._x_of(200), viewer.timeline_rect.centery)
+    _press(viewer, pygame.K_h, "h")
+    assert viewer.show_help
+    viewer.render(surface)  # the help box and the hover labels draw without error
+    _press(viewer, pygame.K_SLASH, "?", pygame.KMOD_SHIFT)  # ? (SHIFT+/): the help again, not the search
+    assert not viewer.show_help and not viewer.search.visible

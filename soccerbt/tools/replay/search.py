@@ -1,0 +1,276 @@
+"""Exact node references and ``--find`` conditions over a replay log.
+
+A node is referred to (``--node``, ``--find``, the replay viewer's search) by:
+
+- ``#UID``: that node (BT.CPP's uid, as ``--tree`` prints it);
+- its full path (``AttackBall/KickBall``, ``inner/Script::4``): that node;
+- its name, or (for ``--node``) its registration ID or the end of its path after a ``/``: every
+  node that has it. A name several nodes share is ambiguous: it stands for all of them, and the
+  tools say so (``ambiguity_note``).
+
+A ``--find`` condition is ``ROBOT: EXPRESSION`` in BT.CPP's script language over the robot's
+blackboard at each step, where a node reference stands for the node's status in that step
+(IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3, SKIPPED 4; those names are defined): the status its
+last transition of the step reached other than the reset to IDLE, SKIPPED when the step skipped
+it, else the status it kept. A name several nodes share holds where the expression holds for any
+of them. ``REF.reason`` is the reason the node gave in that step (``''`` when it gave none) and
+``REF.reason ~ 'PATTERN'`` holds where that reason matches the regular expression PATTERN
+(Python's ``re.search``: a plain word matches where the reason contains it), e.g.
+``blue2: StrikerDecision.reason ~ 'ball_x .* >= reach'``.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.logformat import ReplayError
+from soccerbt.tools.replay.mcap_reader import Gap, McapLog, RobotState, apply_step
+
+__all__ = ["resolve_nodes", "ambiguity_note", "parse_condition", "Condition", "compile_condition", "find_ranges",
+           "MAX_COMBINATIONS"]
+
+MAX_COMBINATIONS = 256   # an expression over shared names is tried for at most this many choices
+_SKIPPED = lf.STATUS_CODES["SKIPPED"]
+_NOTE_NODES = 4          # an ambiguity note lists this many nodes
+
+
+def resolve_nodes(tree: dict[str, Any], ref: str, *, by_id: bool = True) -> list[dict[str, Any]]:
+    """The rows of ``tree`` that ``ref`` names (see the module docstring), in uid order: one for
+    ``#UID`` or a full path, every node of that name (with ``by_id``: or registration ID, or path
+    ending in ``/ref``) otherwise; [] when none."""
+    rows = tree["nodes"]
+    ref = ref.strip()
+    if ref.startswith("#") and ref[1:].isdigit():
+        uid = int(ref[1:])
+        return [row for row in rows if row["uid"] == uid]
+    exact = [row for row in rows if row["path"] == ref]
+    if exact:
+        return exact[:1]
+    if by_id:
+        tail = "/" + ref
+        return [row for row in rows if ref in (row["name"], row["id"]) or row["path"].endswith(tail)]
+    return [row for row in rows if row["name"] == ref]
+
+
+def ambiguity_note(robot: str, ref: str, rows: list[dict[str, Any]]) -> str | None:
+    """"KickBall names 3 nodes of blue2's tree (#100 AttackBall/KickBall, ...): any of them
+    counts; pick one with #UID or its path" (None when ``rows`` is one node or none)."""
+    if len(rows) < 2:
+        return None
+    shown = ", ".join(f"#{row['uid']} {row['path']}" for row in rows[:_NOTE_NODES])
+    more = f" and {len(rows) - _NOTE_NODES} more" if len(rows) > _NOTE_NODES else ""
+    return (f"{ref} names {len(rows)} nodes of {robot}'s tree ({shown}{more}): any of them counts; "
+            f"pick one with #UID or its path")
+
+
+def parse_condition(text: str) -> tuple[str, str]:
+    """"blue2: decision == 'kick'" -> ("blue2", "decision == 'kick'"); a path's "::" is no
+    separator."""
+    cut = re.search(r"(?<!:):(?!:)", text)
+    if cut is None or not text[:cut.start()].strip() or not text[cut.end():].strip():
+        raise ValueError(f"a condition reads 'ROBOT: EXPRESSION', got {text!r}")
+    return text[:cut.start()].strip(), text[cut.end():].strip()
+
+
+# a node reference in an expression: #uid, or a name or path (letters, digits, _, /, ::)
+_REF = r"#\d+|[A-Za-z_@][\w]*(?:(?:/|::)[\w]+)*(?:::\d+)?"
+_TOKENS = re.compile(rf"'[^']*'|(?P<ref>{_REF})(?P<reason>\s*\.\s*reason\b(?:\s*~\s*'(?P<pattern>[^']*)')?)?")
+
+
+@dataclass
+class _Slot:
+    """One node reference of an expression: the variable standing for it and its nodes."""
+
+    var: str
+    ref: str
+    uids: list[int]
+    kind: str                         # "status", "reason" (the text) or "match" (a pattern)
+    pattern: re.Pattern[str] | None = None
+
+
+@dataclass
+class Condition:
+    """A compiled ``--find`` condition for one robot's tree (``compile_condition``)."""
+
+    robot: str
+    expression: str                   # as given
+    script: Any                       # the compiled script, over the slots' variables
+    slots: list[_Slot] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # ambiguity notes
+
+    def holds(self, bb: Any, state: RobotState, reasons: dict[int, str]) -> bool:
+        """Whether the condition holds on ``bb`` (the robot's blackboard, already set) in the
+        step of ``state``; ``reasons``: the reasons given in that step."""
+        skipped = state.skipped
+        last, statuses = state.last_transition, state.statuses
+        choices: list[tuple[str, list[Any]]] = []
+        for slot in self.slots:
+            if slot.kind == "status":
+                values = [_SKIPPED if uid in skipped else last.get(uid, statuses.get(uid, 0)) for uid in slot.uids]
+            elif slot.kind == "reason":
+                values = [next((reasons[u] for u in slot.uids if u in reasons), "")]
+            else:
+                pattern = slot.pattern
+                values = [any(pattern.search(reasons[u]) is not None for u in slot.uids if u in reasons)]
+            if len(values) == 1:
+                _put(bb, slot.var, values[0])
+            else:
+                choices.append((slot.var, values))
+        if not choices:
+            return _evaluate(self.script, bb)
+        for combo in itertools.islice(itertools.product(*(values for _v, values in choices)), MAX_COMBINATIONS):
+            for (var, _values), value in zip(choices, combo):
+                _put(bb, var, value)
+            if _evaluate(self.script, bb):
+                return True
+        return False
+
+
+def _evaluate(script: Any, bb: Any) -> bool:
+    try:
+        return bool(script.evaluate_bool(bb))
+    except Exception:  # noqa: BLE001 - a key not yet written, a type the script refuses
+        return False
+
+
+def compile_condition(robot: str, expression: str, tree: dict[str, Any]) -> Condition:
+    """Compile ``expression`` against ``robot``'s ``tree``: node references become variables
+    (see the module docstring); ValueError for a bad expression, an unknown ``#UID``, path or
+    ``.reason`` node, or names sharing too many nodes."""
+    from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
+
+    slots: dict[tuple[str, str, str], _Slot] = {}
+    notes: list[str] = []
+    paths = {row["path"] for row in tree["nodes"]}
+    names = {row["name"] for row in tree["nodes"]}
+
+    def slot_for(ref: str, kind: str, pattern: str | None) -> str | None:
+        explicit = ref.startswith("#") or ref in paths
+        if kind == "status" and not explicit and ref not in names:
+            return None  # a blackboard key (or an enum name): left as written
+        rows = resolve_nodes(tree, ref, by_id=False)
+        if not rows:
+            raise ValueError(f"{robot}'s tree has no node {ref!r}")
+        key = (ref, kind, pattern or "")
+        if key not in slots:
+            compiled = None
+            if pattern is not None:
+                try:
+                    compiled = re.compile(pattern)
+                except re.error as exc:
+                    raise ValueError(f"bad pattern {pattern!r} after {ref}.reason ~: {exc}") from None
+            slots[key] = _Slot(f"_ref{len(slots)}_", ref, [row["uid"] for row in rows], kind, compiled)
+            note = ambiguity_note(robot, ref, rows)
+            if note is not None and note not in notes:
+                notes.append(note)
+        return slots[key].var
+
+    def replace(m: re.Match[str]) -> str:
+        ref = m.group("ref")
+        if ref is None:
+            return m.group(0)  # a string literal
+        if m.group("reason"):
+            pattern = m.group("pattern")
+            return slot_for(ref, "reason" if pattern is None else "match", pattern) or m.group(0)
+        if ref.startswith("#") or ref in paths or ref in names:
+            return slot_for(ref, "status", None) or ref
+        return ref
+
+    rewritten = _TOKENS.sub(replace, expression)
+    sizes = [len(s.uids) for s in slots.values() if s.kind == "status" and len(s.uids) > 1]
+    total = 1
+    for n in sizes:
+        total *= n
+    if total > MAX_COMBINATIONS:
+        raise ValueError(f"the names of {expression!r} share {total} combinations of nodes (at most "
+                         f"{MAX_COMBINATIONS}): pick nodes with #UID or their paths")
+    try:
+        script = compile_script(rewritten, dict(lf.STATUS_CODES))
+    except ScriptSyntaxError as exc:
+        raise ValueError(f"bad condition {expression!r}: {exc}") from None
+    return Condition(robot, expression, script, list(slots.values()), notes)
+
+
+def _put(bb: Any, key: str, value: Any) -> None:
+    """Set an entry of find's blackboard; a value of another type than before (a log's values
+    are data) takes the entry over instead of raising."""
+    from soccerbt.blackboard import BlackboardError
+
+    try:
+        bb.set(key, value)
+    except BlackboardError:
+        bb.unset(key)
+        try:
+            bb.set(key, value)
+        except BlackboardError:
+            pass
+
+
+def find_ranges(log: McapLog, condition: str,
+                notes: list[str] | None = None) -> list[tuple[float, float, int, int]]:
+    """The time ranges (first t, last t, first tick, last tick) where the condition holds;
+    ``notes`` (when given) receives what the tools say about it (ambiguous names).
+
+    A range never spans missing steps (``log.gaps``): it ends before them, and the condition is
+    looked at again only from the next keyframe after them (or the next tree load), where the
+    robot's state is known again. After a hot reload the condition is compiled again against the
+    new tree."""
+    from soccerbt.blackboard import Blackboard, BlackboardError
+
+    log.require_node_data()
+    robot, expr = parse_condition(condition)
+    log.check_robot(robot)
+    every = log.keyframe_steps
+    state: RobotState | None = log.robot_state(robot, log.first_step - 1)
+    compiled = compile_condition(robot, expr, state.tree)
+    tree_id = id(state.tree)
+    if notes is not None:
+        notes.extend(compiled.notes)
+    bb = Blackboard()
+    ranges: list[tuple[float, float, int, int]] = []
+    open_range: list[Any] | None = None
+    loads = {ld["step"]: ld["load"] for ld in log.loads(robot)}
+    gaps: list[Gap] = []
+    for view in log.steps(on_gap=gaps.append):
+        if gaps:  # steps missing before this one: close the range, forget the state
+            gaps.clear()
+            if open_range is not None:
+                ranges.append(tuple(open_range))  # type: ignore[arg-type]
+                open_range = None
+            state = None
+        if view.step in loads or (state is None and (view.step - 1) % every == 0):
+            try:  # a load's keyframe is the step before it; after a gap, the periodic keyframes
+                state = log.robot_state(robot, view.step, max_replay=1)
+            except ReplayError:
+                state = None
+            if state is not None and id(state.tree) != tree_id:
+                compiled = compile_condition(robot, expr, state.tree)
+                tree_id = id(state.tree)
+                if notes is not None:
+                    notes.extend(n for n in compiled.notes if n not in notes)
+        elif state is not None:
+            apply_step(state, view)
+        if state is None:
+            continue
+        try:
+            for key, (value, _w) in state.blackboard.items():
+                bb.set(key, value if not isinstance(value, (list, dict)) else str(value))
+        except BlackboardError:  # a value of another type than before: the entries take it over
+            for key, (value, _w) in state.blackboard.items():
+                _put(bb, key, value if not isinstance(value, (list, dict)) else str(value))
+        rec = view.ticks[robot]
+        holds = compiled.holds(bb, state, rec.reasons)
+        if holds:
+            if open_range is None:
+                open_range = [view.truth.t_s, view.truth.t_s, rec.tick, rec.tick]
+            else:
+                open_range[1], open_range[3] = view.truth.t_s, rec.tick
+        elif open_range is not None:
+            ranges.append(tuple(open_range))  # type: ignore[arg-type]
+            open_range = None
+    if open_range is not None:
+        ranges.append(tuple(open_range))  # type: ignore[arg-type]
+    return ranges
