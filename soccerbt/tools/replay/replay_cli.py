@@ -70,7 +70,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "with --rerun: the tree to re-run the robot's brain with (default: the recorded one)")
     parser.add_argument("--rerun", action="store_true",
                         help="with --robot: feed the robot's recorded inputs to a fresh brain (open loop) and report "
-                             "where its statuses, decisions and commands first differ and how often; exit 1 if they do")
+                             "where its statuses, decisions, reasons and commands first differ and how often; exit 1 if they do")
     parser.add_argument("--out", metavar="NEW.mcap", default=None,
                         help="with --rerun: write the log with the robot's part re-run (for replay diff, the viewer)")
     parser.add_argument("--json", action="store_true", help="with --tree: one JSON object")

@@ -4,10 +4,10 @@ A comparison is a list of aspects (``ASPECTS``), each a name and a function that
 tick, whether the log and the re-run differ there and how (a line): ``statuses`` (the root
 status, every transition, the skipped and the ticked nodes, matched by node path when the trees
 differ in structure), ``decisions`` (the blackboard's decision keys after the tick:
-``decision``, ``kick_type`` and any key whose name holds "decision") and ``commands`` (the
-command's seven values, f32 as recorded). Per-robot channels the recorder writes besides the
-tree, the key table and the keyframe (``/robots/NAME/X``, e.g. the reasons a decision node
-gives, once the log holds them) are compared too, message by message at each step, under the
+``decision``, ``kick_type`` and any key whose name holds "decision"), ``reasons`` (the reasons
+the decision nodes gave in the tick, by node path) and ``commands`` (the command's seven
+values, f32 as recorded). Per-robot channels the recorder writes besides the
+tree, the key table and the keyframe (``/robots/NAME/X``) are compared too, message by message at each step, under the
 aspect named by the channel (``channel_aspect``); a new aspect of the tick itself is one more
 entry in ``ASPECTS``.
 
@@ -144,8 +144,25 @@ def _commands(log: Side, new: Side, same_tree: bool) -> str | None:
                      if not _same(x, y)) + " (log / re-run)"
 
 
+def _reasons(log: Side, new: Side, same_tree: bool) -> str | None:
+    """The reasons the decision nodes gave in this tick (TreeNode.set_reason), by node path."""
+    a, b = log.tick, new.tick
+    if a is None or b is None:
+        return None
+    ra = {log.path(uid): text for uid, text in a.reasons.items()}
+    rb = {new.path(uid): text for uid, text in b.reasons.items()}
+    if ra == rb:
+        return None
+    nodes = [p for p in dict.fromkeys([*ra, *rb]) if ra.get(p) != rb.get(p)]
+    shown = [f"{p} {ra.get(p, '(none)')!r} in the log, {rb.get(p, '(none)')!r} in the re-run" for p in nodes[:_SHOWN]]
+    if len(nodes) > _SHOWN:
+        shown.append(f"and {len(nodes) - _SHOWN} more nodes")
+    return "; ".join(shown)
+
+
 # the aspects of a tick, in the order they are reported; a new one is one more entry
-ASPECTS: list[tuple[str, Aspect]] = [("statuses", _statuses), ("decisions", _decisions), ("commands", _commands)]
+ASPECTS: list[tuple[str, Aspect]] = [("statuses", _statuses), ("decisions", _decisions), ("reasons", _reasons),
+                                     ("commands", _commands)]
 
 
 def channel_aspect(kind: str) -> Aspect:
@@ -200,7 +217,7 @@ class Comparison:
         t0, t1 = (self.first_step or 0) * dt_s, (self.last_step or 0) * dt_s
         span = f"t={t0:.2f}-{t1:.2f}s ({self.compared} ticks)"
         if self.first is None:
-            return [f"{robot}: the re-run's statuses, decisions and commands are the log's at every tick of {span}"]
+            return [f"{robot}: the re-run's statuses, decisions, reasons and commands are the log's at every tick of {span}"]
         step, t_s, tick, lines = self.first
         out = [f"{robot}: first difference at t={t_s:.2f}s (step {step}, tick {tick}), log / re-run:", *lines]
         names = [name for name, _a in ASPECTS] + self.extra

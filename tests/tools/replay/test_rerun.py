@@ -66,7 +66,7 @@ def test_a_same_tree_rerun_is_identical_tick_by_tick(game_log: Path, tmp_path: P
     out = tmp_path / "again.mcap"
     assert main(["replay", str(game_log), "--robot", "blue2", "--rerun", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "the re-run's statuses, decisions and commands are the log's at every tick of t=0.01-6.00s (600 ticks)" \
+    assert "the re-run's statuses, decisions, reasons and commands are the log's at every tick of t=0.01-6.00s (600 ticks)" \
         in text
     # the re-run's log holds the very same ticks: byte for byte, step by step
     assert main(["replay", "diff", str(game_log), str(out)]) == 0
@@ -218,3 +218,25 @@ def test_two_recorders_of_one_match_write_the_same_log(tmp_path: Path) -> None:
     assert steps_a == [d for _t, _s, d in b.messages(0, None, {lf.STEP_TOPIC})] and len(steps_a) == 100
     assert sum(len(a.decode_step(d).ticks["blue1"].transitions) for d in steps_a) > 50
     assert match.agent("blue1").tree.env.skip_sink is None  # the last one to finish let the tree go
+
+
+def test_reasons_are_compared_by_node_path() -> None:
+    from soccerbt.tools.replay import logformat as lf
+    from soccerbt.tools.replay.rerun_compare import Comparison, Side
+
+    log, new = Side("log", paths=["Main", "Main/decide"]), Side("rerun", paths=["Main", "Main/decide"])
+    comparison = Comparison()
+    same = {2: "ball_range 0.62 > kick_range 0.45 -> approach"}
+    log.apply(lf.TickRecord(tick=1, root=1, command=(0.0,) * 7, reasons=dict(same)))
+    new.apply(lf.TickRecord(tick=1, root=1, command=(0.0,) * 7, reasons=dict(same)))
+    comparison.tick(1, 0.01, log, new)
+    assert not comparison.differs
+    log.apply(lf.TickRecord(tick=2, root=1, command=(0.0,) * 7, reasons=dict(same)))
+    new.apply(lf.TickRecord(tick=2, root=1, command=(0.0,) * 7,
+                            reasons={2: "ball_range 0.62 > kick_range 0.70 -> kick"}))
+    comparison.tick(2, 0.02, log, new)
+    assert comparison.counts == {"reasons": 1}
+    step, t_s, tick, lines = comparison.first
+    assert (step, tick) == (2, 2)
+    assert lines == ["  reasons: Main/decide 'ball_range 0.62 > kick_range 0.45 -> approach' in the log, "
+                     "'ball_range 0.62 > kick_range 0.70 -> kick' in the re-run"]
