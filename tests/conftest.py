@@ -1,7 +1,10 @@
-"""Shared test fixtures: where ../shared/ is, and a headless SDL for pygame."""
+"""Shared test fixtures: where ../shared/ is, a headless SDL for pygame, and ``tests/hostile.py``
+(crafted hostile logs) importable by every test module as ``soccerbt_tests_hostile``."""
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,21 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = PROJECT_ROOT.parent / "shared"
+
+
+def _register_hostile() -> None:
+    # the tests run in importlib mode (no package path): the module is registered once, here,
+    # before any test module is imported, and they import it by this name
+    if "soccerbt_tests_hostile" in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parent / "hostile.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["soccerbt_tests_hostile"] = module
+    spec.loader.exec_module(module)
+
+
+_register_hostile()
 
 
 @pytest.fixture

@@ -5,11 +5,9 @@ batch plays into it. Each command runs under a memory cap, its message asserted.
 from __future__ import annotations
 
 import fcntl
-import importlib.util
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,17 +18,7 @@ from soccerbt.tools.batch.sweep import MAX_COMBINATIONS, Param, SweepError, comb
 from soccerbt.match import MatchConfig
 
 
-def _load():
-    module = sys.modules.get("soccerbt_tests_hostile")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parents[2] / "hostile.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["soccerbt_tests_hostile"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-H = _load()
+import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 QUICK = ["--seconds", "1", "--team-size", "1", "--field", "kid", "--jobs", "1", "--quiet"]
 
 

@@ -9,12 +9,10 @@ made with mknod) stands for it.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import socket
 import stat
-import sys
 import threading
 from pathlib import Path
 
@@ -23,17 +21,7 @@ import pytest
 from soccerbt.tools.cli.outputs import OutputRefused, check_output_path, write_atomically
 
 
-def _load():
-    module = sys.modules.get("soccerbt_tests_hostile")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parents[2] / "hostile.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["soccerbt_tests_hostile"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-H = _load()
+import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -6,11 +6,9 @@ real small log and runs every reader on it (the text tools, diff, the viewer's s
 """
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import struct
-import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -24,17 +22,7 @@ from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_reader import McapLog
 
 
-def _load():
-    module = sys.modules.get("soccerbt_tests_hostile")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parents[2] / "hostile.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["soccerbt_tests_hostile"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-H = _load()
+import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 DEEP = "__deep__"  # a value that becomes 100,000 nested lists in the JSON text
 
 

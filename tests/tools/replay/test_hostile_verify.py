@@ -5,27 +5,15 @@ the log as it goes, so a log that claims more steps than it holds stops at once;
 what it refused. Each case runs the command under a memory cap."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 
-def _load():
-    module = sys.modules.get("soccerbt_tests_hostile")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parents[2] / "hostile.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["soccerbt_tests_hostile"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-H = _load()
+import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -148,17 +148,6 @@ def test_a_person_at_the_pad_and_the_stop_are_inputs_too(tmp_path: Path, capsys:
     assert "at every tick of t=0.01-3.00s (300 ticks)" in capsys.readouterr().out
 
 
-def _hostile() -> object:
-    import importlib.util
-    import sys
-
-    module = sys.modules.get("soccerbt_tests_hostile")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parents[2] / "hostile.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["soccerbt_tests_hostile"] = module
-        spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("change, said", [
@@ -171,7 +160,8 @@ def test_a_header_that_asks_for_too_much_is_refused(tmp_path: Path, capsys: pyte
                                                     change: object, said: str) -> None:
     import json
 
-    H = _hostile()
+    import soccerbt_tests_hostile as H
+
     tree = tmp_path / "t.xml"
     tree.write_text(SMALL_TREE)
     log = H.read_log(_record(tmp_path, "small.mcap", 0.1, tree))
@@ -185,7 +175,8 @@ def test_a_header_that_asks_for_too_much_is_refused(tmp_path: Path, capsys: pyte
 
 
 def test_damaged_inputs_stop_the_rerun_with_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    H = _hostile()
+    import soccerbt_tests_hostile as H
+
     tree = tmp_path / "t.xml"
     tree.write_text(SMALL_TREE)
     log = H.read_log(_record(tmp_path, "small.mcap", 0.2, tree))
