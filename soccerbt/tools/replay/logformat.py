@@ -44,8 +44,10 @@ inputs (observations, GameController packet, team messages, pad, emergency stop)
 reloads) and the recorder's own (falls, role changes). ``/gamecontroller`` (JSON, on change):
 the GameController state in words. ``/commands`` (JSON, ``SCENE_PERIOD_STEPS``): every robot's
 command (vx, vy, vtheta, head pan, head tilt, kick direction, kick strength; null: no kick).
-``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``): field, robots and
-ball, which Foxglove and Lichtblick draw in their 3D panel. At the end an attachment
+``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``; built in
+``scene_update``): field lines, goals, robots with their pose estimates and ball beliefs, and the
+ball, which Foxglove and Lichtblick draw in their 3D panel. Every JSON channel embeds a JSON
+schema (``schemas``; the scene's is Foxglove's published SceneUpdate). At the end an attachment
 ``soccerbt/index.json`` lists the events and each robot's tree loads (a reader reads it from the
 summary instead of scanning), and ``/soccerbt/summary`` holds the match result.
 
