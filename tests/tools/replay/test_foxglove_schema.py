@@ -95,6 +95,12 @@ def test_every_scene_validates_against_the_packages_scene_update(match_log: tupl
         errors = list(validator.iter_errors(json.loads(message.data)))
         assert not errors, f"t={message.log_time}: {errors[0].json_path}: {errors[0].message}"
         assert embedded.is_valid(json.loads(message.data))
+    broken = json.loads(scenes[-1][2].data)
+    del broken["entities"][0]["models"]  # a field left out is caught
+    assert not validator.is_valid(broken)
+    broken = json.loads(scenes[-1][2].data)
+    broken["entities"][0]["lines"][0]["type"] = 7  # no LineType
+    assert not validator.is_valid(broken) and not embedded.is_valid(broken)
 
 
 def test_the_embedded_schema_is_the_packages_field_for_field() -> None:
