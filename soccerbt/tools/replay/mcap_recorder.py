@@ -34,7 +34,7 @@ from soccerbt import __version__
 from soccerbt.blackboard.schema import SCHEMA
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools.replay import logformat as lf
-from soccerbt.tools.replay.scene_update import scene_update
+from soccerbt.tools.replay.scene_update import scene_json
 from soccerbt.tools.replay.tree_watch import TreeWatch
 from soccerbt.trees.structure import describe_tree
 
@@ -336,7 +336,7 @@ class McapRecorder:
             self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, scores)))
         self._write_events(match, step)
         if step % lf.SCENE_PERIOD_STEPS == 0:
-            self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, lf.json_bytes(scene_update(match)))
+            self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, scene_json(match))
             commands = {str(rid): [round(v, 4) if v == v else None for v in lf.command_tuple(agent.last_command)]
                         for rid, agent in match.agents.items()}
             self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step,

@@ -15,11 +15,13 @@ the same bytes.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
+from soccerbt.tools.replay.logformat import json_text
 from soccerbt.world.types import from_team_frame
 
-__all__ = ["scene_update", "LINE_LIST", "LINE_LOOP"]
+__all__ = ["scene_update", "scene_json", "LINE_LIST", "LINE_LOOP"]
 
 LINE_STRIP, LINE_LOOP, LINE_LIST = 0, 1, 2
 _CIRCLE_SEGMENTS = 48
@@ -136,14 +138,39 @@ def _beliefs(agent: Any, attack: bool) -> tuple[Any, tuple[float, float] | None]
     return estimate, ((bx, by) if attack else (-bx, -by))
 
 
-def scene_update(match: Any) -> dict[str, Any]:
-    """The SceneUpdate of the match's current step (see the module docstring)."""
-    world = match.world
-    t_s = world.t_s
+def _stamp(t_s: float) -> dict[str, int]:
     sec = int(t_s)
-    stamp = {"sec": sec, "nsec": min(int(round((t_s - sec) * 1e9)), 999_999_999)}
+    return {"sec": sec, "nsec": min(int(round((t_s - sec) * 1e9)), 999_999_999)}
+
+
+_STAMP_MARK = "\x00stamp\x00"
+
+
+@lru_cache(maxsize=8)
+def _static_text(field: Any) -> tuple[str, ...]:
+    """The field's and the goals' entities as JSON text split where their timestamps go (they
+    change only by it): encoded once a field, not at every scene."""
+    mark: Any = _STAMP_MARK  # stands for the timestamp, found again in the text
+    text = json_text([_field_entity(field, mark), _goals_entity(field, mark)])[1:-1]
+    return tuple(text.split(json_text(_STAMP_MARK)))
+
+
+def scene_json(match: Any) -> bytes:
+    """``scene_update(match)`` as the log's JSON bytes (the same bytes as ``logformat.json_bytes``
+    of it), with the field's and the goals' entities encoded once a field (``_static_text``)."""
+    stamp_text = json_text(_stamp(match.world.t_s))
+    static = stamp_text.join(_static_text(match.field))
+    moving = json_text(scene_update(match, with_static=False)["entities"])[1:-1]
+    return f'{{"deletions":[],"entities":[{static},{moving}]}}'.encode("utf-8")
+
+
+def scene_update(match: Any, with_static: bool = True) -> dict[str, Any]:
+    """The SceneUpdate of the match's current step (see the module docstring); `with_static`:
+    with the field's and the goals' entities (first)."""
+    world = match.world
+    stamp = _stamp(world.t_s)
     field = match.field
-    entities = [_field_entity(field, stamp), _goals_entity(field, stamp)]
+    entities = [_field_entity(field, stamp), _goals_entity(field, stamp)] if with_static else []
     agents = getattr(match, "agents", {})
     referee = match.referee
     ball_diameter = field.ball_diameter_m

@@ -22,6 +22,7 @@ from soccerbt.match import Match, MatchConfig  # noqa: E402
 from soccerbt.tools.replay import logformat as lf  # noqa: E402
 from soccerbt.tools.replay import schemas  # noqa: E402
 from soccerbt.tools.replay.mcap_recorder import make_recorder  # noqa: E402
+from soccerbt.tools.replay.scene_update import scene_json, scene_update  # noqa: E402
 
 _FDP = descriptor_pb2.FieldDescriptorProto
 _SCALARS = {_FDP.TYPE_DOUBLE: "number", _FDP.TYPE_FLOAT: "number", _FDP.TYPE_BOOL: "boolean",
@@ -144,6 +145,9 @@ def test_the_scene_draws_lines_goals_robots_estimates_and_ball_beliefs(match_log
     assert by_id["ball"]["spheres"]
     stamp = by_id["ball"]["timestamp"]
     assert stamp == {"sec": 1, "nsec": 500_000_000}
+    assert by_id["field"]["timestamp"] == stamp == by_id["goals"]["timestamp"]
+    # the recorder's bytes (static entities encoded once a field) are json_bytes of the update
+    assert last.data == scene_json(match) == lf.json_bytes(scene_update(match))
 
 
 def test_every_json_channel_embeds_a_real_schema_its_messages_meet(match_log: tuple[Path, Match]) -> None:
