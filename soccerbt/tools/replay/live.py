@@ -38,6 +38,7 @@ __all__ = ["LiveStream", "LiveWriter", "LiveUnavailable", "add_live_argument", "
 DEFAULT_HOST = "127.0.0.1"
 BACKLOG = 1024          # messages queued per client before the oldest are dropped
 RESEND_AFTER_S = (0.05, 0.5)  # a new subscriber's kept messages are sent again this long after
+STOP_WAIT_S = 2.0       # how long close() waits for the server to stop
 _LATCHED_TREES = 16     # tree loads of one robot kept for late clients
 INSTALL_HINT = "the live stream needs the foxglove-sdk package: pip install 'soccerbt[live]'"
 
@@ -206,6 +207,14 @@ class LiveStream:
         if self._closed:
             return
         self._closed = True
+        # the SDK's stop() flushes every client's queue first: a client that stopped reading
+        # with more queued than the socket holds (a stalled viewer, large scenes) would block it
+        # for ever, so it runs aside and is waited for at most STOP_WAIT_S
+        stopper = threading.Thread(target=self._stop_server, name="live-stop", daemon=True)
+        stopper.start()
+        stopper.join(STOP_WAIT_S)
+
+    def _stop_server(self) -> None:
         try:
             self.server.stop()
         except Exception:  # stopping twice, or a server already gone
