@@ -4,7 +4,8 @@ Entities (frame ``field``, the world frame: metres, x towards the goal blue atta
 ``field`` (the carpet, every painted line, the centre circle and the penalty marks), ``goals``
 (posts, crossbars and the goal frames), one entity per robot with its true pose (a cylinder, an
 arrow for its heading, its name), ``<robot>/estimate`` (where the robot believes it is: a
-translucent cylinder and arrow in its team's colour; empty for a robot without a tree),
+translucent cylinder and arrow in its team's colour; empty for a robot without a tree, and in a
+brain's own log, whose referee does not say which goal the team attacks),
 ``<robot>/ball_belief`` (where it believes the ball is; empty while it does not know) and
 ``ball``. Every entity and primitive writes every field of Foxglove's published schema
 (``schemas.SCENE_UPDATE``); lifetimes are 0 (until replaced by the next update of the same id).
@@ -172,7 +173,8 @@ def scene_update(match: Any, with_static: bool = True) -> dict[str, Any]:
     field = match.field
     entities = [_field_entity(field, stamp), _goals_entity(field, stamp)] if with_static else []
     agents = getattr(match, "agents", {})
-    referee = match.referee
+    # a brain's own log (soccerbt.robot.recording) knows no side: its beliefs are not drawn
+    attacks_positive_x = getattr(match.referee, "attacks_positive_x", None)
     ball_diameter = field.ball_diameter_m
     for rid in sorted(world.robots):
         truth = world.robots[rid]
@@ -184,8 +186,8 @@ def scene_update(match: Any, with_static: bool = True) -> dict[str, Any]:
         metadata = [{"key": "fallen", "value": str(bool(truth.fallen)).lower()}]
         estimate_prims: dict[str, list[dict[str, Any]]] = {}
         ball_prims: dict[str, list[dict[str, Any]]] = {}
-        if agent is not None:
-            estimate, ball = _beliefs(agent, referee.attacks_positive_x(rid.team))
+        if agent is not None and attacks_positive_x is not None:
+            estimate, ball = _beliefs(agent, attacks_positive_x(rid.team))
             body_e, arrow_e = _robot_body(estimate.x_m, estimate.y_m, estimate.theta_rad, _ROBOT_HEIGHT_M,
                                           _color(rgb, 0.3))
             estimate_prims = {"cylinders": [body_e], "arrows": [arrow_e]}
