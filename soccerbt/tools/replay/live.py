@@ -18,7 +18,8 @@ again when a client subscribes to their channel.
 A slow or vanished client never slows the brain: ``Channel.log`` hands the message to the
 server's own threads and returns; each client has a bounded queue (``BACKLOG`` messages), the
 oldest dropped when it is full, and a client whose control queue fills is disconnected. A
-channel nobody subscribed to costs one check.
+channel nobody subscribed to costs one check. ``close()`` waits at most ``STOP_WAIT_S`` for the
+server to stop (the SDK flushes each client's queue first, which a stalled client would hold up).
 
 The stream is not authenticated: anyone who reaches the port sees everything. The default bind
 is the loopback interface (127.0.0.1); another address is given explicitly (``0.0.0.0:8765``).
@@ -33,7 +34,7 @@ from typing import Any
 from soccerbt.tools.replay import logformat as lf
 
 __all__ = ["LiveStream", "LiveWriter", "LiveUnavailable", "add_live_argument", "parse_live", "open_live",
-           "DEFAULT_HOST", "BACKLOG"]
+           "DEFAULT_HOST", "BACKLOG", "STOP_WAIT_S"]
 
 DEFAULT_HOST = "127.0.0.1"
 BACKLOG = 1024          # messages queued per client before the oldest are dropped
