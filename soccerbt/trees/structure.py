@@ -12,13 +12,14 @@ Knows nothing of soccer.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lxml import etree
 
 from soccerbt.nodes.ports import POST_CONDITIONS, PRE_CONDITIONS
 
-__all__ = ["describe_tree", "logger_xml", "BUILTIN_IDS"]
+__all__ = ["describe_tree", "logger_xml", "manifest_models", "BUILTIN_IDS"]
 
 # node IDs registered by BT.CPP's own factory: left out of the TreeNodesModel, as BT.CPP does
 BUILTIN_IDS = frozenset({
@@ -66,11 +67,32 @@ def describe_tree(tree: Any) -> dict[str, Any]:
 _PRETTY_DEPTH = 100
 
 
+_PORT_TAGS = {"Input": "input_port", "Output": "output_port", "InOut": "inout_port"}
+
+
+def manifest_models(manifests: Mapping[str, Any], ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The TreeNodesModel entries (``logger_xml``'s `models`) of the registered types `ids`, as
+    BT.CPP's ``addNodeModelToXML`` writes them: the kind, and each port with its direction, type
+    (when it has one), default (when it has one) and description."""
+    out: dict[str, dict[str, Any]] = {}
+    for node_id in ids:
+        m = manifests[node_id]
+        ports = []
+        for port in m.ports.values():
+            ports.append({"name": port.name, "direction": _PORT_TAGS[port.direction.value],
+                          "type": port.type_name if port.type_ is not None else "",
+                          "default": port.default_string() if port.has_default else None,
+                          "description": port.description})
+        out[node_id] = {"kind": m.kind, "ports": ports}
+    return out
+
+
 def logger_xml(description: dict[str, Any], models: dict[str, dict[str, Any]] | None = None) -> str:
     """BT.CPP's logger XML for a described tree (see the module docstring).
 
-    `models`: registration ID -> {"kind": ..., "ports": [{"name", "direction", "type"}]} for the
-    TreeNodesModel; by default the non-built-in IDs of the tree with the ports it uses.
+    `models`: registration ID -> {"kind": ..., "ports": [{"name", "direction", "type", "default",
+    "description"}]} for the TreeNodesModel (``manifest_models``); by default the non-built-in IDs
+    of the tree with the ports it uses.
     """
     rows = {row["uid"]: row for row in description["nodes"]}
     children: dict[int, list[int]] = {}
@@ -122,6 +144,10 @@ def logger_xml(description: dict[str, Any], models: dict[str, dict[str, Any]] | 
             p = etree.SubElement(elem, port.get("direction", "input_port"), name=port["name"])
             if port.get("type"):
                 p.set("type", port["type"])
+            if port.get("default") is not None:
+                p.set("default", port["default"])
+            if port.get("description"):
+                p.text = port["description"]
     # indented when shallow; a deep tree's indentation would grow with the square of its depth
     depth: dict[int, int] = {0: 0}
     for row in description["nodes"]:  # parents come before their children (uid order)

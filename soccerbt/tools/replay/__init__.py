@@ -1,7 +1,9 @@
 """The replay log: MCAP, its layout, its writer and reader, the replay window and the text tools.
 
 - ``logformat``: channel names, schemas and message layouts (the only module that knows them),
-  and ``ReplayError``.
+  and ``ReplayError``; the JSON schemas it embeds are in ``schemas``.
+- ``scene_update``: the ``/foxglove/scene`` message (field lines, goals, robots, their estimates
+  and ball beliefs, the ball) the recorder writes.
 - ``mcap_recorder``: ``McapRecorder``, the match observer that writes the log
   (``make_recorder``), on ``LogWriter`` (an MCAP file of the log's channels).
 - ``mcap_reader``: ``McapLog``, a log opened for seeking: steps, a robot's tree and blackboard

@@ -18,7 +18,8 @@ again when a client subscribes to their channel.
 A slow or vanished client never slows the brain: ``Channel.log`` hands the message to the
 server's own threads and returns; each client has a bounded queue (``BACKLOG`` messages), the
 oldest dropped when it is full, and a client whose control queue fills is disconnected. A
-channel nobody subscribed to costs one check.
+channel nobody subscribed to costs one check. ``close()`` waits at most ``STOP_WAIT_S`` for the
+server to stop (the SDK flushes each client's queue first, which a stalled client would hold up).
 
 The stream is not authenticated: anyone who reaches the port sees everything. The default bind
 is the loopback interface (127.0.0.1); another address is given explicitly (``0.0.0.0:8765``).
@@ -33,11 +34,12 @@ from typing import Any
 from soccerbt.tools.replay import logformat as lf
 
 __all__ = ["LiveStream", "LiveWriter", "LiveUnavailable", "add_live_argument", "parse_live", "open_live",
-           "DEFAULT_HOST", "BACKLOG"]
+           "DEFAULT_HOST", "BACKLOG", "STOP_WAIT_S"]
 
 DEFAULT_HOST = "127.0.0.1"
 BACKLOG = 1024          # messages queued per client before the oldest are dropped
 RESEND_AFTER_S = (0.05, 0.5)  # a new subscriber's kept messages are sent again this long after
+STOP_WAIT_S = 2.0       # how long close() waits for the server to stop
 _LATCHED_TREES = 16     # tree loads of one robot kept for late clients
 INSTALL_HINT = "the live stream needs the foxglove-sdk package: pip install 'soccerbt[live]'"
 
@@ -206,6 +208,14 @@ class LiveStream:
         if self._closed:
             return
         self._closed = True
+        # the SDK's stop() flushes every client's queue first: a client that stopped reading
+        # with more queued than the socket holds (a stalled viewer, large scenes) would block it
+        # for ever, so it runs aside and is waited for at most STOP_WAIT_S
+        stopper = threading.Thread(target=self._stop_server, name="live-stop", daemon=True)
+        stopper.start()
+        stopper.join(STOP_WAIT_S)
+
+    def _stop_server(self) -> None:
         try:
             self.server.stop()
         except Exception:  # stopping twice, or a server already gone

@@ -44,8 +44,10 @@ inputs (observations, GameController packet, team messages, pad, emergency stop)
 reloads) and the recorder's own (falls, role changes). ``/gamecontroller`` (JSON, on change):
 the GameController state in words. ``/commands`` (JSON, ``SCENE_PERIOD_STEPS``): every robot's
 command (vx, vy, vtheta, head pan, head tilt, kick direction, kick strength; null: no kick).
-``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``): field, robots and
-ball, which Foxglove and Lichtblick draw in their 3D panel. At the end an attachment
+``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``; built in
+``scene_update``): field lines, goals, robots with their pose estimates and ball beliefs, and the
+ball, which Foxglove and Lichtblick draw in their 3D panel. Every JSON channel embeds a JSON
+schema (``schemas``; the scene's is Foxglove's published SceneUpdate). At the end an attachment
 ``soccerbt/index.json`` lists the events and each robot's tree loads (a reader reads it from the
 summary instead of scanning), and ``/soccerbt/summary`` holds the match result.
 
@@ -77,6 +79,8 @@ from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from soccerbt.tools.replay import schemas as _schemas
 
 __all__ = [
     "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
@@ -888,59 +892,23 @@ def check_summary(obj: Any) -> dict[str, Any]:
 
 
 # --- schemas ------------------------------------------------------------------------------------
+# The JSON schemas themselves are in soccerbt.tools.replay.schemas.
 
-_OBJECT = {"type": "object"}
-_POSE = {"type": "object", "properties": {
-    "position": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"},
-                                                  "z": {"type": "number"}}},
-    "orientation": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"},
-                                                     "z": {"type": "number"}, "w": {"type": "number"}}}}}
-_COLOR = {"type": "object", "properties": {k: {"type": "number"} for k in "rgba"}}
-_VEC3 = {"type": "object", "properties": {k: {"type": "number"} for k in "xyz"}}
-_PRIMITIVE = {"type": "object", "properties": {"pose": _POSE, "size": _VEC3, "color": _COLOR}}
-_SCENE_UPDATE = {
-    "title": "foxglove.SceneUpdate", "type": "object",
-    "properties": {
-        "deletions": {"type": "array", "items": _OBJECT},
-        "entities": {"type": "array", "items": {"type": "object", "properties": {
-            "timestamp": {"type": "object", "properties": {"sec": {"type": "integer"},
-                                                           "nsec": {"type": "integer"}}},
-            "frame_id": {"type": "string"}, "id": {"type": "string"},
-            "lifetime": {"type": "object", "properties": {"sec": {"type": "integer"},
-                                                          "nsec": {"type": "integer"}}},
-            "frame_locked": {"type": "boolean"},
-            "metadata": {"type": "array", "items": _OBJECT},
-            "cubes": {"type": "array", "items": _PRIMITIVE},
-            "spheres": {"type": "array", "items": _PRIMITIVE},
-            "cylinders": {"type": "array", "items": _PRIMITIVE},
-            "texts": {"type": "array", "items": _OBJECT},
-            "lines": {"type": "array", "items": _OBJECT},
-        }}},
-    },
-}
-_EVENT = {"title": "soccerbt.Event", "type": "object", "properties": {
-    "kind": {"type": "string"}, "detail": {"type": "string"}, "t": {"type": "number"},
-    "team": {"type": ["string", "null"]}, "robot": {"type": ["string", "null"]},
-    "node_path": {"type": ["string", "null"]}}}
-_COMMANDS = {"title": "soccerbt.Commands", "type": "object", "properties": {
-    "t": {"type": "number"},
-    "commands": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": ["number", "null"]}}}}}
-_GC = {"title": "soccerbt.GameControllerState", "type": "object", "properties": {
-    "state": {"type": "string"}, "secondary_state": {"type": "string"}, "sub_state": {"type": "string"},
-    "score_blue": {"type": "integer"}, "score_red": {"type": "integer"}}}
+def _jsonschema(schema: dict[str, Any], message_encoding: str = "json") -> tuple[str, str, bytes, str]:
+    return schema["title"], "jsonschema", json_bytes(schema), message_encoding
+
 
 # topic kind -> (schema name, encoding, schema data, message encoding)
 SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
-    "header": ("soccerbt.Header", "jsonschema", json_bytes({"title": "soccerbt.Header", **_OBJECT}), "json"),
-    "summary": ("soccerbt.Summary", "jsonschema", json_bytes({"title": "soccerbt.Summary", **_OBJECT}), "json"),
-    "events": ("soccerbt.Event", "jsonschema", json_bytes(_EVENT), "json"),
-    "gc": ("soccerbt.GameControllerState", "jsonschema", json_bytes(_GC), "json"),
-    "commands": ("soccerbt.Commands", "jsonschema", json_bytes(_COMMANDS), "json"),
-    "scene": ("foxglove.SceneUpdate", "jsonschema", json_bytes(_SCENE_UPDATE), "json"),
-    "tree": ("soccerbt.Tree", "jsonschema", json_bytes({"title": "soccerbt.Tree", **_OBJECT}), "json"),
-    "keys": ("soccerbt.KeyTable", "jsonschema", json_bytes({"title": "soccerbt.KeyTable", **_OBJECT}), "json"),
-    "keyframe": ("soccerbt.Keyframe", "jsonschema", json_bytes({"title": "soccerbt.Keyframe", **_OBJECT}),
-                 "json"),
+    "header": _jsonschema(_schemas.HEADER),
+    "summary": _jsonschema(_schemas.SUMMARY),
+    "events": _jsonschema(_schemas.EVENT),
+    "gc": _jsonschema(_schemas.GC),
+    "commands": _jsonschema(_schemas.COMMANDS),
+    "scene": _jsonschema(_schemas.SCENE_UPDATE),
+    "tree": _jsonschema(_schemas.TREE),
+    "keys": _jsonschema(_schemas.KEYS),
+    "keyframe": _jsonschema(_schemas.KEYFRAME),
     "step": ("soccerbt.Step", "", b"", "soccerbt.step.v1"),
     "inputs": ("soccerbt.Inputs", "", b"", "soccerbt.inputs.v1"),
 }

@@ -34,6 +34,7 @@ from soccerbt import __version__
 from soccerbt.blackboard.schema import SCHEMA
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.scene_update import scene_json
 from soccerbt.tools.replay.tree_watch import TreeWatch
 from soccerbt.trees.structure import describe_tree
 
@@ -335,7 +336,7 @@ class McapRecorder:
             self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, scores)))
         self._write_events(match, step)
         if step % lf.SCENE_PERIOD_STEPS == 0:
-            self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, lf.json_bytes(self._scene(match, match.world)))
+            self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, scene_json(match))
             commands = {str(rid): [round(v, 4) if v == v else None for v in lf.command_tuple(agent.last_command)]
                         for rid, agent in match.agents.items()}
             self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step,
@@ -523,42 +524,6 @@ class McapRecorder:
             event["step"] = step
             self._events.append(event)
             self._put(channel, step, lf.json_bytes(event))
-
-    def _scene(self, match: Any, world: Any) -> dict[str, Any]:
-        """A foxglove.SceneUpdate: the carpet, every robot (cylinder) and the ball (sphere)."""
-        t_s = world.t_s
-        stamp = {"sec": int(t_s), "nsec": int(round((t_s - int(t_s)) * 1e9))}
-        f = match.field
-        length = getattr(f, "length_m", 14.0) + 2 * getattr(f, "border_m", 1.0)
-        width = getattr(f, "width_m", 9.0) + 2 * getattr(f, "border_m", 1.0)
-
-        def pose(x: float, y: float, z: float, yaw: float = 0.0) -> dict[str, Any]:
-            return {"position": {"x": x, "y": y, "z": z},
-                    "orientation": {"x": 0.0, "y": 0.0, "z": math.sin(yaw / 2), "w": math.cos(yaw / 2)}}
-
-        entities = [{"timestamp": stamp, "frame_id": "field", "id": "field", "lifetime": {"sec": 0, "nsec": 0},
-                     "frame_locked": False,
-                     "cubes": [{"pose": pose(0.0, 0.0, -0.01), "size": {"x": length, "y": width, "z": 0.02},
-                                "color": {"r": 0.1, "g": 0.5, "b": 0.1, "a": 1.0}}]}]
-        for rid in sorted(world.robots):
-            t = world.robots[rid]
-            blue = rid.team.name == "BLUE"
-            entities.append({
-                "timestamp": stamp, "frame_id": "field", "id": str(rid), "lifetime": {"sec": 0, "nsec": 0},
-                "frame_locked": False,
-                "cylinders": [{"pose": pose(round(t.x_m, 3), round(t.y_m, 3), 0.6, round(t.theta_rad, 3)),
-                               "size": {"x": 0.4, "y": 0.4, "z": 0.1 if t.fallen else 1.2},
-                               "color": {"r": 0.1 if blue else 0.9, "g": 0.2, "b": 0.9 if blue else 0.1, "a": 1.0}}],
-                "texts": [{"pose": pose(round(t.x_m, 3), round(t.y_m, 3), 1.5), "billboard": True,
-                           "font_size": 0.4, "scale_invariant": False,
-                           "color": {"r": 1.0, "g": 1.0, "b": 1.0, "a": 1.0}, "text": str(rid)}]})
-        ball = world.ball
-        entities.append({"timestamp": stamp, "frame_id": "field", "id": "ball", "lifetime": {"sec": 0, "nsec": 0},
-                         "frame_locked": False,
-                         "spheres": [{"pose": pose(round(ball.x_m, 3), round(ball.y_m, 3), 0.08),
-                                      "size": {"x": 0.16, "y": 0.16, "z": 0.16},
-                                      "color": {"r": 1.0, "g": 0.5, "b": 0.0, "a": 1.0}}]})
-        return {"deletions": [], "entities": entities}
 
     def finish(self, result: Any = None) -> None:
         """The summary, the index attachment, then MCAP's summary section; closes the file."""

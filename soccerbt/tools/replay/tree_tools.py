@@ -23,7 +23,7 @@ from soccerbt.tools.replay.logformat import ReplayError
 from soccerbt.tools.replay.mcap_reader import Gap, McapLog, RobotState, StepView
 from soccerbt.tools.replay.search import ambiguity_note, find_ranges, parse_condition, resolve_nodes
 
-__all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog",
+__all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog", "btlog_models",
            "verify_log", "step_of_tick", "parse_condition", "node_marks", "info_lines"]
 
 _NAMES = lf.STATUS_NAMES
@@ -393,6 +393,39 @@ def _trans(rec: lf.TickRecord) -> str:
         " ..." if len(rec.transitions) > 8 else "")
 
 
+def btlog_models(tree: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The TreeNodesModel of a ``.btlog`` as BT.CPP's FileLogger2 writes it (``WriteTreeToXML``
+    with the built-in models): every built-in node type BT.CPP's factory registers (all 42, used
+    by the tree or not) with its ports' types, defaults and descriptions, then the tree's own node
+    types, from soccerbt's registration when it has that ID with the same kind, else with the ports
+    the tree uses. Sorted by ID (``logger_xml``)."""
+    from soccerbt.trees.factory import TreeFactory
+    from soccerbt.trees.structure import manifest_models
+
+    factory = TreeFactory()
+    try:
+        from soccerbt.nodes.soccer import register_soccer_nodes
+
+        register_soccer_nodes(factory, declare_keys=False)
+    except ImportError:  # the soccer library is optional for the engine
+        pass
+    manifests = factory.manifests()
+    models = manifest_models(manifests, [i for i, m in manifests.items() if m.builtin])
+    for row in tree["nodes"]:
+        node_id = row["id"]
+        known = manifests.get(node_id)
+        if known is not None and (known.builtin or known.kind == row["kind"]):
+            if node_id not in models:
+                models.update(manifest_models(manifests, [node_id]))
+            continue
+        # a type soccerbt does not register (or not as this kind): the ports the tree uses
+        entry = models.setdefault(node_id, {"kind": row["kind"], "ports": []})
+        names = {p["name"] for p in entry["ports"]}
+        entry["ports"] += [{"name": k, "direction": "input_port", "type": ""}
+                           for k in row.get("ports", {}) if k not in names]
+    return models
+
+
 def export_btlog(log: McapLog, robot: str, out: Path) -> tuple[int, list[str]]:
     """Write `robot`'s run in BT.CPP's FileLogger2 format; (records written, warnings).
 
@@ -408,7 +441,7 @@ def export_btlog(log: McapLog, robot: str, out: Path) -> tuple[int, list[str]]:
     warnings = []
     tree = log.tree(robot, 1)
     try:
-        xml = logger_xml(tree).encode("utf-8")
+        xml = logger_xml(tree, btlog_models(tree)).encode("utf-8")
     except ValueError as exc:  # a name or value XML cannot hold (the log's tree is data, not checked XML)
         raise ReplayError(log.path, None, f"{robot}'s tree cannot be written as BT.CPP XML ({exc})") from None
     reloads = [ld["step"] for ld in log.loads(robot) if ld.get("load", 1) > 1]

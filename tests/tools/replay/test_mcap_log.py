@@ -135,6 +135,43 @@ def test_btlog_export_decodes_field_by_field(small_log: Path, tmp_path: Path) ->
     assert (t_us, uid, status) == (10_000, 1, 1)
 
 
+# BT.CPP 4.10's BehaviorTreeFactory registers these (src/bt_factory.cpp), and its FileLogger2
+# writes their models in every .btlog (WriteTreeToXML with the built-in models)
+BTCPP_BUILTINS = {
+    "Fallback": "Control", "AsyncFallback": "Control", "Sequence": "Control", "AsyncSequence": "Control",
+    "SequenceWithMemory": "Control", "Parallel": "Control", "ParallelAll": "Control",
+    "ReactiveSequence": "Control", "ReactiveFallback": "Control", "IfThenElse": "Control",
+    "WhileDoElse": "Control", "TryCatch": "Control", "Inverter": "Decorator",
+    "RetryUntilSuccessful": "Decorator", "KeepRunningUntilFailure": "Decorator", "Repeat": "Decorator",
+    "Timeout": "Decorator", "Delay": "Decorator", "RunOnce": "Decorator", "ForceSuccess": "Decorator",
+    "ForceFailure": "Decorator", "AlwaysSuccess": "Action", "AlwaysFailure": "Action", "Script": "Action",
+    "ScriptCondition": "Condition", "SetBlackboard": "Action", "Sleep": "Action", "UnsetBlackboard": "Action",
+    "SubTree": "SubTree", "Precondition": "Decorator", "Switch2": "Control", "Switch3": "Control",
+    "Switch4": "Control", "Switch5": "Control", "Switch6": "Control", "LoopInt": "Decorator",
+    "LoopBool": "Decorator", "LoopDouble": "Decorator", "LoopString": "Decorator",
+    "WasEntryUpdated": "Action", "SkipUnlessUpdated": "Decorator", "WaitValueUpdate": "Decorator",
+}
+
+
+def test_btlog_node_model_lists_the_builtins_as_btcpp_does(small_log: Path, tmp_path: Path) -> None:
+    out = tmp_path / "model.btlog"
+    tt.export_btlog(McapLog.open(small_log), "blue1", out)
+    data = out.read_bytes()
+    (xml_len,) = struct.unpack_from("<i", data, 19)
+    model = etree.fromstring(data[23:23 + xml_len]).find("TreeNodesModel")
+    kinds = {e.get("ID"): e.tag for e in model}
+    ids = [e.get("ID") for e in model]
+    assert ids == sorted(ids)  # BT.CPP orders them by ID (a std::map)
+    assert {i: kinds[i] for i in BTCPP_BUILTINS} == BTCPP_BUILTINS  # every built-in, used or not
+    sleep = model.find("Action[@ID='Sleep']/input_port[@name='msec']")
+    assert sleep is not None and sleep.get("type") == "unsigned int"
+    parallel = model.find("Control[@ID='Parallel']/input_port[@name='success_count']")
+    assert parallel.get("default") == "-1" and parallel.text  # defaults and descriptions as BT.CPP's
+    # the tree's own type (a soccer node) with its registered, typed ports; nothing else
+    assert set(kinds) == set(BTCPP_BUILTINS) | {"SetVelocity"}
+    assert {p.get("name") for p in model.find("Action[@ID='SetVelocity']")} >= {"x", "y", "theta"}
+
+
 def test_diff_identical_and_one_attribute_changed(tmp_path: Path) -> None:
     tree = tmp_path / "t.xml"
     tree.write_text(SMALL_TREE)

@@ -1,0 +1,209 @@
+"""The ``/foxglove/scene`` message: a ``foxglove.SceneUpdate`` (JSON) of the field at a step.
+
+Entities (frame ``field``, the world frame: metres, x towards the goal blue attacks first):
+``field`` (the carpet, every painted line, the centre circle and the penalty marks), ``goals``
+(posts, crossbars and the goal frames), one entity per robot with its true pose (a cylinder, an
+arrow for its heading, its name), ``<robot>/estimate`` (where the robot believes it is: a
+translucent cylinder and arrow in its team's colour; empty for a robot without a tree, and in a
+brain's own log, whose referee does not say which goal the team attacks),
+``<robot>/ball_belief`` (where it believes the ball is; empty while it does not know) and
+``ball``. Every entity and primitive writes every field of Foxglove's published schema
+(``schemas.SCENE_UPDATE``); lifetimes are 0 (until replaced by the next update of the same id).
+
+The timestamps are simulated time (the step's ``t_s``), as the log times are: the same seed gives
+the same bytes.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+from soccerbt.tools.replay.logformat import json_text
+from soccerbt.world.types import from_team_frame
+
+__all__ = ["scene_update", "scene_json", "LINE_LIST", "LINE_LOOP"]
+
+LINE_STRIP, LINE_LOOP, LINE_LIST = 0, 1, 2
+_CIRCLE_SEGMENTS = 48
+_ROBOT_RADIUS_M = 0.2
+_ROBOT_HEIGHT_M = 1.2
+_FALLEN_HEIGHT_M = 0.1
+_WHITE = {"r": 1.0, "g": 1.0, "b": 1.0, "a": 1.0}
+_TEAM_RGB = {"BLUE": (0.1, 0.2, 0.9), "RED": (0.9, 0.2, 0.1)}
+_BALL_RGB = (1.0, 0.5, 0.0)
+_ZERO_DURATION = {"sec": 0, "nsec": 0}
+
+
+def _r(value: float) -> float:
+    return round(float(value), 3)
+
+
+def _color(rgb: tuple[float, float, float], alpha: float = 1.0) -> dict[str, float]:
+    return {"r": rgb[0], "g": rgb[1], "b": rgb[2], "a": alpha}
+
+
+def _pose(x_m: float, y_m: float, z_m: float, yaw_rad: float = 0.0) -> dict[str, Any]:
+    return {"position": {"x": _r(x_m), "y": _r(y_m), "z": _r(z_m)},
+            "orientation": {"x": 0.0, "y": 0.0, "z": _r(math.sin(yaw_rad / 2)), "w": _r(math.cos(yaw_rad / 2))}}
+
+
+def _vec(x: float, y: float, z: float) -> dict[str, float]:
+    return {"x": _r(x), "y": _r(y), "z": _r(z)}
+
+
+def _entity(stamp: dict[str, int], entity_id: str, **primitives: list[dict[str, Any]]) -> dict[str, Any]:
+    """A SceneEntity with every field written (the primitives not given are empty)."""
+    out: dict[str, Any] = {"timestamp": stamp, "frame_id": "field", "id": entity_id, "lifetime": _ZERO_DURATION,
+                           "frame_locked": False, "metadata": primitives.pop("metadata", [])}
+    for kind in ("arrows", "cubes", "spheres", "cylinders", "lines", "triangles", "texts", "models"):
+        out[kind] = primitives.pop(kind, [])
+    return out
+
+
+def _cube(pose: dict[str, Any], size: dict[str, float], color: dict[str, float]) -> dict[str, Any]:
+    return {"pose": pose, "size": size, "color": color}
+
+
+def _cylinder(pose: dict[str, Any], size: dict[str, float], color: dict[str, float]) -> dict[str, Any]:
+    return {"pose": pose, "size": size, "bottom_scale": 1.0, "top_scale": 1.0, "color": color}
+
+
+def _arrow(pose: dict[str, Any], length_m: float, color: dict[str, float]) -> dict[str, Any]:
+    return {"pose": pose, "shaft_length": _r(0.7 * length_m), "shaft_diameter": 0.05,
+            "head_length": _r(0.3 * length_m), "head_diameter": 0.12, "color": color}
+
+
+def _line(kind: int, points: list[tuple[float, float, float]], thickness_m: float,
+          color: dict[str, float]) -> dict[str, Any]:
+    return {"type": kind, "pose": _pose(0.0, 0.0, 0.0), "thickness": _r(thickness_m), "scale_invariant": False,
+            "points": [_vec(*p) for p in points], "color": color, "colors": [], "indices": []}
+
+
+def _text(pose: dict[str, Any], text: str, size_m: float = 0.4) -> dict[str, Any]:
+    return {"pose": pose, "billboard": True, "font_size": size_m, "scale_invariant": False, "color": _WHITE,
+            "text": text}
+
+
+def _field_entity(field: Any, stamp: dict[str, int]) -> dict[str, Any]:
+    """The carpet (border strip included), every straight line, the centre circle, the marks."""
+    border = field.border_strip_m
+    carpet = _cube(_pose(0.0, 0.0, -0.011), _vec(field.length_m + 2 * border, field.width_m + 2 * border, 0.02),
+                   {"r": 0.1, "g": 0.5, "b": 0.1, "a": 1.0})
+    z = 0.002
+    segments: list[tuple[float, float, float]] = []
+    for seg in field.lines:
+        segments += [(seg.x0_m, seg.y0_m, z), (seg.x1_m, seg.y1_m, z)]
+    r = field.centre_circle_radius_m
+    circle = [(r * math.cos(2 * math.pi * k / _CIRCLE_SEGMENTS), r * math.sin(2 * math.pi * k / _CIRCLE_SEGMENTS), z)
+              for k in range(_CIRCLE_SEGMENTS)]
+    width = field.line_width_m
+    lines = [_line(LINE_LIST, segments, width, _WHITE), _line(LINE_LOOP, circle, width, _WHITE)]
+    mark_x = field.half_length_m - field.penalty_mark_distance_m
+    marks = [_cube(_pose(x, 0.0, z), _vec(0.1, 0.1, 0.004), _WHITE) for x in (-mark_x, 0.0, mark_x)]
+    return _entity(stamp, "field", cubes=[carpet, *marks], lines=lines)
+
+
+def _goals_entity(field: Any, stamp: dict[str, int]) -> dict[str, Any]:
+    """Both goals: four posts, two crossbars and each goal's frame behind the line."""
+    height, post = field.crossbar_height_m, field.goal_post_diameter_m
+    hx, hg, depth = field.half_length_m, field.goal_width_m / 2.0, field.goal_depth_m
+    posts = [_cylinder(_pose(x, y, height / 2), _vec(post, post, height), _WHITE) for x, y in field.goal_posts]
+    bars = [_cube(_pose(x, 0.0, height), _vec(post, field.goal_width_m + post, post), _WHITE) for x in (-hx, hx)]
+    frames = []
+    for sign in (-1.0, 1.0):
+        x0, x1 = sign * hx, sign * (hx + depth)
+        frames.append(_line(LINE_STRIP, [(x0, hg, height), (x1, hg, height), (x1, hg, 0.0), (x1, -hg, 0.0),
+                                         (x1, -hg, height), (x0, -hg, height)], 0.03, _color((0.8, 0.8, 0.8))))
+        frames.append(_line(LINE_LIST, [(x1, hg, height), (x1, -hg, height), (x0, hg, 0.0), (x1, hg, 0.0),
+                                        (x0, -hg, 0.0), (x1, -hg, 0.0)], 0.03, _color((0.8, 0.8, 0.8))))
+    return _entity(stamp, "goals", cylinders=posts, cubes=bars, lines=frames)
+
+
+def _robot_body(x_m: float, y_m: float, theta_rad: float, height_m: float,
+                color: dict[str, float]) -> tuple[dict[str, Any], dict[str, Any]]:
+    body = _cylinder(_pose(x_m, y_m, height_m / 2, theta_rad),
+                     _vec(2 * _ROBOT_RADIUS_M, 2 * _ROBOT_RADIUS_M, height_m), color)
+    arrow = _arrow(_pose(x_m, y_m, height_m + 0.05, theta_rad), 0.5, color)
+    return body, arrow
+
+
+def _beliefs(agent: Any, attack: bool) -> tuple[Any, tuple[float, float] | None]:
+    """(the robot's pose estimate in the world frame, its ball belief in the world frame or None)."""
+    estimate = from_team_frame(agent.pose_estimate(), attack)
+    bb = agent.blackboard
+    ball = bb.get("ball_field", None) if bb.get("ball_location_known", False) else None
+    if ball is None:
+        return estimate, None
+    bx, by = float(ball[0]), float(ball[1])
+    return estimate, ((bx, by) if attack else (-bx, -by))
+
+
+def _stamp(t_s: float) -> dict[str, int]:
+    sec = int(t_s)
+    return {"sec": sec, "nsec": min(int(round((t_s - sec) * 1e9)), 999_999_999)}
+
+
+_STAMP_MARK = "\x00stamp\x00"
+
+
+@lru_cache(maxsize=8)
+def _static_text(field: Any) -> tuple[str, ...]:
+    """The field's and the goals' entities as JSON text split where their timestamps go (they
+    change only by it): encoded once a field, not at every scene."""
+    mark: Any = _STAMP_MARK  # stands for the timestamp, found again in the text
+    text = json_text([_field_entity(field, mark), _goals_entity(field, mark)])[1:-1]
+    return tuple(text.split(json_text(_STAMP_MARK)))
+
+
+def scene_json(match: Any) -> bytes:
+    """``scene_update(match)`` as the log's JSON bytes (the same bytes as ``logformat.json_bytes``
+    of it), with the field's and the goals' entities encoded once a field (``_static_text``)."""
+    stamp_text = json_text(_stamp(match.world.t_s))
+    static = stamp_text.join(_static_text(match.field))
+    moving = json_text(scene_update(match, with_static=False)["entities"])[1:-1]
+    return f'{{"deletions":[],"entities":[{static},{moving}]}}'.encode("utf-8")
+
+
+def scene_update(match: Any, with_static: bool = True) -> dict[str, Any]:
+    """The SceneUpdate of the match's current step (see the module docstring); `with_static`:
+    with the field's and the goals' entities (first)."""
+    world = match.world
+    stamp = _stamp(world.t_s)
+    field = match.field
+    entities = [_field_entity(field, stamp), _goals_entity(field, stamp)] if with_static else []
+    agents = getattr(match, "agents", {})
+    # a brain's own log (soccerbt.robot.recording) knows no side: its beliefs are not drawn
+    attacks_positive_x = getattr(match.referee, "attacks_positive_x", None)
+    ball_diameter = field.ball_diameter_m
+    for rid in sorted(world.robots):
+        truth = world.robots[rid]
+        rgb = _TEAM_RGB.get(rid.team.name, (0.5, 0.5, 0.5))
+        height = _FALLEN_HEIGHT_M if truth.fallen else _ROBOT_HEIGHT_M
+        body, arrow = _robot_body(truth.x_m, truth.y_m, truth.theta_rad, height, _color(rgb))
+        name = str(rid)
+        agent = agents.get(rid)
+        metadata = [{"key": "fallen", "value": str(bool(truth.fallen)).lower()}]
+        estimate_prims: dict[str, list[dict[str, Any]]] = {}
+        ball_prims: dict[str, list[dict[str, Any]]] = {}
+        if agent is not None and attacks_positive_x is not None:
+            estimate, ball = _beliefs(agent, attacks_positive_x(rid.team))
+            body_e, arrow_e = _robot_body(estimate.x_m, estimate.y_m, estimate.theta_rad, _ROBOT_HEIGHT_M,
+                                          _color(rgb, 0.3))
+            estimate_prims = {"cylinders": [body_e], "arrows": [arrow_e]}
+            error_m = math.hypot(estimate.x_m - truth.x_m, estimate.y_m - truth.y_m)
+            metadata.append({"key": "estimate_error_m", "value": f"{error_m:.2f}"})
+            if ball is not None:
+                ball_prims = {"spheres": [{"pose": _pose(ball[0], ball[1], ball_diameter / 2),
+                                           "size": _vec(ball_diameter, ball_diameter, ball_diameter),
+                                           "color": _color(rgb, 0.6)}],
+                              "texts": [_text(_pose(ball[0], ball[1], ball_diameter + 0.15), name, 0.2)]}
+        entities.append(_entity(stamp, name, cylinders=[body], arrows=[arrow], metadata=metadata,
+                                texts=[_text(_pose(truth.x_m, truth.y_m, height + 0.3), name)]))
+        entities.append(_entity(stamp, f"{name}/estimate", **estimate_prims))
+        entities.append(_entity(stamp, f"{name}/ball_belief", **ball_prims))
+    ball = world.ball
+    entities.append(_entity(stamp, "ball", spheres=[{
+        "pose": _pose(ball.x_m, ball.y_m, ball_diameter / 2), "size": _vec(ball_diameter, ball_diameter, ball_diameter),
+        "color": _color(_BALL_RGB)}]))
+    return {"deletions": [], "entities": entities}
