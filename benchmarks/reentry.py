@@ -15,9 +15,11 @@ threshold of the truth's point mirror (the pose that sees the same field). A re-
 robot is penalised again, or whose match ends, before the measure is dropped. Matches run on
 ``--half-s`` halves (default 120 s), so penalties in the second half (sides swapped) count too.
 
-Each variant plays the same seeds: ``before`` is the code as it was (the agent does not tell
-the localizer where the referee put the robot down, ``Agent.reentry_prior_from_side`` false:
-both touch lines stay in the prior), ``after`` the fix (the default). Prints one line per
+Each variant plays the same seeds: ``before`` is the code as it was (``ParticleFilterConfig.
+entry_own_half_until_settled`` false: right after the touch-line reset the heading of the
+estimate, an arbitrary one of the prior's two touch lines, picks the mirror twin of injected
+particles and of ``trust_direction``), ``after`` the fix (the default: the own half picks it
+until the belief has settled). Prints one line per
 re-entry with ``--verbose``, then per variant the count of re-entries, how many are off, how
 many on the mirror, and the median and 90th percentile of the error.
 
@@ -30,7 +32,7 @@ import math
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -68,10 +70,14 @@ class Reentry:
 
 
 def _apply_variant(match: Match, variant: str) -> None:
-    """``before``: the code as it was; ``after``: the fix (the defaults)."""
+    """``before``: the code as it was (``entry_own_half_until_settled`` off: the believed heading
+    resolves mirror twins from the first camera frame after an entry reset); ``after``: the fix
+    (the default)."""
     fixed = variant == "after"
     for agent in match.agents.values():
-        agent.reentry_prior_from_side = fixed
+        loc = agent.context.localizer
+        loc.config = replace(loc.config, entry_own_half_until_settled=fixed)
+        loc._entry_unsettled = loc._entry_unsettled and fixed  # the start-up reset read the default
 
 
 def _team_pose(match: Match, rid: RobotId) -> Pose2D:
