@@ -151,13 +151,14 @@ class ParticleFilterConfig:
     inject_min_detections: int = 2
     inject_keep_heading_side: bool = True  # injected mirror twins follow the believed heading
     # after an entry prior (touch line, own half) the own half, not the believed heading, picks
-    # the mirror twin of injected particles and of trust_direction until the belief has
-    # settled (confidence at least entry_settled_confidence): right after such a reset the
-    # "believed heading" is that of an arbitrary mode of the prior (either touch line faces
-    # the other way), and trusting it turns the true pose into its mirror (issue 26.6).
+    # the mirror twin of injected particles and of trust_direction for as long as the own half
+    # is known: until the robot has walked (odometry path) as far as its estimate is from the
+    # halfway line, i.e. could have left its own half. Right after such a reset the "believed
+    # heading" is that of an arbitrary mode of the prior (either touch line faces the other
+    # way), and a few frames later that of an estimate fed by one or two ambiguous features;
+    # trusting it turned the true pose into its mirror (issue 26.6).
     # False: the heading side from the first camera frame on (the behaviour before)
     entry_own_half_until_settled: bool = True
-    entry_settled_confidence: float = 0.6
     # while the long-term fit stays above this the robot is taken as not kidnapped: a poor
     # frame is a misread or an ambiguous view (a symmetric set of corners looks the same from
     # the other half), so only candidates near the estimate are injected
@@ -255,6 +256,7 @@ class ParticleFilter:
         # the belief comes from an entry prior (own half) and has not settled yet: the own half
         # resolves mirror twins (see ParticleFilterConfig.entry_own_half_until_settled)
         self._entry_unsettled = False
+        self._entry_walked_m = 0.0  # odometry path since the entry reset
         self.reset_uniform()
 
     # --- priors and resets ------------------------------------------------------------
@@ -269,6 +271,7 @@ class ParticleFilter:
         self._w_slow = self._w_fast = None
         self._fit = 0.0
         self._entry_unsettled = False  # the entry resets set it again after this
+        self._entry_walked_m = 0.0
 
     def _uniform(self, n: int, x_lo: float, x_hi: float) -> np.ndarray:
         hy = self.field.half_width_m + self.config.border_m
@@ -312,14 +315,15 @@ class ParticleFilter:
 
     @property
     def entry_unsettled(self) -> bool:
-        """True from an entry reset (touch line, own half) until the belief has settled: the
-        own half, not the believed heading, then resolves mirror twins."""
+        """True from an entry reset (touch line, own half) until the robot could have left its
+        own half: the own half, not the believed heading, then resolves mirror twins."""
         return self._entry_unsettled
 
     def _settle_entry(self) -> None:
-        """End the entry phase once the estimate is confident: from then on its heading is
-        believed (and the robot may walk into the opponent half)."""
-        if self._entry_unsettled and self.confidence() >= self.config.entry_settled_confidence:
+        """End the entry phase once the robot has walked as far as its estimate is from the
+        halfway line: from then on it may be in the opponent half, and the believed heading
+        resolves mirror twins again."""
+        if self._entry_unsettled and self._entry_walked_m >= -self.estimate().x_m:
             self._entry_unsettled = False
 
     def reset_to(self, pose: Pose2D, std: tuple[float, float, float] = (0.1, 0.1, 0.05)) -> None:
@@ -396,6 +400,8 @@ class ParticleFilter:
         self._terms = None
         if self._seed is not None:
             self._seed = self._seed.compose(odometry_delta)
+        if self._entry_unsettled:
+            self._entry_walked_m += dist
 
     def _group(self, detections: Sequence[Detection]) -> dict[str, np.ndarray]:
         groups: dict[str, list[tuple[float, float]]] = {}

@@ -430,4 +430,28 @@ def test_a_robot_entering_after_a_penalty_does_not_settle_on_the_mirror_pose(see
     est = pf.estimate()
     assert pose_error(est, truth)[0] < 1.5, (truth, est)
     assert pose_error(est, mirror_pose(truth))[0] > 1.5
-    assert not pf.entry_unsettled  # confident: the believed heading takes over again
+    assert pf.entry_unsettled  # standing at the touch line: the own half still holds
+
+
+def test_the_entry_phase_ends_once_the_robot_could_have_left_its_own_half() -> None:
+    """The own half resolves mirror twins only while it is known: a robot put down 2 m from the
+    halfway line may be in the opponent half after walking 2 m."""
+    pf = ParticleFilter(FIELD, 200, rng=np.random.default_rng(7))
+    pf.reset_to(Pose2D(-2.0, 0.0, 0.0))
+    assert not pf.entry_unsettled  # a known pose: the believed heading resolves twins
+    pf.reset_touch_line_entry(side=1.0)
+    pf.reset_to(Pose2D(-2.0, FIELD.half_width_m, -math.pi / 2))
+    assert not pf.entry_unsettled
+    pf.reset_touch_line_entry(side=1.0)
+    assert pf.entry_unsettled
+    rng = np.random.default_rng(8)
+    truth = Pose2D(-2.0, FIELD.half_width_m, -math.pi / 2)
+    scan(pf, truth, rng, frames=20)
+    assert pf.entry_unsettled  # standing: still in its own half
+    for _ in range(30):  # 3 m along the touch line toward the halfway line
+        step = Pose2D(0.0, 0.1, 0.0)
+        truth = truth.compose(step)
+        pf.predict(step)
+        pf.update(see(truth, rng))
+    assert not pf.entry_unsettled
+    assert pose_error(pf.estimate(), truth)[0] < 0.5
