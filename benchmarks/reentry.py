@@ -19,7 +19,9 @@ Each variant plays the same seeds: ``before`` is the code as it was (``ParticleF
 entry_own_half_until_settled`` false: right after the touch-line reset the heading of the
 estimate, an arbitrary one of the prior's two touch lines, picks the mirror twin of injected
 particles and of ``trust_direction``), ``after`` the fix (the default: the own half picks it
-until the robot could have left its own half). Prints one line per
+until the robot could have left its own half). The other half of the fix, the injection
+reading the current estimate rather than the one of before the frame, is not switchable: for
+the code as it was on main run this script from commit 45f99f6 (its ``before`` is main). Prints one line per
 re-entry with ``--verbose``, then per variant the count of re-entries, how many are off, how
 many on the mirror, and the median and 90th percentile of the error.
 
