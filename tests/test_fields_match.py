@@ -19,11 +19,14 @@ def test_three_a_side_match_under_the_hl_referee_is_unchanged():
     fields came in (the HSL referee, the default since, times its messages differently), updated
     when the ball belief stopped taking isolated false detections (issue 15: the robots no
     longer turn their heads to false balls, which moves every figure a little) and when the
-    entry prior learnt the touch line each robot is put on (lower localization errors)."""
+    entry prior learnt the touch line each robot is put on (lower localization errors), and when
+    the own half, not an unsettled heading, picked mirror twins after an entry and injection
+    stopped reading the estimate of before the frame (issue 26.6: every filter draws
+    differently)."""
     result = run_match(MatchConfig(seed=1, duration_s=10.0, gc_version=12))
     got = [(r.robot, r.distance_walked_m, r.falls, r.kicks, r.loc_error_mean_m) for r in result.robots]
-    assert got == [("blue1", 5.217, 0, 0, 0.093), ("blue2", 5.148, 0, 0, 0.106), ("blue3", 5.8, 0, 0, 0.112),
-                   ("red1", 5.271, 0, 0, 0.09), ("red2", 4.483, 0, 0, 0.044), ("red3", 5.775, 0, 0, 0.062)]
+    assert got == [("blue1", 5.271, 0, 0, 0.092), ("blue2", 5.15, 0, 0, 0.122), ("blue3", 5.838, 0, 0, 0.102),
+                   ("red1", 5.312, 0, 0, 0.116), ("red2", 4.502, 0, 0, 0.054), ("red3", 5.778, 0, 0, 0.073)]
     assert result.score == {"blue": 0, "red": 0} and result.errors == ()
 
 

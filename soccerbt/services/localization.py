@@ -150,6 +150,15 @@ class ParticleFilterConfig:
     max_inject_fraction: float = 0.25
     inject_min_detections: int = 2
     inject_keep_heading_side: bool = True  # injected mirror twins follow the believed heading
+    # after an entry prior (touch line, own half) the own half, not the believed heading, picks
+    # the mirror twin of injected particles and of trust_direction for as long as the own half
+    # is known: until the robot has walked (odometry path) as far as its estimate is from the
+    # halfway line, i.e. could have left its own half. Right after such a reset the "believed
+    # heading" is that of an arbitrary mode of the prior (either touch line faces the other
+    # way), and a few frames later that of an estimate fed by one or two ambiguous features;
+    # trusting it turned the true pose into its mirror (issue 26.6).
+    # False: the heading side from the first camera frame on (the behaviour before)
+    entry_own_half_until_settled: bool = True
     # while the long-term fit stays above this the robot is taken as not kidnapped: a poor
     # frame is a misread or an ambiguous view (a symmetric set of corners looks the same from
     # the other half), so only candidates near the estimate are injected
@@ -244,6 +253,10 @@ class ParticleFilter:
         self._terms: tuple[np.ndarray, tuple[np.ndarray, ...]] | None = None
         self.updates = 0
         self.injected_total = 0
+        # the belief comes from an entry prior (own half) and has not settled yet: the own half
+        # resolves mirror twins (see ParticleFilterConfig.entry_own_half_until_settled)
+        self._entry_unsettled = False
+        self._entry_walked_m = 0.0  # odometry path since the entry reset
         self.reset_uniform()
 
     # --- priors and resets ------------------------------------------------------------
@@ -257,6 +270,8 @@ class ParticleFilter:
         self._seed = None
         self._w_slow = self._w_fast = None
         self._fit = 0.0
+        self._entry_unsettled = False  # the entry resets set it again after this
+        self._entry_walked_m = 0.0
 
     def _uniform(self, n: int, x_lo: float, x_hi: float) -> np.ndarray:
         hy = self.field.half_width_m + self.config.border_m
@@ -275,6 +290,7 @@ class ParticleFilter:
         """Somewhere in the own half (x <= 0), any heading: the kick-off prior."""
         hx = self.field.half_length_m
         self._set(self._uniform(self.n, -hx, 0.0))
+        self._entry_unsettled = self.config.entry_own_half_until_settled
 
     def prepare(self) -> None:
         """Compute the likelihood grids now rather than at the first camera frame (about 80 ms
@@ -295,6 +311,20 @@ class ParticleFilter:
         xyt[:, 1] = side * hy + self.rng.normal(0.0, position_std_m, self.n)
         xyt[:, 2] = -side * (math.pi / 2.0) + self.rng.normal(0.0, heading_std_rad, self.n)
         self._set(xyt)
+        self._entry_unsettled = self.config.entry_own_half_until_settled
+
+    @property
+    def entry_unsettled(self) -> bool:
+        """True from an entry reset (touch line, own half) until the robot could have left its
+        own half: the own half, not the believed heading, then resolves mirror twins."""
+        return self._entry_unsettled
+
+    def _settle_entry(self) -> None:
+        """End the entry phase once the robot has walked as far as its estimate is from the
+        halfway line: from then on it may be in the opponent half, and the believed heading
+        resolves mirror twins again."""
+        if self._entry_unsettled and self._entry_walked_m >= -self.estimate().x_m:
+            self._entry_unsettled = False
 
     def reset_to(self, pose: Pose2D, std: tuple[float, float, float] = (0.1, 0.1, 0.05)) -> None:
         """Believe ``pose`` with Gaussian spread ``std`` (x_m, y_m, theta_rad)."""
@@ -332,7 +362,13 @@ class ParticleFilter:
         ``heading_rad`` defaults to the current estimate's heading (Booster's
         ``SelfLocate mode="trust_direction"``). Mirror twins are flipped onto the believed side
         and the particles are weighed by a Gaussian of width ``std_rad`` around the heading.
+        Without ``heading_rad`` while an entry prior has not settled (``entry_unsettled``) there
+        is no believed heading yet, only a mode of the prior (the two touch lines face opposite
+        ways): mirror twins are flipped into the own half instead and nothing is weighed.
         """
+        if heading_rad is None and self._entry_unsettled:
+            self.resolve_mirror(own_half=True)
+            return
         if heading_rad is None:
             heading_rad = self.estimate().theta_rad
         self.resolve_mirror(heading_rad=heading_rad)
@@ -364,6 +400,8 @@ class ParticleFilter:
         self._terms = None
         if self._seed is not None:
             self._seed = self._seed.compose(odometry_delta)
+        if self._entry_unsettled:
+            self._entry_walked_m += dist
 
     def _group(self, detections: Sequence[Detection]) -> dict[str, np.ndarray]:
         groups: dict[str, list[tuple[float, float]]] = {}
@@ -484,6 +522,10 @@ class ParticleFilter:
         loglik, count = self._log_likelihood(self.particles_xyt, groups)
         self.log_weights = self.log_weights + loglik
         self._normalise()
+        # the weights changed: an estimate read before this frame is stale (the injection below
+        # reads the estimate; a stale one once picked mirror twins by the heading of the prior's
+        # other touch line, issue 26.6)
+        self._cache = None
         self.updates += 1
         # per-detection fit in (0, 1] of the hypotheses that survive this frame: the
         # geometric-mean likelihood under the posterior weights (stray injected particles do
@@ -512,6 +554,8 @@ class ParticleFilter:
             if n_inject > 0:
                 self._inject(groups, n_inject)
         self._cache = None
+        if self._entry_unsettled:
+            self._settle_entry()
 
     def _normalise(self) -> None:
         lw = self.log_weights - self.log_weights.max()
@@ -526,6 +570,7 @@ class ParticleFilter:
         idx = np.searchsorted(cumulative, positions)
         self.particles_xyt = self.particles_xyt[idx]
         self._terms = None
+        self._cache = None
         self.log_weights = np.full(self.n, -math.log(self.n))
 
     # --- sensor-based pose candidates (injection and relocalization) -------------------
@@ -588,7 +633,12 @@ class ParticleFilter:
             good = ll / count > -0.5 * self.config.obs_gate_sigmas ** 2 * 0.5
             if good.any():
                 cands = cands[good]
-            if self.config.inject_keep_heading_side and self._fit > 0.0:
+            if self._entry_unsettled:
+                # no believed heading yet: the twin in the own half is the one the prior allows
+                flip = cands[:, 0] > 0.0
+                cands[flip, 0:2] *= -1.0
+                cands[flip, 2] += math.pi
+            elif self.config.inject_keep_heading_side and self._fit > 0.0:
                 heading = self.estimate().theta_rad
                 flip = np.abs(_wrap(cands[:, 2] - heading)) > math.pi / 2.0
                 cands[flip, 0:2] *= -1.0

@@ -391,3 +391,67 @@ def test_touch_line_entry_on_a_known_side_puts_every_particle_on_that_line() -> 
     pf = ParticleFilter(field, 200, rng=np.random.default_rng(4))
     pf.reset_touch_line_entry()  # either line
     assert (pf.particles_xyt[:, 1] > 0).any() and (pf.particles_xyt[:, 1] < 0).any()
+
+
+def _enter_after_penalty(pf: ParticleFilter, truth: Pose2D, rng: np.random.Generator, frames: int) -> None:
+    """A robot put back at the touch line after a penalty, as the agent and our Localize subtree
+    treat it: the touch-line reset (either line), then camera frames while the head sweeps, the
+    estimate read every third frame (the agent's 0.1 s), ``SelfLocate trust_direction`` every
+    30 frames and ``SelfLocateEnterField`` (the own-half prior until calibrated) every 15."""
+    pf.reset_touch_line_entry()
+    calibrated = False
+    for k in range(frames):
+        pf.predict(Pose2D())
+        pf.update(see(truth, rng, head_pan_rad=1.2 * math.sin(0.4 * k)))
+        if k % 3 == 0:
+            pf.estimate()
+        if k % 30 == 0:
+            pf.trust_direction()
+            calibrated = calibrated or pf.confidence() >= 0.6
+        if k % 15 == 0:
+            if not calibrated:
+                pf.resolve_mirror(own_half=True)
+            calibrated = calibrated or pf.confidence() >= 0.6
+
+
+ENTRY_SEEDS = range(8)
+
+
+@pytest.mark.parametrize("seed", ENTRY_SEEDS)
+def test_a_robot_entering_after_a_penalty_does_not_settle_on_the_mirror_pose(seed) -> None:
+    """Issue 26.6: right after the touch-line reset the estimate's heading is that of an arbitrary
+    touch line of the prior; mirror twins picked by it (injected candidates, trust_direction)
+    put the true pose's mirror into the belief and removed the true pose."""
+    rng = np.random.default_rng(seed)
+    side = 1.0 if seed % 2 else -1.0
+    truth = Pose2D(float(rng.uniform(-5.5, -1.0)), side * FIELD.half_width_m, -side * math.pi / 2)
+    pf = ParticleFilter(FIELD, 300, rng=np.random.default_rng(50 + seed))
+    _enter_after_penalty(pf, truth, rng, frames=90)
+    est = pf.estimate()
+    assert pose_error(est, truth)[0] < 1.5, (truth, est)
+    assert pose_error(est, mirror_pose(truth))[0] > 1.5
+    assert pf.entry_unsettled  # standing at the touch line: the own half still holds
+
+
+def test_the_entry_phase_ends_once_the_robot_could_have_left_its_own_half() -> None:
+    """The own half resolves mirror twins only while it is known: a robot put down 2 m from the
+    halfway line may be in the opponent half after walking 2 m."""
+    pf = ParticleFilter(FIELD, 200, rng=np.random.default_rng(7))
+    pf.reset_to(Pose2D(-2.0, 0.0, 0.0))
+    assert not pf.entry_unsettled  # a known pose: the believed heading resolves twins
+    pf.reset_touch_line_entry(side=1.0)
+    pf.reset_to(Pose2D(-2.0, FIELD.half_width_m, -math.pi / 2))
+    assert not pf.entry_unsettled
+    pf.reset_touch_line_entry(side=1.0)
+    assert pf.entry_unsettled
+    rng = np.random.default_rng(8)
+    truth = Pose2D(-2.0, FIELD.half_width_m, -math.pi / 2)
+    scan(pf, truth, rng, frames=20)
+    assert pf.entry_unsettled  # standing: still in its own half
+    for _ in range(30):  # 3 m along the touch line toward the halfway line
+        step = Pose2D(0.0, 0.1, 0.0)
+        truth = truth.compose(step)
+        pf.predict(step)
+        pf.update(see(truth, rng))
+    assert not pf.entry_unsettled
+    assert pose_error(pf.estimate(), truth)[0] < 0.5
