@@ -5,7 +5,8 @@ with numpy: an odometry motion model with noise, landmark likelihoods with data 
 kind and nearest distance, systematic resampling, sensor-based particle injection when the
 observations stop fitting (kidnap recovery, augmented-MCL style), and the priors a real game
 gives to break the field's point symmetry (own half at kick-off, entry from the touch lines,
-trust in the believed heading). ``relocalize_from`` serves the SelfLocate* node family: a reset
+trust in the believed heading; after an entry the own half, not the heading, decides until the
+robot could have left its own half). ``relocalize_from`` serves the SelfLocate* node family: a reset
 from a particular pair of features (centre mark, two X, two T, L+T, penalty mark+T, border).
 
 Detections are in the robot frame (x forward, y left, metres). Landmark kinds are the
