@@ -12,6 +12,7 @@ here: ``mcap_view`` draws it.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
 from typing import Any
 
 from soccerbt.tools.replay import logformat as lf
@@ -194,31 +195,25 @@ class McapReplaySource:
 
     # --- searching ----------------------------------------------------------------------------
 
-    def _transitions(self, robot: str, first: int, last: int) -> list[tuple[int, set[int]]]:
-        """Steps in [first, last] where ``robot``'s tick has transitions, with their uids (decoding
-        only that robot's part of each step)."""
+    def _ticks(self, robot: str, first: int, last: int) -> Iterator[tuple[int, lf.TickRecord]]:
+        """(step, ``robot``'s tick) for every step in [first, last] with a readable tick of it
+        (decoding only that robot's part of each step)."""
         k = 1 + self.log.robots.index(robot)
-        out = []
         for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
             try:
-                rec = lf.decode_tick(lf.split_parts(data)[k])
+                yield step, lf.decode_tick(lf.split_parts(data)[k])
             except (ValueError, IndexError):
                 continue
-            out.append((step, {uid for uid, _p, _n in rec.transitions}))
-        return out
+
+    def _transitions(self, robot: str, first: int, last: int) -> list[tuple[int, set[int]]]:
+        """Steps in [first, last] where ``robot``'s tick has transitions, with their uids."""
+        return [(step, {uid for uid, _p, _n in rec.transitions}) for step, rec in self._ticks(robot, first, last)]
 
     def _patterns(self, robot: str, uid: int, first: int, last: int) -> list[tuple[int, tuple]]:
         """(step, the transitions of node ``uid`` in it) for every step in [first, last] that has
         a tick of ``robot`` (an empty tuple: no transition of that node)."""
-        k = 1 + self.log.robots.index(robot)
-        out = []
-        for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
-            try:
-                rec = lf.decode_tick(lf.split_parts(data)[k])
-            except (ValueError, IndexError):
-                continue
-            out.append((step, tuple((p, n) for u, p, n in rec.transitions if u == uid)))
-        return out
+        return [(step, tuple((p, n) for u, p, n in rec.transitions if u == uid))
+                for step, rec in self._ticks(robot, first, last)]
 
     def find_transition(self, robot: str, uid: int, forward: bool = True) -> int | None:
         """The next (or previous) step where node ``uid`` of ``robot`` changed its result: a
