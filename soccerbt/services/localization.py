@@ -17,13 +17,13 @@ deterministic given the ``numpy.random.Generator`` handed in; nothing reads the 
 from __future__ import annotations
 
 import enum
-import functools
 import math
 from dataclasses import dataclass
 from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from soccerbt.services.field_distances import LINE_POINT, DistanceGrids, distance_grids
 from soccerbt.world.field import FeatureKind, Field
 from soccerbt.world.types import Detection, Pose2D, wrap_angle_rad
 
@@ -35,9 +35,6 @@ __all__ = [
     "RelocalizeMode",
     "mirror_pose",
 ]
-
-LINE_POINT = "line_point"
-"""Detection kind for a point seen on a painted line (not part of FeatureKind)."""
 
 _TWO_PI = 2.0 * math.pi
 
@@ -173,48 +170,6 @@ class ParticleFilterConfig:
     border_m: float = 1.0
 
 
-@dataclass(frozen=True)
-class _DistanceGrids:
-    """Squared distance to the nearest landmark of each kind, sampled on a fine grid."""
-
-    x0_m: float
-    y0_m: float
-    cell_m: float
-    nx: int
-    ny: int
-    flat: np.ndarray  # all kinds one after another, float32
-    offset: dict[str, int]
-
-
-@functools.lru_cache(maxsize=8)
-def _distance_grids(field: Field, border_m: float, cell_m: float = 0.04) -> _DistanceGrids:
-    # the grid reaches 2 m beyond the particles' area: anything clipped to its edge is an
-    # outlier anyway
-    hx = field.half_length_m + border_m + 2.0
-    hy = field.half_width_m + border_m + 2.0
-    nx, ny = int(math.ceil(2 * hx / cell_m)) + 1, int(math.ceil(2 * hy / cell_m)) + 1
-    xs = -hx + (np.arange(nx) + 0.5) * cell_m
-    ys = -hy + (np.arange(ny) + 0.5) * cell_m
-    gx, gy = np.meshgrid(xs, ys, indexing="ij")
-    tables: list[np.ndarray] = []
-    offset: dict[str, int] = {}
-    for kind in FeatureKind:
-        pts = [(f.x_m, f.y_m) for f in field.features_of(kind)]
-        d2 = np.full(gx.shape, 1e6)
-        for x, y in pts:
-            d2 = np.minimum(d2, (gx - x) ** 2 + (gy - y) ** 2)
-        offset[kind.value] = sum(t.size for t in tables)
-        tables.append(d2.astype(np.float32).ravel())
-    d = np.abs(np.hypot(gx, gy) - field.centre_circle_radius_m)
-    for seg in field.lines:
-        dx, dy = seg.x1_m - seg.x0_m, seg.y1_m - seg.y0_m
-        t = np.clip(((gx - seg.x0_m) * dx + (gy - seg.y0_m) * dy) / max(dx * dx + dy * dy, 1e-12), 0.0, 1.0)
-        d = np.minimum(d, np.hypot(gx - seg.x0_m - t * dx, gy - seg.y0_m - t * dy))
-    offset[LINE_POINT] = sum(t.size for t in tables)
-    tables.append((d * d).astype(np.float32).ravel())
-    return _DistanceGrids(-hx, -hy, cell_m, nx, ny, np.concatenate(tables), offset)
-
-
 class ParticleFilter:
     """Monte Carlo localization over field features; implements ``Localizer``."""
 
@@ -249,7 +204,7 @@ class ParticleFilter:
         self._fit = 0.0  # smoothed per-detection fit 0..1 of the latest frames
         self._cache: tuple[Pose2D, np.ndarray, float] | None = None
         self._seed: Pose2D | None = None  # the previous estimate, moved by odometry
-        self._grids: _DistanceGrids | None = None  # the likelihood field, built on first use
+        self._grids: DistanceGrids | None = None  # the likelihood field, built on first use
         # (particles, (cos, sin, x, y)) of _particle_terms; None whenever the particles moved
         self._terms: tuple[np.ndarray, tuple[np.ndarray, ...]] | None = None
         self.updates = 0
@@ -297,7 +252,7 @@ class ParticleFilter:
         """Compute the likelihood grids now rather than at the first camera frame (about 80 ms
         once per field and process: a brain on a robot must not miss its first deadlines)."""
         if self._grids is None:
-            self._grids = _distance_grids(self.field, self.config.border_m)
+            self._grids = distance_grids(self.field, self.config.border_m)
 
     def reset_touch_line_entry(self, position_std_m: float = 0.25,
                                heading_std_rad: float = 0.2, side: float | None = None) -> None:
@@ -454,7 +409,7 @@ class ParticleFilter:
         c = self.config
         grids = self._grids
         if grids is None:
-            grids = self._grids = _distance_grids(self.field, c.border_m)
+            grids = self._grids = distance_grids(self.field, c.border_m)
         if len(groups) == 1:
             (kind, det), = groups.items()
             offsets: np.ndarray | int = grids.offset[kind]
@@ -497,7 +452,7 @@ class ParticleFilter:
         return (per if m == 1 else per.sum(axis=0)), m
 
     def _particle_terms(self, xyt: np.ndarray,
-                        grids: _DistanceGrids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                        grids: DistanceGrids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """cos and sin of the headings and the grid coordinates (x, y in cells) of ``xyt``.
 
         While the robot stands there is no predict between camera frames, so the filter's own
