@@ -1,5 +1,7 @@
-"""Shared test fixtures: where ../shared/ is, a headless SDL for pygame, and ``tests/hostile.py``
-(crafted hostile logs) importable by every test module as ``soccerbt_tests_hostile``."""
+"""Shared test fixtures: where ../shared/ is, a headless SDL for pygame, and two helper modules
+importable by every test module: ``tests/hostile.py`` (crafted hostile logs) as
+``soccerbt_tests_hostile`` and ``tests/netns.py`` (DDS in a network namespace of its own) as
+``soccerbt_tests_netns``."""
 from __future__ import annotations
 
 import importlib.util
@@ -17,19 +19,20 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = PROJECT_ROOT.parent / "shared"
 
 
-def _register_hostile() -> None:
-    # the tests run in importlib mode (no package path): the module is registered once, here,
-    # before any test module is imported, and they import it by this name
-    if "soccerbt_tests_hostile" in sys.modules:
+def _register(name: str, file_name: str) -> None:
+    # the tests run in importlib mode (no package path): a shared helper module is registered
+    # once, here, before any test module is imported, and they import it by this name
+    if name in sys.modules:
         return
-    spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parent / "hostile.py")
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / file_name)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["soccerbt_tests_hostile"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
 
 
-_register_hostile()
+_register("soccerbt_tests_hostile", "hostile.py")
+_register("soccerbt_tests_netns", "netns.py")
 
 
 @pytest.fixture

@@ -4,25 +4,14 @@ it starts; the pytest process never opens DDS."""
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 
-def _netns() -> Any:
-    module = sys.modules.get("soccerbt_tests_netns")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("soccerbt_tests_netns", Path(__file__).parents[1] / "netns.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["soccerbt_tests_netns"] = module
-        spec.loader.exec_module(module)
-    return module
+import soccerbt_tests_netns as _ns  # noqa: E402 - registered by tests/conftest.py
 
-
-_ns = _netns()
 SCENARIOS = Path(__file__).parent / "scenarios"
 run_scenario = _ns.scenario_runner(SCENARIOS)
 
