@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from soccerbt.native import recording as _native
 from soccerbt.nodes.status import NodeStatus
 
 __all__ = ["StatusChange", "observe", "unobserve", "is_observed"]
@@ -59,7 +60,8 @@ class StatusChange:
 
 class _ObservedStatus:
     """A set-only data descriptor for `_bt_status`: reads find the instance dictionary first
-    (no descriptor call), writes land here."""
+    (no descriptor call), writes land here. The compiled ``StatusSlot`` of soccerbt.native does
+    the same in C (a watched tree's every status store runs it); this is its pure-Python twin."""
 
     __slots__ = ()
 
@@ -77,7 +79,7 @@ class _ObservedStatus:
                 observer(node, previous, status)
 
 
-_DESCRIPTOR = _ObservedStatus()
+_DESCRIPTOR: Any = _native.StatusSlot() if _native is not None else _ObservedStatus()
 _OBSERVED: dict[type, type] = {}
 _ORIGINAL: dict[type, type] = {}
 

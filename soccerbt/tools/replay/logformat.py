@@ -240,16 +240,18 @@ class TickRecord:
 
 def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions: int, uids: bytes,
                 codes: bytes, skipped: list[int], ticked: bytes, changes: bytes,
-                reasons: dict[int, str] | None = None) -> bytes:
+                reasons: dict[int, str] | None = None, *, one_line: bool = False) -> bytes:
     """`uids`: u16 per transition; `codes`: the previous codes of all transitions, then their
     new codes (u8 each); `ticked`: the u16 uids of the nodes ticked, in the order their ticks
     returned; `changes`: the blackboard section (encode_changes); `reasons`: uid -> the reason
-    the node reported in this tick (a reasons section, ``FLAG_REASONS``; none when empty)."""
+    the node reported in this tick (a reasons section, ``FLAG_REASONS``; none when empty);
+    `one_line`: the texts are ``reason_text``'s already."""
     if not reasons:
         head = _TICK_HEAD.pack(tick, root, 0, *command, n_transitions, len(skipped), len(ticked) // 2)
         return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, changes))
     head = _TICK_HEAD.pack(tick, root, FLAG_REASONS, *command, n_transitions, len(skipped), len(ticked) // 2)
-    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, encode_reasons(reasons), changes))
+    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, encode_reasons(reasons, one_line),
+                     changes))
 
 
 # --- reasons ------------------------------------------------------------------------------------
@@ -269,10 +271,12 @@ def reason_text(text: object) -> str:
     return out if len(out) <= MAX_REASON_CHARS else out[:MAX_REASON_CHARS - 3] + "..."
 
 
-def encode_reasons(reasons: dict[int, str]) -> bytes:
-    """The reasons section of a tick (see above); texts are made one line (``reason_text``)."""
+def encode_reasons(reasons: dict[int, str], one_line: bool = False) -> bytes:
+    """The reasons section of a tick (see above); texts are made one line (``reason_text``)
+    unless `one_line` says they are."""
     uids = array("H", reasons)
-    text = REASON_SEPARATOR.join(map(reason_text, reasons.values())).encode("utf-8")
+    texts = reasons.values() if one_line else map(reason_text, reasons.values())
+    text = REASON_SEPARATOR.join(texts).encode("utf-8")
     return b"".join((_REASONS_HEAD.pack(len(uids), len(text)), uids.tobytes(), text))
 
 

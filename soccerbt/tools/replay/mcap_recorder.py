@@ -382,15 +382,15 @@ class McapRecorder:
             (uids, codes, n, skipped, reasons), track.seen = track.watch.take(track.seen)
         else:
             uids, codes, n, skipped, reasons = _NO_TICK
-        ticked = array("H", map(_UID, tree.env.ticked)).tobytes() if track.nodes else b""
+        ticked = _uids_u16(tree.env.ticked) if track.nodes else b""
         changes = self._changes(track, agent, step)
         data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
-                              skipped, ticked, changes, reasons or None)
+                              skipped, ticked, changes, reasons or None, one_line=True)
         if reasons:
             tick = agent.ticks
             last = track.last_reasons
             for uid, text in reasons.items():
-                last[uid] = (tick, lf.reason_text(text))
+                last[uid] = (tick, text)
         return data
 
     def _table(self, track: _RobotTrack, agent: Any) -> bool:
@@ -424,9 +424,9 @@ class McapRecorder:
 
     def _changes(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
         """The blackboard section of this tick (logformat.encode_changes): the root entries
-        written since the last tick whose value is new. Sequence numbers are compared in C (map,
-        compress); floats go to an f32 array, so a usual change costs a few appends. A new or
-        removed key writes the new key table first (a /keys message from this step on)."""
+        written since the last tick whose value is new (``bb_changes``: soccerbt.native's compiled
+        diff, or its twin ``py_bb_changes``). A new or removed key writes the new key table first
+        (a /keys message from this step on)."""
         removed: list[str] = []
         bb = agent.blackboard
         if bb.layout_version != track.layout or not track.keys:  # a key added, removed or set anew
@@ -436,55 +436,27 @@ class McapRecorder:
                 self._put(self._channel(lf.keys_topic(track.name), "keys"), step,
                           lf.json_bytes({"from_step": step, "keys": track.keys + removed}))
                 track.keys = track.keys + removed  # removed keys keep an index for their removal
+        if removed:
+            return self._changes_with_removed(track, removed)
+        data, role = _bb_changes(track.entries, track.seqs, track.raw, track.adapter, track.role_index)
+        if role:
+            track.role_changed = True
+        return data
+
+    @staticmethod
+    def _changes_with_removed(track: _RobotTrack, removed: list[str]) -> bytes:
+        """A tick's blackboard section when keys went (rare): the changes, then the removals."""
         entries = track.entries
-        seqs = list(map(_SEQ, entries))
-        if seqs == track.seqs and not removed:
-            return b""
-        changed = compress(range(len(entries)), map(ne, seqs, track.seqs))
-        track.seqs = seqs
-        raws, adapter = track.raw, track.adapter
-        indexes, writers, kinds, floats = array("H"), array("h"), bytearray(), array("f")
-        texts: list[str] = []
-        for i in changed:
-            entry = entries[i]
-            value = entry.value
-            cls = value.__class__
-            before = raws[i]
-            if before.__class__ is cls and before == value:
-                continue
-            raws[i] = value
-            if i == track.role_index:
-                track.role_changed = True
-            indexes.append(i)
-            writers.append(entry.writer if entry.writer_seq == entry.sequence_id else adapter[i])
-            if cls is float:
-                kinds.append(lf.KIND_FLOAT)
-                floats.append(value)
-            elif cls is _POSE:
-                kinds.append(lf.KIND_POSE)
-                floats.extend((value.x_m, value.y_m, value.theta_rad))
-            elif cls is bool:
-                kinds.append(lf.KIND_TRUE if value else lf.KIND_FALSE)
-            elif cls is tuple and 0 < len(value) < 256 and _all_floats(value):
-                kinds.append(lf.KIND_FLOATS)
-                kinds.append(len(value))
-                floats.extend(value)
-            elif cls is tuple and 0 < len(value) < 256 and _all_points(value):
-                kinds.append(lf.KIND_POINTS)  # obstacles and the like: (x, y) pairs
-                kinds.append(len(value))
-                for point in value:
-                    floats.extend(point)
-            else:
-                kinds.append(lf.KIND_JSON)
-                texts.append(_json_text(value))
+        indexes, writers, kinds, floats, texts, role = _collect_changes(
+            entries, track.seqs, track.raw, track.adapter, track.role_index)
+        if role:
+            track.role_changed = True
         base = len(entries)
-        for n, key in enumerate(removed):
+        for n, _key in enumerate(removed):
             indexes.append(base + n)
             writers.append(lf.writer_code("removed"))
             kinds.append(lf.KIND_REMOVED)
-        if removed:
-            track.entries = entries  # the removed keys have no entry: only the table keeps them
-            track.keys = track.keys[:base]
+        track.keys = track.keys[:base]  # the removed keys have no entry: only the table keeps them
         return lf.encode_changes(indexes, writers, kinds, floats, texts)
 
     def _write_events(self, match: Any, step: int) -> None:
@@ -567,6 +539,68 @@ class McapRecorder:
 
 
 _UNSET = object()
+
+
+def _collect_changes(entries: list[Any], seqs: list[int], raws: list[object], adapter: list[int],
+                     role_index: int) -> tuple[array, array, bytearray, array, list[str], bool]:
+    """The root entries written since `seqs` whose value is new, as encode_changes' arrays, and
+    whether the entry at `role_index` is one; `seqs` and `raws` are brought up to date in place.
+    Sequence numbers are compared in C (map, compress); floats go to an f32 array."""
+    indexes, writers, kinds, floats = array("H"), array("h"), bytearray(), array("f")
+    texts: list[str] = []
+    role = False
+    now = list(map(_SEQ, entries))
+    if now == seqs:
+        return indexes, writers, kinds, floats, texts, role
+    changed = list(compress(range(len(entries)), map(ne, now, seqs)))
+    seqs[:] = now
+    for i in changed:
+        entry = entries[i]
+        value = entry.value
+        cls = value.__class__
+        before = raws[i]
+        if before.__class__ is cls and before == value:
+            continue
+        raws[i] = value
+        if i == role_index:
+            role = True
+        indexes.append(i)
+        writers.append(entry.writer if entry.writer_seq == now[i] else adapter[i])
+        if cls is float:
+            kinds.append(lf.KIND_FLOAT)
+            floats.append(value)
+        elif cls is _POSE:
+            kinds.append(lf.KIND_POSE)
+            floats.extend((value.x_m, value.y_m, value.theta_rad))
+        elif cls is bool:
+            kinds.append(lf.KIND_TRUE if value else lf.KIND_FALSE)
+        elif cls is tuple and 0 < len(value) < 256 and _all_floats(value):
+            kinds.append(lf.KIND_FLOATS)
+            kinds.append(len(value))
+            floats.extend(value)
+        elif cls is tuple and 0 < len(value) < 256 and _all_points(value):
+            kinds.append(lf.KIND_POINTS)  # obstacles and the like: (x, y) pairs
+            kinds.append(len(value))
+            for point in value:
+                floats.extend(point)
+        else:
+            kinds.append(lf.KIND_JSON)
+            texts.append(_json_text(value))
+    return indexes, writers, kinds, floats, texts, role
+
+
+def py_bb_changes(entries: list[Any], seqs: list[int], raws: list[object], adapter: list[int],
+                  role_index: int) -> tuple[bytes, bool]:
+    """A tick's blackboard section (logformat.encode_changes; b"" when no value is new) and
+    whether the entry at `role_index` changed: the pure-Python twin of soccerbt.native's
+    ``bb_changes``. `seqs` and `raws` are brought up to date in place."""
+    indexes, writers, kinds, floats, texts, role = _collect_changes(entries, seqs, raws, adapter, role_index)
+    return lf.encode_changes(indexes, writers, kinds, floats, texts), role
+
+
+def py_uids_u16(nodes: list[Any]) -> bytes:
+    """The nodes' uids as u16 bytes: the pure-Python twin of soccerbt.native's ``uids_u16``."""
+    return array("H", map(_UID, nodes)).tobytes()
 _NO_TICK: tuple[bytes, bytes, int, list[int], dict[int, str]] = (b"", b"", 0, [], {})
 
 
@@ -692,6 +726,19 @@ def _pose_class() -> type:
 
 
 _POSE = _pose_class()
+
+
+def _native_or_python() -> tuple[Any, Any]:
+    """(bb_changes, uids_u16): soccerbt.native's compiled ones when built, else the twins here."""
+    from soccerbt.native import recording
+
+    if recording is None:
+        return py_bb_changes, py_uids_u16
+    recording.setup(_POSE, _json_text)
+    return recording.bb_changes, recording.uids_u16
+
+
+_bb_changes, _uids_u16 = _native_or_python()
 
 
 def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None, tap: Any = None) -> Any:

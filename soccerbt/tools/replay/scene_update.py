@@ -158,11 +158,125 @@ def _static_text(field: Any) -> tuple[str, ...]:
 
 def scene_json(match: Any) -> bytes:
     """``scene_update(match)`` as the log's JSON bytes (the same bytes as ``logformat.json_bytes``
-    of it), with the field's and the goals' entities encoded once a field (``_static_text``)."""
+    of it, tested step by step), written as text: the field's and the goals' entities encoded once
+    a field (``_static_text``), the moving ones from f-strings (``_moving_text``); the recorder
+    writes one at every ``SCENE_PERIOD_STEPS``, and the dictionaries cost more than the match."""
     stamp_text = json_text(_stamp(match.world.t_s))
     static = stamp_text.join(_static_text(match.field))
-    moving = json_text(scene_update(match, with_static=False)["entities"])[1:-1]
-    return f'{{"deletions":[],"entities":[{static},{moving}]}}'.encode("utf-8")
+    return f'{{"deletions":[],"entities":[{static},{_moving_text(match, stamp_text)}]}}'.encode("utf-8")
+
+
+def _f(value: float) -> str:
+    """A number as json_text writes ``_r(value)``."""
+    return repr(round(float(value), 3))
+
+
+@lru_cache(maxsize=256)
+def _const(value: float) -> str:
+    """``_f`` of a value that repeats (heights, sizes): formatted once."""
+    return _f(value)
+
+
+def _turn_text(yaw_rad: float) -> str:
+    """The orientation of a pose turned by `yaw_rad` about z."""
+    half = yaw_rad / 2
+    return (f'"orientation":{{"x":0.0,"y":0.0,"z":{round(math.sin(half), 3)!r},'
+            f'"w":{round(math.cos(half), 3)!r}}}}}')
+
+
+def _pose_text(x_m: float, y_m: float, z_m: float, yaw_rad: float = 0.0, turn: str = "") -> str:
+    """``_pose``'s JSON text; `turn`: its orientation's text already made (``_turn_text``)."""
+    return (f'{{"position":{{"x":{round(float(x_m), 3)!r},"y":{round(float(y_m), 3)!r},"z":{_const(z_m)}}},'
+            f'{turn or _turn_text(yaw_rad)}')
+
+
+_KINDS = ("arrows", "cubes", "spheres", "cylinders", "lines", "triangles", "texts", "models")
+
+
+@lru_cache(maxsize=64)
+def _entity_head(stamp_text: str, entity_id: str) -> str:
+    return (f'{{"timestamp":{stamp_text},"frame_id":"field","id":{json_text(entity_id)},'
+            f'"lifetime":{{"sec":0,"nsec":0}},"frame_locked":false,"metadata":')
+
+
+def _entity_text(stamp_text: str, entity_id: str, metadata: str = "[]", **primitives: str) -> str:
+    """``_entity``'s JSON text; `metadata` and each primitive list given as JSON text."""
+    rest = ",".join([f'"{kind}":{primitives.get(kind, "[]")}' for kind in _KINDS])
+    return f"{_entity_head(stamp_text, entity_id)}{metadata},{rest}}}"
+
+
+@lru_cache(maxsize=32)
+def _color_text(rgb: tuple[float, float, float], alpha: float = 1.0) -> str:
+    return json_text(_color(rgb, alpha))
+
+
+@lru_cache(maxsize=16)
+def _body_parts(height_m: float, color: str) -> tuple[str, str]:
+    """The constant tails of ``_robot_body``'s cylinder and arrow of a height and colour."""
+    size = f'{{"x":{_f(2 * _ROBOT_RADIUS_M)},"y":{_f(2 * _ROBOT_RADIUS_M)},"z":{_f(height_m)}}}'
+    return (f',"size":{size},"bottom_scale":1.0,"top_scale":1.0,"color":{color}}}',
+            f',"shaft_length":{_f(0.7 * 0.5)},"shaft_diameter":0.05,"head_length":{_f(0.3 * 0.5)},'
+            f'"head_diameter":0.12,"color":{color}}}')
+
+
+def _body_texts(x_m: float, y_m: float, theta_rad: float, height_m: float, color: str) -> tuple[str, str]:
+    """``_robot_body``'s cylinder and arrow as JSON text."""
+    turn = _turn_text(theta_rad)
+    body_tail, arrow_tail = _body_parts(height_m, color)
+    return (f'{{"pose":{_pose_text(x_m, y_m, height_m / 2, turn=turn)}{body_tail}',
+            f'{{"pose":{_pose_text(x_m, y_m, height_m + 0.05, turn=turn)}{arrow_tail}')
+
+
+def _label_text(pose: str, text: str, size_m: float = 0.4) -> str:
+    return (f'{{"pose":{pose},"billboard":true,"font_size":{size_m!r},"scale_invariant":false,'
+            f'"color":{_WHITE_TEXT},"text":{json_text(text)}}}')
+
+
+def _sphere_text(x_m: float, y_m: float, diameter_m: float, color: str) -> str:
+    d = _const(diameter_m)
+    return f'{{"pose":{_pose_text(x_m, y_m, diameter_m / 2, turn=_UNTURNED)},"size":{{"x":{d},"y":{d},"z":{d}}},"color":{color}}}'
+
+
+def _moving_text(match: Any, stamp_text: str) -> str:
+    """The robots' entities and the ball's (``scene_update`` without the static ones) as the
+    JSON text of their list's items."""
+    world = match.world
+    agents = getattr(match, "agents", {})
+    attacks_positive_x = getattr(match.referee, "attacks_positive_x", None)
+    ball_diameter = match.field.ball_diameter_m
+    out = []
+    for rid in sorted(world.robots):
+        truth = world.robots[rid]
+        rgb = _TEAM_RGB.get(rid.team.name, (0.5, 0.5, 0.5))
+        height = _FALLEN_HEIGHT_M if truth.fallen else _ROBOT_HEIGHT_M
+        body, arrow = _body_texts(truth.x_m, truth.y_m, truth.theta_rad, height, _color_text(rgb))
+        name = str(rid)
+        metadata = f'[{{"key":"fallen","value":"{"true" if truth.fallen else "false"}"}}'
+        estimate_text = ball_text = ""
+        if agents.get(rid) is not None and attacks_positive_x is not None:
+            estimate, ball = _beliefs(agents[rid], attacks_positive_x(rid.team))
+            body_e, arrow_e = _body_texts(estimate.x_m, estimate.y_m, estimate.theta_rad, _ROBOT_HEIGHT_M,
+                                          _color_text(rgb, 0.3))
+            estimate_text = _entity_text(stamp_text, f"{name}/estimate", cylinders=f"[{body_e}]",
+                                         arrows=f"[{arrow_e}]")
+            error_m = math.hypot(estimate.x_m - truth.x_m, estimate.y_m - truth.y_m)
+            metadata += f',{{"key":"estimate_error_m","value":{json_text(f"{error_m:.2f}")}}}'
+            if ball is not None:
+                sphere = _sphere_text(ball[0], ball[1], ball_diameter, _color_text(rgb, 0.6))
+                label = _label_text(_pose_text(ball[0], ball[1], ball_diameter + 0.15, turn=_UNTURNED), name, 0.2)
+                ball_text = _entity_text(stamp_text, f"{name}/ball_belief", spheres=f"[{sphere}]",
+                                         texts=f"[{label}]")
+        out.append(_entity_text(stamp_text, name, metadata + "]", cylinders=f"[{body}]", arrows=f"[{arrow}]",
+                                texts=f"[{_label_text(_pose_text(truth.x_m, truth.y_m, height + 0.3, turn=_UNTURNED), name)}]"))
+        out.append(estimate_text or _entity_text(stamp_text, f"{name}/estimate"))
+        out.append(ball_text or _entity_text(stamp_text, f"{name}/ball_belief"))
+    ball = world.ball
+    out.append(_entity_text(stamp_text, "ball", spheres=f"[{_sphere_text(ball.x_m, ball.y_m, ball_diameter, _color_text(_BALL_RGB))}]"))
+    return ",".join(out)
+
+
+_WHITE_TEXT = json_text(_WHITE)
+_UNTURNED = _turn_text(0.0)
 
 
 def scene_update(match: Any, with_static: bool = True) -> dict[str, Any]:

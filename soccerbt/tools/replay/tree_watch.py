@@ -16,7 +16,10 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-__all__ = ["TreeWatch"]
+from soccerbt.native import recording as _native
+from soccerbt.tools.replay.logformat import reason_text
+
+__all__ = ["TreeWatch", "py_split_status_log"]
 
 Taken = tuple[bytes, bytes, int, list[int], dict[int, str]]
 _NOTHING: Taken = (b"", b"", 0, [], {})
@@ -66,7 +69,8 @@ class TreeWatch:
 
     def take(self, seen: int) -> tuple[Taken, int]:
         """(the transitions since the recorder's generation `seen` — u16 uids, the previous
-        codes then the new codes, their count — the skipped uids and the reasons given; the
+        codes then the new codes, their count — the skipped uids and the reasons given, as
+        ``logformat.reason_text`` makes them; the
         generation it has now). Read from the engine once, the same for every recorder."""
         log = self.log
         if not log and not self.skipped and not self.reasons:
@@ -74,18 +78,29 @@ class TreeWatch:
                 return self._taken, self.generation  # another recorder took this tick's
             return _NOTHING, self.generation
         if log:
-            # the log is flat integers (uid, previous code, new code, uid, ...): C-level slices
-            uids = array("H", log[0::3]).tobytes()
-            codes = bytes(log[1::3]) + bytes(log[2::3])
-            n = len(log) // 3
-            log.clear()
+            uids, codes, n = _split_status_log(log)
         else:
             uids = codes = b""
             n = 0
         skipped = self.skipped[:] if self.skipped else []
         self.skipped.clear()
-        reasons = dict(self.reasons) if self.reasons else {}
+        # one line each, once for every recorder (logformat.reason_text)
+        reasons = {uid: reason_text(text) for uid, text in self.reasons.items()} if self.reasons else {}
         self.reasons.clear()
         self._taken = (uids, codes, n, skipped, reasons)
         self.generation += 1
         return self._taken, self.generation
+
+
+def py_split_status_log(log: list[int]) -> tuple[bytes, bytes, int]:
+    """(u16 uids, the previous codes then the new codes as u8, the count) of a status log's flat
+    (uid, previous, new) integers, emptying it: the pure-Python twin of soccerbt.native's
+    ``split_status_log`` (C-level slices)."""
+    uids = array("H", log[0::3]).tobytes()
+    codes = bytes(log[1::3]) + bytes(log[2::3])
+    n = len(log) // 3
+    log.clear()
+    return uids, codes, n
+
+
+_split_status_log = _native.split_status_log if _native is not None else py_split_status_log

@@ -1,0 +1,31 @@
+"""Compiled hot paths, optional: ``recording`` is the C module ``soccerbt.native._recording``
+when it was built at install (setuptools builds it when a C compiler is there), else None.
+
+Every function of it has a pure-Python twin beside its user, used when ``recording`` is None:
+the status descriptor in ``soccerbt.nodes.observe``, the blackboard diff and the uid bytes in
+``soccerbt.tools.replay.mcap_recorder``. Both give the same results (tests run both on the same
+inputs, and a match recorded either way gives the same bytes). ``SOCCERBT_NATIVE=0`` in the
+environment leaves the compiled module out (the fallback, as on a machine without a compiler).
+
+Knows nothing of soccer; imports nothing of soccerbt.
+"""
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+__all__ = ["recording", "load_recording"]
+
+
+def load_recording() -> ModuleType | None:
+    """The compiled recording module, or None (not built, or SOCCERBT_NATIVE=0)."""
+    if os.environ.get("SOCCERBT_NATIVE", "1").strip() == "0":
+        return None
+    try:
+        from soccerbt.native import _recording
+    except ImportError:
+        return None
+    return _recording
+
+
+recording = load_recording()

@@ -1,0 +1,442 @@
+/* soccerbt.native._recording: the replay recorder's per-tick hot paths, compiled.
+ *
+ * Each function here does exactly what its pure-Python twin in soccerbt/native/__init__.py
+ * does (the fallback when this module was not built); tests run both on the same inputs and
+ * compare, and a match recorded either way gives the same bytes.
+ *
+ *   StatusSlot          the set-only descriptor for a watched node's `_bt_status`
+ *                       (soccerbt.nodes.observe): compare, store, append the change to
+ *                       env.status_log, call env.status_observer.
+ *   setup(pose_cls, json_text)
+ *                       the Pose2D class and the JSON rendering of "other" values, once.
+ *   bb_changes(entries, seqs, raws, adapter, role_index)
+ *                       the blackboard section of a tick (logformat.encode_changes), updating
+ *                       `seqs` and `raws` in place; (bytes, role written).
+ *   uids_u16(nodes)     the u16 uids of a list of nodes, as array("H", ...).tobytes().
+ *   split_status_log(log)
+ *                       a status log's flat (uid, previous, new) integers as (u16 uids, the
+ *                       previous codes then the new codes as u8, the count); empties the list.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+#include <stdint.h>
+
+static PyObject *s_bt_status, *s_env, *s_status_log, *s_status_observer, *s_uid, *s_code;
+static PyObject *s_sequence_id, *s_value, *s_writer, *s_writer_seq, *s_x_m, *s_y_m, *s_theta_rad;
+static PyObject *g_pose_cls = NULL, *g_json_text = NULL;
+
+enum { KIND_FLOAT = 1, KIND_FLOATS = 2, KIND_POSE = 3, KIND_FALSE = 4, KIND_TRUE = 5, KIND_JSON = 6,
+       KIND_POINTS = 8 };
+
+/* ---------------------------------------------------------------- a growable byte buffer */
+
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+} Buf;
+
+static int buf_reserve(Buf *b, Py_ssize_t more) {
+    if (b->len + more <= b->cap) return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + more) cap *= 2;
+    char *p = PyMem_Realloc(b->data, cap);
+    if (p == NULL) { PyErr_NoMemory(); return -1; }
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_put(Buf *b, const void *src, Py_ssize_t n) {
+    if (buf_reserve(b, n) < 0) return -1;
+    memcpy(b->data + b->len, src, n);
+    b->len += n;
+    return 0;
+}
+
+static int buf_u8(Buf *b, unsigned char v) { return buf_put(b, &v, 1); }
+
+static int buf_f32(Buf *b, double v) {
+    float f = (float)v;
+    return buf_put(b, &f, 4);
+}
+
+static void buf_free(Buf *b) { PyMem_Free(b->data); b->data = NULL; b->len = b->cap = 0; }
+
+/* ---------------------------------------------------------------- StatusSlot */
+
+typedef struct {
+    PyObject_HEAD
+} StatusSlot;
+
+static int append_change(PyObject *log, PyObject *node, PyObject *previous, PyObject *status) {
+    PyObject *uid = PyObject_GetAttr(node, s_uid);
+    if (uid == NULL) return -1;
+    PyObject *pc = PyObject_GetAttr(previous, s_code);
+    if (pc == NULL) { Py_DECREF(uid); return -1; }
+    PyObject *nc = PyObject_GetAttr(status, s_code);
+    if (nc == NULL) { Py_DECREF(uid); Py_DECREF(pc); return -1; }
+    int rc = 0;
+    if (PyList_CheckExact(log)) {
+        rc = (PyList_Append(log, uid) < 0 || PyList_Append(log, pc) < 0 || PyList_Append(log, nc) < 0) ? -1 : 0;
+    } else {  /* `log += (uid, previous, new)` as the Python twin writes it */
+        PyObject *t = PyTuple_Pack(3, uid, pc, nc);
+        if (t == NULL) rc = -1;
+        else {
+            PyObject *r = PyNumber_InPlaceAdd(log, t);
+            Py_DECREF(t);
+            if (r == NULL) rc = -1; else Py_DECREF(r);
+        }
+    }
+    Py_DECREF(uid); Py_DECREF(pc); Py_DECREF(nc);
+    return rc;
+}
+
+static int StatusSlot_set(PyObject *self, PyObject *node, PyObject *status) {
+    if (status == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "__delete__");
+        return -1;
+    }
+    PyObject *dict = PyObject_GenericGetDict(node, NULL);
+    if (dict == NULL) return -1;
+    PyObject *previous = PyDict_GetItemWithError(dict, s_bt_status);  /* borrowed */
+    if (previous == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, s_bt_status);
+        Py_DECREF(dict);
+        return -1;
+    }
+    if (previous == status) { Py_DECREF(dict); return 0; }
+    Py_INCREF(previous);
+    int rc = PyDict_SetItem(dict, s_bt_status, status);
+    Py_DECREF(dict);
+    PyObject *env = NULL, *log = NULL, *observer = NULL;
+    if (rc < 0) goto done;
+    rc = -1;
+    env = PyObject_GetAttr(node, s_env);
+    if (env == NULL) goto done;
+    log = PyObject_GetAttr(env, s_status_log);
+    if (log == NULL) goto done;
+    if (log != Py_None && append_change(log, node, previous, status) < 0) goto done;
+    observer = PyObject_GetAttr(env, s_status_observer);
+    if (observer == NULL) goto done;
+    if (observer != Py_None) {
+        PyObject *r = PyObject_CallFunctionObjArgs(observer, node, previous, status, NULL);
+        if (r == NULL) goto done;
+        Py_DECREF(r);
+    }
+    rc = 0;
+done:
+    Py_XDECREF(observer); Py_XDECREF(log); Py_XDECREF(env);
+    Py_DECREF(previous);
+    return rc;
+}
+
+static PyTypeObject StatusSlotType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "soccerbt.native._recording.StatusSlot",
+    .tp_basicsize = sizeof(StatusSlot),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A set-only data descriptor for a watched node's _bt_status (see soccerbt.nodes.observe).",
+    .tp_descr_set = StatusSlot_set,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ---------------------------------------------------------------- setup */
+
+static PyObject *setup(PyObject *mod, PyObject *args) {
+    PyObject *pose, *json_text;
+    if (!PyArg_ParseTuple(args, "OO:setup", &pose, &json_text)) return NULL;
+    Py_INCREF(pose); Py_INCREF(json_text);
+    Py_XSETREF(g_pose_cls, pose);
+    Py_XSETREF(g_json_text, json_text);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------- bb_changes */
+
+/* 1: every item an exact float; 0: not; the tuple is non-empty */
+static int all_floats(PyObject *t) {
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyFloat_CheckExact(PyTuple_GET_ITEM(t, i))) return 0;
+    return 1;
+}
+
+static int all_points(PyObject *t) {
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = PyTuple_GET_ITEM(t, i);
+        if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != 2 || !all_floats(p)) return 0;
+    }
+    return 1;
+}
+
+static int float_attr(PyObject *obj, PyObject *name, double *out) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    *out = PyFloat_AsDouble(v);
+    Py_DECREF(v);
+    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static PyObject *bb_changes(PyObject *mod, PyObject *args) {
+    PyObject *entries, *seqs, *raws, *adapter;
+    Py_ssize_t role_index;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!n:bb_changes", &PyList_Type, &entries, &PyList_Type, &seqs,
+                          &PyList_Type, &raws, &PyList_Type, &adapter, &role_index))
+        return NULL;
+    if (g_pose_cls == NULL || g_json_text == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "bb_changes: setup() not called");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(entries);
+    if (PyList_GET_SIZE(seqs) != n || PyList_GET_SIZE(raws) != n || PyList_GET_SIZE(adapter) != n) {
+        PyErr_SetString(PyExc_ValueError, "bb_changes: entries, seqs, raws and adapter differ in length");
+        return NULL;
+    }
+    Buf idx = {0}, wri = {0}, kinds = {0}, floats = {0};
+    PyObject *texts = NULL, *result = NULL;
+    int role_changed = 0;
+    Py_ssize_t n_changes = 0;
+    /* the sequence numbers first: the usual tick changes a few of the entries */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = PyList_GET_ITEM(entries, i);
+        PyObject *seq = PyObject_GetAttr(entry, s_sequence_id);
+        if (seq == NULL) goto fail;
+        PyObject *old = PyList_GET_ITEM(seqs, i);
+        int same = PyObject_RichCompareBool(seq, old, Py_EQ);
+        if (same < 0) { Py_DECREF(seq); goto fail; }
+        if (same) { Py_DECREF(seq); continue; }
+        PyList_SetItem(seqs, i, seq);  /* steals seq */
+        PyObject *value = PyObject_GetAttr(entry, s_value);
+        if (value == NULL) goto fail;
+        PyObject *before = PyList_GET_ITEM(raws, i);
+        if (Py_TYPE(before) == Py_TYPE(value)) {
+            PyObject *eq = PyObject_RichCompare(before, value, Py_EQ);  /* no identity shortcut: NaN != NaN */
+            if (eq == NULL) { Py_DECREF(value); goto fail; }
+            int truth = PyObject_IsTrue(eq);
+            Py_DECREF(eq);
+            if (truth < 0) { Py_DECREF(value); goto fail; }
+            if (truth) { Py_DECREF(value); continue; }
+        }
+        Py_INCREF(value);
+        PyList_SetItem(raws, i, value);  /* steals one reference; `value` keeps ours */
+        if (i == role_index) role_changed = 1;
+        /* the writer: the stamped node when its stamp is of this write, else the key's adapter */
+        PyObject *wseq = PyObject_GetAttr(entry, s_writer_seq);
+        if (wseq == NULL) { Py_DECREF(value); goto fail; }
+        PyObject *cur = PyList_GET_ITEM(seqs, i);
+        int stamped = PyObject_RichCompareBool(wseq, cur, Py_EQ);
+        Py_DECREF(wseq);
+        if (stamped < 0) { Py_DECREF(value); goto fail; }
+        PyObject *writer = stamped ? PyObject_GetAttr(entry, s_writer) : (Py_INCREF(PyList_GET_ITEM(adapter, i)), PyList_GET_ITEM(adapter, i));
+        if (writer == NULL) { Py_DECREF(value); goto fail; }
+        long w = PyLong_AsLong(writer);
+        Py_DECREF(writer);
+        if (w == -1 && PyErr_Occurred()) { Py_DECREF(value); goto fail; }
+        if (w < -32768 || w > 32767) {
+            Py_DECREF(value);
+            PyErr_SetString(PyExc_OverflowError, "signed short integer is greater than maximum");
+            goto fail;
+        }
+        if (i > 65535) {
+            Py_DECREF(value);
+            PyErr_SetString(PyExc_OverflowError, "unsigned short is greater than maximum");
+            goto fail;
+        }
+        uint16_t iv = (uint16_t)i;
+        int16_t wv = (int16_t)w;
+        if (buf_put(&idx, &iv, 2) < 0 || buf_put(&wri, &wv, 2) < 0) { Py_DECREF(value); goto fail; }
+        n_changes++;
+        PyTypeObject *cls = Py_TYPE(value);
+        int rc = 0;
+        if (cls == &PyFloat_Type) {
+            rc = (buf_u8(&kinds, KIND_FLOAT) < 0 || buf_f32(&floats, PyFloat_AS_DOUBLE(value)) < 0) ? -1 : 0;
+        } else if ((PyObject *)cls == g_pose_cls) {
+            double x, y, th;
+            rc = (float_attr(value, s_x_m, &x) < 0 || float_attr(value, s_y_m, &y) < 0 ||
+                  float_attr(value, s_theta_rad, &th) < 0 || buf_u8(&kinds, KIND_POSE) < 0 ||
+                  buf_f32(&floats, x) < 0 || buf_f32(&floats, y) < 0 || buf_f32(&floats, th) < 0) ? -1 : 0;
+        } else if (cls == &PyBool_Type) {
+            rc = buf_u8(&kinds, value == Py_True ? KIND_TRUE : KIND_FALSE);
+        } else if (cls == &PyTuple_Type && PyTuple_GET_SIZE(value) > 0 && PyTuple_GET_SIZE(value) < 256
+                   && all_floats(value)) {
+            Py_ssize_t m = PyTuple_GET_SIZE(value);
+            rc = (buf_u8(&kinds, KIND_FLOATS) < 0 || buf_u8(&kinds, (unsigned char)m) < 0) ? -1 : 0;
+            for (Py_ssize_t k = 0; rc == 0 && k < m; k++)
+                rc = buf_f32(&floats, PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(value, k)));
+        } else if (cls == &PyTuple_Type && PyTuple_GET_SIZE(value) > 0 && PyTuple_GET_SIZE(value) < 256
+                   && all_points(value)) {
+            Py_ssize_t m = PyTuple_GET_SIZE(value);
+            rc = (buf_u8(&kinds, KIND_POINTS) < 0 || buf_u8(&kinds, (unsigned char)m) < 0) ? -1 : 0;
+            for (Py_ssize_t k = 0; rc == 0 && k < m; k++) {
+                PyObject *p = PyTuple_GET_ITEM(value, k);
+                rc = (buf_f32(&floats, PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(p, 0))) < 0 ||
+                      buf_f32(&floats, PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(p, 1))) < 0) ? -1 : 0;
+            }
+        } else {
+            rc = buf_u8(&kinds, KIND_JSON);
+            if (rc == 0 && texts == NULL && (texts = PyList_New(0)) == NULL) rc = -1;
+            if (rc == 0) {
+                PyObject *text = PyObject_CallOneArg(g_json_text, value);
+                if (text == NULL) rc = -1;
+                else { rc = PyList_Append(texts, text); Py_DECREF(text); }
+            }
+        }
+        Py_DECREF(value);
+        if (rc < 0) goto fail;
+    }
+    if (n_changes == 0) {
+        result = PyBytes_FromStringAndSize("", 0);
+    } else {
+        PyObject *text = NULL;
+        const char *tdata = "";
+        Py_ssize_t tlen = 0;
+        if (texts != NULL) {
+            PyObject *sep = PyUnicode_FromString("\n");
+            if (sep == NULL) goto fail;
+            PyObject *joined = PyUnicode_Join(sep, texts);
+            Py_DECREF(sep);
+            if (joined == NULL) goto fail;
+            text = PyUnicode_AsUTF8String(joined);
+            Py_DECREF(joined);
+            if (text == NULL) goto fail;
+            tdata = PyBytes_AS_STRING(text);
+            tlen = PyBytes_GET_SIZE(text);
+        }
+        Py_ssize_t n_floats = floats.len / 4;
+        if (n_changes > 65535 || kinds.len > 65535 || n_floats > 0xFFFFFFFFLL || tlen > 0xFFFFFFFFLL) {
+            Py_XDECREF(text);
+            PyErr_SetString(PyExc_OverflowError, "bb_changes: a tick's blackboard section is too large");
+            goto fail;
+        }
+        Py_ssize_t size = 12 + idx.len + wri.len + kinds.len + floats.len + tlen;
+        result = PyBytes_FromStringAndSize(NULL, size);
+        if (result == NULL) { Py_XDECREF(text); goto fail; }
+        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(result);
+        uint16_t h16 = (uint16_t)n_changes, k16 = (uint16_t)kinds.len;
+        uint32_t f32n = (uint32_t)n_floats, t32 = (uint32_t)tlen;
+        memcpy(o, &h16, 2); memcpy(o + 2, &f32n, 4); memcpy(o + 6, &k16, 2); memcpy(o + 8, &t32, 4);
+        o += 12;
+        memcpy(o, idx.data, idx.len); o += idx.len;
+        memcpy(o, wri.data, wri.len); o += wri.len;
+        memcpy(o, kinds.data, kinds.len); o += kinds.len;
+        memcpy(o, floats.data, floats.len); o += floats.len;
+        memcpy(o, tdata, tlen);
+        Py_XDECREF(text);
+    }
+    buf_free(&idx); buf_free(&wri); buf_free(&kinds); buf_free(&floats);
+    Py_XDECREF(texts);
+    PyObject *out = Py_BuildValue("(NO)", result, role_changed ? Py_True : Py_False);
+    return out;
+fail:
+    buf_free(&idx); buf_free(&wri); buf_free(&kinds); buf_free(&floats);
+    Py_XDECREF(texts);
+    Py_XDECREF(result);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- uids_u16 */
+
+static PyObject *uids_u16(PyObject *mod, PyObject *nodes) {
+    if (!PyList_Check(nodes)) {
+        PyErr_SetString(PyExc_TypeError, "uids_u16: a list of nodes");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(nodes);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 2 * n);
+    if (out == NULL) return NULL;
+    uint16_t *p = (uint16_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *uid = PyObject_GetAttr(PyList_GET_ITEM(nodes, i), s_uid);
+        if (uid == NULL) { Py_DECREF(out); return NULL; }
+        long v = PyLong_AsLong(uid);
+        Py_DECREF(uid);
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
+        if (v < 0 || v > 65535) {
+            Py_DECREF(out);
+            PyErr_SetString(PyExc_OverflowError, v < 0 ? "unsigned short is less than minimum"
+                                                       : "unsigned short is greater than maximum");
+            return NULL;
+        }
+        p[i] = (uint16_t)v;
+    }
+    return out;
+}
+
+/* ---------------------------------------------------------------- split_status_log */
+
+static PyObject *split_status_log(PyObject *mod, PyObject *log) {
+    if (!PyList_Check(log)) {
+        PyErr_SetString(PyExc_TypeError, "split_status_log: a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(log) / 3;
+    PyObject *uids = PyBytes_FromStringAndSize(NULL, 2 * n);
+    PyObject *codes = PyBytes_FromStringAndSize(NULL, 2 * n);
+    if (uids == NULL || codes == NULL) { Py_XDECREF(uids); Py_XDECREF(codes); return NULL; }
+    uint16_t *u = (uint16_t *)PyBytes_AS_STRING(uids);
+    unsigned char *c = (unsigned char *)PyBytes_AS_STRING(codes);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v[3];
+        for (int k = 0; k < 3; k++) {
+            v[k] = PyLong_AsLong(PyList_GET_ITEM(log, 3 * i + k));
+            if (v[k] == -1 && PyErr_Occurred()) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
+        }
+        if (v[0] < 0 || v[0] > 65535 || v[1] < 0 || v[1] > 255 || v[2] < 0 || v[2] > 255) {
+            Py_DECREF(uids); Py_DECREF(codes);
+            PyErr_SetString(PyExc_ValueError, "split_status_log: a uid or a status code out of range");
+            return NULL;
+        }
+        u[i] = (uint16_t)v[0];
+        c[i] = (unsigned char)v[1];
+        c[n + i] = (unsigned char)v[2];
+    }
+    if (PyList_SetSlice(log, 0, PyList_GET_SIZE(log), NULL) < 0) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
+    return Py_BuildValue("(NNn)", uids, codes, n);
+}
+
+/* ---------------------------------------------------------------- module */
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_VARARGS, "setup(pose_cls, json_text): the Pose2D class and the JSON rendering of other values."},
+    {"bb_changes", bb_changes, METH_VARARGS,
+     "bb_changes(entries, seqs, raws, adapter, role_index) -> (bytes, role written): a tick's blackboard section."},
+    {"uids_u16", uids_u16, METH_O, "uids_u16(nodes) -> bytes: the nodes' uids as u16."},
+    {"split_status_log", split_status_log, METH_O,
+     "split_status_log(log) -> (uids, codes, n): a status log as bytes; the list is emptied."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "soccerbt.native._recording",
+    "The replay recorder's per-tick hot paths, compiled (see soccerbt.native).", -1, methods,
+};
+
+#define INTERN(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
+
+PyMODINIT_FUNC PyInit__recording(void) {
+    INTERN(s_bt_status, "_bt_status");
+    INTERN(s_env, "env");
+    INTERN(s_status_log, "status_log");
+    INTERN(s_status_observer, "status_observer");
+    INTERN(s_uid, "uid");
+    INTERN(s_code, "_code");
+    INTERN(s_sequence_id, "sequence_id");
+    INTERN(s_value, "value");
+    INTERN(s_writer, "writer");
+    INTERN(s_writer_seq, "writer_seq");
+    INTERN(s_x_m, "x_m");
+    INTERN(s_y_m, "y_m");
+    INTERN(s_theta_rad, "theta_rad");
+    if (PyType_Ready(&StatusSlotType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&StatusSlotType);
+    if (PyModule_AddObject(m, "StatusSlot", (PyObject *)&StatusSlotType) < 0) {
+        Py_DECREF(&StatusSlotType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
