@@ -2,8 +2,10 @@
 
 Prints, in one run (medians; CPU seconds of this process, the fair measure on a shared machine):
   - recording overhead: the same seeded 3 v 3 match stepped without and with the MCAP recorder,
-    alternated --repeats times (goal: at most +10% CPU), and the engine's status stream alone
-    (every tree watched through Tree.start_status_log, nothing written);
+    alternated --repeats times (goal: at most +10% CPU), with the compiled hot paths
+    (soccerbt.native) and with their pure-Python twins (SOCCERBT_NATIVE=0, in a child process),
+    and the engine's status stream alone (every tree watched through Tree.start_status_log,
+    nothing written);
   - log size per robot-minute (goal: at most 0.5 MB);
   - opening a whole match log (goal: under 2 s for a 20-minute 3 v 3 match: --seconds 1200);
   - seeking to a random step and rebuilding one robot's tree and blackboard there (goal: 50 ms);
@@ -132,19 +134,35 @@ def live_costs(seconds: float, repeats: int) -> None:
           f"client (over the match alone); recording and streaming +{(statistics.median(runs['record+live']) / base - 1) * 100:.1f}%")
 
 
+def _child_cpu_s(mode: str, seconds: float, native: bool) -> float:
+    """_match_cpu_s in a child process, with or without the compiled hot paths (chosen at import)."""
+    import subprocess
+
+    env = dict(os.environ, SOCCERBT_NATIVE="1" if native else "0")
+    out = subprocess.run([sys.executable, __file__, "--one", mode, "--overhead-seconds", str(seconds)],
+                         env=env, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1])
+
+
 def overhead(seconds: float, repeats: int) -> None:
-    runs: dict[str, list[float]] = {"plain": [], "stream": [], "record": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(repeats):
-            for mode in runs:
-                runs[mode].append(_match_cpu_s(mode, seconds, 1, Path(tmp) / "o.mcap"))
-    base = statistics.median(runs["plain"])
-    print(f"recording overhead, 3 v 3, {seconds:g} s simulated, median of {repeats} (CPU s):")
+    """Every mode in a child process of its own (the same start for each: imports, caches)."""
+    from soccerbt.native import recording
+
+    modes = {"plain": ("plain", True), "stream": ("stream", True), "record": ("record", True),
+             "plain-python": ("plain", False), "record-python": ("record", False)}
+    runs: dict[str, list[float]] = {mode: [] for mode in modes}
+    for _ in range(repeats):
+        for mode, (what, native) in modes.items():
+            runs[mode].append(_child_cpu_s(what, seconds, native))
+    med = {mode: statistics.median(values) for mode, values in runs.items()}
+    base = med["plain"]
+    print(f"recording overhead, 3 v 3, {seconds:g} s simulated, median of {repeats} (CPU s; "
+          f"soccerbt.native {'built' if recording is not None else 'NOT built: both rows are Python'}):")
     for mode, values in runs.items():
-        med = statistics.median(values)
-        print(f"  {mode:7s} {med:7.2f} s  x{med / base:5.3f}  ({', '.join(f'{v:.2f}' for v in values)})")
-    print(f"  status stream alone +{(statistics.median(runs['stream']) / base - 1) * 100:.0f}%, "
-          f"whole recorder +{(statistics.median(runs['record']) / base - 1) * 100:.0f}% (goal +10%)")
+        print(f"  {mode:13s} {med[mode]:7.2f} s  x{med[mode] / base:5.3f}  ({', '.join(f'{v:.2f}' for v in values)})")
+    print(f"  status stream alone +{(med['stream'] / base - 1) * 100:.0f}%; whole recorder: compiled "
+          f"+{(med['record'] / base - 1) * 100:.0f}%, pure Python +{(med['record-python'] / med['plain-python'] - 1) * 100:.0f}% "
+          f"(goal +10%)")
 
 
 def record(seconds: float, path: Path) -> float:
@@ -233,8 +251,18 @@ def main() -> int:
                         help="simulated seconds per overhead run (default 30)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--log", type=Path, default=None, help="use this MCAP log instead of recording one")
-    parser.add_argument("--only", choices=("live",), default=None, help="only the inputs' and live stream's costs")
+    parser.add_argument("--only", choices=("live", "overhead"), default=None,
+                        help="only the inputs' and live stream's costs, or only the recording overhead")
+    parser.add_argument("--one", choices=("plain", "stream", "record"), default=None,
+                        help=argparse.SUPPRESS)  # one overhead run: its CPU seconds (overhead's child)
     args = parser.parse_args()
+    if args.one is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(_match_cpu_s(args.one, args.overhead_seconds, 1, Path(tmp) / "o.mcap"))
+        return 0
+    if args.only == "overhead":
+        overhead(args.overhead_seconds, args.repeats)
+        return 0
     try:
         import foxglove  # noqa: F401
     except ImportError:

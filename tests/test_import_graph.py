@@ -9,7 +9,7 @@ import of a submodule counts as an edge to that submodule only, not to the packa
 - No cycle, not even two modules that import each other: where two modules need each other,
   a module below both, a protocol or a callback is the seam.
 - The floors of shared/DESIGN.md, from the ground up (a module imports only from its own floor
-  or below): world, blackboard -> services, gamecontroller, drivers -> nodes -> trees -> agent
+  or below): world, blackboard, native (compiled hot paths) -> services, gamecontroller, drivers -> nodes -> trees -> agent
   (with brain_setup, which assembles one) -> match -> tools -> robot (soccerbt brain) -> serve
   (soccerbt sim) -> __main__. A top-level module or package not named here (a new one) is left
   out of this check until it is given a floor.
@@ -28,7 +28,7 @@ import soccerbt
 
 ROOT = Path(soccerbt.__file__).resolve().parent
 
-FLOORS = {"world": 0, "blackboard": 0, "services": 1, "gamecontroller": 1, "drivers": 1, "nodes": 2,
+FLOORS = {"world": 0, "blackboard": 0, "native": 0, "services": 1, "gamecontroller": 1, "drivers": 1, "nodes": 2,
           "trees": 3, "agent": 4, "brain_setup": 4, "match": 5, "tools": 6, "robot": 7, "serve": 8, "__main__": 9}
 TOOLS_FLOORS = {"cli": 0, "viewer": 1, "replay": 2, "batch": 3, "run_cli": 4, "view_cli": 4}
 

@@ -6,6 +6,8 @@ the status descriptor in ``soccerbt.nodes.observe``, the blackboard diff and the
 ``soccerbt.tools.replay.mcap_recorder``. Both give the same results (tests run both on the same
 inputs, and a match recorded either way gives the same bytes). ``SOCCERBT_NATIVE=0`` in the
 environment leaves the compiled module out (the fallback, as on a machine without a compiler).
+A build whose ``API_VERSION`` is not this package's (an in-place build left from an older
+source: reinstall to rebuild) is not used either.
 
 Knows nothing of soccer; imports nothing of soccerbt.
 """
@@ -14,7 +16,9 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-__all__ = ["recording", "load_recording"]
+__all__ = ["recording", "load_recording", "API_VERSION"]
+
+API_VERSION = 2  # what _recording.c's module says it implements
 
 
 def load_recording() -> ModuleType | None:
@@ -24,6 +28,8 @@ def load_recording() -> ModuleType | None:
     try:
         from soccerbt.native import _recording
     except ImportError:
+        return None
+    if getattr(_recording, "API_VERSION", None) != API_VERSION:
         return None
     return _recording
 

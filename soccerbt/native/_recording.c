@@ -4,9 +4,9 @@
  * does (the fallback when this module was not built); tests run both on the same inputs and
  * compare, and a match recorded either way gives the same bytes.
  *
- *   StatusSlot          the set-only descriptor for a watched node's `_bt_status`
- *                       (soccerbt.nodes.observe): compare, store, append the change to
- *                       env.status_log, call env.status_observer.
+ *   StatusHook          a watched node class's __setattr__ (soccerbt.nodes.observe): stores as
+ *                       object.__setattr__ does, and a changed `_bt_status` is appended to
+ *                       env.status_log and handed to env.status_observer.
  *   setup(pose_cls, json_text)
  *                       the Pose2D class and the JSON rendering of "other" values, once.
  *   bb_changes(entries, seqs, raws, adapter, role_index)
@@ -19,6 +19,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <string.h>
 #include <stdint.h>
 
@@ -63,12 +64,19 @@ static int buf_f32(Buf *b, double v) {
 
 static void buf_free(Buf *b) { PyMem_Free(b->data); b->data = NULL; b->len = b->cap = 0; }
 
-/* ---------------------------------------------------------------- StatusSlot */
+/* ---------------------------------------------------------------- StatusHook */
+
+/* A node class's __setattr__ while a tree of it is watched: every attribute store goes on as
+ * object.__setattr__ does (the instance's own values, no dictionary made), and a store of
+ * `_bt_status` that changes it is reported to its tree's env. No class is swapped, so the
+ * interpreter's attribute reads stay as fast as in a tree nobody watches. */
 
 typedef struct {
     PyObject_HEAD
-} StatusSlot;
+    vectorcallfunc vectorcall;
+} StatusHook;
 
+/* the change as three integers at the end of the status log (uid, previous code, new code) */
 static int append_change(PyObject *log, PyObject *node, PyObject *previous, PyObject *status) {
     PyObject *uid = PyObject_GetAttr(node, s_uid);
     if (uid == NULL) return -1;
@@ -79,7 +87,7 @@ static int append_change(PyObject *log, PyObject *node, PyObject *previous, PyOb
     int rc = 0;
     if (PyList_CheckExact(log)) {
         rc = (PyList_Append(log, uid) < 0 || PyList_Append(log, pc) < 0 || PyList_Append(log, nc) < 0) ? -1 : 0;
-    } else {  /* `log += (uid, previous, new)` as the Python twin writes it */
+    } else {  /* `log += (uid, previous, new)`, as the Python twin writes it */
         PyObject *t = PyTuple_Pack(3, uid, pc, nc);
         if (t == NULL) rc = -1;
         else {
@@ -92,28 +100,15 @@ static int append_change(PyObject *log, PyObject *node, PyObject *previous, PyOb
     return rc;
 }
 
-static int StatusSlot_set(PyObject *self, PyObject *node, PyObject *status) {
-    if (status == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "__delete__");
-        return -1;
+static int report_change(PyObject *node, PyObject *previous, PyObject *status) {
+    PyObject *env = PyObject_GetAttr(node, s_env);
+    if (env == NULL) {  /* a node still being built: nobody watches it yet */
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+        PyErr_Clear();
+        return 0;
     }
-    PyObject *dict = PyObject_GenericGetDict(node, NULL);
-    if (dict == NULL) return -1;
-    PyObject *previous = PyDict_GetItemWithError(dict, s_bt_status);  /* borrowed */
-    if (previous == NULL) {
-        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, s_bt_status);
-        Py_DECREF(dict);
-        return -1;
-    }
-    if (previous == status) { Py_DECREF(dict); return 0; }
-    Py_INCREF(previous);
-    int rc = PyDict_SetItem(dict, s_bt_status, status);
-    Py_DECREF(dict);
-    PyObject *env = NULL, *log = NULL, *observer = NULL;
-    if (rc < 0) goto done;
-    rc = -1;
-    env = PyObject_GetAttr(node, s_env);
-    if (env == NULL) goto done;
+    int rc = -1;
+    PyObject *log = NULL, *observer = NULL;
     log = PyObject_GetAttr(env, s_status_log);
     if (log == NULL) goto done;
     if (log != Py_None && append_change(log, node, previous, status) < 0) goto done;
@@ -126,19 +121,69 @@ static int StatusSlot_set(PyObject *self, PyObject *node, PyObject *status) {
     }
     rc = 0;
 done:
-    Py_XDECREF(observer); Py_XDECREF(log); Py_XDECREF(env);
-    Py_DECREF(previous);
+    Py_XDECREF(observer); Py_XDECREF(log); Py_DECREF(env);
     return rc;
 }
 
-static PyTypeObject StatusSlotType = {
+static int is_status_name(PyObject *name) {
+    if (name == s_bt_status) return 1;
+    return PyUnicode_CheckExact(name) && PyUnicode_GET_LENGTH(name) == 10
+           && PyUnicode_Compare(name, s_bt_status) == 0;
+}
+
+static PyObject *StatusHook_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 3 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "__setattr__(self, name, value)");
+        return NULL;
+    }
+    PyObject *node = args[0], *name = args[1], *value = args[2];
+    if (!is_status_name(name)) {
+        if (PyObject_GenericSetAttr(node, name, value) < 0) return NULL;
+        Py_RETURN_NONE;
+    }
+    PyObject *previous = PyObject_GenericGetAttr(node, name);
+    if (previous == NULL) {  /* the first store (the node's __init__) */
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
+        PyErr_Clear();
+        if (PyObject_GenericSetAttr(node, name, value) < 0) return NULL;
+        Py_RETURN_NONE;
+    }
+    if (PyObject_GenericSetAttr(node, name, value) < 0 ||
+        (previous != value && report_change(node, previous, value) < 0)) {
+        Py_DECREF(previous);
+        return NULL;
+    }
+    Py_DECREF(previous);
+    Py_RETURN_NONE;
+}
+
+static PyObject *StatusHook_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    if (PyTuple_GET_SIZE(args) != 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "StatusHook() takes no arguments");
+        return NULL;
+    }
+    StatusHook *self = (StatusHook *)type->tp_alloc(type, 0);
+    if (self != NULL) self->vectorcall = StatusHook_vectorcall;
+    return (PyObject *)self;
+}
+
+/* `node.__setattr__` read from Python: the hook bound to the node, as a function would be */
+static PyObject *StatusHook_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) { Py_INCREF(self); return self; }
+    return PyMethod_New(self, obj);
+}
+
+static PyTypeObject StatusHookType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "soccerbt.native._recording.StatusSlot",
-    .tp_basicsize = sizeof(StatusSlot),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A set-only data descriptor for a watched node's _bt_status (see soccerbt.nodes.observe).",
-    .tp_descr_set = StatusSlot_set,
-    .tp_new = PyType_GenericNew,
+    .tp_name = "soccerbt.native._recording.StatusHook",
+    .tp_basicsize = sizeof(StatusHook),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A node class's __setattr__ reporting _bt_status changes (see soccerbt.nodes.observe).",
+    .tp_vectorcall_offset = offsetof(StatusHook, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = StatusHook_get,
+    .tp_new = StatusHook_new,
 };
 
 /* ---------------------------------------------------------------- setup */
@@ -377,20 +422,29 @@ static PyObject *split_status_log(PyObject *mod, PyObject *log) {
     if (uids == NULL || codes == NULL) { Py_XDECREF(uids); Py_XDECREF(codes); return NULL; }
     uint16_t *u = (uint16_t *)PyBytes_AS_STRING(uids);
     unsigned char *c = (unsigned char *)PyBytes_AS_STRING(codes);
+    /* the uids first, then the codes: the twin's order (array("H") of the uids, then bytes()) */
     for (Py_ssize_t i = 0; i < n; i++) {
-        long v[3];
-        for (int k = 0; k < 3; k++) {
-            v[k] = PyLong_AsLong(PyList_GET_ITEM(log, 3 * i + k));
-            if (v[k] == -1 && PyErr_Occurred()) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
-        }
-        if (v[0] < 0 || v[0] > 65535 || v[1] < 0 || v[1] > 255 || v[2] < 0 || v[2] > 255) {
+        long v = PyLong_AsLong(PyList_GET_ITEM(log, 3 * i));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
+        if (v < 0 || v > 65535) {
             Py_DECREF(uids); Py_DECREF(codes);
-            PyErr_SetString(PyExc_ValueError, "split_status_log: a uid or a status code out of range");
+            PyErr_SetString(PyExc_OverflowError, v < 0 ? "unsigned short is less than minimum"
+                                                       : "unsigned short is greater than maximum");
             return NULL;
         }
-        u[i] = (uint16_t)v[0];
-        c[i] = (unsigned char)v[1];
-        c[n + i] = (unsigned char)v[2];
+        u[i] = (uint16_t)v;
+    }
+    for (Py_ssize_t k = 1; k <= 2; k++) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long v = PyLong_AsLong(PyList_GET_ITEM(log, 3 * i + k));
+            if (v == -1 && PyErr_Occurred()) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
+            if (v < 0 || v > 255) {
+                Py_DECREF(uids); Py_DECREF(codes);
+                PyErr_SetString(PyExc_ValueError, "bytes must be in range(0, 256)");
+                return NULL;
+            }
+            c[(k - 1) * n + i] = (unsigned char)v;
+        }
     }
     if (PyList_SetSlice(log, 0, PyList_GET_SIZE(log), NULL) < 0) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
     return Py_BuildValue("(NNn)", uids, codes, n);
@@ -429,12 +483,14 @@ PyMODINIT_FUNC PyInit__recording(void) {
     INTERN(s_x_m, "x_m");
     INTERN(s_y_m, "y_m");
     INTERN(s_theta_rad, "theta_rad");
-    if (PyType_Ready(&StatusSlotType) < 0) return NULL;
+    if (PyType_Ready(&StatusHookType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    Py_INCREF(&StatusSlotType);
-    if (PyModule_AddObject(m, "StatusSlot", (PyObject *)&StatusSlotType) < 0) {
-        Py_DECREF(&StatusSlotType);
+    /* soccerbt.native.API_VERSION: a build of another version (a stale in-place build) is not used */
+    if (PyModule_AddIntConstant(m, "API_VERSION", 2) < 0) { Py_DECREF(m); return NULL; }
+    Py_INCREF(&StatusHookType);
+    if (PyModule_AddObject(m, "StatusHook", (PyObject *)&StatusHookType) < 0) {
+        Py_DECREF(&StatusHookType);
         Py_DECREF(m);
         return NULL;
     }

@@ -87,7 +87,8 @@ class TreeEnv:
     """What every node of one tree shares: clock, timers, wake-up signal, enums, context."""
 
     __slots__ = ("clock", "enums", "context", "wake_up", "_timers", "_next_timer", "tick_id",
-                 "status_observer", "skip_sink", "track_writers", "status_log", "ticked", "reasons")
+                 "status_observer", "skip_sink", "track_writers", "status_log", "ticked", "reasons",
+                 "observed_classes")
 
     def __init__(self, clock: Callable[[], float] | None = None,
                  enums: Mapping[str, int] | None = None, context: Any = None) -> None:
@@ -99,6 +100,8 @@ class TreeEnv:
         # set while someone watches the tree (soccerbt.nodes.observe): status changes go to
         # status_observer(node, previous, status), the uids of skipped nodes to skip_sink
         self.status_observer: Callable[[Any, NodeStatus, NodeStatus], None] | None = None
+        # the node classes soccerbt.nodes.observe hooked for this tree (None: none)
+        self.observed_classes: frozenset[type] | None = None
         self.skip_sink: list[int] | None = None
         # while true, nodes stamp the entries they write with their uid (Entry.writer)
         self.track_writers = False

@@ -6,11 +6,19 @@ calls those two (a parent goes RUNNING before its children, a finishing control 
 children before its own transition, halts reset children first, a skipped node stays IDLE), so
 observing that attribute gives the same transitions in the same order.
 
-Observing costs nothing while nobody listens: `observe(nodes, env)` moves each node to a
-subclass of its own class (cached, same name) whose `_bt_status` is a set-only data
-descriptor. Reads still go straight to the instance dictionary; only writes run one Python
-call, which compares and reports a change to `env.status_observer(node, previous, status)`.
-`unobserve` moves the nodes back. A recorder that only needs the changes in order sets
+Observing costs nothing while nobody listens. `observe(nodes, env)` takes one of two ways, the
+same in what it reports:
+- compiled (soccerbt.native built): each node class of the tree gets the C ``StatusHook`` as its
+  ``__setattr__`` while a tree of it is watched (counted per class; a class of its own
+  ``__setattr__`` takes the other way). Stores run as object.__setattr__'s and a changed
+  ``_bt_status`` is reported; no instance changes class, so attribute reads stay on the
+  interpreter's fast path.
+- pure Python: each node moves to a subclass of its own class (cached, same name) whose
+  `_bt_status` is a set-only data descriptor. Reads still go to the instance dictionary; writes
+  run one Python call. The class change costs every attribute read of the node a little (its
+  values move to a dictionary of its own).
+Either way a change goes to `env.status_observer(node, previous, status)`, and `unobserve`
+undoes it. A recorder that only needs the changes in order sets
 `env.status_log` to a list instead: each change is appended to it as three integers (uid,
 previous status code, new status code: BT.CPP's IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3), with
 no further call, so a recorder turns a tick's changes into bytes with one C call. Skipped nodes are reported separately, through
@@ -60,8 +68,8 @@ class StatusChange:
 
 class _ObservedStatus:
     """A set-only data descriptor for `_bt_status`: reads find the instance dictionary first
-    (no descriptor call), writes land here. The compiled ``StatusSlot`` of soccerbt.native does
-    the same in C (a watched tree's every status store runs it); this is its pure-Python twin."""
+    (no descriptor call), writes land here (the pure-Python way; the compiled one is
+    soccerbt.native's ``StatusHook``)."""
 
     __slots__ = ()
 
@@ -79,9 +87,12 @@ class _ObservedStatus:
                 observer(node, previous, status)
 
 
-_DESCRIPTOR: Any = _native.StatusSlot() if _native is not None else _ObservedStatus()
+_DESCRIPTOR = _ObservedStatus()
 _OBSERVED: dict[type, type] = {}
 _ORIGINAL: dict[type, type] = {}
+_HOOK: Any = _native.StatusHook() if _native is not None else None
+_HOOKED: dict[type, int] = {}      # class -> how many watched trees hooked it
+use_hook = _HOOK is not None       # the compiled way (tests set it False to run the other)
 
 
 def _observed_class(cls: type) -> type:
@@ -89,6 +100,8 @@ def _observed_class(cls: type) -> type:
     if sub is None:
         sub = type(cls.__name__, (cls,), {
             "__slots__": (), "_bt_status": _DESCRIPTOR, "__module__": cls.__module__,
+            # a hook left on the class by a tree watched the other way must not report twice
+            "__setattr__": object.__setattr__,
             "__qualname__": cls.__qualname__, "__doc__": cls.__doc__,
         })
         _OBSERVED[cls] = sub
@@ -98,7 +111,15 @@ def _observed_class(cls: type) -> type:
 
 def is_observed(node: Any) -> bool:
     """Whether `node` currently reports its status changes."""
-    return type(node) in _ORIGINAL
+    if type(node) in _ORIGINAL:
+        return True
+    hooked = getattr(node.env, "observed_classes", None)
+    return hooked is not None and type(node) in hooked
+
+
+def _hookable(cls: type) -> bool:
+    own = cls.__dict__.get("__setattr__")
+    return own is None or own is _HOOK
 
 
 def observe(nodes: Iterable[Any], env: Any,
@@ -106,16 +127,35 @@ def observe(nodes: Iterable[Any], env: Any,
     """Report every status change of `nodes` to `observer(node, previous, status)` (and to
     `env.status_log` when it is a list)."""
     env.status_observer = observer
+    nodes = list(nodes)
+    if use_hook and env.observed_classes is None:
+        classes = frozenset(type(n) for n in nodes if _hookable(type(n)) and type(n) not in _ORIGINAL)
+        for cls in classes:
+            if _HOOKED.get(cls, 0) == 0:
+                cls.__setattr__ = _HOOK  # type: ignore[assignment,method-assign]
+            _HOOKED[cls] = _HOOKED.get(cls, 0) + 1
+        env.observed_classes = classes
+    hooked = env.observed_classes or ()
     for node in nodes:
         cls = type(node)
-        if cls not in _ORIGINAL:
+        if cls not in _ORIGINAL and cls not in hooked:
             node.__class__ = _observed_class(cls)
             _fresh_dict(node)
 
 
 def unobserve(nodes: Iterable[Any], env: Any) -> None:
-    """Stop reporting: the nodes go back to their own classes (no cost per write again)."""
+    """Stop reporting: the classes lose the hook when no other watched tree has them, the
+    nodes moved go back to their own classes (no cost per write again)."""
     env.status_observer = None
+    for cls in env.observed_classes or ():
+        left = _HOOKED.get(cls, 0) - 1
+        if left <= 0:
+            _HOOKED.pop(cls, None)
+            if cls.__dict__.get("__setattr__") is _HOOK:
+                del cls.__setattr__
+        else:
+            _HOOKED[cls] = left
+    env.observed_classes = None
     for node in nodes:
         original = _ORIGINAL.get(type(node))
         if original is not None:

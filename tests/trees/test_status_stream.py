@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from soccerbt.nodes import ActionNode
+from soccerbt.nodes import observe as observe_module
 from soccerbt.nodes.observe import is_observed
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.trees import TreeFactory, TreeLoadError
@@ -25,6 +26,16 @@ Scripted = _conformance.Scripted
 
 ROOTS = [HERE / "conformance", HERE / "conformance_extra"]
 CASES = [(root, p.stem) for root in ROOTS for p in sorted((root / "cases").glob("*.xml"))]
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def watch_way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test both ways a tree is watched (soccerbt.nodes.observe): the compiled class hook
+    (soccerbt.native) and the pure-Python subclass with its descriptor."""
+    if request.param == "compiled" and observe_module._HOOK is None:
+        pytest.skip("soccerbt.native not built here (tests/native checks it is wherever a compiler is)")
+    monkeypatch.setattr(observe_module, "use_hook", request.param == "compiled")
+    return request.param
 
 
 def _transitions_of(root: Path, name: str) -> tuple[list, list]:

@@ -1,0 +1,246 @@
+"""soccerbt.native: the compiled hot paths and their pure-Python twins give the same results.
+
+- The C module is built wherever a C compiler is (``.ci/run`` installs on such a machine), and a
+  stale build (another API_VERSION) or SOCCERBT_NATIVE=0 leaves it out.
+- The blackboard diff, the uid bytes and the status log split: C and Python on the same inputs,
+  tick after tick, give the same bytes, the same lists left behind and the same errors.
+- Watching a tree through the class hook: hooks counted per class across trees, removed with the
+  last watcher, and a tree nobody watches that shares a hooked class reports nothing.
+- A match recorded with the compiled paths and one recorded with SOCCERBT_NATIVE=0 (another
+  process) are the same bytes.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from soccerbt import native
+from soccerbt.blackboard.core import Entry
+from soccerbt.nodes import observe
+from soccerbt.tools.replay import mcap_recorder as mr
+from soccerbt.tools.replay import tree_watch
+from soccerbt.trees import TreeFactory
+from soccerbt.world.types import Pose2D
+
+ROOT = Path(__file__).resolve().parents[2]
+compiled = native.recording
+needs_compiled = pytest.mark.skipif(compiled is None, reason="soccerbt.native not built (see test_built_where_a_compiler_is)")
+
+
+def _compiler() -> str | None:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(cc)
+
+
+def test_built_where_a_compiler_is() -> None:
+    if os.environ.get("SOCCERBT_NATIVE", "1").strip() == "0":
+        assert compiled is None
+        return
+    if _compiler() is None:
+        pytest.skip("no C compiler on this machine: the pure-Python twins run (and are tested here)")
+    assert compiled is not None, "a C compiler is here but soccerbt.native._recording was not built: reinstall"
+    assert compiled.API_VERSION == native.API_VERSION
+
+
+def test_a_stale_build_and_the_switch_leave_it_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOCCERBT_NATIVE", "0")
+    assert native.load_recording() is None
+    monkeypatch.setenv("SOCCERBT_NATIVE", "1")
+    if compiled is not None:
+        monkeypatch.setattr(compiled, "API_VERSION", native.API_VERSION + 1)
+        assert native.load_recording() is None
+
+
+# --- the blackboard diff ----------------------------------------------------------------------
+
+def _random_value(rng: random.Random) -> object:
+    kind = rng.randrange(14)
+    if kind == 0:
+        return rng.uniform(-10, 10)
+    if kind == 1:
+        return Pose2D(rng.uniform(-5, 5), rng.uniform(-3, 3), rng.uniform(-3.2, 3.2))
+    if kind == 2:
+        return rng.random() < 0.5
+    if kind == 3:
+        return tuple(rng.uniform(-1, 1) for _ in range(rng.randrange(1, 5)))
+    if kind == 4:
+        return tuple((rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(rng.randrange(1, 4)))
+    if kind == 5:
+        return rng.choice(["striker", "goal keeper", "é ü", "line\nbreak", ""])
+    if kind == 6:
+        return rng.randrange(-5, 1000)
+    if kind == 7:
+        return None
+    if kind == 8:
+        return float("nan")
+    if kind == 9:
+        return rng.choice([math.inf, -math.inf, 1e30, -0.0])
+    if kind == 10:
+        return (1.0, "a", 2)  # a tuple of mixed items: JSON
+    if kind == 11:
+        return ()
+    if kind == 12:
+        return {"x": rng.random(), "n": [1, 2]}
+    return tuple(float(i) for i in range(300))  # too long for the f32 kinds: JSON
+
+
+def _table(rng: random.Random, size: int) -> tuple[list[Entry], list[int], list[object], list[int]]:
+    entries = []
+    for _ in range(size):
+        e = Entry()
+        e.value = _random_value(rng)
+        e.sequence_id = rng.randrange(3)
+        entries.append(e)
+    return entries, [-1] * size, [mr._UNSET] * size, [-1 - rng.randrange(6) for _ in range(size)]
+
+
+@needs_compiled
+@pytest.mark.parametrize("seed", range(12))
+def test_bb_changes_c_and_python_agree_tick_after_tick(seed: int) -> None:
+    compiled.setup(mr._POSE, mr._json_text)
+    rng = random.Random(seed)
+    entries, seqs, raws, adapter = _table(rng, rng.randrange(1, 40))
+    c_state = (list(seqs), list(raws))
+    py_state = (list(seqs), list(raws))
+    role = rng.randrange(len(entries))
+    for tick in range(40):
+        for e in entries:  # some entries written, some with the same value again, some stamped
+            if rng.random() < 0.3:
+                e.sequence_id += 1
+                if rng.random() < 0.7:
+                    e.value = _random_value(rng)
+                if rng.random() < 0.4:
+                    e.writer, e.writer_seq = rng.randrange(1, 3000), e.sequence_id
+        got_c = compiled.bb_changes(entries, c_state[0], c_state[1], adapter, role)
+        got_py = mr.py_bb_changes(entries, py_state[0], py_state[1], adapter, role)
+        assert got_c == got_py, f"tick {tick}"
+        assert c_state[0] == py_state[0]
+        assert [id(v) for v in c_state[1]] == [id(v) for v in py_state[1]]
+
+
+@needs_compiled
+def test_bb_changes_errors_are_the_twins() -> None:
+    compiled.setup(mr._POSE, mr._json_text)
+    e = Entry()
+    e.value, e.sequence_id, e.writer, e.writer_seq = 1.0, 1, 40000, 1  # a writer past i16
+    for fn in (compiled.bb_changes, mr.py_bb_changes):
+        with pytest.raises(OverflowError):
+            fn([e], [-1], [mr._UNSET], [-1], -1)
+    with pytest.raises(ValueError, match="differ in length"):
+        compiled.bb_changes([e], [], [], [], -1)
+
+
+@needs_compiled
+def test_uids_and_status_log_bytes_agree() -> None:
+    class N:
+        def __init__(self, uid: int) -> None:
+            self.uid = uid
+
+    rng = random.Random(3)
+    nodes = [N(rng.randrange(65536)) for _ in range(200)]
+    assert compiled.uids_u16(nodes) == mr.py_uids_u16(nodes)
+    assert compiled.uids_u16([]) == mr.py_uids_u16([]) == b""
+    for bad in ([N(65536)], [N(-1)]):
+        for fn in (compiled.uids_u16, mr.py_uids_u16):
+            with pytest.raises(OverflowError):
+                fn(bad)
+    log = [v for _ in range(100) for v in (rng.randrange(65536), rng.randrange(4), rng.randrange(4))]
+    a, b = list(log), list(log)
+    assert compiled.split_status_log(a) == tree_watch.py_split_status_log(b)
+    assert a == b == []
+    for bad, error in (([70000, 0, 1], OverflowError), ([3, 0, 300], ValueError), ([3, 400, 0, 70000, 0, 0], OverflowError)):
+        a, b = list(bad), list(bad)
+        for fn, arg in ((compiled.split_status_log, a), (tree_watch.py_split_status_log, b)):
+            with pytest.raises(error):
+                fn(arg)
+        assert a == b == bad  # left as it was
+
+
+# --- watching through the class hook ------------------------------------------------------------
+
+_XML = ('<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence><AlwaysSuccess/><Inverter><AlwaysFailure/>'
+        '</Inverter></Sequence></BehaviorTree></root>')
+
+
+@needs_compiled
+def test_class_hooks_are_counted_across_trees(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(observe, "use_hook", True)
+    factory = TreeFactory()
+    one, two, quiet = (factory.create_tree_from_text(_XML) for _ in range(3))
+    classes = {type(n) for n in one.nodes()}
+    before = {c: observe._HOOKED.get(c, 0) for c in classes}  # trees of other tests may still hold some
+    log_one, log_two = one.start_status_log(), two.start_status_log()
+    assert all(c.__dict__.get("__setattr__") is observe._HOOK for c in classes)
+    assert [type(n) for n in one.nodes()] == [type(n) for n in quiet.nodes()]  # nobody changed class
+    quiet.tick_exactly_once()
+    one.tick_exactly_once()
+    assert quiet.env.status_log is None and log_one and not log_two
+    one.stop_status_log()
+    assert all(c.__dict__.get("__setattr__") is observe._HOOK for c in classes)  # two still watches
+    two.tick_exactly_once()
+    assert [log_two[i:i + 3] for i in range(0, len(log_two), 3)] == [
+        log_one[i:i + 3] for i in range(0, len(log_one), 3)]
+    two.stop_status_log()
+    assert {c: observe._HOOKED.get(c, 0) for c in classes} == before
+    assert all(("__setattr__" in c.__dict__) == (before[c] > 0) for c in classes)
+    assert not any(observe.is_observed(n) for t in (one, two, quiet) for n in t.nodes())
+
+
+@needs_compiled
+def test_the_hook_stores_like_object_setattr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(observe, "use_hook", True)
+    tree = TreeFactory().create_tree_from_text(_XML)
+    seen = []
+    tree.on_status_change(lambda node, prev, new: seen.append((node.uid, prev.name, new.name)), raw=True)
+    node = list(tree.nodes())[1]
+    node.some_attribute_m = 1.5
+    assert node.__dict__["some_attribute_m"] == 1.5
+    node.__setattr__("other_s", 2.0)  # the hook bound as a method
+    assert node.other_s == 2.0
+    with pytest.raises(TypeError):
+        type(node).__setattr__(node, "x")
+    node.reset_status()  # IDLE to IDLE: no change
+    assert seen == []
+    tree.tick_exactly_once()
+    assert seen[0] == (1, "IDLE", "RUNNING")
+
+
+# --- a whole match both ways --------------------------------------------------------------------
+
+_RECORD = """
+import hashlib, sys
+from pathlib import Path
+from soccerbt.match import Match, MatchConfig
+from soccerbt.tools.replay.mcap_recorder import make_recorder
+from soccerbt.native import recording
+m = Match(MatchConfig(seed=5, duration_s=4.0))
+out = Path(sys.argv[1])
+rec = make_recorder(out, m)
+while not m.finished():
+    m.step()
+rec.finish(m.result())
+print("compiled" if recording is not None else "python", hashlib.sha256(out.read_bytes()).hexdigest())
+"""
+
+
+def test_a_match_recorded_both_ways_is_the_same_bytes(tmp_path: Path) -> None:
+    runs = {}
+    for flag in ("1", "0"):
+        env = dict(os.environ, SOCCERBT_NATIVE=flag, OPENBLAS_NUM_THREADS="1")
+        out = subprocess.run([sys.executable, "-c", _RECORD, str(tmp_path / f"{flag}.mcap")], env=env, cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+        runs[flag] = out
+    assert runs["0"][0] == "python"
+    if compiled is not None:
+        assert runs["1"][0] == "compiled"
+    assert runs["1"][1] == runs["0"][1]
+    assert hashlib.sha256((tmp_path / "1.mcap").read_bytes()).hexdigest() == runs["1"][1]
