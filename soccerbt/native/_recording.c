@@ -13,6 +13,8 @@
  *                       the blackboard section of a tick (logformat.encode_changes), updating
  *                       `seqs` and `raws` in place; (bytes, role written).
  *   uids_u16(nodes)     the u16 uids of a list of nodes, as array("H", ...).tobytes().
+ *   encode_inputs_part(t_s, obs, packet, team, pad, estop, kind_codes)
+ *                       one robot's part of an inputs message (soccerbt.tools.replay.inputs).
  *   split_status_log(log)
  *                       a status log's flat (uid, previous, new) integers as (u16 uids, the
  *                       previous codes then the new codes as u8, the count); empties the list.
@@ -24,6 +26,8 @@
 #include <stdint.h>
 
 static PyObject *s_bt_status, *s_env, *s_status_log, *s_status_observer, *s_uid, *s_code;
+static PyObject *s_t_s, *s_camera_frame, *s_fallen, *s_odometry, *s_imu_yaw_rad, *s_head_pan_rad,
+    *s_head_tilt_rad, *s_detections, *s_line_segments, *s_kind, *s_team, *s_confidence, *s_value_attr;
 static PyObject *s_sequence_id, *s_value, *s_writer, *s_writer_seq, *s_x_m, *s_y_m, *s_theta_rad;
 static PyObject *g_pose_cls = NULL, *g_json_text = NULL;
 
@@ -409,6 +413,151 @@ static PyObject *uids_u16(PyObject *mod, PyObject *nodes) {
     return out;
 }
 
+/* ---------------------------------------------------------------- encode_inputs_part */
+
+enum { F_CAMERA = 1, F_FALLEN = 2, F_PACKET = 4, F_TEAM = 8, F_PAD = 16, F_ESTOP = 32, F_HAS_ESTOP = 64 };
+
+static int buf_f64(Buf *b, double v) { return buf_put(b, &v, 8); }
+
+static int buf_f64_attr(Buf *b, PyObject *obj, PyObject *name) {
+    double v;
+    if (float_attr(obj, name, &v) < 0) return -1;
+    return buf_f64(b, v);
+}
+
+static int truthy_attr(PyObject *obj, PyObject *name) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    int t = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return t;
+}
+
+/* a section's bytes: bytes as they are, text as UTF-8 (new reference) */
+static PyObject *section_bytes(PyObject *section) {
+    if (PyBytes_Check(section)) { Py_INCREF(section); return section; }
+    if (PyUnicode_Check(section)) return PyUnicode_AsUTF8String(section);
+    PyErr_SetString(PyExc_TypeError, "an inputs section is bytes or text");
+    return NULL;
+}
+
+static int team_code(PyObject *team, unsigned char *out) {
+    if (team == Py_None) { *out = 0; return 0; }
+    PyObject *v = PyObject_GetAttr(team, s_value_attr);
+    if (v == NULL) return -1;
+    long code = PyLong_AsLong(v);
+    Py_DECREF(v);
+    if (code == -1 && PyErr_Occurred()) return -1;
+    if (code < 0 || code > 254) { PyErr_SetString(PyExc_ValueError, "a team value out of range"); return -1; }
+    *out = (unsigned char)(code + 1);
+    return 0;
+}
+
+static int put_detection(Buf *b, PyObject *det, PyObject *kind_codes) {
+    PyObject *kind = PyObject_GetAttr(det, s_kind);
+    if (kind == NULL) return -1;
+    PyObject *code = PyDict_GetItemWithError(kind_codes, kind);  /* borrowed */
+    if (code == NULL && PyErr_Occurred()) { Py_DECREF(kind); return -1; }
+    PyObject *team = PyObject_GetAttr(det, s_team);
+    if (team == NULL) { Py_DECREF(kind); return -1; }
+    unsigned char tc;
+    int rc = team_code(team, &tc);
+    Py_DECREF(team);
+    unsigned char kc = 255;
+    if (rc == 0 && code != NULL) {
+        long c = PyLong_AsLong(code);
+        if (c < 0 || c > 254) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a kind code out of range"); rc = -1; }
+        else kc = (unsigned char)c;
+    }
+    if (rc == 0) rc = (buf_u8(b, kc) < 0 || buf_u8(b, tc) < 0 || buf_f64_attr(b, det, s_x_m) < 0 ||
+                       buf_f64_attr(b, det, s_y_m) < 0 || buf_f64_attr(b, det, s_confidence) < 0) ? -1 : 0;
+    if (rc == 0 && code == NULL) {  /* a kind of no code: its name follows, at most 255 bytes */
+        PyObject *text = PyObject_Str(kind);
+        PyObject *utf8 = text == NULL ? NULL : PyUnicode_AsUTF8String(text);
+        Py_XDECREF(text);
+        if (utf8 == NULL) rc = -1;
+        else {
+            Py_ssize_t n = PyBytes_GET_SIZE(utf8) > 255 ? 255 : PyBytes_GET_SIZE(utf8);
+            rc = (buf_u8(b, (unsigned char)n) < 0 || buf_put(b, PyBytes_AS_STRING(utf8), n) < 0) ? -1 : 0;
+            Py_DECREF(utf8);
+        }
+    }
+    Py_DECREF(kind);
+    return rc;
+}
+
+static PyObject *encode_inputs_part(PyObject *mod, PyObject *args) {
+    double t_s;
+    PyObject *obs, *packet, *team, *pad, *estop, *kind_codes;
+    if (!PyArg_ParseTuple(args, "dOOOOOO!:encode_inputs_part", &t_s, &obs, &packet, &team, &pad, &estop,
+                          &PyDict_Type, &kind_codes))
+        return NULL;
+    Buf b = {0};
+    PyObject *sections[3] = {NULL, NULL, NULL}, *dets = NULL, *segs = NULL, *odo = NULL, *out = NULL;
+    int camera = truthy_attr(obs, s_camera_frame);
+    if (camera < 0) goto done;
+    int fallen = truthy_attr(obs, s_fallen);
+    if (fallen < 0) goto done;
+    unsigned char flags = (camera ? F_CAMERA : 0) | (fallen ? F_FALLEN : 0);
+    PyObject *given[3] = {packet, team, pad};
+    const unsigned char bits[3] = {F_PACKET, F_TEAM, F_PAD};
+    for (int k = 0; k < 3; k++) {
+        if (given[k] == Py_None) continue;
+        flags |= bits[k];
+        if ((sections[k] = section_bytes(given[k])) == NULL) goto done;
+        if (PyBytes_GET_SIZE(sections[k]) > 0xFFFFFFFFLL) { PyErr_SetString(PyExc_OverflowError, "an inputs section too large"); goto done; }
+    }
+    if (estop != Py_None) {
+        int engaged = PyObject_IsTrue(estop);
+        if (engaged < 0) goto done;
+        flags |= F_HAS_ESTOP | (engaged ? F_ESTOP : 0);
+    }
+    if ((odo = PyObject_GetAttr(obs, s_odometry)) == NULL) goto done;
+    if ((dets = PyObject_GetAttr(obs, s_detections)) == NULL) goto done;
+    if ((segs = PyObject_GetAttr(obs, s_line_segments)) == NULL) goto done;
+    PyObject *det_seq = PySequence_Fast(dets, "detections: a sequence");
+    if (det_seq == NULL) goto done;
+    Py_SETREF(dets, det_seq);
+    PyObject *seg_seq = PySequence_Fast(segs, "line segments: a sequence");
+    if (seg_seq == NULL) goto done;
+    Py_SETREF(segs, seg_seq);
+    Py_ssize_t n_det = PySequence_Fast_GET_SIZE(dets), n_seg = PySequence_Fast_GET_SIZE(segs);
+    if (n_det > 65535 || n_seg > 65535) { PyErr_SetString(PyExc_OverflowError, "too many detections or segments"); goto done; }
+    uint16_t nd = (uint16_t)n_det, ns = (uint16_t)n_seg;
+    if (buf_u8(&b, flags) < 0 || buf_f64(&b, t_s) < 0 || buf_f64_attr(&b, obs, s_t_s) < 0 ||
+        buf_f64_attr(&b, odo, s_x_m) < 0 || buf_f64_attr(&b, odo, s_y_m) < 0 || buf_f64_attr(&b, odo, s_theta_rad) < 0 ||
+        buf_f64_attr(&b, obs, s_imu_yaw_rad) < 0 || buf_f64_attr(&b, obs, s_head_pan_rad) < 0 ||
+        buf_f64_attr(&b, obs, s_head_tilt_rad) < 0 || buf_put(&b, &nd, 2) < 0 || buf_put(&b, &ns, 2) < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < n_det; i++)
+        if (put_detection(&b, PySequence_Fast_GET_ITEM(dets, i), kind_codes) < 0) goto done;
+    for (Py_ssize_t i = 0; i < n_seg; i++) {
+        PyObject *seg = PySequence_Fast(PySequence_Fast_GET_ITEM(segs, i), "a line segment: four numbers");
+        if (seg == NULL) goto done;
+        if (PySequence_Fast_GET_SIZE(seg) != 4) {
+            Py_DECREF(seg);
+            PyErr_SetString(PyExc_ValueError, "a line segment: four numbers");
+            goto done;
+        }
+        for (int k = 0; k < 4; k++) {
+            double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seg, k));
+            if ((v == -1.0 && PyErr_Occurred()) || buf_f64(&b, v) < 0) { Py_DECREF(seg); goto done; }
+        }
+        Py_DECREF(seg);
+    }
+    for (int k = 0; k < 3; k++) {
+        if (sections[k] == NULL) continue;
+        uint32_t n = (uint32_t)PyBytes_GET_SIZE(sections[k]);
+        if (buf_put(&b, &n, 4) < 0 || buf_put(&b, PyBytes_AS_STRING(sections[k]), n) < 0) goto done;
+    }
+    out = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
+done:
+    buf_free(&b);
+    for (int k = 0; k < 3; k++) Py_XDECREF(sections[k]);
+    Py_XDECREF(dets); Py_XDECREF(segs); Py_XDECREF(odo);
+    return out;
+}
+
 /* ---------------------------------------------------------------- split_status_log */
 
 static PyObject *split_status_log(PyObject *mod, PyObject *log) {
@@ -457,6 +606,8 @@ static PyMethodDef methods[] = {
     {"bb_changes", bb_changes, METH_VARARGS,
      "bb_changes(entries, seqs, raws, adapter, role_index) -> (bytes, role written): a tick's blackboard section."},
     {"uids_u16", uids_u16, METH_O, "uids_u16(nodes) -> bytes: the nodes' uids as u16."},
+    {"encode_inputs_part", encode_inputs_part, METH_VARARGS,
+     "encode_inputs_part(t_s, obs, packet, team, pad, estop, kind_codes) -> bytes: one robot's inputs part."},
     {"split_status_log", split_status_log, METH_O,
      "split_status_log(log) -> (uids, codes, n): a status log as bytes; the list is emptied."},
     {NULL, NULL, 0, NULL},
@@ -483,11 +634,24 @@ PyMODINIT_FUNC PyInit__recording(void) {
     INTERN(s_x_m, "x_m");
     INTERN(s_y_m, "y_m");
     INTERN(s_theta_rad, "theta_rad");
+    INTERN(s_t_s, "t_s");
+    INTERN(s_camera_frame, "camera_frame");
+    INTERN(s_fallen, "fallen");
+    INTERN(s_odometry, "odometry");
+    INTERN(s_imu_yaw_rad, "imu_yaw_rad");
+    INTERN(s_head_pan_rad, "head_pan_rad");
+    INTERN(s_head_tilt_rad, "head_tilt_rad");
+    INTERN(s_detections, "detections");
+    INTERN(s_line_segments, "line_segments");
+    INTERN(s_kind, "kind");
+    INTERN(s_team, "team");
+    INTERN(s_confidence, "confidence");
+    INTERN(s_value_attr, "value");
     if (PyType_Ready(&StatusHookType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     /* soccerbt.native.API_VERSION: a build of another version (a stale in-place build) is not used */
-    if (PyModule_AddIntConstant(m, "API_VERSION", 2) < 0) { Py_DECREF(m); return NULL; }
+    if (PyModule_AddIntConstant(m, "API_VERSION", 3) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&StatusHookType);
     if (PyModule_AddObject(m, "StatusHook", (PyObject *)&StatusHookType) < 0) {
         Py_DECREF(&StatusHookType);

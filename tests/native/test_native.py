@@ -26,10 +26,11 @@ import pytest
 from soccerbt import native
 from soccerbt.blackboard.core import Entry
 from soccerbt.nodes import observe
+from soccerbt.tools.replay import inputs as inputs_module
 from soccerbt.tools.replay import mcap_recorder as mr
 from soccerbt.tools.replay import tree_watch
 from soccerbt.trees import TreeFactory
-from soccerbt.world.types import Pose2D
+from soccerbt.world.types import Detection, Observations, Pose2D, Team
 
 ROOT = Path(__file__).resolve().parents[2]
 compiled = native.recording
@@ -163,6 +164,35 @@ def test_uids_and_status_log_bytes_agree() -> None:
             with pytest.raises(error):
                 fn(arg)
         assert a == b == bad  # left as it was
+
+
+def _observations(rng: random.Random) -> Observations:
+    kinds = list(inputs_module.KINDS) + ["unknown_thing", "ü" * 300]  # names without a code: written out
+    dets = tuple(Detection(rng.choice(kinds), rng.uniform(-5, 5), rng.uniform(-5, 5), rng.random(),
+                           rng.choice([None, Team.BLUE, Team.RED])) for _ in range(rng.randrange(6)))
+    segs = tuple(tuple(rng.uniform(-4, 4) for _ in range(4)) for _ in range(rng.randrange(4)))
+    return Observations(rng.uniform(0, 600), rng.random() < 0.5, dets,
+                        Pose2D(rng.uniform(-9, 9), rng.uniform(-6, 6), rng.uniform(-3, 3)), rng.uniform(-3, 3),
+                        rng.random() < 0.1, rng.uniform(-1, 1), rng.uniform(0, 1), segs)
+
+
+@needs_compiled
+def test_inputs_parts_agree() -> None:
+    rng = random.Random(11)
+    for _ in range(300):
+        obs = _observations(rng)
+        args = (rng.uniform(0, 600), obs, rng.choice([None, b"", bytes(range(40))]),
+                rng.choice([None, "[]", '[{"a": 1.5, "é": 2}]']), rng.choice([None, '{"go_manual": true}']),
+                rng.choice([None, True, False]))
+        data = compiled.encode_inputs_part(*args, inputs_module._KIND_CODE)
+        assert data == inputs_module.encode_part(*args)
+        record = inputs_module.decode_part(data)
+        if all(len(d.kind.encode()) <= 255 for d in obs.detections):  # a longer kind name is cut
+            assert record.observations == obs
+    bad = Observations(0.0, True, (), Pose2D(0, 0, 0), 0.0, False, 0.0, 0.0, ((1.0, 2.0),))  # a short segment
+    for fn in (lambda *a: compiled.encode_inputs_part(*a, inputs_module._KIND_CODE), inputs_module.encode_part):
+        with pytest.raises(Exception):  # noqa: B017 - struct.error from Python, ValueError from C
+            fn(0.0, bad, None, None, None, None)
 
 
 # --- watching through the class hook ------------------------------------------------------------

@@ -29,6 +29,7 @@ import struct
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from soccerbt.native import recording as _native
 from soccerbt.tools.replay import logformat as lf
 
 __all__ = ["INPUTS_VERSION", "InputTap", "InputRecord", "decode_inputs", "brain_description", "team_messages_of",
@@ -93,6 +94,15 @@ def encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | None, pa
         out.append(_SEG.pack(*s))
     out.extend(tail)
     return b"".join(out)
+
+
+def _native_encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | None, pad: str | None,
+                        estop: bool | None) -> bytes:
+    """encode_part by soccerbt.native (its compiled twin)."""
+    return _native.encode_inputs_part(t_s, obs, packet, team, pad, estop, _KIND_CODE)
+
+
+_encode_part = _native_encode_part if _native is not None else encode_part
 
 
 def decode_part(data: bytes) -> InputRecord:
@@ -346,7 +356,7 @@ class InputTap:
             if track.pad_seen:
                 pad = track.pad_seen.pop()
             estop = getattr(agent, "estop", None)
-            parts.append(encode_part(agent.now_s, obs, data, team, pad, None if estop is None else estop.engaged))
+            parts.append(_encode_part(agent.now_s, obs, data, team, pad, None if estop is None else estop.engaged))
         return lf.join_parts(parts)
 
 
