@@ -12,9 +12,11 @@
  *   bb_changes(entries, seqs, raws, adapter, role_index)
  *                       the blackboard section of a tick (logformat.encode_changes), updating
  *                       `seqs` and `raws` in place; (bytes, role written).
- *   uids_u16(nodes)     the u16 uids of a list of nodes, as array("H", ...).tobytes().
  *   encode_inputs_part(t_s, obs, packet, team, pad, estop, kind_codes)
  *                       one robot's part of an inputs message (soccerbt.tools.replay.inputs).
+ *   encode_tick(tick, root, command, n, uids, codes, skipped, ticked, changes, reasons)
+ *                       one robot's tick part (logformat.encode_tick with the command object
+ *                       and the ticked nodes; reasons already one line each, or None).
  *   split_status_log(log)
  *                       a status log's flat (uid, previous, new) integers as (u16 uids, the
  *                       previous codes then the new codes as u8, the count); empties the list.
@@ -28,6 +30,7 @@
 static PyObject *s_bt_status, *s_env, *s_status_log, *s_status_observer, *s_uid, *s_code;
 static PyObject *s_t_s, *s_camera_frame, *s_fallen, *s_odometry, *s_imu_yaw_rad, *s_head_pan_rad,
     *s_head_tilt_rad, *s_detections, *s_line_segments, *s_kind, *s_team, *s_confidence, *s_value_attr;
+static PyObject *s_vx_mps, *s_vy_mps, *s_vtheta_radps, *s_kick, *s_direction_rad, *s_strength;
 static PyObject *s_sequence_id, *s_value, *s_writer, *s_writer_seq, *s_x_m, *s_y_m, *s_theta_rad;
 static PyObject *g_pose_cls = NULL, *g_json_text = NULL;
 
@@ -385,34 +388,6 @@ fail:
     return NULL;
 }
 
-/* ---------------------------------------------------------------- uids_u16 */
-
-static PyObject *uids_u16(PyObject *mod, PyObject *nodes) {
-    if (!PyList_Check(nodes)) {
-        PyErr_SetString(PyExc_TypeError, "uids_u16: a list of nodes");
-        return NULL;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(nodes);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, 2 * n);
-    if (out == NULL) return NULL;
-    uint16_t *p = (uint16_t *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *uid = PyObject_GetAttr(PyList_GET_ITEM(nodes, i), s_uid);
-        if (uid == NULL) { Py_DECREF(out); return NULL; }
-        long v = PyLong_AsLong(uid);
-        Py_DECREF(uid);
-        if (v == -1 && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
-        if (v < 0 || v > 65535) {
-            Py_DECREF(out);
-            PyErr_SetString(PyExc_OverflowError, v < 0 ? "unsigned short is less than minimum"
-                                                       : "unsigned short is greater than maximum");
-            return NULL;
-        }
-        p[i] = (uint16_t)v;
-    }
-    return out;
-}
-
 /* ---------------------------------------------------------------- encode_inputs_part */
 
 enum { F_CAMERA = 1, F_FALLEN = 2, F_PACKET = 4, F_TEAM = 8, F_PAD = 16, F_ESTOP = 32, F_HAS_ESTOP = 64 };
@@ -558,6 +533,128 @@ done:
     return out;
 }
 
+/* ---------------------------------------------------------------- encode_tick */
+
+enum { FLAG_REASONS = 1 };
+
+static int put_f32_checked(Buf *b, double v) {  /* as struct's "f": too large a finite value raises */
+    unsigned char p[4];
+    if (PyFloat_Pack4(v, (char *)p, 1) < 0) return -1;
+    return buf_put(b, p, 4);
+}
+
+static int put_f32_attr(Buf *b, PyObject *obj, PyObject *name) {
+    double v;
+    if (float_attr(obj, name, &v) < 0) return -1;
+    return put_f32_checked(b, v);
+}
+
+static int put_u16_list(Buf *b, PyObject *list) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PyList_GET_ITEM(list, i));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < 0 || v > 65535) {
+            PyErr_SetString(PyExc_OverflowError, "unsigned short out of range");
+            return -1;
+        }
+        uint16_t u = (uint16_t)v;
+        if (buf_put(b, &u, 2) < 0) return -1;
+    }
+    return 0;
+}
+
+static PyObject *encode_tick(PyObject *mod, PyObject *args) {
+    unsigned long tick;
+    int root;
+    Py_ssize_t n;
+    PyObject *command, *uids, *codes, *skipped, *ticked, *changes, *reasons;
+    if (!PyArg_ParseTuple(args, "kiOnSSO!OSO:encode_tick", &tick, &root, &command, &n, &uids, &codes,
+                          &PyList_Type, &skipped, &ticked, &changes, &reasons))
+        return NULL;
+    if (tick > 0xFFFFFFFFUL || root < 0 || root > 255 || n < 0 || n > 65535 || PyList_GET_SIZE(skipped) > 65535) {
+        PyErr_SetString(PyExc_OverflowError, "encode_tick: a field out of its range");
+        return NULL;
+    }
+    int has_reasons = reasons != Py_None && PyDict_Check(reasons) && PyDict_GET_SIZE(reasons) > 0;
+    if (reasons != Py_None && !PyDict_Check(reasons)) {
+        PyErr_SetString(PyExc_TypeError, "encode_tick: reasons is a dict or None");
+        return NULL;
+    }
+    Buf tk = {0}, b = {0};
+    PyObject *kick = NULL, *out = NULL, *texts = NULL, *joined = NULL, *utf8 = NULL;
+    /* the ticked nodes' uids first: their count goes in the head */
+    if (ticked != Py_None) {
+        if (!PyList_Check(ticked)) { PyErr_SetString(PyExc_TypeError, "encode_tick: ticked is a list of nodes"); goto done; }
+        Py_ssize_t m = PyList_GET_SIZE(ticked);
+        if (m > 65535) { PyErr_SetString(PyExc_OverflowError, "encode_tick: too many ticked nodes"); goto done; }
+        for (Py_ssize_t i = 0; i < m; i++) {
+            PyObject *uid = PyObject_GetAttr(PyList_GET_ITEM(ticked, i), s_uid);
+            if (uid == NULL) goto done;
+            long v = PyLong_AsLong(uid);
+            Py_DECREF(uid);
+            if (v == -1 && PyErr_Occurred()) goto done;
+            if (v < 0 || v > 65535) { PyErr_SetString(PyExc_OverflowError, "unsigned short out of range"); goto done; }
+            uint16_t u = (uint16_t)v;
+            if (buf_put(&tk, &u, 2) < 0) goto done;
+        }
+    }
+    uint32_t t32 = (uint32_t)tick;
+    unsigned char rb = (unsigned char)root, flags = has_reasons ? FLAG_REASONS : 0;
+    if (buf_put(&b, &t32, 4) < 0 || buf_u8(&b, rb) < 0 || buf_u8(&b, flags) < 0) goto done;
+    if (put_f32_attr(&b, command, s_vx_mps) < 0 || put_f32_attr(&b, command, s_vy_mps) < 0 ||
+        put_f32_attr(&b, command, s_vtheta_radps) < 0 || put_f32_attr(&b, command, s_head_pan_rad) < 0 ||
+        put_f32_attr(&b, command, s_head_tilt_rad) < 0)
+        goto done;
+    if ((kick = PyObject_GetAttr(command, s_kick)) == NULL) goto done;
+    if (kick == Py_None) {
+        if (put_f32_checked(&b, Py_NAN) < 0 || put_f32_checked(&b, Py_NAN) < 0) goto done;
+    } else if (put_f32_attr(&b, kick, s_direction_rad) < 0 || put_f32_attr(&b, kick, s_strength) < 0) {
+        goto done;
+    }
+    uint16_t c16[3] = {(uint16_t)n, (uint16_t)PyList_GET_SIZE(skipped), (uint16_t)(tk.len / 2)};
+    if (buf_put(&b, c16, 6) < 0 || buf_put(&b, PyBytes_AS_STRING(uids), PyBytes_GET_SIZE(uids)) < 0 ||
+        buf_put(&b, PyBytes_AS_STRING(codes), PyBytes_GET_SIZE(codes)) < 0 || put_u16_list(&b, skipped) < 0 ||
+        buf_put(&b, tk.data ? tk.data : "", tk.len) < 0)
+        goto done;
+    if (has_reasons) {  /* u16 n, u32 text bytes, n u16 uids, the texts joined by newlines */
+        Py_ssize_t m = PyDict_GET_SIZE(reasons);
+        if (m > 65535) { PyErr_SetString(PyExc_OverflowError, "encode_tick: too many reasons"); goto done; }
+        Buf ru = {0};
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        if ((texts = PyList_New(0)) == NULL) goto done;
+        while (PyDict_Next(reasons, &pos, &key, &value)) {
+            long v = PyLong_AsLong(key);
+            if ((v == -1 && PyErr_Occurred()) || v < 0 || v > 65535) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_OverflowError, "unsigned short out of range");
+                buf_free(&ru);
+                goto done;
+            }
+            uint16_t u = (uint16_t)v;
+            if (buf_put(&ru, &u, 2) < 0 || PyList_Append(texts, value) < 0) { buf_free(&ru); goto done; }
+        }
+        PyObject *sep = PyUnicode_FromString("\n");
+        if (sep == NULL) { buf_free(&ru); goto done; }
+        joined = PyUnicode_Join(sep, texts);
+        Py_DECREF(sep);
+        if (joined == NULL || (utf8 = PyUnicode_AsUTF8String(joined)) == NULL) { buf_free(&ru); goto done; }
+        if (PyBytes_GET_SIZE(utf8) > 0xFFFFFFFFLL) { buf_free(&ru); PyErr_SetString(PyExc_OverflowError, "reasons too long"); goto done; }
+        uint16_t n16 = (uint16_t)m;
+        uint32_t l32 = (uint32_t)PyBytes_GET_SIZE(utf8);
+        int rc = (buf_put(&b, &n16, 2) < 0 || buf_put(&b, &l32, 4) < 0 || buf_put(&b, ru.data ? ru.data : "", ru.len) < 0 ||
+                  buf_put(&b, PyBytes_AS_STRING(utf8), PyBytes_GET_SIZE(utf8)) < 0) ? -1 : 0;
+        buf_free(&ru);
+        if (rc < 0) goto done;
+    }
+    if (buf_put(&b, PyBytes_AS_STRING(changes), PyBytes_GET_SIZE(changes)) < 0) goto done;
+    out = PyBytes_FromStringAndSize(b.data, b.len);
+done:
+    buf_free(&tk); buf_free(&b);
+    Py_XDECREF(kick); Py_XDECREF(texts); Py_XDECREF(joined); Py_XDECREF(utf8);
+    return out;
+}
+
 /* ---------------------------------------------------------------- split_status_log */
 
 static PyObject *split_status_log(PyObject *mod, PyObject *log) {
@@ -605,9 +702,10 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "setup(pose_cls, json_text): the Pose2D class and the JSON rendering of other values."},
     {"bb_changes", bb_changes, METH_VARARGS,
      "bb_changes(entries, seqs, raws, adapter, role_index) -> (bytes, role written): a tick's blackboard section."},
-    {"uids_u16", uids_u16, METH_O, "uids_u16(nodes) -> bytes: the nodes' uids as u16."},
     {"encode_inputs_part", encode_inputs_part, METH_VARARGS,
      "encode_inputs_part(t_s, obs, packet, team, pad, estop, kind_codes) -> bytes: one robot's inputs part."},
+    {"encode_tick", encode_tick, METH_VARARGS,
+     "encode_tick(tick, root, command, n, uids, codes, skipped, ticked, changes, reasons) -> bytes: a tick part."},
     {"split_status_log", split_status_log, METH_O,
      "split_status_log(log) -> (uids, codes, n): a status log as bytes; the list is emptied."},
     {NULL, NULL, 0, NULL},
@@ -635,6 +733,12 @@ PyMODINIT_FUNC PyInit__recording(void) {
     INTERN(s_y_m, "y_m");
     INTERN(s_theta_rad, "theta_rad");
     INTERN(s_t_s, "t_s");
+    INTERN(s_vx_mps, "vx_mps");
+    INTERN(s_vy_mps, "vy_mps");
+    INTERN(s_vtheta_radps, "vtheta_radps");
+    INTERN(s_kick, "kick");
+    INTERN(s_direction_rad, "direction_rad");
+    INTERN(s_strength, "strength");
     INTERN(s_camera_frame, "camera_frame");
     INTERN(s_fallen, "fallen");
     INTERN(s_odometry, "odometry");
@@ -651,7 +755,7 @@ PyMODINIT_FUNC PyInit__recording(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     /* soccerbt.native.API_VERSION: a build of another version (a stale in-place build) is not used */
-    if (PyModule_AddIntConstant(m, "API_VERSION", 3) < 0) { Py_DECREF(m); return NULL; }
+    if (PyModule_AddIntConstant(m, "API_VERSION", 4) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&StatusHookType);
     if (PyModule_AddObject(m, "StatusHook", (PyObject *)&StatusHookType) < 0) {
         Py_DECREF(&StatusHookType);

@@ -2,8 +2,8 @@
 
 - The C module is built wherever a C compiler is (``.ci/run`` installs on such a machine), and a
   stale build (another API_VERSION) or SOCCERBT_NATIVE=0 leaves it out.
-- The blackboard diff, the uid bytes and the status log split: C and Python on the same inputs,
-  tick after tick, give the same bytes, the same lists left behind and the same errors.
+- The blackboard diff, a tick part, an inputs part and the status log split: C and Python on
+  the same inputs give the same bytes, the same lists left behind and errors alike.
 - Watching a tree through the class hook: hooks counted per class across trees, removed with the
   last watcher, and a tree nobody watches that shares a hooked class reports nothing.
 - A match recorded with the compiled paths and one recorded with SOCCERBT_NATIVE=0 (another
@@ -16,6 +16,7 @@ import math
 import os
 import random
 import shutil
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -27,6 +28,7 @@ from soccerbt import native
 from soccerbt.blackboard.core import Entry
 from soccerbt.nodes import observe
 from soccerbt.tools.replay import inputs as inputs_module
+from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay import mcap_recorder as mr
 from soccerbt.tools.replay import tree_watch
 from soccerbt.trees import TreeFactory
@@ -140,20 +142,51 @@ def test_bb_changes_errors_are_the_twins() -> None:
         compiled.bb_changes([e], [], [], [], -1)
 
 
-@needs_compiled
-def test_uids_and_status_log_bytes_agree() -> None:
-    class N:
-        def __init__(self, uid: int) -> None:
-            self.uid = uid
+class _Node:
+    def __init__(self, uid: int) -> None:
+        self.uid = uid
 
+
+class _Kick:
+    def __init__(self, direction_rad: float, strength: float) -> None:
+        self.direction_rad, self.strength = direction_rad, strength
+
+
+class _Command:
+    def __init__(self, rng: random.Random) -> None:
+        self.vx_mps, self.vy_mps, self.vtheta_radps = rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-2, 2)
+        self.head_pan_rad, self.head_tilt_rad = rng.uniform(-1, 1), rng.uniform(0, 1)
+        self.kick = _Kick(rng.uniform(-3, 3), rng.random()) if rng.random() < 0.3 else None
+
+
+@needs_compiled
+def test_tick_parts_agree() -> None:
+    rng = random.Random(5)
+    for _ in range(300):
+        n = rng.randrange(20)
+        reasons = {rng.randrange(1, 400): rng.choice(["ball far -> approach", "é 0.52 outside reach", ""])
+                   for _ in range(rng.randrange(4))} or None
+        args = (rng.randrange(1 << 32), rng.randrange(6), _Command(rng), n, bytes(rng.randrange(256) for _ in range(2 * n)),
+                bytes(rng.randrange(4) for _ in range(2 * n)), [rng.randrange(400) for _ in range(rng.randrange(3))],
+                rng.choice([None, [_Node(rng.randrange(65536)) for _ in range(rng.randrange(30))]]),
+                rng.choice([b"", bytes(range(30))]), reasons)
+        data = compiled.encode_tick(*args)
+        assert data == mr.py_encode_tick(*args)
+        record = lf.decode_tick(data)
+        assert (record.tick, record.root, record.reasons) == (args[0], args[1], reasons or {})
+    fast = _Command(rng)
+    fast.vx_mps = 1e39  # past f32: struct says so, and so does the C
+    for bad in ((1 << 32, 0, _Command(rng)), (1, 0, fast), (1, 256, _Command(rng))):
+        for fn in (compiled.encode_tick, mr.py_encode_tick):
+            with pytest.raises((OverflowError, struct.error)):
+                fn(*bad, 0, b"", b"", [], None, b"", None)
+
+
+@needs_compiled
+def test_status_log_bytes_agree() -> None:
     rng = random.Random(3)
-    nodes = [N(rng.randrange(65536)) for _ in range(200)]
-    assert compiled.uids_u16(nodes) == mr.py_uids_u16(nodes)
-    assert compiled.uids_u16([]) == mr.py_uids_u16([]) == b""
-    for bad in ([N(65536)], [N(-1)]):
-        for fn in (compiled.uids_u16, mr.py_uids_u16):
-            with pytest.raises(OverflowError):
-                fn(bad)
+    nodes = [_Node(rng.randrange(65536)) for _ in range(200)]
+    assert mr.py_uids_u16(nodes) == struct.pack(f"<{len(nodes)}H", *(n.uid for n in nodes))
     log = [v for _ in range(100) for v in (rng.randrange(65536), rng.randrange(4), rng.randrange(4))]
     a, b = list(log), list(log)
     assert compiled.split_status_log(a) == tree_watch.py_split_status_log(b)

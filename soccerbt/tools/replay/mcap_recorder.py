@@ -382,10 +382,9 @@ class McapRecorder:
             (uids, codes, n, skipped, reasons), track.seen = track.watch.take(track.seen)
         else:
             uids, codes, n, skipped, reasons = _NO_TICK
-        ticked = _uids_u16(tree.env.ticked) if track.nodes else b""
         changes = self._changes(track, agent, step)
-        data = lf.encode_tick(agent.ticks, root, lf.command_tuple(agent.last_command), n, uids, codes,
-                              skipped, ticked, changes, reasons or None, one_line=True)
+        data = _encode_tick(agent.ticks, root, agent.last_command, n, uids, codes, skipped,
+                            tree.env.ticked if track.nodes else None, changes, reasons or None)
         if reasons:
             tick = agent.ticks
             last = track.last_reasons
@@ -598,6 +597,15 @@ def py_bb_changes(entries: list[Any], seqs: list[int], raws: list[object], adapt
     return lf.encode_changes(indexes, writers, kinds, floats, texts), role
 
 
+def py_encode_tick(tick: int, root: int, command: Any, n: int, uids: bytes, codes: bytes, skipped: list[int],
+                   ticked: list[Any] | None, changes: bytes, reasons: dict[int, str] | None) -> bytes:
+    """A robot's tick part (logformat.encode_tick) from the command object and the ticked nodes
+    (None: no node data), the reasons one line each already: the pure-Python twin of
+    soccerbt.native's ``encode_tick``."""
+    return lf.encode_tick(tick, root, lf.command_tuple(command), n, uids, codes, skipped,
+                          py_uids_u16(ticked) if ticked is not None else b"", changes, reasons, one_line=True)
+
+
 def py_uids_u16(nodes: list[Any]) -> bytes:
     """The nodes' uids as u16 bytes: the pure-Python twin of soccerbt.native's ``uids_u16``."""
     return array("H", map(_UID, nodes)).tobytes()
@@ -729,16 +737,16 @@ _POSE = _pose_class()
 
 
 def _native_or_python() -> tuple[Any, Any]:
-    """(bb_changes, uids_u16): soccerbt.native's compiled ones when built, else the twins here."""
+    """(bb_changes, encode_tick): soccerbt.native's compiled ones when built, else the twins here."""
     from soccerbt.native import recording
 
     if recording is None:
-        return py_bb_changes, py_uids_u16
+        return py_bb_changes, py_encode_tick
     recording.setup(_POSE, _json_text)
-    return recording.bb_changes, recording.uids_u16
+    return recording.bb_changes, recording.encode_tick
 
 
-_bb_changes, _uids_u16 = _native_or_python()
+_bb_changes, _encode_tick = _native_or_python()
 
 
 def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None, tap: Any = None) -> Any:
