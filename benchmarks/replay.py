@@ -18,6 +18,13 @@ Prints, in one run (medians; CPU seconds of this process, the fair measure on a 
     python benchmarks/replay.py                  # a 300 s match
     python benchmarks/replay.py --seconds 1200   # a whole 20-minute match (takes minutes)
     python benchmarks/replay.py --only live      # only the inputs' and the live stream's costs
+    python benchmarks/replay.py --only overhead --instructions   # the overhead in instructions
+
+The CPU time of a match varies by several percent from run to run on a shared machine, more than
+some of the costs measured here. ``--instructions`` counts instructions instead (valgrind's
+callgrind, Debian's ``valgrind``; deterministic: one run of each is enough, about a minute each):
+each mode runs for 3 s and for 0.5 s after the same warm-up, and the difference is the cost of
+2.5 simulated seconds, imports and warm-up left out.
 """
 from __future__ import annotations
 
@@ -144,6 +151,47 @@ def _child_cpu_s(mode: str, seconds: float, native: bool) -> float:
     return float(out.split()[-1])
 
 
+def _child_instructions(mode: str, seconds: float, native: bool) -> int:
+    """Instructions (callgrind's Ir) of a child process running `mode` for `seconds` after the warm-up."""
+    import re
+    import subprocess
+
+    env = dict(os.environ, SOCCERBT_NATIVE="1" if native else "0", PYTHONHASHSEED="0")
+    run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+                          "--one", mode, "--overhead-seconds", str(seconds)],
+                         env=env, cwd=ROOT, check=True, capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if found is None:
+        raise RuntimeError(f"callgrind printed no count: {run.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def overhead_instructions() -> None:
+    """The recording overhead in instructions: each mode at 3 s minus at 0.5 s (see the docstring)."""
+    import shutil
+    from concurrent.futures import ThreadPoolExecutor
+
+    from soccerbt.native import recording
+
+    if shutil.which("valgrind") is None:
+        print("recording overhead in instructions: not measured (no valgrind: apt-get install valgrind)")
+        return
+    modes = {"plain": ("plain", True), "stream": ("stream", True), "record": ("record", True),
+             "record-python": ("record", False)}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # two children at once (a core each)
+        jobs = {(mode, sec): pool.submit(_child_instructions, what, sec, native)
+                for mode, (what, native) in modes.items() for sec in (3.0, 0.5)}
+        ir = {mode: jobs[(mode, 3.0)].result() - jobs[(mode, 0.5)].result() for mode in modes}
+    base = ir["plain"]
+    print(f"recording overhead in instructions, 3 v 3, 2.5 s simulated (callgrind; soccerbt.native "
+          f"{'built' if recording is not None else 'NOT built'}):")
+    for mode, value in ir.items():
+        print(f"  {mode:13s} {value / 1e6:8.1f} M  x{value / base:5.3f}")
+    print(f"  status stream alone +{(ir['stream'] / base - 1) * 100:.1f}%; whole recorder: compiled "
+          f"+{(ir['record'] / base - 1) * 100:.1f}%, pure Python +{(ir['record-python'] / base - 1) * 100:.1f}% "
+          f"(goal +10%)")
+
+
 def overhead(seconds: float, repeats: int) -> None:
     """Every mode in a child process of its own (the same start for each: imports, caches)."""
     from soccerbt.native import recording
@@ -253,6 +301,8 @@ def main() -> int:
     parser.add_argument("--log", type=Path, default=None, help="use this MCAP log instead of recording one")
     parser.add_argument("--only", choices=("live", "overhead"), default=None,
                         help="only the inputs' and live stream's costs, or only the recording overhead")
+    parser.add_argument("--instructions", action="store_true",
+                        help="with --only overhead: count instructions (valgrind) instead of timing")
     parser.add_argument("--one", choices=("plain", "stream", "record"), default=None,
                         help=argparse.SUPPRESS)  # one overhead run: its CPU seconds (overhead's child)
     args = parser.parse_args()
@@ -261,7 +311,10 @@ def main() -> int:
             print(_match_cpu_s(args.one, args.overhead_seconds, 1, Path(tmp) / "o.mcap"))
         return 0
     if args.only == "overhead":
-        overhead(args.overhead_seconds, args.repeats)
+        if args.instructions:
+            overhead_instructions()
+        else:
+            overhead(args.overhead_seconds, args.repeats)
         return 0
     try:
         import foxglove  # noqa: F401

@@ -19,7 +19,7 @@ from types import ModuleType
 
 __all__ = ["recording", "load_recording", "API_VERSION"]
 
-API_VERSION = 4  # what _recording.c's module says it implements
+API_VERSION = 5  # what _recording.c's module says it implements
 
 
 def load_recording() -> ModuleType | None:

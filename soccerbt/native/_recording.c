@@ -7,6 +7,8 @@
  *   StatusHook          a watched node class's __setattr__ (soccerbt.nodes.observe): stores as
  *                       object.__setattr__ does, and a changed `_bt_status` is appended to
  *                       env.status_log and handed to env.status_observer.
+ *   setup_classes(entry_cls, env_cls)
+ *                       the slots of the blackboard's Entry and of TreeEnv, read in place.
  *   setup(pose_cls, json_text)
  *                       the Pose2D class and the JSON rendering of "other" values, once.
  *   bb_changes(entries, seqs, raws, adapter, role_index)
@@ -23,6 +25,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stddef.h>
 #include <string.h>
 #include <stdint.h>
@@ -71,6 +74,74 @@ static int buf_f32(Buf *b, double v) {
 
 static void buf_free(Buf *b) { PyMem_Free(b->data); b->data = NULL; b->len = b->cap = 0; }
 
+/* ---------------------------------------------------------------- slots read in place */
+
+/* A class with __slots__ keeps each slot at a fixed offset: the blackboard's Entry and the tree's
+ * TreeEnv are read there (setup_classes), instead of through a type lookup per read. An object
+ * of another class is read with PyObject_GetAttr. */
+
+typedef struct {
+    PyTypeObject *type;     /* the class whose slots these are (a strong reference), or NULL */
+    Py_ssize_t offset[4];
+} SlotTable;
+
+static SlotTable g_entry = {NULL, {0}}, g_env = {NULL, {0}};
+enum { E_SEQ = 0, E_VALUE = 1, E_WRITER = 2, E_WRITER_SEQ = 3 };
+enum { V_STATUS_LOG = 0, V_STATUS_OBSERVER = 1 };
+
+static int slot_table(SlotTable *t, PyObject *cls, PyObject **names, int n) {
+    if (!PyType_Check(cls)) { PyErr_SetString(PyExc_TypeError, "setup_classes: a class"); return -1; }
+    Py_ssize_t offsets[4];
+    for (int i = 0; i < n; i++) {
+        PyObject *d = PyDict_GetItemWithError(((PyTypeObject *)cls)->tp_dict, names[i]);  /* borrowed */
+        if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "setup_classes: %R is not a slot of %R", names[i], cls);
+            return -1;
+        }
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX) {
+            PyErr_Format(PyExc_TypeError, "setup_classes: %R is not an object slot", names[i]);
+            return -1;
+        }
+        offsets[i] = m->offset;
+    }
+    Py_INCREF(cls);
+    Py_XSETREF(t->type, (PyTypeObject *)cls);
+    memcpy(t->offset, offsets, sizeof(offsets));
+    return 0;
+}
+
+/* a new reference to slot `i` of `obj` (AttributeError when unset, as a read would say) */
+static PyObject *slot_get(SlotTable *t, int i, PyObject *obj, PyObject *name) {
+    if (Py_TYPE(obj) != t->type) return PyObject_GetAttr(obj, name);
+    PyObject *v = *(PyObject **)((char *)obj + t->offset[i]);
+    if (v == NULL) { PyErr_SetObject(PyExc_AttributeError, name); return NULL; }
+    Py_INCREF(v);
+    return v;
+}
+
+/* status codes by identity: the few NodeStatus members (immutable enum members), each looked up
+ * once and kept */
+#define N_CODES 8
+static PyObject *g_code_key[N_CODES], *g_code_val[N_CODES];
+
+static PyObject *status_code(PyObject *status) {  /* a new reference */
+    for (int i = 0; i < N_CODES && g_code_key[i] != NULL; i++)
+        if (g_code_key[i] == status) { Py_INCREF(g_code_val[i]); return g_code_val[i]; }
+    PyObject *code = PyObject_GetAttr(status, s_code);
+    if (code == NULL) return NULL;
+    for (int i = 0; i < N_CODES; i++) {
+        if (g_code_key[i] == NULL) {
+            Py_INCREF(status); Py_INCREF(code);
+            g_code_key[i] = status;
+            g_code_val[i] = code;
+            break;
+        }
+    }
+    return code;
+}
+
 /* ---------------------------------------------------------------- StatusHook */
 
 /* A node class's __setattr__ while a tree of it is watched: every attribute store goes on as
@@ -87,9 +158,9 @@ typedef struct {
 static int append_change(PyObject *log, PyObject *node, PyObject *previous, PyObject *status) {
     PyObject *uid = PyObject_GetAttr(node, s_uid);
     if (uid == NULL) return -1;
-    PyObject *pc = PyObject_GetAttr(previous, s_code);
+    PyObject *pc = status_code(previous);
     if (pc == NULL) { Py_DECREF(uid); return -1; }
-    PyObject *nc = PyObject_GetAttr(status, s_code);
+    PyObject *nc = status_code(status);
     if (nc == NULL) { Py_DECREF(uid); Py_DECREF(pc); return -1; }
     int rc = 0;
     if (PyList_CheckExact(log)) {
@@ -116,10 +187,10 @@ static int report_change(PyObject *node, PyObject *previous, PyObject *status) {
     }
     int rc = -1;
     PyObject *log = NULL, *observer = NULL;
-    log = PyObject_GetAttr(env, s_status_log);
+    log = slot_get(&g_env, V_STATUS_LOG, env, s_status_log);
     if (log == NULL) goto done;
     if (log != Py_None && append_change(log, node, previous, status) < 0) goto done;
-    observer = PyObject_GetAttr(env, s_status_observer);
+    observer = slot_get(&g_env, V_STATUS_OBSERVER, env, s_status_observer);
     if (observer == NULL) goto done;
     if (observer != Py_None) {
         PyObject *r = PyObject_CallFunctionObjArgs(observer, node, previous, status, NULL);
@@ -204,6 +275,16 @@ static PyObject *setup(PyObject *mod, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *setup_classes(PyObject *mod, PyObject *args) {
+    PyObject *entry_cls, *env_cls;
+    if (!PyArg_ParseTuple(args, "OO:setup_classes", &entry_cls, &env_cls)) return NULL;
+    PyObject *entry_names[4] = {s_sequence_id, s_value, s_writer, s_writer_seq};
+    PyObject *env_names[2] = {s_status_log, s_status_observer};
+    if (slot_table(&g_entry, entry_cls, entry_names, 4) < 0 || slot_table(&g_env, env_cls, env_names, 2) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 /* ---------------------------------------------------------------- bb_changes */
 
 /* 1: every item an exact float; 0: not; the tuple is non-empty */
@@ -253,14 +334,14 @@ static PyObject *bb_changes(PyObject *mod, PyObject *args) {
     /* the sequence numbers first: the usual tick changes a few of the entries */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *entry = PyList_GET_ITEM(entries, i);
-        PyObject *seq = PyObject_GetAttr(entry, s_sequence_id);
+        PyObject *seq = slot_get(&g_entry, E_SEQ, entry, s_sequence_id);
         if (seq == NULL) goto fail;
         PyObject *old = PyList_GET_ITEM(seqs, i);
         int same = PyObject_RichCompareBool(seq, old, Py_EQ);
         if (same < 0) { Py_DECREF(seq); goto fail; }
         if (same) { Py_DECREF(seq); continue; }
         PyList_SetItem(seqs, i, seq);  /* steals seq */
-        PyObject *value = PyObject_GetAttr(entry, s_value);
+        PyObject *value = slot_get(&g_entry, E_VALUE, entry, s_value);
         if (value == NULL) goto fail;
         PyObject *before = PyList_GET_ITEM(raws, i);
         if (Py_TYPE(before) == Py_TYPE(value)) {
@@ -275,13 +356,13 @@ static PyObject *bb_changes(PyObject *mod, PyObject *args) {
         PyList_SetItem(raws, i, value);  /* steals one reference; `value` keeps ours */
         if (i == role_index) role_changed = 1;
         /* the writer: the stamped node when its stamp is of this write, else the key's adapter */
-        PyObject *wseq = PyObject_GetAttr(entry, s_writer_seq);
+        PyObject *wseq = slot_get(&g_entry, E_WRITER_SEQ, entry, s_writer_seq);
         if (wseq == NULL) { Py_DECREF(value); goto fail; }
         PyObject *cur = PyList_GET_ITEM(seqs, i);
         int stamped = PyObject_RichCompareBool(wseq, cur, Py_EQ);
         Py_DECREF(wseq);
         if (stamped < 0) { Py_DECREF(value); goto fail; }
-        PyObject *writer = stamped ? PyObject_GetAttr(entry, s_writer) : (Py_INCREF(PyList_GET_ITEM(adapter, i)), PyList_GET_ITEM(adapter, i));
+        PyObject *writer = stamped ? slot_get(&g_entry, E_WRITER, entry, s_writer) : (Py_INCREF(PyList_GET_ITEM(adapter, i)), PyList_GET_ITEM(adapter, i));
         if (writer == NULL) { Py_DECREF(value); goto fail; }
         long w = PyLong_AsLong(writer);
         Py_DECREF(writer);
@@ -699,6 +780,8 @@ static PyObject *split_status_log(PyObject *mod, PyObject *log) {
 /* ---------------------------------------------------------------- module */
 
 static PyMethodDef methods[] = {
+    {"setup_classes", setup_classes, METH_VARARGS,
+     "setup_classes(entry_cls, env_cls): the blackboard Entry's and the TreeEnv's slots, read in place."},
     {"setup", setup, METH_VARARGS, "setup(pose_cls, json_text): the Pose2D class and the JSON rendering of other values."},
     {"bb_changes", bb_changes, METH_VARARGS,
      "bb_changes(entries, seqs, raws, adapter, role_index) -> (bytes, role written): a tick's blackboard section."},
@@ -755,7 +838,7 @@ PyMODINIT_FUNC PyInit__recording(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     /* soccerbt.native.API_VERSION: a build of another version (a stale in-place build) is not used */
-    if (PyModule_AddIntConstant(m, "API_VERSION", 4) < 0) { Py_DECREF(m); return NULL; }
+    if (PyModule_AddIntConstant(m, "API_VERSION", 5) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&StatusHookType);
     if (PyModule_AddObject(m, "StatusHook", (PyObject *)&StatusHookType) < 0) {
         Py_DECREF(&StatusHookType);

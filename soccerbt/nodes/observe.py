@@ -31,7 +31,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from soccerbt.blackboard.core import Entry
 from soccerbt.native import recording as _native
+from soccerbt.nodes.base import TreeEnv
 from soccerbt.nodes.status import NodeStatus
 
 __all__ = ["StatusChange", "observe", "unobserve", "is_observed"]
@@ -91,6 +93,8 @@ _DESCRIPTOR = _ObservedStatus()
 _OBSERVED: dict[type, type] = {}
 _ORIGINAL: dict[type, type] = {}
 _HOOK: Any = _native.StatusHook() if _native is not None else None
+if _native is not None:  # their slots read in place by the hook and the recorder's diff
+    _native.setup_classes(Entry, TreeEnv)
 _HOOKED: dict[type, int] = {}      # class -> how many watched trees hooked it
 use_hook = _HOOK is not None       # the compiled way (tests set it False to run the other)
 
