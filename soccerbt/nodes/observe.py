@@ -90,6 +90,7 @@ class _ObservedStatus:
 
 
 _DESCRIPTOR = _ObservedStatus()
+_OBJECT_SETATTR = object.__dict__["__setattr__"]
 _OBSERVED: dict[type, type] = {}
 _ORIGINAL: dict[type, type] = {}
 _HOOK: Any = _native.StatusHook() if _native is not None else None
@@ -104,13 +105,23 @@ def _observed_class(cls: type) -> type:
     if sub is None:
         sub = type(cls.__name__, (cls,), {
             "__slots__": (), "_bt_status": _DESCRIPTOR, "__module__": cls.__module__,
-            # a hook left on the class by a tree watched the other way must not report twice
-            "__setattr__": object.__setattr__,
+            # the class's own way of storing, named here: a hook put on the class or a base later
+            # (a tree of it watched the compiled way) must not report the changes a second time
+            "__setattr__": _own_setattr(cls),
             "__qualname__": cls.__qualname__, "__doc__": cls.__doc__,
         })
         _OBSERVED[cls] = sub
         _ORIGINAL[sub] = cls
     return sub
+
+
+def _own_setattr(cls: type) -> Any:
+    """The __setattr__ `cls` stores with, the hook left out."""
+    for klass in cls.__mro__:
+        own = klass.__dict__.get("__setattr__")
+        if own is not None and own is not _HOOK:
+            return own
+    return _OBJECT_SETATTR
 
 
 def is_observed(node: Any) -> bool:
@@ -122,8 +133,13 @@ def is_observed(node: Any) -> bool:
 
 
 def _hookable(cls: type) -> bool:
-    own = cls.__dict__.get("__setattr__")
-    return own is None or own is _HOOK
+    """Whether `cls` stores attributes as object does (or through the hook already): a class
+    with a __setattr__ of its own, or inheriting one, keeps it (its nodes take the other way)."""
+    for klass in cls.__mro__:
+        own = klass.__dict__.get("__setattr__")
+        if own is not None:
+            return own is _OBJECT_SETATTR or own is _HOOK
+    return True
 
 
 def observe(nodes: Iterable[Any], env: Any,

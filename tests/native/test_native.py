@@ -26,7 +26,8 @@ import pytest
 
 from soccerbt import native
 from soccerbt.blackboard.core import Entry
-from soccerbt.nodes import observe
+from soccerbt.nodes import ActionNode, observe
+from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools.replay import inputs as inputs_module
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay import mcap_recorder as mr
@@ -275,6 +276,39 @@ def test_the_hook_stores_like_object_setattr(monkeypatch: pytest.MonkeyPatch) ->
     assert seen == []
     tree.tick_exactly_once()
     assert seen[0] == (1, "IDLE", "RUNNING")
+
+
+class _Noting(ActionNode):
+    """A node class of a __setattr__ of its own (the hook must not replace it)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, "stores", getattr(self, "stores", 0) + 1)
+        object.__setattr__(self, name, value)
+
+    def bt_tick(self):  # noqa: ANN201
+        return NodeStatus.SUCCESS
+
+
+class _NotingChild(_Noting):
+    pass
+
+
+@needs_compiled
+def test_a_class_of_its_own_setattr_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(observe, "use_hook", True)
+    factory = TreeFactory()
+    factory.register_node_type("Noting", _NotingChild)
+    tree = factory.create_tree_from_text('<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence><Noting/>'
+                                         '</Sequence></BehaviorTree></root>')
+    log = tree.start_status_log()
+    noting = next(n for n in tree.nodes() if isinstance(n, _Noting))
+    assert "__setattr__" not in _NotingChild.__dict__  # not hooked: moved to the observed subclass instead
+    before = noting.stores
+    tree.tick_exactly_once()
+    assert noting.stores > before and observe.is_observed(noting)
+    assert [log[i:i + 3] for i in range(0, len(log), 3)] == [[1, 0, 1], [2, 0, 2], [2, 2, 0], [1, 1, 2], [1, 2, 0]]
+    tree.stop_status_log()
+    assert type(noting) is _NotingChild
 
 
 # --- a whole match both ways --------------------------------------------------------------------
