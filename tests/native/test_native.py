@@ -319,7 +319,7 @@ from pathlib import Path
 from soccerbt.match import Match, MatchConfig
 from soccerbt.tools.replay.mcap_recorder import make_recorder
 from soccerbt.native import recording
-m = Match(MatchConfig(seed=5, duration_s=4.0))
+m = Match(MatchConfig(seed=5, duration_s=2.5))
 out = Path(sys.argv[1])
 rec = make_recorder(out, m)
 while not m.finished():
