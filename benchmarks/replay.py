@@ -182,14 +182,9 @@ def overhead_instructions() -> None:
         jobs = {(mode, sec): pool.submit(_child_instructions, what, sec, native)
                 for mode, (what, native) in modes.items() for sec in (3.0, 0.5)}
         ir = {mode: jobs[(mode, 3.0)].result() - jobs[(mode, 0.5)].result() for mode in modes}
-    base = ir["plain"]
     print(f"recording overhead in instructions, 3 v 3, 2.5 s simulated (callgrind; soccerbt.native "
           f"{'built' if recording is not None else 'NOT built'}):")
-    for mode, value in ir.items():
-        print(f"  {mode:13s} {value / 1e6:8.1f} M  x{value / base:5.3f}")
-    print(f"  status stream alone +{(ir['stream'] / base - 1) * 100:.1f}%; whole recorder: compiled "
-          f"+{(ir['record'] / base - 1) * 100:.1f}%, pure Python +{(ir['record-python'] / base - 1) * 100:.1f}% "
-          f"(goal +10%)")
+    _report(ir, {mode: f"{value / 1e6:8.1f} M" for mode, value in ir.items()}, ir["plain"], "{:.1f}")
 
 
 def overhead(seconds: float, repeats: int) -> None:
@@ -203,14 +198,21 @@ def overhead(seconds: float, repeats: int) -> None:
         for mode, (what, native) in modes.items():
             runs[mode].append(_child_cpu_s(what, seconds, native))
     med = {mode: statistics.median(values) for mode, values in runs.items()}
-    base = med["plain"]
     print(f"recording overhead, 3 v 3, {seconds:g} s simulated, median of {repeats} (CPU s; "
           f"soccerbt.native {'built' if recording is not None else 'NOT built: both rows are Python'}):")
-    for mode, values in runs.items():
-        print(f"  {mode:13s} {med[mode]:7.2f} s  x{med[mode] / base:5.3f}  ({', '.join(f'{v:.2f}' for v in values)})")
-    print(f"  status stream alone +{(med['stream'] / base - 1) * 100:.0f}%; whole recorder: compiled "
-          f"+{(med['record'] / base - 1) * 100:.0f}%, pure Python +{(med['record-python'] / med['plain-python'] - 1) * 100:.0f}% "
-          f"(goal +10%)")
+    _report(med, {mode: f"{med[mode]:7.2f} s  ({', '.join(f'{v:.2f}' for v in values)})" for mode, values in runs.items()},
+            med["plain"], "{:.0f}", python_base=med["plain-python"])
+
+
+def _report(values: dict[str, float], shown: dict[str, str], base: float, pct: str,
+            python_base: float | None = None) -> None:
+    """Each mode's figure and ratio to `base`, then the overheads (the Python recorder's against
+    `python_base` when given, else `base`)."""
+    for mode, text in shown.items():
+        print(f"  {mode:13s} {text}  x{values[mode] / base:5.3f}")
+    python = values["record-python"] / (python_base or base) - 1
+    print(f"  status stream alone +{pct.format((values['stream'] / base - 1) * 100)}%; whole recorder: compiled "
+          f"+{pct.format((values['record'] / base - 1) * 100)}%, pure Python +{pct.format(python * 100)}% (goal +10%)")
 
 
 def record(seconds: float, path: Path) -> float:
