@@ -55,6 +55,35 @@ def test_built_where_a_compiler_is() -> None:
     assert compiled.API_VERSION == native.API_VERSION
 
 
+def test_an_install_without_a_compiler_runs_the_twins(tmp_path: Path) -> None:
+    """The wheel built where no C compiler works (CC=false) has no extension and still records."""
+    try:
+        import setuptools
+    except ImportError:
+        pytest.skip("setuptools not installed (the dev extra has it)")
+    if tuple(int(p) for p in setuptools.__version__.split(".")[:2]) < (77, 0):
+        pytest.skip(f"setuptools {setuptools.__version__} is older than the build's (77)")
+    env = dict(os.environ, CC="false", PIP_NO_INDEX="1")
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                            "-w", str(tmp_path / "wheel"), str(ROOT)], env=env, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    (wheel,) = (tmp_path / "wheel").glob("soccerbt-*.whl")
+    install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target",
+                              str(tmp_path / "site"), str(wheel)], capture_output=True, text=True)
+    assert install.returncode == 0, install.stderr[-2000:]
+    assert not list((tmp_path / "site" / "soccerbt" / "native").glob("*.so"))
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import soccerbt.native as n; "
+            "assert n.__file__.startswith(sys.argv[1]), n.__file__; print(n.recording)")
+    env = dict(os.environ, SOCCERBT_NATIVE="1")
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site")], env=env, capture_output=True, text=True)
+    assert (run.returncode, run.stdout.strip()) == (0, "None"), run.stderr[-2000:]
+    out = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[2]); exec(sys.argv[3])",
+                          str(tmp_path / "twins.mcap"), str(tmp_path / "site"), _RECORD],
+                         env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0 and out.stdout.split()[0] == "python", out.stderr[-2000:]
+    assert (tmp_path / "twins.mcap").stat().st_size > 0
+
+
 def test_a_stale_build_and_the_switch_leave_it_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOCCERBT_NATIVE", "0")
     assert native.load_recording() is None
