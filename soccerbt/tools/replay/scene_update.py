@@ -190,19 +190,19 @@ def _pose_text(x_m: float, y_m: float, z_m: float, yaw_rad: float = 0.0, turn: s
             f'{turn or _turn_text(yaw_rad)}')
 
 
-_KINDS = ("arrows", "cubes", "spheres", "cylinders", "lines", "triangles", "texts", "models")
+@lru_cache(maxsize=256)
+def _id_text(entity_id: str) -> str:
+    """What follows an entity's timestamp up to its metadata (its id as JSON), made once an id."""
+    return (f',"frame_id":"field","id":{json_text(entity_id)},"lifetime":{{"sec":0,"nsec":0}},'
+            f'"frame_locked":false,"metadata":')
 
 
-@lru_cache(maxsize=64)
-def _entity_head(stamp_text: str, entity_id: str) -> str:
-    return (f'{{"timestamp":{stamp_text},"frame_id":"field","id":{json_text(entity_id)},'
-            f'"lifetime":{{"sec":0,"nsec":0}},"frame_locked":false,"metadata":')
-
-
-def _entity_text(stamp_text: str, entity_id: str, metadata: str = "[]", **primitives: str) -> str:
-    """``_entity``'s JSON text; `metadata` and each primitive list given as JSON text."""
-    rest = ",".join([f'"{kind}":{primitives.get(kind, "[]")}' for kind in _KINDS])
-    return f"{_entity_head(stamp_text, entity_id)}{metadata},{rest}}}"
+def _entity_text(stamp_text: str, entity_id: str, metadata: str = "[]", *, arrows: str = "[]",
+                 spheres: str = "[]", cylinders: str = "[]", texts: str = "[]") -> str:
+    """``_entity``'s JSON text (no cubes, lines, triangles nor models: the moving entities have
+    none); `metadata` and each primitive list given as JSON text."""
+    return (f'{{"timestamp":{stamp_text}{_id_text(entity_id)}{metadata},"arrows":{arrows},"cubes":[],'
+            f'"spheres":{spheres},"cylinders":{cylinders},"lines":[],"triangles":[],"texts":{texts},"models":[]}}')
 
 
 @lru_cache(maxsize=32)
@@ -245,12 +245,11 @@ def _moving_text(match: Any, stamp_text: str) -> str:
     attacks_positive_x = getattr(match.referee, "attacks_positive_x", None)
     ball_diameter = match.field.ball_diameter_m
     out = []
-    for rid in sorted(world.robots):
-        truth = world.robots[rid]
-        rgb = _TEAM_RGB.get(rid.team.name, (0.5, 0.5, 0.5))
+    robots = world.robots
+    for rid, name, rgb in _robot_order(robots):
+        truth = robots[rid]
         height = _FALLEN_HEIGHT_M if truth.fallen else _ROBOT_HEIGHT_M
         body, arrow = _body_texts(truth.x_m, truth.y_m, truth.theta_rad, height, _color_text(rgb))
-        name = str(rid)
         metadata = f'[{{"key":"fallen","value":"{"true" if truth.fallen else "false"}"}}'
         estimate_text = ball_text = ""
         if agents.get(rid) is not None and attacks_positive_x is not None:
@@ -277,6 +276,15 @@ def _moving_text(match: Any, stamp_text: str) -> str:
 
 _WHITE_TEXT = json_text(_WHITE)
 _UNTURNED = _turn_text(0.0)
+_ORDER: list[Any] = [None, ()]   # the robots dictionary last seen and its robots in order
+
+
+def _robot_order(robots: dict[Any, Any]) -> tuple[tuple[Any, str, tuple[float, float, float]], ...]:
+    """(id, name, team colour) of each robot in id order; sorted again only when the robots change."""
+    if _ORDER[0] is not robots or len(_ORDER[1]) != len(robots):
+        _ORDER[0] = robots
+        _ORDER[1] = tuple((rid, str(rid), _TEAM_RGB.get(rid.team.name, (0.5, 0.5, 0.5))) for rid in sorted(robots))
+    return _ORDER[1]
 
 
 def scene_update(match: Any, with_static: bool = True) -> dict[str, Any]:

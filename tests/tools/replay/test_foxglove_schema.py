@@ -167,3 +167,18 @@ def test_every_json_channel_embeds_a_real_schema_its_messages_meet(match_log: tu
     seen = set(validators)
     assert seen >= {"soccerbt.Header", "soccerbt.Summary", "soccerbt.GameControllerState", "soccerbt.Commands",
                     "foxglove.SceneUpdate", "soccerbt.Tree", "soccerbt.Keyframe"}
+
+
+def test_the_scene_text_is_the_dictionaries_bytes_step_by_step() -> None:
+    """scene_json writes the moving entities from f-strings: at every tenth step of a match in
+    which robots walk, lose and find the ball, it gives json_bytes(scene_update) exactly."""
+    match = Match(MatchConfig(seed=4, duration_s=15.0))
+    compared = beliefs = 0
+    while not match.finished():
+        match.step()
+        if match.steps % 10:
+            continue
+        assert scene_json(match) == lf.json_bytes(scene_update(match)), match.steps
+        compared += 1
+        beliefs += any(a.blackboard.get("ball_location_known", False) for a in match.agents.values())
+    assert compared == 150 and beliefs > 0
