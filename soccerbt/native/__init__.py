@@ -2,7 +2,7 @@
 when it was built at install (setuptools builds it when a C compiler is there), else None.
 
 Every function of it has a pure-Python twin beside its user, used when ``recording`` is None:
-the watched node classes' hook in ``soccerbt.nodes.observe``; in ``soccerbt.tools.replay``, the
+the watched status slot in ``soccerbt.nodes.observe``; in ``soccerbt.tools.replay``, the
 blackboard diff and a robot's tick part (``mcap_recorder``), the status log split
 (``tree_watch``) and a robot's inputs part (``inputs``). Both give the same results (tests run both on the same
 inputs, and a match recorded either way gives the same bytes). ``SOCCERBT_NATIVE=0`` in the
@@ -19,7 +19,7 @@ from types import ModuleType
 
 __all__ = ["recording", "load_recording", "API_VERSION"]
 
-API_VERSION = 5  # what _recording.c's module says it implements
+API_VERSION = 6  # what _recording.c's module says it implements
 
 
 def load_recording() -> ModuleType | None:

@@ -4,9 +4,9 @@
  * does (the fallback when this module was not built); tests run both on the same inputs and
  * compare, and a match recorded either way gives the same bytes.
  *
- *   StatusHook          a watched node class's __setattr__ (soccerbt.nodes.observe): stores as
- *                       object.__setattr__ does, and a changed `_bt_status` is appended to
- *                       env.status_log and handed to env.status_observer.
+ *   StatusSlot          TreeNode's `_bt_status` while a tree is watched (soccerbt.nodes.observe):
+ *                       the same slot, and a change is appended to env.status_log and handed
+ *                       to env.status_observer.
  *   setup_classes(entry_cls, env_cls)
  *                       the slots of the blackboard's Entry and of TreeEnv, read in place.
  *   setup(pose_cls, json_text)
@@ -142,54 +142,101 @@ static PyObject *status_code(PyObject *status) {  /* a new reference */
     return code;
 }
 
-/* ---------------------------------------------------------------- StatusHook */
+/* ---------------------------------------------------------------- StatusSlot */
 
-/* A node class's __setattr__ while a tree of it is watched: every attribute store goes on as
- * object.__setattr__ does (the instance's own values, no dictionary made), and a store of
- * `_bt_status` that changes it is reported to its tree's env. No class is swapped, so the
- * interpreter's attribute reads stay as fast as in a tree nobody watches. */
+/* TreeNode keeps `_bt_status`, `uid` and `env` in slots. While a tree is watched, TreeNode's own
+ * `_bt_status` member is replaced by this descriptor (soccerbt.nodes.observe): it reads and
+ * writes the same slot, and a store that changes it is reported to the node's env. Only the
+ * status goes through it: the node's other attributes are read and stored as before. */
 
 typedef struct {
     PyObject_HEAD
-    vectorcallfunc vectorcall;
-} StatusHook;
+    PyTypeObject *node_type;                 /* TreeNode (a strong reference) */
+    Py_ssize_t status_off, uid_off, env_off;
+} StatusSlot;
 
-/* the change as three integers at the end of the status log (uid, previous code, new code) */
-static int append_change(PyObject *log, PyObject *node, PyObject *previous, PyObject *status) {
-    PyObject *uid = PyObject_GetAttr(node, s_uid);
-    if (uid == NULL) return -1;
-    PyObject *pc = status_code(previous);
-    if (pc == NULL) { Py_DECREF(uid); return -1; }
-    PyObject *nc = status_code(status);
-    if (nc == NULL) { Py_DECREF(uid); Py_DECREF(pc); return -1; }
-    int rc = 0;
-    if (PyList_CheckExact(log)) {
-        rc = (PyList_Append(log, uid) < 0 || PyList_Append(log, pc) < 0 || PyList_Append(log, nc) < 0) ? -1 : 0;
-    } else {  /* `log += (uid, previous, new)`, as the Python twin writes it */
-        PyObject *t = PyTuple_Pack(3, uid, pc, nc);
-        if (t == NULL) rc = -1;
-        else {
-            PyObject *r = PyNumber_InPlaceAdd(log, t);
-            Py_DECREF(t);
-            if (r == NULL) rc = -1; else Py_DECREF(r);
-        }
+static int member_offset(PyTypeObject *cls, const char *name, Py_ssize_t *out) {
+    PyObject *key = PyUnicode_InternFromString(name);
+    if (key == NULL) return -1;
+    PyObject *d = PyDict_GetItemWithError(cls->tp_dict, key);  /* borrowed */
+    Py_DECREF(key);
+    if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)
+        || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "StatusSlot: %s is not an object slot of %R", name, cls);
+        return -1;
     }
-    Py_DECREF(uid); Py_DECREF(pc); Py_DECREF(nc);
-    return rc;
+    *out = ((PyMemberDescrObject *)d)->d_member->offset;
+    return 0;
 }
 
-static int report_change(PyObject *node, PyObject *previous, PyObject *status) {
-    PyObject *env = PyObject_GetAttr(node, s_env);
-    if (env == NULL) {  /* a node still being built: nobody watches it yet */
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-        PyErr_Clear();
-        return 0;
+static PyObject *StatusSlot_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *cls;
+    if (!PyArg_ParseTuple(args, "O!:StatusSlot", &PyType_Type, &cls)) return NULL;
+    StatusSlot *self = (StatusSlot *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    if (member_offset((PyTypeObject *)cls, "_bt_status", &self->status_off) < 0 ||
+        member_offset((PyTypeObject *)cls, "uid", &self->uid_off) < 0 ||
+        member_offset((PyTypeObject *)cls, "env", &self->env_off) < 0) {
+        Py_DECREF(self);
+        return NULL;
     }
+    Py_INCREF(cls);
+    self->node_type = (PyTypeObject *)cls;
+    return (PyObject *)self;
+}
+
+static void StatusSlot_dealloc(StatusSlot *self) {
+    Py_XDECREF(self->node_type);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+#define SLOT_AT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static int check_node(StatusSlot *self, PyObject *obj) {
+    if (PyObject_TypeCheck(obj, self->node_type)) return 0;
+    PyErr_Format(PyExc_TypeError, "_bt_status of a %s, not of a %s", self->node_type->tp_name, Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+static PyObject *StatusSlot_get(PyObject *op, PyObject *obj, PyObject *type) {
+    StatusSlot *self = (StatusSlot *)op;
+    if (obj == NULL || obj == Py_None) { Py_INCREF(op); return op; }
+    if (check_node(self, obj) < 0) return NULL;
+    PyObject *v = SLOT_AT(obj, self->status_off);
+    if (v == NULL) { PyErr_SetObject(PyExc_AttributeError, s_bt_status); return NULL; }
+    Py_INCREF(v);
+    return v;
+}
+
+/* the change at the end of env.status_log (uid, previous code, new code), then to env.status_observer */
+static int report(StatusSlot *self, PyObject *node, PyObject *previous, PyObject *status) {
+    PyObject *env = SLOT_AT(node, self->env_off);
+    if (env == NULL) return 0;  /* a node still being built: nobody watches it yet */
+    Py_INCREF(env);
     int rc = -1;
     PyObject *log = NULL, *observer = NULL;
     log = slot_get(&g_env, V_STATUS_LOG, env, s_status_log);
     if (log == NULL) goto done;
-    if (log != Py_None && append_change(log, node, previous, status) < 0) goto done;
+    if (log != Py_None) {
+        PyObject *uid = SLOT_AT(node, self->uid_off);
+        if (uid == NULL) { PyErr_SetObject(PyExc_AttributeError, s_uid); goto done; }
+        PyObject *pc = status_code(previous);
+        if (pc == NULL) goto done;
+        PyObject *nc = status_code(status);
+        if (nc == NULL) { Py_DECREF(pc); goto done; }
+        int ok;
+        if (PyList_CheckExact(log)) {
+            ok = PyList_Append(log, uid) == 0 && PyList_Append(log, pc) == 0 && PyList_Append(log, nc) == 0;
+        } else {  /* `log += (uid, previous, new)`, as the Python twin writes it */
+            PyObject *t = PyTuple_Pack(3, uid, pc, nc);
+            PyObject *r = t == NULL ? NULL : PyNumber_InPlaceAdd(log, t);
+            Py_XDECREF(t);
+            ok = r != NULL;
+            Py_XDECREF(r);
+        }
+        Py_DECREF(pc); Py_DECREF(nc);
+        if (!ok) goto done;
+    }
     observer = slot_get(&g_env, V_STATUS_OBSERVER, env, s_status_observer);
     if (observer == NULL) goto done;
     if (observer != Py_None) {
@@ -203,65 +250,34 @@ done:
     return rc;
 }
 
-static int is_status_name(PyObject *name) {
-    if (name == s_bt_status) return 1;
-    return PyUnicode_CheckExact(name) && PyUnicode_GET_LENGTH(name) == 10
-           && PyUnicode_Compare(name, s_bt_status) == 0;
-}
-
-static PyObject *StatusHook_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs != 3 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
-        PyErr_SetString(PyExc_TypeError, "__setattr__(self, name, value)");
-        return NULL;
-    }
-    PyObject *node = args[0], *name = args[1], *value = args[2];
-    if (!is_status_name(name)) {
-        if (PyObject_GenericSetAttr(node, name, value) < 0) return NULL;
-        Py_RETURN_NONE;
-    }
-    PyObject *previous = PyObject_GenericGetAttr(node, name);
-    if (previous == NULL) {  /* the first store (the node's __init__) */
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
-        PyErr_Clear();
-        if (PyObject_GenericSetAttr(node, name, value) < 0) return NULL;
-        Py_RETURN_NONE;
-    }
-    if (PyObject_GenericSetAttr(node, name, value) < 0 ||
-        (previous != value && report_change(node, previous, value) < 0)) {
+static int StatusSlot_set(PyObject *op, PyObject *obj, PyObject *value) {
+    StatusSlot *self = (StatusSlot *)op;
+    if (check_node(self, obj) < 0) return -1;
+    PyObject *previous = SLOT_AT(obj, self->status_off);  /* the reference the slot held: now ours */
+    if (value == NULL) {  /* del node._bt_status, as the member does it */
+        if (previous == NULL) { PyErr_SetObject(PyExc_AttributeError, s_bt_status); return -1; }
+        SLOT_AT(obj, self->status_off) = NULL;
         Py_DECREF(previous);
-        return NULL;
+        return 0;
     }
-    Py_DECREF(previous);
-    Py_RETURN_NONE;
+    Py_INCREF(value);
+    SLOT_AT(obj, self->status_off) = value;
+    int rc = 0;
+    if (previous != NULL && previous != value) rc = report(self, obj, previous, value);
+    Py_XDECREF(previous);
+    return rc;
 }
 
-static PyObject *StatusHook_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    if (PyTuple_GET_SIZE(args) != 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) != 0)) {
-        PyErr_SetString(PyExc_TypeError, "StatusHook() takes no arguments");
-        return NULL;
-    }
-    StatusHook *self = (StatusHook *)type->tp_alloc(type, 0);
-    if (self != NULL) self->vectorcall = StatusHook_vectorcall;
-    return (PyObject *)self;
-}
-
-/* `node.__setattr__` read from Python: the hook bound to the node, as a function would be */
-static PyObject *StatusHook_get(PyObject *self, PyObject *obj, PyObject *type) {
-    if (obj == NULL || obj == Py_None) { Py_INCREF(self); return self; }
-    return PyMethod_New(self, obj);
-}
-
-static PyTypeObject StatusHookType = {
+static PyTypeObject StatusSlotType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "soccerbt.native._recording.StatusHook",
-    .tp_basicsize = sizeof(StatusHook),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "A node class's __setattr__ reporting _bt_status changes (see soccerbt.nodes.observe).",
-    .tp_vectorcall_offset = offsetof(StatusHook, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_descr_get = StatusHook_get,
-    .tp_new = StatusHook_new,
+    .tp_name = "soccerbt.native._recording.StatusSlot",
+    .tp_basicsize = sizeof(StatusSlot),
+    .tp_dealloc = (destructor)StatusSlot_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "StatusSlot(TreeNode): TreeNode._bt_status while a tree is watched (see soccerbt.nodes.observe).",
+    .tp_descr_get = StatusSlot_get,
+    .tp_descr_set = StatusSlot_set,
+    .tp_new = StatusSlot_new,
 };
 
 /* ---------------------------------------------------------------- setup */
@@ -834,14 +850,14 @@ PyMODINIT_FUNC PyInit__recording(void) {
     INTERN(s_team, "team");
     INTERN(s_confidence, "confidence");
     INTERN(s_value_attr, "value");
-    if (PyType_Ready(&StatusHookType) < 0) return NULL;
+    if (PyType_Ready(&StatusSlotType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     /* soccerbt.native.API_VERSION: a build of another version (a stale in-place build) is not used */
-    if (PyModule_AddIntConstant(m, "API_VERSION", 5) < 0) { Py_DECREF(m); return NULL; }
-    Py_INCREF(&StatusHookType);
-    if (PyModule_AddObject(m, "StatusHook", (PyObject *)&StatusHookType) < 0) {
-        Py_DECREF(&StatusHookType);
+    if (PyModule_AddIntConstant(m, "API_VERSION", 6) < 0) { Py_DECREF(m); return NULL; }
+    Py_INCREF(&StatusSlotType);
+    if (PyModule_AddObject(m, "StatusSlot", (PyObject *)&StatusSlotType) < 0) {
+        Py_DECREF(&StatusSlotType);
         Py_DECREF(m);
         return NULL;
     }

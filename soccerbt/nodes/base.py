@@ -227,6 +227,10 @@ def _own_copy(func: types.FunctionType) -> types.FunctionType:
 class TreeNode(Behaviour):
     """A BT.CPP TreeNode as a py_trees Behaviour (see the module docstring)."""
 
+    # slots (beside the instance dictionary): the status the engine reads and writes most, and
+    # what a watched tree's status reports read (soccerbt.nodes.observe: read in place in C)
+    __slots__ = ("_bt_status", "uid", "env")
+
     NODE_KIND = "Action"     # BT.CPP NodeType: Action, Condition, Control, Decorator, SubTree
     EXEC_MODE = 0            # 0 plain, 1 SyncActionNode (never RUNNING), 2 decorator
     SCRIPT_PORTS: tuple[str, ...] = ()   # input ports that hold scripts (key-schema check)

@@ -6,17 +6,16 @@ calls those two (a parent goes RUNNING before its children, a finishing control 
 children before its own transition, halts reset children first, a skipped node stays IDLE), so
 observing that attribute gives the same transitions in the same order.
 
-Observing costs nothing while nobody listens. `observe(nodes, env)` takes one of two ways, the
-same in what it reports:
-- compiled (soccerbt.native built): each node class of the tree gets the C ``StatusHook`` as its
-  ``__setattr__`` while a tree of it is watched (counted per class; a class of its own
-  ``__setattr__`` takes the other way). Stores run as object.__setattr__'s and a changed
-  ``_bt_status`` is reported; no instance changes class, so attribute reads stay on the
-  interpreter's fast path.
+Observing costs nothing while nobody listens. TreeNode keeps `_bt_status` (and `uid`, `env`) in
+slots. `observe(nodes, env)` takes one of two ways, the same in what it reports:
+- compiled (soccerbt.native built): while any tree is watched, TreeNode's `_bt_status` member is
+  replaced by the C ``StatusSlot``, which reads and writes the same slot and reports a change
+  (to the node's env: a tree nobody watches reports nothing). No node changes class and no
+  other attribute is touched, so the interpreter's fast paths stay.
 - pure Python: each node moves to a subclass of its own class (cached, same name) whose
-  `_bt_status` is a set-only data descriptor. Reads still go to the instance dictionary; writes
-  run one Python call. The class change costs every attribute read of the node a little (its
-  values move to a dictionary of its own).
+  `_bt_status` is a set-only data descriptor; its status moves to the instance dictionary while
+  watched (reads find it there; writes run one Python call). The class change costs every
+  attribute read of the node a little (its values move to a dictionary of its own).
 Either way a change goes to `env.status_observer(node, previous, status)`, and `unobserve`
 undoes it. A recorder that only needs the changes in order sets
 `env.status_log` to a list instead: each change is appended to it as three integers (uid,
@@ -33,7 +32,7 @@ from typing import Any
 
 from soccerbt.blackboard.core import Entry
 from soccerbt.native import recording as _native
-from soccerbt.nodes.base import TreeEnv
+from soccerbt.nodes.base import TreeEnv, TreeNode
 from soccerbt.nodes.status import NodeStatus
 
 __all__ = ["StatusChange", "observe", "unobserve", "is_observed"]
@@ -71,7 +70,7 @@ class StatusChange:
 class _ObservedStatus:
     """A set-only data descriptor for `_bt_status`: reads find the instance dictionary first
     (no descriptor call), writes land here (the pure-Python way; the compiled one is
-    soccerbt.native's ``StatusHook``)."""
+    soccerbt.native's ``StatusSlot``)."""
 
     __slots__ = ()
 
@@ -90,14 +89,14 @@ class _ObservedStatus:
 
 
 _DESCRIPTOR = _ObservedStatus()
-_OBJECT_SETATTR = object.__dict__["__setattr__"]
 _OBSERVED: dict[type, type] = {}
 _ORIGINAL: dict[type, type] = {}
-_HOOK: Any = _native.StatusHook() if _native is not None else None
-if _native is not None:  # their slots read in place by the hook and the recorder's diff
+_MEMBER: Any = TreeNode.__dict__["_bt_status"]   # the slot's own descriptor (restored after)
+_SLOT: Any = _native.StatusSlot(TreeNode) if _native is not None else None
+if _native is not None:  # their slots read in place by the slot's reports and the recorder's diff
     _native.setup_classes(Entry, TreeEnv)
-_HOOKED: dict[type, int] = {}      # class -> how many watched trees hooked it
-use_hook = _HOOK is not None       # the compiled way (tests set it False to run the other)
+_SLOT_USERS = [0]                  # the envs watched the compiled way
+use_slot = _SLOT is not None       # the compiled way (tests set it False to run the other)
 
 
 def _observed_class(cls: type) -> type:
@@ -105,9 +104,6 @@ def _observed_class(cls: type) -> type:
     if sub is None:
         sub = type(cls.__name__, (cls,), {
             "__slots__": (), "_bt_status": _DESCRIPTOR, "__module__": cls.__module__,
-            # the class's own way of storing, named here: a hook put on the class or a base later
-            # (a tree of it watched the compiled way) must not report the changes a second time
-            "__setattr__": _own_setattr(cls),
             "__qualname__": cls.__qualname__, "__doc__": cls.__doc__,
         })
         _OBSERVED[cls] = sub
@@ -115,31 +111,12 @@ def _observed_class(cls: type) -> type:
     return sub
 
 
-def _own_setattr(cls: type) -> Any:
-    """The __setattr__ `cls` stores with, the hook left out."""
-    for klass in cls.__mro__:
-        own = klass.__dict__.get("__setattr__")
-        if own is not None and own is not _HOOK:
-            return own
-    return _OBJECT_SETATTR
-
-
 def is_observed(node: Any) -> bool:
     """Whether `node` currently reports its status changes."""
     if type(node) in _ORIGINAL:
         return True
-    hooked = getattr(node.env, "observed_classes", None)
-    return hooked is not None and type(node) in hooked
-
-
-def _hookable(cls: type) -> bool:
-    """Whether `cls` stores attributes as object does (or through the hook already): a class
-    with a __setattr__ of its own, or inheriting one, keeps it (its nodes take the other way)."""
-    for klass in cls.__mro__:
-        own = klass.__dict__.get("__setattr__")
-        if own is not None:
-            return own is _OBJECT_SETATTR or own is _HOOK
-    return True
+    watched = getattr(node.env, "observed_classes", None)
+    return watched is not None and type(node) in watched
 
 
 def observe(nodes: Iterable[Any], env: Any,
@@ -148,39 +125,42 @@ def observe(nodes: Iterable[Any], env: Any,
     `env.status_log` when it is a list)."""
     env.status_observer = observer
     nodes = list(nodes)
-    if use_hook and env.observed_classes is None:
-        classes = frozenset(type(n) for n in nodes if _hookable(type(n)) and type(n) not in _ORIGINAL)
-        for cls in classes:
-            if _HOOKED.get(cls, 0) == 0:
-                cls.__setattr__ = _HOOK  # type: ignore[assignment,method-assign]
-            _HOOKED[cls] = _HOOKED.get(cls, 0) + 1
+    if use_slot and env.observed_classes is None:
+        classes = frozenset(type(n) for n in nodes if isinstance(n, TreeNode) and type(n) not in _ORIGINAL)
+        if classes:
+            if _SLOT_USERS[0] == 0:
+                TreeNode._bt_status = _SLOT  # type: ignore[assignment]
+            _SLOT_USERS[0] += 1
         env.observed_classes = classes
-    hooked = env.observed_classes or ()
+    watched = env.observed_classes or ()
     for node in nodes:
         cls = type(node)
-        if cls not in _ORIGINAL and cls not in hooked:
+        if cls not in _ORIGINAL and cls not in watched:
+            status = _MEMBER.__get__(node) if isinstance(node, TreeNode) else None
             node.__class__ = _observed_class(cls)
             _fresh_dict(node)
+            if status is not None:  # the status moves to the dictionary while watched this way
+                node.__dict__["_bt_status"] = status
 
 
 def unobserve(nodes: Iterable[Any], env: Any) -> None:
-    """Stop reporting: the classes lose the hook when no other watched tree has them, the
-    nodes moved go back to their own classes (no cost per write again)."""
+    """Stop reporting: TreeNode gets its own member back when no other tree is watched the
+    compiled way, the nodes moved go back to their own classes (no cost per write again)."""
     env.status_observer = None
-    for cls in env.observed_classes or ():
-        left = _HOOKED.get(cls, 0) - 1
-        if left <= 0:
-            _HOOKED.pop(cls, None)
-            if cls.__dict__.get("__setattr__") is _HOOK:
-                del cls.__setattr__
-        else:
-            _HOOKED[cls] = left
+    if env.observed_classes:
+        _SLOT_USERS[0] -= 1
+        if _SLOT_USERS[0] <= 0:
+            _SLOT_USERS[0] = 0
+            TreeNode._bt_status = _MEMBER  # type: ignore[assignment]
     env.observed_classes = None
     for node in nodes:
         original = _ORIGINAL.get(type(node))
         if original is not None:
+            status = node.__dict__.pop("_bt_status", None) if isinstance(node, TreeNode) else None
             node.__class__ = original
             _fresh_dict(node)
+            if status is not None:
+                _MEMBER.__set__(node, status)
 
 
 def _fresh_dict(node: Any) -> None:

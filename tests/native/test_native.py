@@ -4,8 +4,9 @@
   stale build (another API_VERSION) or SOCCERBT_NATIVE=0 leaves it out.
 - The blackboard diff, a tick part, an inputs part and the status log split: C and Python on
   the same inputs give the same bytes, the same lists left behind and errors alike.
-- Watching a tree through the class hook: hooks counted per class across trees, removed with the
-  last watcher, and a tree nobody watches that shares a hooked class reports nothing.
+- Watching through the status slot: it serves while any tree is watched and the member comes
+  back with the last watcher; a tree nobody watches reports nothing; a node class with a
+  __setattr__ of its own keeps it, either way.
 - A match recorded with the compiled paths and one recorded with SOCCERBT_NATIVE=0 (another
   process) are the same bytes.
 """
@@ -32,6 +33,7 @@ from soccerbt.tools.replay import inputs as inputs_module
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay import mcap_recorder as mr
 from soccerbt.tools.replay import tree_watch
+from soccerbt.nodes.base import TreeNode
 from soccerbt.trees import TreeFactory
 from soccerbt.world.types import Detection, Observations, Pose2D, Team
 
@@ -258,57 +260,61 @@ def test_inputs_parts_agree() -> None:
             fn(0.0, bad, None, None, None, None)
 
 
-# --- watching through the class hook ------------------------------------------------------------
+# --- watching through the status slot -----------------------------------------------------------
 
 _XML = ('<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence><AlwaysSuccess/><Inverter><AlwaysFailure/>'
         '</Inverter></Sequence></BehaviorTree></root>')
 
 
 @needs_compiled
-def test_class_hooks_are_counted_across_trees(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(observe, "use_hook", True)
+def test_the_status_slot_serves_while_any_tree_is_watched(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(observe, "use_slot", True)
     factory = TreeFactory()
     one, two, quiet = (factory.create_tree_from_text(_XML) for _ in range(3))
-    classes = {type(n) for n in one.nodes()}
-    before = {c: observe._HOOKED.get(c, 0) for c in classes}  # trees of other tests may still hold some
+    before = observe._SLOT_USERS[0]  # trees of other tests may still be watched
     log_one, log_two = one.start_status_log(), two.start_status_log()
-    assert all(c.__dict__.get("__setattr__") is observe._HOOK for c in classes)
+    assert TreeNode.__dict__["_bt_status"] is observe._SLOT
     assert [type(n) for n in one.nodes()] == [type(n) for n in quiet.nodes()]  # nobody changed class
     quiet.tick_exactly_once()
     one.tick_exactly_once()
     assert quiet.env.status_log is None and log_one and not log_two
     one.stop_status_log()
-    assert all(c.__dict__.get("__setattr__") is observe._HOOK for c in classes)  # two still watches
+    assert TreeNode.__dict__["_bt_status"] is observe._SLOT  # two still watches
     two.tick_exactly_once()
     assert [log_two[i:i + 3] for i in range(0, len(log_two), 3)] == [
         log_one[i:i + 3] for i in range(0, len(log_one), 3)]
     two.stop_status_log()
-    assert {c: observe._HOOKED.get(c, 0) for c in classes} == before
-    assert all(("__setattr__" in c.__dict__) == (before[c] > 0) for c in classes)
+    assert observe._SLOT_USERS[0] == before
+    assert (TreeNode.__dict__["_bt_status"] is observe._MEMBER) == (before == 0)
     assert not any(observe.is_observed(n) for t in (one, two, quiet) for n in t.nodes())
+    assert [n.node_status for n in quiet.nodes()] == [n.node_status for n in one.nodes()]
 
 
 @needs_compiled
-def test_the_hook_stores_like_object_setattr(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(observe, "use_hook", True)
+def test_the_status_slot_reads_and_writes_the_member(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(observe, "use_slot", True)
     tree = TreeFactory().create_tree_from_text(_XML)
     seen = []
     tree.on_status_change(lambda node, prev, new: seen.append((node.uid, prev.name, new.name)), raw=True)
     node = list(tree.nodes())[1]
-    node.some_attribute_m = 1.5
-    assert node.__dict__["some_attribute_m"] == 1.5
-    node.__setattr__("other_s", 2.0)  # the hook bound as a method
-    assert node.other_s == 2.0
+    slot = observe._SLOT
+    assert slot.__get__(node) is observe._MEMBER.__get__(node) is node._bt_status is NodeStatus.IDLE
+    node.some_attribute_m = 1.5  # other attributes as ever
+    assert node.__dict__["some_attribute_m"] == 1.5 and "_bt_status" not in node.__dict__
     with pytest.raises(TypeError):
-        type(node).__setattr__(node, "x")
+        slot.__get__(object())
+    with pytest.raises(TypeError):
+        slot.__set__(object(), NodeStatus.IDLE)
     node.reset_status()  # IDLE to IDLE: no change
     assert seen == []
     tree.tick_exactly_once()
     assert seen[0] == (1, "IDLE", "RUNNING")
+    built = TreeFactory().create_tree_from_text(_XML)  # nodes built while the slot serves: no report
+    assert [n.node_status for n in built.nodes()] == [NodeStatus.IDLE] * 4 and built.env.status_log is None
 
 
 class _Noting(ActionNode):
-    """A node class of a __setattr__ of its own (the hook must not replace it)."""
+    """A node class of a __setattr__ of its own: it keeps it, and its changes are reported."""
 
     def __setattr__(self, name: str, value: object) -> None:
         object.__setattr__(self, "stores", getattr(self, "stores", 0) + 1)
@@ -318,26 +324,23 @@ class _Noting(ActionNode):
         return NodeStatus.SUCCESS
 
 
-class _NotingChild(_Noting):
-    pass
-
-
-@needs_compiled
-def test_a_class_of_its_own_setattr_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(observe, "use_hook", True)
+@pytest.mark.parametrize("way", ["compiled", "python"])
+def test_a_class_of_its_own_setattr_keeps_it(monkeypatch: pytest.MonkeyPatch, way: str) -> None:
+    if way == "compiled" and compiled is None:
+        pytest.skip("soccerbt.native not built (see test_built_where_a_compiler_is)")
+    monkeypatch.setattr(observe, "use_slot", way == "compiled")
     factory = TreeFactory()
-    factory.register_node_type("Noting", _NotingChild)
+    factory.register_node_type("Noting", _Noting)
     tree = factory.create_tree_from_text('<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence><Noting/>'
                                          '</Sequence></BehaviorTree></root>')
     log = tree.start_status_log()
     noting = next(n for n in tree.nodes() if isinstance(n, _Noting))
-    assert "__setattr__" not in _NotingChild.__dict__  # not hooked: moved to the observed subclass instead
     before = noting.stores
     tree.tick_exactly_once()
     assert noting.stores > before and observe.is_observed(noting)
     assert [log[i:i + 3] for i in range(0, len(log), 3)] == [[1, 0, 1], [2, 0, 2], [2, 2, 0], [1, 1, 2], [1, 2, 0]]
     tree.stop_status_log()
-    assert type(noting) is _NotingChild
+    assert type(noting) is _Noting and noting.node_status is NodeStatus.IDLE and not observe.is_observed(noting)
 
 
 # --- a whole match both ways --------------------------------------------------------------------

@@ -30,11 +30,11 @@ CASES = [(root, p.stem) for root in ROOTS for p in sorted((root / "cases").glob(
 
 @pytest.fixture(autouse=True, params=["compiled", "python"])
 def watch_way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test both ways a tree is watched (soccerbt.nodes.observe): the compiled class hook
+    """Every test both ways a tree is watched (soccerbt.nodes.observe): the compiled status slot
     (soccerbt.native) and the pure-Python subclass with its descriptor."""
-    if request.param == "compiled" and observe_module._HOOK is None:
+    if request.param == "compiled" and observe_module._SLOT is None:
         pytest.skip("soccerbt.native not built here (tests/native checks it is wherever a compiler is)")
-    monkeypatch.setattr(observe_module, "use_hook", request.param == "compiled")
+    monkeypatch.setattr(observe_module, "use_slot", request.param == "compiled")
     return request.param
 
 
