@@ -1,8 +1,8 @@
 /* soccerbt.native._recording: the replay recorder's per-tick hot paths, compiled.
  *
- * Each function here does exactly what its pure-Python twin in soccerbt/native/__init__.py
- * does (the fallback when this module was not built); tests run both on the same inputs and
- * compare, and a match recorded either way gives the same bytes.
+ * Each function here does what its pure-Python twin does (the fallback when this module was not
+ * built; the twins live beside their users, soccerbt/native/__init__.py says where); tests run
+ * both on the same inputs and compare, and a match recorded either way gives the same bytes.
  *
  *   StatusSlot          TreeNode's `_bt_status` while a tree is watched (soccerbt.nodes.observe):
  *                       the same slot, and a change is appended to env.status_log and handed
@@ -59,6 +59,7 @@ static int buf_reserve(Buf *b, Py_ssize_t more) {
 }
 
 static int buf_put(Buf *b, const void *src, Py_ssize_t n) {
+    if (n == 0) return 0;
     if (buf_reserve(b, n) < 0) return -1;
     memcpy(b->data + b->len, src, n);
     b->len += n;
@@ -91,7 +92,7 @@ enum { V_STATUS_LOG = 0, V_STATUS_OBSERVER = 1 };
 
 static int slot_table(SlotTable *t, PyObject *cls, PyObject **names, int n) {
     if (!PyType_Check(cls)) { PyErr_SetString(PyExc_TypeError, "setup_classes: a class"); return -1; }
-    Py_ssize_t offsets[4];
+    Py_ssize_t offsets[4] = {0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         PyObject *d = PyDict_GetItemWithError(((PyTypeObject *)cls)->tp_dict, names[i]);  /* borrowed */
         if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)) {
@@ -467,11 +468,12 @@ static PyObject *bb_changes(PyObject *mod, PyObject *args) {
         uint32_t f32n = (uint32_t)n_floats, t32 = (uint32_t)tlen;
         memcpy(o, &h16, 2); memcpy(o + 2, &f32n, 4); memcpy(o + 6, &k16, 2); memcpy(o + 8, &t32, 4);
         o += 12;
-        memcpy(o, idx.data, idx.len); o += idx.len;
-        memcpy(o, wri.data, wri.len); o += wri.len;
-        memcpy(o, kinds.data, kinds.len); o += kinds.len;
-        memcpy(o, floats.data, floats.len); o += floats.len;
-        memcpy(o, tdata, tlen);
+        const Buf *parts[4] = {&idx, &wri, &kinds, &floats};
+        for (int k = 0; k < 4; k++) {
+            if (parts[k]->len) memcpy(o, parts[k]->data, parts[k]->len);
+            o += parts[k]->len;
+        }
+        if (tlen) memcpy(o, tdata, tlen);
         Py_XDECREF(text);
     }
     buf_free(&idx); buf_free(&wri); buf_free(&kinds); buf_free(&floats);
