@@ -203,6 +203,8 @@ class McapRecorder:
         self._roles: dict[str, object] = {}
         self._finished = False
         self._inputs: Any = None  # an inputs.InputTap: the brains' inputs, for --rerun
+        self._agents: Any = None  # match.agents as _order was made from it
+        self._order: list[tuple[Any, Any, _RobotTrack]] = []  # (robot id, agent, track), in header order
 
     @property
     def messages(self) -> int:
@@ -310,15 +312,24 @@ class McapRecorder:
         self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"),
                   after_step if log_step is None else log_step, lf.json_bytes(message))
 
+    def _robots(self, match: Any) -> list[tuple[Any, Any, _RobotTrack]]:
+        """(robot id, agent, track) of every robot, in header order: made once a match (a robot
+        id's str() and hash run Python code, and these loops run every step)."""
+        agents = match.agents
+        if agents is not self._agents or len(agents) != len(self._order):
+            self._agents = agents
+            self._order = [(rid, agent, self._tracks[str(rid)]) for rid, agent in agents.items()]
+        return self._order
+
     def on_step(self, match: Any) -> None:
         if self._match is None:
             self.on_start(match)
         step = match.steps
         ref = match.referee
-        parts = [self._truth(match, step)]
+        robots = self._robots(match)
+        parts = [self._truth(match, step, robots)]
         keyframe_due = step % lf.KEYFRAME_STEPS == 0
-        for rid, agent in match.agents.items():
-            track = self._tracks[str(rid)]
+        for _rid, agent, track in robots:
             if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
                 self._on_tree_swap(agent, track.tree, agent.tree)
             parts.append(self._tick(track, agent, step))
@@ -326,19 +337,19 @@ class McapRecorder:
         if self._inputs is not None:
             self._put(self._channel(lf.INPUTS_TOPIC, "inputs"), step, self._inputs.encode())
         if keyframe_due:
-            for rid, agent in match.agents.items():
-                self._keyframe(self._tracks[str(rid)], agent, step)
+            for _rid, agent, track in robots:
+                self._keyframe(track, agent, step)
         scores = ref.scores
         gc = (_shown_state(ref), ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED])
         if gc != self._last_gc:
             self._last_gc = gc
             scores = (gc[3], gc[4])
             self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, scores)))
-        self._write_events(match, step)
+        self._write_events(match, step, robots)
         if step % lf.SCENE_PERIOD_STEPS == 0:
             self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, scene_json(match))
-            commands = {str(rid): [round(v, 4) if v == v else None for v in lf.command_tuple(agent.last_command)]
-                        for rid, agent in match.agents.items()}
+            commands = {track.name: [round(v, 4) if v == v else None for v in lf.command_tuple(agent.last_command)]
+                        for _rid, agent, track in robots}
             self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step,
                       lf.json_bytes({"t": round(match.world.t_s, 3), "commands": commands}))
 
@@ -349,7 +360,7 @@ class McapRecorder:
                 "sub_state": getattr(ref.sub_state, "name", str(ref.sub_state)),
                 "score_blue": scores[0], "score_red": scores[1]}
 
-    def _truth(self, match: Any, step: int) -> bytes:
+    def _truth(self, match: Any, step: int, order: list[tuple[Any, Any, _RobotTrack]]) -> bytes:
         """The truth part of the step message (one struct for the whole step); notes falls."""
         world, ref = match.world, match.referee
         ball = world.ball
@@ -358,16 +369,17 @@ class McapRecorder:
         values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(_shown_state(ref)),
                              int(ref.secondary_state), int(ref.sub_state), scores[_BLUE], scores[_RED]]
         fallen_now = []
-        for rid in match.agents:
+        for rid, _agent, _track in order:
             t = robots[rid]
             fallen = 1 if t.fallen else 0
             fallen_now.append(fallen)
             values += (t.x_m, t.y_m, t.theta_rad, fallen, 1 if t.removed else 0)
         if fallen_now != self._fallen_before:
-            for rid, was, now in zip(match.agents, self._fallen_before or [0] * len(fallen_now), fallen_now):
+            for (rid, _agent, track), was, now in zip(order, self._fallen_before or [0] * len(fallen_now),
+                                                      fallen_now):
                 if now and not was:
-                    self._pending_events.append({"kind": "fall", "detail": str(rid), "t": round(world.t_s, 3),
-                                                 "team": rid.team.name.lower(), "robot": str(rid),
+                    self._pending_events.append({"kind": "fall", "detail": track.name, "t": round(world.t_s, 3),
+                                                 "team": rid.team.name.lower(), "robot": track.name,
                                                  "node_path": None})
             self._fallen_before = fallen_now
         return lf.truth_struct(len(fallen_now)).pack(*values)
@@ -458,7 +470,7 @@ class McapRecorder:
         track.keys = track.keys[:base]  # the removed keys have no entry: only the table keeps them
         return lf.encode_changes(indexes, writers, kinds, floats, texts)
 
-    def _write_events(self, match: Any, step: int) -> None:
+    def _write_events(self, match: Any, step: int, order: list[tuple[Any, Any, _RobotTrack]]) -> None:
         channel = None
         history = match.referee.history
         new: list[dict[str, Any]] = []
@@ -473,8 +485,7 @@ class McapRecorder:
         self._agent_events_seen = len(match.agent_events)
         new.extend(self._pending_events)
         self._pending_events.clear()
-        for rid, agent in match.agents.items():
-            track = self._tracks[str(rid)]
+        for rid, agent, track in order:
             if not track.role_changed:
                 continue
             track.role_changed = False
