@@ -137,17 +137,16 @@ class StrikerDecide(SoccerSyncNode):
         """The comparisons robocup_demo's StrikerDecide made for ``decision``."""
         cfg = self.context.config
         if decision == "find":
-            return "ball_location_known false and tm_ball_pos_reliable false -> find"
+            return _FIND_REASON
         if decision == "auto_visual_kick":
             return (f"lead, ball_range {ball.range_m:.2f} in {cfg.auto_visual_kick_dist_min_m:.2f}.."
                     f"{cfg.auto_visual_kick_dist_max_m:.2f}, |ball_yaw| {abs(ball.yaw_rad):.2f} < "
                     f"{cfg.auto_visual_kick_angle_rad * 1.3:.2f} (angle x1.3), ball not out -> auto_visual_kick")
         if decision == "assist":
             return "is_lead false (not the lead player) -> assist"
-        chase = " (x0.9 while chasing)" if last == "chase" else ""
+        far, near = _chase_comparison(ball, chase_m, last)
         if decision == "chase":
-            return f"ball_range {ball.range_m:.2f} > chase_threshold {chase_m:.2f}{chase} -> chase"
-        near = f"ball_range {ball.range_m:.2f} <= chase_threshold {chase_m:.2f}{chase}"
+            return f"{far} -> chase"
         left, right = kick_window(self.context, ball)
         posts = f"posts {right:.2f}..{left:.2f}"
         angle = (f"angle good (dir_rb {ball.dir_rb_rad:.2f} in {posts})" if angle_good
@@ -209,18 +208,29 @@ class GoalieDecide(SoccerSyncNode):
         return SUCCESS
 
 
+_FIND_REASON = "ball_location_known false and tm_ball_pos_reliable false -> find"
+
+
+def _chase_comparison(ball, chase_m: float, last: str) -> tuple[str, str]:
+    """(the ball beyond the chase threshold, the ball within it) as both deciders say it (the
+    threshold x0.9 while chasing: robocup_demo's hysteresis)."""
+    held = " (x0.9 while chasing)" if last == "chase" else ""
+    return (f"ball_range {ball.range_m:.2f} > chase_threshold {chase_m:.2f}{held}",
+            f"ball_range {ball.range_m:.2f} <= chase_threshold {chase_m:.2f}{held}")
+
+
 def _goalie_reason(decision: str, ball, last: str, retreat_x: float, chase_m: float) -> str:
     """The comparisons robocup_demo's GoalieDecide made for ``decision``."""
     if decision == "find":
-        return "ball_location_known false and tm_ball_pos_reliable false -> find"
+        return _FIND_REASON
     held = " (-1 while retreating)" if last == "retreat" else ""
     if decision == "retreat":
         return f"ball_x {ball.field_x_m:.2f} > {retreat_x:.2f}{held} -> retreat"
     own_half = f"ball_x {ball.field_x_m:.2f} <= {retreat_x:.2f}{held}"
-    chase = " (x0.9 while chasing)" if last == "chase" else ""
+    far, near = _chase_comparison(ball, chase_m, last)
     if decision == "chase":
-        return f"{own_half}; ball_range {ball.range_m:.2f} > chase_threshold {chase_m:.2f}{chase} -> chase"
-    near = f"{own_half}; ball_range {ball.range_m:.2f} <= chase_threshold {chase_m:.2f}{chase}"
+        return f"{own_half}; {far} -> chase"
+    near = f"{own_half}; {near}"
     if decision == "kick":
         return f"{near}; dir_rb {ball.dir_rb_rad:.2f} in (-1.57, 1.57) -> kick"
     return f"{near}; dir_rb {ball.dir_rb_rad:.2f} outside (-1.57, 1.57) -> adjust"
