@@ -29,6 +29,6 @@ def scenario() -> Callable[..., Any]:
 
 @pytest.fixture(scope="session")
 def takeover(scenario: Callable[..., Any]) -> dict[str, Any]:
-    """One run of ``scenarios/takeover.py`` at real time (test_takeover.py and
-    test_bad_input.py read it)."""
+    """One run of ``scenarios/takeover.py`` at real time (test_takeover.py reads it: keep its
+    readers in that one file, as the suite runs a file's tests in one worker)."""
     return scenario("takeover", "1", timeout_s=180)

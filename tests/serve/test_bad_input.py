@@ -1,4 +1,4 @@
-"""Bad input, on both sides of the loco service.
+"""Bad input to the brain's side of the loco service.
 
 The brain: ``scenarios/hostile.py`` plays blue1's robot for a running ``soccerbt brain`` (wall
 clock) and sends it NaN, infinite and huge values, detections with fewer than two coordinates,
@@ -7,8 +7,8 @@ detections and Detections at the decoder's cap of objects (256); then stops the 
 second. The brain keeps running, counts what it refused in its report, stands while its inputs
 are stale (one Move 0, 0, 0) and resumes when they return.
 
-The simulator: the takeover scenario's served match gets bad loco requests on red1's topic;
-each is answered 400 (an unknown api id 404), counted, and changes nothing.
+(The simulator's side, bad loco requests to a served match, is in test_takeover.py: it reads
+that scenario's run.)
 """
 from __future__ import annotations
 
@@ -62,27 +62,17 @@ def test_stale_inputs_stop_the_robot_once_and_it_resumes(hostile: dict[str, Any]
     moves = hostile["stale_moves"]
     assert moves, hostile["requests"]
     bodies = [json.loads(body) for _, body in moves]
-    # the walk goes on until the inputs are 0.3 s old, then one Move(0, 0, 0), then silence
+    # the walk goes on until the inputs are 0.3 s old, then the stop, then silence
     assert bodies[-1] == {"vx": 0.0, "vy": 0.0, "vyaw": 0.0}, moves
     assert all(b["vx"] > 0.0 for b in bodies[:-1]), moves
     stop_t = moves[-1][0]
-    assert all(t <= stop_t for t, _ in hostile["stale_requests"]), hostile["stale_requests"]
+    # the stop is Move(0, 0, 0) and then one RotateHead holding the head where it is; the robot
+    # may take that second request a millisecond after the first: nothing else follows
+    after = [api for t, api in hostile["stale_requests"] if t > stop_t]
+    assert after in ([], [2004]), hostile["stale_requests"]
     stderr = hostile["stderr"]
     assert stderr.count("standing still until the inputs return") == 1, stderr
     assert stderr.count("inputs back: resuming") == 1, stderr
     assert hostile["report"]["driver"]["stale_stops"] == 1
     back = [json.loads(body) for _, body in hostile["back_moves"]]
     assert back and back[0]["vx"] > 0.0, hostile["requests"]["back"]
-
-
-def test_bad_loco_requests_to_the_simulator_get_an_error_status(takeover: dict[str, Any]) -> None:
-    bad = takeover["bad"]
-    assert takeover["bad_answered_after_s"] is not None, bad
-    statuses = {uuid: json.loads(header)["status"] for uuid, header in bad["answers"].items()}
-    last = f"bad-{len(bad['sent']) - 1}"
-    assert statuses == {uuid: 404 if uuid == last else 400 for uuid in bad["sent"]}, (bad["sent"], statuses)
-    assert bad["bad_requests"] == len(bad["sent"]) - 1 and bad["unknown_api"] == 1
-    assert bad["dropped"] == 1 and bad["raw_codes"][0] == 0 and bad["raw_codes"][1] < 0, bad  # CDR refused
-    # nothing of it was carried out, and the simulator went on
-    assert bad["moves"] == 0 and bad["walk"] == [0.0, 0.0, 0.0] and bad["mode"] == 2 and bad["red1_moved"] == 0.0
-    assert bad["stepped_after_s"] >= 0.5

@@ -3,7 +3,9 @@
 processes walking a circle (``trees/walk.xml``: CheckAndStandUp, as game.xml's FallRecovery, then
 a constant walk). The robot is knocked over and gets up through GetUp; its brain is killed
 (SIGKILL) and the robot stands; a new brain takes it over; SIGTERM sends the stop and the brain
-reports. Simulated durations are asserted, wall ones only reported."""
+reports. The served match also gets bad loco requests on red1's topic: each is answered 400
+(an unknown api id 404), counted, and changes nothing. Simulated durations are asserted, wall
+ones only reported."""
 from __future__ import annotations
 
 import json
@@ -71,3 +73,16 @@ def test_the_flight_recorder_keeps_each_brains_log_even_a_killed_ones(takeover: 
     # the killed brain walked, fell, got up and walked for several seconds: most of it is in its log
     assert killed.last_step > 200, (logs[0], killed.last_step)
     assert stopped.last_step > 0
+
+
+def test_bad_loco_requests_to_the_simulator_get_an_error_status(takeover: dict[str, Any]) -> None:
+    bad = takeover["bad"]
+    assert takeover["bad_answered_after_s"] is not None, bad
+    statuses = {uuid: json.loads(header)["status"] for uuid, header in bad["answers"].items()}
+    last = f"bad-{len(bad['sent']) - 1}"
+    assert statuses == {uuid: 404 if uuid == last else 400 for uuid in bad["sent"]}, (bad["sent"], statuses)
+    assert bad["bad_requests"] == len(bad["sent"]) - 1 and bad["unknown_api"] == 1
+    assert bad["dropped"] == 1 and bad["raw_codes"][0] == 0 and bad["raw_codes"][1] < 0, bad  # CDR refused
+    # nothing of it was carried out, and the simulator went on
+    assert bad["moves"] == 0 and bad["walk"] == [0.0, 0.0, 0.0] and bad["mode"] == 2 and bad["red1_moved"] == 0.0
+    assert bad["stepped_after_s"] >= 0.5
