@@ -97,8 +97,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-dir-mb", type=_positive, default=1024.0, metavar="MB",
                         help="the oldest flight logs are deleted to keep the folder under this (1024)")
     parser.add_argument("--json", action="store_true", help="print one report object on stdout at exit")
-    from soccerbt.tools.replay.live import add_live_argument
+    from soccerbt.tools.replay.live import add_live_argument, add_record_mode_argument
 
+    add_record_mode_argument(parser, "--record and the flight recorder")
     add_live_argument(parser)
     parser.add_argument("--seconds", type=_positive, default=None, help="stop after this much brain time")
     parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
@@ -282,14 +283,16 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     if args.record:
         from soccerbt.robot.recording import BrainRecorder
 
-        recorder = BrainRecorder(args.record, runner, spec, tap=live.tap if live is not None else None)
+        recorder = BrainRecorder(args.record, runner, spec, tap=live.tap if live is not None else None,
+                                 node_data=args.record_mode != "inputs")
     elif not args.no_record:
         from soccerbt.robot.flight import FlightRecorder, default_log_dir
 
         folder = args.log_dir or default_log_dir()
         try:
             recorder = FlightRecorder(folder, runner, spec, max_file_bytes=int(args.log_file_mb * 1e6),
-                                      max_folder_bytes=int(args.log_dir_mb * 1e6))
+                                      max_folder_bytes=int(args.log_dir_mb * 1e6),
+                                      node_data=args.record_mode != "inputs")
         except (OSError, ValueError) as exc:  # a robot plays on without its log, and says so
             logging.getLogger("soccerbt.brain").error("flight recorder off: %s: %s", folder, exc)
     if recorder is not None:

@@ -199,15 +199,16 @@ class BrainRecorder:
 
     def __init__(self, path: str | Path, runner: Any, spec: Any, *, chunk_bytes: int | None = None,
                  view: _BrainMatchView | None = None, header_extra: dict[str, Any] | None = None,
-                 tap: Any = None, out: Any = None) -> None:
-        """`tap` and `out`: as McapRecorder's (``--live``: the messages streamed too, or only)."""
+                 tap: Any = None, out: Any = None, node_data: bool = True) -> None:
+        """`tap`, `out` and `node_data`: as McapRecorder's (``--live``: the messages streamed
+        too, or only; ``--record-mode inputs``: the inputs-only log)."""
         from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
         self.path = Path(path)
         self.view = view if view is not None else _BrainMatchView(runner, spec)
         extra = {"truth": "estimate", "source": "brain", "robot": str(spec.robot), **(header_extra or {})}
         options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
-        self.recorder = McapRecorder(path, header_extra=extra, tap=tap, out=out, **options)
+        self.recorder = McapRecorder(path, header_extra=extra, tap=tap, out=out, node_data=node_data, **options)
         self.recorder.on_start(self.view)
         self._finished = False
 

@@ -26,7 +26,8 @@ from soccerbt.tools.cli.display import display_available, pygame_error
 from soccerbt.tools.cli.match_options import add_match_arguments, config_from_args
 from soccerbt.tools.cli.outputs import check_outputs
 from soccerbt.tools.cli.summary import print_summary, progress_line, result_json
-from soccerbt.tools.replay.live import LiveUnavailable, add_live_argument, record_and_stream
+from soccerbt.tools.replay.live import (LiveUnavailable, add_live_argument, add_record_mode_argument,
+                                       record_and_stream)
 
 PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines
 
@@ -39,6 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="write the replay log FILE.mcap (every node, for soccerbt replay); JSON-lines logs "
                              "are no longer written")
+    add_record_mode_argument(parser)
     parser.add_argument("--realtime", action="store_true", help="pace a headless run to simulated time")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--screenshot", metavar="PNG", default=None,
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
                   f"(robots: {', '.join(str(r) for r in match.agents)})", file=err)
             return 1
     try:
-        live, recorder = record_and_stream(match, args.record, args.live, err)
+        live, recorder = record_and_stream(match, args.record, args.live, err, args.record_mode)
     except LiveUnavailable as exc:
         print(f"soccerbt run: --live: {exc}", file=err)
         return 1

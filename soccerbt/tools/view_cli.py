@@ -21,7 +21,8 @@ from soccerbt.tools.cli.display import display_available
 from soccerbt.tools.cli.match_options import add_match_arguments, config_from_args
 from soccerbt.tools.cli.outputs import check_outputs
 from soccerbt.tools.cli.summary import print_summary
-from soccerbt.tools.replay.live import LiveUnavailable, add_live_argument, record_and_stream
+from soccerbt.tools.replay.live import (LiveUnavailable, add_live_argument, add_record_mode_argument,
+                                       record_and_stream)
 
 
 def parse_speed(text: str) -> float:
@@ -45,6 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", metavar="ROBOT", default=None, help="robot selected at start, e.g. blue1")
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="write the replay log FILE.mcap of what is watched")
+    add_record_mode_argument(parser)
     add_live_argument(parser)
     parser.set_defaults(func=view)
 
@@ -88,7 +90,7 @@ def view(args: argparse.Namespace) -> int:
             print(f"soccerbt view: {exc.args[0]}", file=sys.stderr)
             return 1
     try:
-        live, recorder = record_and_stream(match, args.record, args.live, sys.stderr)
+        live, recorder = record_and_stream(match, args.record, args.live, sys.stderr, args.record_mode)
     except LiveUnavailable as exc:
         print(f"soccerbt view: --live: {exc}", file=sys.stderr)
         return 1

@@ -78,6 +78,18 @@ def _live_type(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+RECORD_MODES = ("full", "inputs")
+
+
+def add_record_mode_argument(parser: argparse.ArgumentParser, what: str = "--record") -> None:
+    """``--record-mode full|inputs``: what the log holds (soccerbt.tools.replay.mcap_recorder)."""
+    parser.add_argument("--record-mode", choices=RECORD_MODES, default="full",
+                        help=f"what {what} writes: full (every node's status, the blackboard, reasons: default) "
+                             "or inputs (the brains' inputs, truth, game and commands only: about half the "
+                             "recording's CPU; soccerbt replay derive LOG FULL.mcap writes the full log from it "
+                             "while the tree files are unchanged)")
+
+
 def add_live_argument(parser: argparse.ArgumentParser) -> None:
     """``--live [HOST:]PORT`` (the commands that play or serve a match)."""
     parser.add_argument("--live", type=_live_type, default=None, metavar="[HOST:]PORT",
@@ -286,16 +298,19 @@ def live_recorder(match: Any, stream: LiveStream, **options: Any) -> Any:
     return recorder
 
 
-def record_and_stream(match: Any, record: str | None, where: tuple[str, int] | None, err: Any) -> tuple[Any, Any]:
+def record_and_stream(match: Any, record: str | None, where: tuple[str, int] | None, err: Any,
+                      record_mode: str = "full") -> tuple[Any, Any]:
     """(the stream or None, the recorder or None) of a command's ``--record`` and ``--live``:
     the file recorder hands its messages to the stream; with no file, a recorder that only
-    streams. LiveUnavailable when the stream cannot start (nothing is recorded then)."""
+    streams (always full). LiveUnavailable when the stream cannot start (nothing is recorded
+    then). `record_mode`: ``--record-mode`` (``inputs``: the inputs-only log)."""
     live = open_live(where, err) if where is not None else None
     recorder = None
     if record:
         from soccerbt.tools.replay.mcap_recorder import make_recorder
 
-        recorder = make_recorder(record, match, guarded=True, tap=live.tap if live is not None else None)
+        recorder = make_recorder(record, match, guarded=True, tap=live.tap if live is not None else None,
+                                 node_data=record_mode != "inputs")
     elif live is not None:
         recorder = live_recorder(match, live)
     return live, recorder

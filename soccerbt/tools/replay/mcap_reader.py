@@ -73,6 +73,8 @@ _TREES_CACHED = 64
 NO_NODE_DATA = ("holds no node data: it was converted from a JSON-lines log, which kept each robot's root "
                 "status only (and the truth, blackboard and events); the tree tools need a log recorded as "
                 "MCAP (soccerbt run --record FILE.mcap)")
+INPUTS_ONLY = ("holds its brains' inputs only (recorded with --record-mode inputs): derive the full log first, "
+               "while the tree files are unchanged: soccerbt replay derive {path} FULL.mcap")
 _EMPTY_TREE: dict[str, Any] = {"nodes": [], "subtrees": [], "load": 0}
 
 
@@ -596,8 +598,11 @@ class McapLog:
         return bool(self.header.get("node_data", True))
 
     def require_node_data(self) -> None:
-        """ReplayError (``path: holds no node data ...``) for a log converted from JSON lines."""
+        """ReplayError (``path: holds no node data ...``) for a log converted from JSON lines or
+        recorded with ``--record-mode inputs`` (that one says how to derive it)."""
         if not self.node_data:
+            if "inputs" in self.header and "converted_from" not in self.header:
+                raise ReplayError(self.path, None, INPUTS_ONLY.format(path=self.path))
             raise ReplayError(self.path, None, NO_NODE_DATA)
 
     def check_robot(self, robot: str) -> None:

@@ -15,6 +15,15 @@ Blackboard changes are found by each root entry's sequence number; a change is l
 value differs from the last one logged (floats as f32, see logformat.encode_changes). The writer of a
 change is the node uid stamped on the entry when that stamp belongs to the last write, else the
 adapter that owns the key in the blackboard schema.
+
+``node_data=False`` (``soccerbt run --record-mode inputs``, the brain's flight recorder by
+default) records what cannot be derived and leaves out what can: no tree is watched, no key
+table, keyframe or tree structure is written, and each tick carries the root status and the
+command only (the header says ``"node_data": false``); the brains' inputs, the truth, the
+GameController, the events (roles from a look at ``player_role`` every step), the scene and the
+commands are written as in a full log. ``soccerbt replay derive`` (``soccerbt.tools.replay.derive``)
+re-runs every brain from its inputs and writes the full log, the same messages a full recording
+of the run gives.
 """
 from __future__ import annotations
 
@@ -120,6 +129,10 @@ class _RobotTrack:
         self.layout = -1              # the blackboard's layout_version the table was read at
         self.role_index = -1          # player_role's index in the key table
         self.role_changed = True      # player_role written since the events looked at it
+        self.bb: Any = None           # an inputs-only log: the root blackboard, its player_role entry
+        self.role_entry: Any = None
+        self.role_seq = -1
+        self.role_value: object = _UNSET
         self.logged: dict[str, object] = {}
         self.channels: dict[str, int] = {}
 
@@ -173,11 +186,13 @@ class McapRecorder:
 
     def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES,
                  header_extra: dict[str, Any] | None = None, stream: Any = None,
-                 tap: Any = None, out: Any = None) -> None:
+                 tap: Any = None, out: Any = None, node_data: bool = True) -> None:
         """`tap(topic, step, data)`: also handed every message written (``--verify`` compares
         a re-run with a log as it goes; ``--live`` streams it). `out`: a writer with LogWriter's
-        methods instead of the file (``live.LiveWriter``: streamed, not written)."""
+        methods instead of the file (``live.LiveWriter``: streamed, not written). `node_data`
+        False: the inputs-only log (see the module docstring)."""
         self.path = Path(path)
+        self.node_data = node_data
         self._header_extra = dict(header_extra or {})  # more header keys (a brain's log: "truth": "estimate")
         self._out = out if out is not None else LogWriter(self.path, chunk_bytes=chunk_bytes, stream=stream)
         self._channel = self._out.channel  # bound once: called for every message
@@ -247,6 +262,10 @@ class McapRecorder:
             **self._inputs_header(match),
             **self._header_extra,
         }
+        if not self.node_data:
+            if self._inputs is None:
+                raise ValueError("an inputs-only log needs every brain's inputs (agents built from a BrainSpec)")
+            header["node_data"] = False
         self._put(self._channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
         for rid, agent in match.agents.items():
             track = _RobotTrack(str(rid))
@@ -278,9 +297,18 @@ class McapRecorder:
         self._watch(track, agent, new_tree, "reload", self._match.steps)
 
     def _watch(self, track: _RobotTrack, agent: Any, tree: Any, reason: str, after_step: int) -> None:
-        """Watch `tree` from the step after `after_step` on; log its structure and a keyframe."""
+        """Watch `tree` from the step after `after_step` on; log its structure and a keyframe
+        (an inputs-only log: only the load, in the index)."""
         step = after_step + 1
         track.tree = tree
+        if not self.node_data:
+            track.nodes = []
+            track.bb = agent.blackboard
+            track.layout = -1
+            track.loads += 1
+            self._loads.append({"robot": track.name, "t": round(step * self._dt_s, 6), "step": step,
+                                "reason": reason, "load": track.loads})
+            return
         on_status_change = getattr(tree, "on_status_change", None)
         if on_status_change is None:  # a tree-like stand-in without the status stream
             track.nodes = []
@@ -328,7 +356,7 @@ class McapRecorder:
         ref = match.referee
         robots = self._robots(match)
         parts = [self._truth(match, step, robots)]
-        keyframe_due = step % lf.KEYFRAME_STEPS == 0
+        keyframe_due = step % lf.KEYFRAME_STEPS == 0 and self.node_data
         for _rid, agent, track in robots:
             if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
                 self._on_tree_swap(agent, track.tree, agent.tree)
@@ -390,6 +418,9 @@ class McapRecorder:
             root = lf.ROOT_EXCEPTION
         else:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
+        if not self.node_data:  # the root and the command
+            self._role_written(track)
+            return _encode_tick(agent.ticks, root, agent.last_command, 0, b"", b"", [], None, b"", None)
         if track.watch is not None:
             (uids, codes, n, skipped, reasons), track.seen = track.watch.take(track.seen)
         else:
@@ -403,6 +434,22 @@ class McapRecorder:
             for uid, text in reasons.items():
                 last[uid] = (tick, text)
         return data
+
+    @staticmethod
+    def _role_written(track: _RobotTrack) -> None:
+        """An inputs-only log: note a new value of player_role (a write seen by its entry's
+        sequence number) for the role events, as the blackboard diff does in a full log."""
+        bb = track.bb
+        if bb.layout_version != track.layout:
+            track.layout = bb.layout_version
+            track.role_entry = bb._storage.get("player_role")
+            track.role_seq = -1
+        entry = track.role_entry
+        if entry is not None and entry.sequence_id != track.role_seq:
+            track.role_seq = entry.sequence_id
+            if entry.value != track.role_value:
+                track.role_value = entry.value
+                track.role_changed = True
 
     def _table(self, track: _RobotTrack, agent: Any) -> bool:
         """Refresh the key table when the root keys changed; True when it did."""
@@ -760,13 +807,15 @@ def _native_or_python() -> tuple[Any, Any]:
 _bb_changes, _encode_tick = _native_or_python()
 
 
-def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None, tap: Any = None) -> Any:
+def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None, tap: Any = None,
+                  node_data: bool = True) -> Any:
     """The MCAP recorder for `path` (whatever its name: the commands ask for FILE.mcap, see
     outputs.record_name_problem), attached to `match` before its first step. `guarded`: wrapped
     in a GuardedRecorder (a write error stops the recording, not the match). `stream`: a binary
     file already open for writing (a temporary file created exclusively), written instead of
-    opening `path`. `tap(topic, step, data)`: handed every message too (``--live``)."""
-    recorder: Any = McapRecorder(path, stream=stream, tap=tap)
+    opening `path`. `tap(topic, step, data)`: handed every message too (``--live``). `node_data`
+    False: the inputs-only log (see the module docstring)."""
+    recorder: Any = McapRecorder(path, stream=stream, tap=tap, node_data=node_data)
     recorder.on_start(match)
     if guarded:
         from soccerbt.tools.cli.outputs import GuardedRecorder

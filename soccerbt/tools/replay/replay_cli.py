@@ -13,8 +13,9 @@ viewer on a live stream (``live_source``).
 
 MCAP is the one log format. ``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap`` converts a
 JSON-lines log of an earlier soccerbt once (``convert``); given to ``soccerbt replay`` such a log
-is refused with that command line. (A log literally named ``diff`` or ``convert`` is given as
-``./diff``.) Exit codes: 0 done, 1 a usage problem or ``diff``: the runs differ, 2 a bad log or
+is refused with that command line. ``soccerbt replay derive LOG.mcap FULL.mcap`` writes the
+full log of one recorded with ``--record-mode inputs`` (``derive``). (A log literally named
+``diff``, ``convert`` or ``derive`` is given as ``./diff``.) Exit codes: 0 done, 1 a usage problem or ``diff``: the runs differ, 2 a bad log or
 output (``path: what is wrong``, one line); a log cut short replays up to its last whole chunk,
 with a warning.
 """
@@ -61,7 +62,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="MCAP replay log written by soccerbt run --record FILE.mcap (a folder: its logs "
                              "listed: time, robot, tree, duration, score); 'diff' compares two: "
                              "soccerbt replay diff A.mcap B.mcap; 'convert' turns a JSON-lines log of an earlier "
-                             "soccerbt into MCAP: soccerbt replay convert OLD.jsonl[.gz] NEW.mcap")
+                             "soccerbt into MCAP: soccerbt replay convert OLD.jsonl[.gz] NEW.mcap; 'derive' "
+                             "writes the full log of one recorded with --record-mode inputs: soccerbt replay "
+                             "derive LOG.mcap FULL.mcap")
     parser.add_argument("other", metavar="B", nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("--tick", type=int, default=None, metavar="N",
                         help="with --robot: after the robot's N-th tick (from 1), instead of --at")
@@ -132,6 +135,8 @@ def replay(args: argparse.Namespace) -> int:
         return EXIT_BAD_LOG
     if args.file == "convert":
         return _convert(args, err)
+    if args.file == "derive":
+        return _derive(args, err)
     if args.file == "diff" or args.other:
         return _diff(args, err)
     if os.path.isdir(args.file):  # a folder: its logs, one line each
@@ -229,6 +234,44 @@ def _convert(args: argparse.Namespace, err: TextIO) -> int:
         print(f"warning: {w}", file=err)
     print(f"soccerbt replay convert: {old} -> {new}: {done.steps} steps ({done.duration_s:.2f} s simulated), "
           f"{done.events} events; no node data (root statuses, truth, blackboard, events)", file=err)
+    return 0
+
+
+def _derive(args: argparse.Namespace, err: TextIO) -> int:
+    """``soccerbt replay derive LOG FULL.mcap``: 0 written, 1 a usage problem, 2 a log that
+    cannot be derived or an output that cannot be written (nothing is written then)."""
+    from soccerbt.tools.cli.outputs import RECORD_SUFFIX, check_output_path
+    from soccerbt.tools.replay.derive import derive_log
+    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.trees.errors import TreeLoadError
+
+    if len(args.other) != 2:
+        print("soccerbt replay derive: give the inputs-only log and the full one to write: "
+              "soccerbt replay derive LOG.mcap FULL.mcap", file=err)
+        return 1
+    src, dst = args.other
+    if not dst.endswith(RECORD_SUFFIX):
+        print(f"soccerbt replay derive: {dst}: the derived log is MCAP: its name must end in {RECORD_SUFFIX}", file=err)
+        return EXIT_BAD_LOG
+    problem = check_output_path(dst, [src], stream_ok=False)
+    if problem is not None:
+        print(f"soccerbt replay derive: {problem}", file=err)
+        return EXIT_BAD_LOG
+    try:
+        log = McapLog.open(src)
+        done = derive_log(log, Path(dst))
+    except (ReplayError, TreeLoadError) as exc:
+        print(str(exc), file=err)
+        return EXIT_BAD_LOG
+    except OSError as exc:
+        print(f"soccerbt replay derive: {exc.filename or dst}: {exc.strerror or exc}", file=err)
+        return EXIT_BAD_LOG
+    for note in done.notes:
+        print(f"note: {note}", file=err)
+    fed = f" (fed the run's earlier segments first: {', '.join(p.name for p in done.segments_fed)})" \
+        if done.segments_fed else ""
+    print(f"soccerbt replay derive: {src} -> {dst}: {done.steps} steps of {', '.join(done.robots)} re-run from their "
+          f"inputs{fed}; every node's status, the blackboard and the reasons written", file=err)
     return 0
 
 

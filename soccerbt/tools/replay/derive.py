@@ -1,0 +1,284 @@
+"""``soccerbt replay derive LOG FULL.mcap``: an inputs-only log made whole.
+
+An inputs-only log (``soccerbt run --record-mode inputs``; ``soccerbt brain --log-mode
+inputs``) holds what cannot be derived: each brain's inputs, the truth, the GameController, the
+events, the scene and the commands, and per tick only the root status and the command. ``derive``
+re-runs every robot's brain from its inputs with the recorded tree (unchanged: its SHA-256 as
+the header lists it, as ``--rerun`` requires) and writes the full log: each robot's tree, key
+tables, keyframes and ticks (transitions, blackboard changes with their writers, reasons) in
+place of the short ticks, everything else copied. The result holds the messages a full
+recording of the same run holds (tested message by message), so every reader opens it; its
+header says ``derived_from``.
+
+The re-run is checked against the recording at every step: its tick count, root status and
+command must be the recorded ones. A difference (a brain that is not deterministic, a tree file
+edited since with the same hash: impossible; a soccerbt of another version) stops the derive
+naming the step, and nothing is written.
+
+A flight log's later segment (``segment`` > 0 in its header) starts in the middle of a run: its
+brains' state there is derived by feeding them the run's earlier segments first, found beside it
+(``<flight_run>-NNN.mcap``); a missing one stops the derive with its name.
+
+The output is written under a temporary name and renamed when whole; a damaged stretch (a chunk
+that does not decode) ends the derived log before it, said in ``notes``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.inputs import decode_part, pad_of, team_messages_of
+from soccerbt.tools.replay.logformat import ReplayError, ShapeError
+from soccerbt.tools.replay.mcap_reader import McapLog
+from soccerbt.tools.replay.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
+
+__all__ = ["derive_log", "DeriveResult", "is_inputs_only"]
+
+_SEGMENT = re.compile(r"^(?P<run>.+)-(?P<n>\d{3})\.mcap$")
+_DERIVED_KINDS = ("tree", "keys", "keyframe")  # a robot's channels the derive writes (the others are copied)
+
+
+def is_inputs_only(log: McapLog) -> bool:
+    """A log recorded with its node data left out, to be derived (inputs there, no node data)."""
+    return not log.node_data and "inputs" in log.header and "converted_from" not in log.header
+
+
+@dataclass
+class DeriveResult:
+    """What ``derive_log`` wrote: steps, robots, the earlier segments fed first, notes."""
+
+    out: Path
+    steps: int
+    robots: list[str]
+    segments_fed: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class _Brain:
+    """One robot's re-run: its brain, the stand-ins it senses through, and a full recorder
+    whose messages ``_Mine`` keeps."""
+
+    def __init__(self, log: McapLog, robot: str, k: int) -> None:
+        self.robot, self.k = robot, k
+        self.tree = recorded_tree(log, robot)
+        self.spec, desc = _brain_spec(log, robot, self.tree)
+        self.agent, self.driver, self.link, self.pad, self.stop = _build(self.spec, desc)
+        self.view = _View(log, self.agent, self.spec)
+        self._sink = open(os.devnull, "wb")
+        self.mine = _Mine(robot)
+        self.recorder: Any = None
+
+    def start(self) -> None:
+        """A new full recorder (a log's, or a segment's as the flight recorder starts one): its
+        header, tree and first keyframe from the brain's state now, its steps from 1."""
+        from soccerbt.tools.replay.mcap_recorder import McapRecorder
+
+        if self.recorder is not None:
+            self.recorder.close()
+        self.mine = _Mine(self.robot)
+        self.view.steps = 0
+        self.recorder = McapRecorder(Path(os.devnull), stream=self._sink, tap=self.mine.message)
+        self.recorder.on_start(self.view)
+
+    def feed(self, data: bytes, step: int) -> None:
+        """Step the brain on its part of an inputs message (``step``: the log's step)."""
+        from soccerbt.gamecontroller.protocol import PacketError, decode
+
+        rec = decode_part(lf.split_parts(data)[self.k])
+        self.driver.observations = rec.observations
+        if rec.packet is not None:
+            try:
+                self.agent.receive_packet(decode(rec.packet))
+            except PacketError:
+                pass  # the recorded brain was not given it either (the recorder notes b"")
+        if rec.team:
+            self.link.pending = team_messages_of(rec.team)
+        if self.pad is not None and rec.pad is not None:
+            self.pad.next = pad_of(rec.pad)
+        if self.stop is not None and rec.estop is not None:
+            self.stop.follow(rec.estop)
+        self.agent.step(rec.t_s)
+        self.view.steps = step
+        self.view.world.t_s = rec.t_s
+
+    def record(self, step: int) -> None:
+        self.recorder.on_step(self.view)
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+        self._sink.close()
+
+
+def _same_tick(recorded: lf.TickRecord, derived: lf.TickRecord) -> bool:
+    return (recorded.tick == derived.tick and recorded.root == derived.root
+            and _same_command(recorded.command, derived.command))
+
+
+def _same_command(a: Any, b: Any) -> bool:
+    return all((x == y) or (x != x and y != y) for x, y in zip(a, b, strict=True))
+
+
+def _earlier_segments(log: McapLog) -> list[Path]:
+    """The run's segments before this one, in order (a flight log's ``segment`` > 0)."""
+    n = log.header.get("segment")
+    run = log.header.get("flight_run")
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        return []
+    if not isinstance(run, str) or "/" in run or "\0" in run or not 0 < n < 1000:
+        raise ReplayError(log.path, None, "the header's flight_run and segment do not name a run's segment")
+    found = _SEGMENT.match(log.path.name)
+    if found is None or found.group("run") != run:
+        raise ReplayError(log.path, None, f"a segment of run {run} must keep its name ({run}-{n:03d}.mcap) to be "
+                                          "derived with the segments before it")
+    earlier = [log.path.with_name(f"{run}-{i:03d}.mcap") for i in range(n)]
+    missing = [p.name for p in earlier if not p.is_file()]
+    if missing:
+        raise ReplayError(log.path, None, f"segment {n} of run {run} starts mid-run: its brain's state comes from the "
+                                          f"segments before it, and {', '.join(missing)} "
+                                          f"{'is' if len(missing) == 1 else 'are'} not beside it (deleted by the "
+                                          "folder's cap?): cannot derive it")
+    return earlier
+
+
+def _feed_segment(path: Path, brains: list[_Brain]) -> None:
+    """Step the brains through an earlier segment's inputs, recorded into nothing as the flight
+    recorder recorded that segment (so that what the recorder keeps on the nodes, the writers
+    of the entries, is the same at the next segment's start)."""
+    seg = McapLog.open(path)
+    if seg.robots != [b.robot for b in brains] or "inputs" not in seg.header:
+        raise ReplayError(path, None, "not a segment of the same brain's run (robots or inputs differ)")
+    for b in brains:
+        b.start()
+    held: int | None = None
+    expect = 1
+    for topic, step, data in seg.messages(0, seg.last_step):
+        if topic == lf.STEP_TOPIC:
+            held = step
+        elif topic == lf.INPUTS_TOPIC:
+            if held != step or step != expect:
+                raise ReplayError(path, None, f"step {expect} is missing (damaged): the segments after it cannot "
+                                              "be derived")
+            try:
+                for b in brains:
+                    b.feed(data, step)
+                    b.record(step)
+            except (ValueError, IndexError, ShapeError) as exc:
+                raise ReplayError(path, None, f"step {step} is unreadable ({exc}): the segments after it cannot "
+                                              "be derived") from None
+            expect = step + 1
+            held = None
+
+
+def derive_log(log: McapLog, out: Path) -> DeriveResult:
+    """Re-run every robot of the inputs-only `log` and write the full log to `out` (see the
+    module docstring); ReplayError for a log that cannot be derived."""
+    from soccerbt.tools.cli.outputs import open_exclusive
+    from soccerbt.tools.replay.mcap_recorder import LogWriter
+
+    if log.node_data:
+        raise ReplayError(log.path, None, "holds node data already: there is nothing to derive")
+    if not is_inputs_only(log):
+        raise ReplayError(log.path, None, NO_INPUTS)
+    robots = list(log.robots)
+    brains = [_Brain(log, robot, k) for k, robot in enumerate(robots)]
+    earlier = _earlier_segments(log)
+    for path in earlier:
+        _feed_segment(path, brains)
+    target = Path(os.path.realpath(out))
+    tmp, stream = open_exclusive(target.parent, target.name)
+    writer = LogWriter(tmp, stream=stream)
+    writer.dt_s = log.dt_s
+    notes: list[str] = []
+
+    def put(topic: str, step: int, data: bytes) -> None:
+        kind = lf.kind_of_topic(topic)
+        if kind is not None:
+            writer.put(writer.channel(topic, kind), step, data)
+
+    try:
+        header = {k: v for k, v in log.header.items() if k != "node_data"}
+        header["derived_from"] = log.path.name
+        put(lf.HEADER_TOPIC, 0, lf.json_bytes(header))
+        for b in brains:
+            b.start()
+        for b in brains:  # each robot's tree and first keyframe, in the header's order
+            for topic, step, data in b.mine.drain():
+                put(topic, step, data)
+        events: list[dict[str, Any]] = []
+        held: tuple[int, bytes] | None = None
+        expect = 1
+        last = 0
+        for topic, step, data in log.messages(0, log.last_step):
+            if topic == lf.STEP_TOPIC:
+                held = (step, data)
+                continue
+            if topic != lf.INPUTS_TOPIC:
+                if topic == lf.EVENTS_TOPIC:
+                    events.append(lf.load_json(data))
+                mine = lf.robot_of_topic(topic)
+                if topic != lf.HEADER_TOPIC and (mine is None or mine[1] not in _DERIVED_KINDS):
+                    put(topic, step, data)
+                continue
+            if held is None or held[0] != step or step != expect:
+                notes.append(f"{log.path}: step {expect} is missing from the log (damaged): the derived log ends "
+                             f"at step {expect - 1}")
+                break
+            _derive_step(log, brains, step, held[1], data, put)
+            held = None
+            last = step
+            expect = step + 1
+        loads = [ld for b in brains for ld in b.mine.loads]
+        writer.finish(last, {"events": events, "loads": loads, "steps": last})
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            writer.file.close()
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    finally:
+        for b in brains:
+            b.close()
+    return DeriveResult(target, last, robots, earlier, notes)
+
+
+def _derive_step(log: McapLog, brains: list[_Brain], step: int, step_data: bytes, inputs: bytes, put: Any) -> None:
+    """One step: every brain fed and recorded; the key tables, the step message with the derived
+    ticks, the inputs, then the keyframes, as the recorder orders them."""
+    try:
+        parts = lf.split_parts(step_data)
+        for b in brains:
+            b.feed(inputs, step)
+            b.record(step)
+    except (ValueError, IndexError, ShapeError) as exc:
+        raise ReplayError(log.path, None, f"step {step} is unreadable ({exc}): cannot derive it") from None
+    later: list[tuple[str, int, bytes]] = []
+    for b in brains:
+        tick = b.mine.ticks.pop(step)
+        try:
+            recorded = lf.decode_tick(parts[1 + b.k])
+        except (ValueError, IndexError, ShapeError) as exc:
+            raise ReplayError(log.path, None, f"step {step}: {b.robot}'s tick is unreadable ({exc})") from None
+        derived = lf.decode_tick(tick)
+        if not _same_tick(recorded, derived):
+            raise ReplayError(log.path, None, f"step {step}: {b.robot}'s re-run differs from the recording (tick "
+                                              f"{derived.tick} root {derived.root} command {derived.command}; recorded "
+                                              f"tick {recorded.tick} root {recorded.root} command {recorded.command}): "
+                                              "the brain or soccerbt changed since the run; nothing written")
+        parts[1 + b.k] = tick
+        for topic, s, data in b.mine.drain():
+            if topic.endswith("/keys"):
+                put(topic, s, data)
+            else:
+                later.append((topic, s, data))
+        b.mine.extra.pop(step, None)
+    put(lf.STEP_TOPIC, step, lf.join_parts(parts))
+    put(lf.INPUTS_TOPIC, step, inputs)
+    for topic, s, data in later:
+        put(topic, s, data)
