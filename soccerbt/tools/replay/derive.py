@@ -68,7 +68,6 @@ class _Brain:
         self.spec, desc = _brain_spec(log, robot, self.tree)
         self.agent, self.driver, self.link, self.pad, self.stop = _build(self.spec, desc)
         self.view = _View(log, self.agent, self.spec)
-        self._sink = open(os.devnull, "wb")
         self.mine = _Mine(robot)
         self.recorder: Any = None
 
@@ -78,10 +77,10 @@ class _Brain:
         from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
         if self.recorder is not None:
-            self.recorder.close()
+            self.recorder.close()  # closes its sink too
         self.mine = _Mine(self.robot)
         self.view.steps = 0
-        self.recorder = McapRecorder(Path(os.devnull), stream=self._sink, tap=self.mine.message)
+        self.recorder = McapRecorder(Path(os.devnull), stream=open(os.devnull, "wb"), tap=self.mine.message)
         self.recorder.on_start(self.view)
 
     def feed(self, data: bytes, step: int) -> None:
@@ -111,7 +110,7 @@ class _Brain:
     def close(self) -> None:
         if self.recorder is not None:
             self.recorder.close()
-        self._sink.close()
+            self.recorder = None
 
 
 def _same_tick(recorded: lf.TickRecord, derived: lf.TickRecord) -> bool:

@@ -1,0 +1,149 @@
+"""``--record-mode inputs`` and ``soccerbt replay derive``: an inputs-only log leaves the node
+data out (the ticks carry the root and the command, no tree, key table nor keyframe); derived,
+it holds the very messages a full recording of the same seeded match holds, index included.
+A log cut by a power cut derives up to its last whole chunk; a full log, a converted one, a
+changed tree and an output onto the input are refused with a clear line."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from soccerbt.__main__ import main
+from soccerbt.match import Match, MatchConfig
+from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.derive import derive_log
+from soccerbt.tools.replay.mcap_reader import McapLog
+from soccerbt.tools.replay.mcap_recorder import make_recorder
+
+SEED, SECONDS = 4, 6.0
+
+
+def _record(path: Path, node_data: bool, **config: object) -> Path:
+    match = Match(MatchConfig(seed=SEED, duration_s=SECONDS, team_size=2, **config))
+    recorder = make_recorder(path, match, node_data=node_data)
+    match.run(SECONDS)
+    recorder.finish(match.result())
+    return path
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("derive")
+    full = _record(folder / "full.mcap", True)
+    inputs = _record(folder / "inputs.mcap", False)
+    derived = folder / "derived.mcap"
+    derive_log(McapLog.open(inputs), derived)
+    return {"full": full, "inputs": inputs, "derived": derived}
+
+
+def _messages(path: Path) -> list[tuple[str, int, bytes]]:
+    return list(McapLog.open(path).messages(0, None))
+
+
+def test_an_inputs_only_log_leaves_out_what_can_be_derived(logs: dict[str, Path]) -> None:
+    log = McapLog.open(logs["inputs"])
+    assert log.header["node_data"] is False and log.node_data is False and "inputs" in log.header
+    topics = {t for t, _, _ in _messages(logs["inputs"])}
+    assert not any(lf.robot_of_topic(t) for t in topics), topics  # no tree, keys nor keyframe
+    assert {lf.STEP_TOPIC, lf.INPUTS_TOPIC, lf.SCENE_TOPIC, lf.COMMANDS_TOPIC, lf.GC_TOPIC} <= topics
+    full = McapLog.open(logs["full"])
+    steps = 0
+    for (_, s1, a), (_, s2, b) in zip(full.messages(0, None, {lf.STEP_TOPIC}), log.messages(0, None, {lf.STEP_TOPIC})):
+        assert s1 == s2
+        pa, pb = lf.split_parts(a), lf.split_parts(b)
+        assert pa[0] == pb[0]  # the same truth
+        for x, y in zip(pa[1:], pb[1:]):
+            tx, ty = lf.decode_tick(x), lf.decode_tick(y)
+            assert (ty.tick, ty.root, repr(ty.command)) == (tx.tick, tx.root, repr(tx.command))  # NaN: no kick
+            assert ty.transitions == [] and ty.ticked == [] and ty.changes == b"" and ty.reasons == {}
+        steps += 1
+    assert steps == full.last_step == log.last_step == round(SECONDS / full.dt_s)
+    assert logs["inputs"].stat().st_size < 0.8 * logs["full"].stat().st_size
+
+
+def test_the_derived_log_holds_the_full_recordings_messages(logs: dict[str, Path]) -> None:
+    full, derived = _messages(logs["full"]), _messages(logs["derived"])
+    assert len(derived) == len(full)
+    (t0, s0, h_full), (t1, s1, h_derived) = full[0], derived[0]
+    assert t0 == t1 == lf.HEADER_TOPIC
+    header = lf.load_json(h_derived)
+    assert header.pop("derived_from") == "inputs.mcap" and header == lf.load_json(h_full)
+    for a, b in zip(full[1:], derived[1:]):
+        assert a == b, (a[0], a[1])
+    assert McapLog.open(logs["derived"]).index == McapLog.open(logs["full"]).index
+
+
+def test_the_tree_tools_read_the_derived_log_and_point_an_inputs_only_one_to_derive(
+        logs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(logs["inputs"]), "--robot", "blue2", "--tree", "--at", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "recorded with --record-mode inputs" in err and f"soccerbt replay derive {logs['inputs']} FULL.mcap" in err
+    assert main(["replay", str(logs["derived"]), "--robot", "blue2", "--tree", "--at", "3"]) == 0
+    derived_tree = capsys.readouterr().out
+    assert main(["replay", str(logs["full"]), "--robot", "blue2", "--tree", "--at", "3"]) == 0
+    assert capsys.readouterr().out == derived_tree and "tick 300" in derived_tree
+
+
+def test_a_log_cut_by_a_power_cut_derives_to_its_last_whole_chunk(logs: dict[str, Path], tmp_path: Path) -> None:
+    from soccerbt.tools.replay.mcap_recorder import McapRecorder
+
+    whole = tmp_path / "small-chunks.mcap"
+    match = Match(MatchConfig(seed=SEED, duration_s=SECONDS, team_size=2))
+    recorder = McapRecorder(whole, chunk_bytes=16 * 1024, node_data=False)  # a flight log's chunks
+    recorder.on_start(match)
+    match.observers.append(recorder)
+    match.run(SECONDS)
+    recorder.finish(match.result())
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.mcap"
+    cut.write_bytes(data[: len(data) * 2 // 3])  # no summary, a torn chunk at the end
+    log = McapLog.open(cut)
+    assert 0 < log.last_step < McapLog.open(whole).last_step
+    done = derive_log(log, tmp_path / "cut-full.mcap")
+    derived = McapLog.open(tmp_path / "cut-full.mcap")
+    assert done.steps == derived.last_step == log.last_step
+    full = McapLog.open(logs["full"])  # the same seeded match, recorded whole
+    step = derived.last_step
+    a, b = full.robot_state("red1", step), derived.robot_state("red1", step)
+    assert (a.statuses, a.blackboard) == (b.statuses, b.blackboard)
+
+
+def test_what_cannot_be_derived_is_refused_with_one_line(logs: dict[str, Path], tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "x.mcap")
+    assert main(["replay", "derive", str(logs["full"]), out]) == 2
+    assert "holds node data already" in capsys.readouterr().err
+    assert main(["replay", "derive", str(logs["inputs"]), str(logs["inputs"])]) == 2
+    assert "would overwrite an input" in capsys.readouterr().err
+    assert main(["replay", "derive", str(logs["inputs"]), str(tmp_path / "x.txt")]) == 2
+    assert "must end in .mcap" in capsys.readouterr().err
+    assert main(["replay", "derive", str(logs["inputs"])]) == 1
+    assert "give the inputs-only log and the full one" in capsys.readouterr().err
+    assert not (tmp_path / "x.mcap").exists()
+
+
+def test_a_tree_changed_since_the_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from soccerbt.brain_setup import default_tree_path
+
+    shutil.copytree(default_tree_path().parent, tmp_path / "trees")
+    tree = tmp_path / "trees" / default_tree_path().name
+    log = _record(tmp_path / "in.mcap", False, blue_tree=str(tree), idle_teams=("red",))
+    tree.write_text(tree.read_text().replace("<root", "<!-- edited -->\n<root", 1))
+    assert main(["replay", "derive", str(log), str(tmp_path / "out.mcap")]) == 2
+    err = capsys.readouterr().err
+    assert "unchanged" in err and "game.xml" in err, err
+    assert not (tmp_path / "out.mcap").exists()
+
+
+def test_run_records_an_inputs_only_log_and_derive_writes_it_whole(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "m.mcap"
+    assert main(["run", "--headless", "--quiet", "--seconds", "2", "--team-size", "1", "--record", str(log),
+                 "--record-mode", "inputs"]) == 0
+    assert McapLog.open(log).node_data is False
+    assert main(["replay", "derive", str(log), str(tmp_path / "full.mcap")]) == 0
+    assert "re-run from their inputs" in capsys.readouterr().err
+    derived = McapLog.open(tmp_path / "full.mcap")
+    assert derived.node_data and derived.last_step == 200 and derived.tree("blue1", 1)["nodes"]
