@@ -427,14 +427,6 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
                 print(line)
         return 0
     if args.info:
-        h = log.header
-        print(f"{args.file}: soccerbt {h.get('soccerbt_version')} seed {h.get('seed')} field {h.get('field')} "
-              f"{h.get('team_size')} v {h.get('team_size')}, {log.last_step} steps ({log.duration_s:.1f} s)")
-        for team, tree in h.get("trees", {}).items():
-            print(f"  {team} tree {tree.get('path')} ({len(tree.get('files', []))} file(s))")
-        if not log.node_data:
-            print(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
-                  "root statuses only")
         for line in tt.info_lines(log):
             print(line)
         return 0

@@ -297,9 +297,14 @@ def info_lines(log: McapLog) -> list[str]:
            f"{h.get('team_size')} v {h.get('team_size')}, {log.last_step} steps ({log.duration_s:.1f} s)"]
     for team, tree in h.get("trees", {}).items():
         out.append(f"  {team} tree {tree.get('path')} ({len(tree.get('files', []))} file(s))")
-    if not log.node_data:
+    if not log.node_data and "converted_from" in h:
         out.append(f"  converted from {h.get('converted_from', {}).get('file')} (JSON lines): no node data, "
                    "root statuses only")
+    elif not log.node_data:
+        out.append(f"  inputs only (--record-mode inputs): root statuses and commands; soccerbt replay derive "
+                   f"{log.path} FULL.mcap writes every node's")
+    if "derived_from" in h:
+        out.append(f"  derived from {h['derived_from']} (its brains re-run from their inputs)")
     result = log.summary_result()
     if result:
         out.append(f"  score {result.get('score')}")

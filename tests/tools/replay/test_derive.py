@@ -147,3 +147,12 @@ def test_run_records_an_inputs_only_log_and_derive_writes_it_whole(tmp_path: Pat
     assert "re-run from their inputs" in capsys.readouterr().err
     derived = McapLog.open(tmp_path / "full.mcap")
     assert derived.node_data and derived.last_step == 200 and derived.tree("blue1", 1)["nodes"]
+
+
+def test_info_says_inputs_only_and_derived_from_once(logs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(logs["inputs"]), "--info"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("seed 4") == 1 and out.count("inputs only (--record-mode inputs)") == 1, out
+    assert main(["replay", str(logs["derived"]), "--info"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("derived from inputs.mcap") == 1 and "inputs only" not in out, out
