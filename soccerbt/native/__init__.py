@@ -4,7 +4,8 @@ when it was built at install (setuptools builds it when a C compiler is there), 
 Every function of it has a pure-Python twin beside its user, used when ``recording`` is None:
 the watched status slot in ``soccerbt.nodes.observe``; in ``soccerbt.tools.replay``, the
 blackboard diff and a robot's tick part (``mcap_recorder``), the status log split
-(``tree_watch``) and a robot's inputs part (``inputs``). Both give the same results (tests run
+(``tree_watch``), a robot's inputs part (``inputs``) and the parts of a message joined
+(``logformat.join_parts``). Both give the same results (tests run
 both on the same inputs, and a match recorded either way gives the same bytes). ``SOCCERBT_NATIVE=0`` in the
 environment leaves the compiled module out (the fallback, as on a machine without a compiler).
 A build whose ``API_VERSION`` is not this package's (an in-place build left from an older
@@ -19,7 +20,7 @@ from types import ModuleType
 
 __all__ = ["recording", "load_recording", "API_VERSION"]
 
-API_VERSION = 6  # what _recording.c's module says it implements: raise both when the C's API changes
+API_VERSION = 7  # what _recording.c's module says it implements: raise both when the C's API changes
 
 
 def load_recording() -> ModuleType | None:

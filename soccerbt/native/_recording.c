@@ -277,6 +277,8 @@ static PyMethodDef methods[] = {
      "encode_tick(tick, root, command, n, uids, codes, skipped, ticked, changes, reasons) -> bytes: a tick part."},
     {"split_status_log", split_status_log, METH_O,
      "split_status_log(log) -> (uids, codes, n): a status log as bytes; the list is emptied."},
+    {"join_parts", join_parts, METH_O,
+     "join_parts(parts) -> bytes: the parts, each after its length as a little-endian u32."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -324,7 +326,7 @@ PyMODINIT_FUNC PyInit__recording(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     /* soccerbt.native.API_VERSION: a build of another version (a stale in-place build) is not used */
-    if (PyModule_AddIntConstant(m, "API_VERSION", 6) < 0) { Py_DECREF(m); return NULL; }
+    if (PyModule_AddIntConstant(m, "API_VERSION", 7) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&StatusSlotType);
     if (PyModule_AddObject(m, "StatusSlot", (PyObject *)&StatusSlotType) < 0) {
         Py_DECREF(&StatusSlotType);

@@ -490,3 +490,37 @@ PyObject *split_status_log(PyObject *mod, PyObject *log) {
     if (PyList_SetSlice(log, 0, PyList_GET_SIZE(log), NULL) < 0) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
     return Py_BuildValue("(NNn)", uids, codes, n);
 }
+
+/* ---------------------------------------------------------------- join_parts */
+
+PyObject *join_parts(PyObject *mod, PyObject *parts) {
+    if (!PyList_Check(parts)) {
+        PyErr_SetString(PyExc_TypeError, "join_parts: a list of bytes");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(parts), total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *part = PyList_GET_ITEM(parts, i);
+        if (!PyBytes_Check(part)) {
+            PyErr_Format(PyExc_TypeError, "join_parts: part %zd is %.50s, not bytes", i, Py_TYPE(part)->tp_name);
+            return NULL;
+        }
+        if ((uint64_t)PyBytes_GET_SIZE(part) > 0xFFFFFFFFu) {
+            PyErr_SetString(PyExc_OverflowError, "join_parts: a part of 4 GiB or more");
+            return NULL;
+        }
+        total += 4 + PyBytes_GET_SIZE(part);
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
+    if (out == NULL) return NULL;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *part = PyList_GET_ITEM(parts, i);
+        uint32_t len = (uint32_t)PyBytes_GET_SIZE(part);
+        o[0] = (unsigned char)len; o[1] = (unsigned char)(len >> 8);   /* u32 little-endian, as "<I" */
+        o[2] = (unsigned char)(len >> 16); o[3] = (unsigned char)(len >> 24);
+        memcpy(o + 4, PyBytes_AS_STRING(part), len);
+        o += 4 + len;
+    }
+    return out;
+}

@@ -74,5 +74,6 @@ PyObject *bb_changes(PyObject *mod, PyObject *args);
 PyObject *encode_inputs_part(PyObject *mod, PyObject *args);
 PyObject *encode_tick(PyObject *mod, PyObject *args);
 PyObject *split_status_log(PyObject *mod, PyObject *log);
+PyObject *join_parts(PyObject *mod, PyObject *parts);
 
 #endif

@@ -231,6 +231,19 @@ def test_status_log_bytes_agree() -> None:
         assert a == b == bad  # left as it was
 
 
+@needs_compiled
+def test_joined_parts_agree() -> None:
+    rng = random.Random(5)
+    for _ in range(200):
+        parts = [rng.randbytes(rng.choice([0, 1, 7, 300, 70000])) for _ in range(rng.randrange(9))]
+        joined = compiled.join_parts(parts)
+        assert joined == lf.join_parts(parts) and lf.split_parts(joined) == parts
+    for bad in ([b"a", "text"], [None]):
+        for fn in (compiled.join_parts, lf.join_parts):
+            with pytest.raises(TypeError):
+                fn(bad)
+
+
 def _observations(rng: random.Random) -> Observations:
     kinds = list(inputs_module.KINDS) + ["unknown_thing", "ü" * 300]  # names without a code: written out
     dets = tuple(Detection(rng.choice(kinds), rng.uniform(-5, 5), rng.uniform(-5, 5), rng.random(),

@@ -103,6 +103,18 @@ def _native_encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | 
 
 
 _encode_part = _native_encode_part if _native is not None else encode_part
+_join_parts = _native.join_parts if _native is not None else lf.join_parts
+
+
+def _packet_bytes(packet: Any) -> bytes:
+    """A GameController packet as the protocol encodes it (b"": one that does not encode; the
+    re-run says so)."""
+    from soccerbt.gamecontroller.protocol import PacketError, encode
+
+    try:
+        return encode(packet)
+    except PacketError:
+        return b""
 
 
 def decode_part(data: bytes) -> InputRecord:
@@ -331,8 +343,6 @@ class InputTap:
                 track.pad.sinks.remove(track.pad_seen)
 
     def encode(self) -> bytes:
-        from soccerbt.gamecontroller.protocol import PacketError, encode
-
         parts = []
         for track in self.tracks:
             agent = track.agent
@@ -344,10 +354,7 @@ class InputTap:
             data = None
             if packet is not None and packet is not track.packet:
                 track.packet = packet
-                try:
-                    data = encode(packet)
-                except PacketError:
-                    data = b""  # a packet that does not encode: the re-run says so
+                data = _packet_bytes(packet)
             team = None
             if track.delivered:
                 team = _exact([_message_json(m) for m in track.delivered])
@@ -357,7 +364,7 @@ class InputTap:
                 pad = track.pad_seen.pop()
             estop = getattr(agent, "estop", None)
             parts.append(_encode_part(agent.now_s, obs, data, team, pad, None if estop is None else estop.engaged))
-        return lf.join_parts(parts)
+        return _join_parts(parts)
 
 
 def brain_description(agent: Any) -> dict[str, Any] | None:

@@ -361,7 +361,7 @@ class McapRecorder:
             if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
                 self._on_tree_swap(agent, track.tree, agent.tree)
             parts.append(self._tick(track, agent, step))
-        self._put(self._channel(lf.STEP_TOPIC, "step"), step, lf.join_parts(parts))
+        self._put(self._channel(lf.STEP_TOPIC, "step"), step, _join_parts(parts))
         if self._inputs is not None:
             self._put(self._channel(lf.INPUTS_TOPIC, "inputs"), step, self._inputs.encode())
         if keyframe_due:
@@ -794,17 +794,18 @@ def _pose_class() -> type:
 _POSE = _pose_class()
 
 
-def _native_or_python() -> tuple[Any, Any]:
-    """(bb_changes, encode_tick): soccerbt.native's compiled ones when built, else the twins here."""
+def _native_or_python() -> tuple[Any, Any, Any]:
+    """(bb_changes, encode_tick, join_parts): soccerbt.native's compiled ones when built, else
+    the twins (here, and logformat.join_parts)."""
     from soccerbt.native import recording
 
     if recording is None:
-        return py_bb_changes, py_encode_tick
+        return py_bb_changes, py_encode_tick, lf.join_parts
     recording.setup(_POSE, _json_text)
-    return recording.bb_changes, recording.encode_tick
+    return recording.bb_changes, recording.encode_tick, recording.join_parts
 
 
-_bb_changes, _encode_tick = _native_or_python()
+_bb_changes, _encode_tick, _join_parts = _native_or_python()
 
 
 def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream: Any = None, tap: Any = None,
