@@ -3,12 +3,16 @@
 An inputs-only log (``soccerbt run --record-mode inputs``; ``soccerbt brain --log-mode
 inputs``) holds what cannot be derived: each brain's inputs, the truth, the GameController, the
 events, the scene and the commands, and per tick only the root status and the command. ``derive``
-re-runs every robot's brain from its inputs with the recorded tree (unchanged: its SHA-256 as
-the header lists it, as ``--rerun`` requires) and writes the full log: each robot's tree, key
+re-runs every robot's brain from its inputs with the recorded tree and writes the full log: each robot's tree, key
 tables, keyframes and ticks (transitions, blackboard changes with their writers, reasons) in
 place of the short ticks, everything else copied. The result holds the messages a full
 recording of the same run holds (tested message by message), so every reader opens it; its
 header says ``derived_from``.
+
+The recorded tree is the one on disk when it is unchanged (its files' SHA-256 as the header lists
+them, as ``--rerun`` requires); else the copy the log carries (``tree_files`` in the header: the
+recorder embeds the tree files' text, up to 1 MiB), checked against the same hashes and written
+to a temporary folder in the same layout, so that a tree edited since the run still derives.
 
 The re-run is checked against the recording at every step: its tick count, root status and
 command must be the recorded ones. A difference (a brain that is not deterministic, a tree file
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,11 +67,13 @@ class _Brain:
     """One robot's re-run: its brain, the stand-ins it senses through, and a full recorder
     whose messages ``_Mine`` keeps."""
 
-    def __init__(self, log: McapLog, robot: str, k: int) -> None:
+    def __init__(self, log: McapLog, robot: str, k: int, trees: _Trees) -> None:
         self.robot, self.k = robot, k
-        self.tree = recorded_tree(log, robot)
+        self.tree, recorded = trees.of(robot)
         self.spec, desc = _brain_spec(log, robot, self.tree)
         self.agent, self.driver, self.link, self.pad, self.stop = _build(self.spec, desc)
+        trees.check_loaded(self.agent)
+        self.agent.tree_path = recorded  # what the recorder writes: the path the run loaded
         self.view = _View(log, self.agent, self.spec)
         self.mine = _Mine(robot)
         self.recorder: Any = None
@@ -111,6 +118,79 @@ class _Brain:
         if self.recorder is not None:
             self.recorder.close()
             self.recorder = None
+
+
+class _Trees:
+    """Each robot's recorded tree: the file on disk when unchanged, else the log's embedded copy
+    (``tree_files``) written under a temporary folder (see the module docstring)."""
+
+    MAX_FILES = 256
+
+    def __init__(self, log: McapLog, folder: Path) -> None:
+        self.log = log
+        self.folder = folder
+        self.copies: dict[str, Path] | None = None
+
+    def of(self, robot: str) -> tuple[Path, Path]:
+        """(the file to load, the path the run loaded it from)."""
+        try:
+            tree = recorded_tree(self.log, robot)
+            return tree, tree
+        except ReplayError:
+            if not self.log.header.get("tree_files"):
+                raise
+        recorded = ((self.log.header.get("inputs") or {}).get("brains") or {}).get(robot, {}).get("tree")
+        copies = self._copies()
+        if not isinstance(recorded, str) or os.path.normpath(recorded) not in copies:
+            raise ReplayError(self.log.path, None, f"the log's copy of the tree files holds no {recorded!r}, "
+                                                   f"{robot}'s tree: cannot derive it")
+        return copies[os.path.normpath(recorded)], Path(recorded)
+
+    def check_loaded(self, agent: Any) -> None:
+        """Every file the copied tree loaded is a copy (an include by an absolute path would
+        read a file on disk that may have changed)."""
+        if self.copies is None:
+            return
+        inside = os.path.realpath(self.folder) + os.sep
+        for f in agent.tree_file_list:
+            if not os.path.realpath(f).startswith(inside):
+                raise ReplayError(self.log.path, None, f"the copied tree includes {f}, outside its copy (an "
+                                                       "absolute include): cannot derive from the copy")
+
+    def _copies(self) -> dict[str, Path]:
+        """The embedded files written under the folder in their layout, each checked against the
+        SHA-256 the header lists for it; ReplayError for a copy that does not match."""
+        if self.copies is not None:
+            return self.copies
+        import hashlib
+
+        path = self.log.path
+        embedded = self.log.header.get("tree_files")
+        if not isinstance(embedded, dict) or not 0 < len(embedded) <= self.MAX_FILES or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in embedded.items()):
+            raise ReplayError(path, None, "the header's tree_files is not a table of file texts")
+        listed = {}
+        for tree in (self.log.header.get("trees") or {}).values():
+            for entry in tree.get("files") or [] if isinstance(tree, dict) else []:
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    listed[os.path.normpath(entry["path"])] = entry.get("sha256")
+        names = {}
+        for name, text in embedded.items():
+            norm = os.path.normpath(name)
+            if "\0" in name or not os.path.isabs(name) or norm != name.rstrip("/"):
+                raise ReplayError(path, None, f"the header's tree_files names {name!r}: not a plain absolute path")
+            if listed.get(norm) != hashlib.sha256(text.encode("utf-8")).hexdigest():
+                raise ReplayError(path, None, f"the log's copy of {name} is not the file the run hashed: refused")
+            names[norm] = text
+        root = os.path.commonpath([os.path.dirname(n) for n in names])
+        self.copies = {}
+        for norm, text in names.items():
+            target = self.folder / os.path.relpath(norm, root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "x", encoding="utf-8", newline="") as f:
+                f.write(text)
+            self.copies[norm] = target
+        return self.copies
 
 
 def _same_tick(recorded: lf.TickRecord, derived: lf.TickRecord) -> bool:
@@ -176,15 +256,22 @@ def _feed_segment(path: Path, brains: list[_Brain]) -> None:
 def derive_log(log: McapLog, out: Path) -> DeriveResult:
     """Re-run every robot of the inputs-only `log` and write the full log to `out` (see the
     module docstring); ReplayError for a log that cannot be derived."""
-    from soccerbt.tools.cli.outputs import open_exclusive
-    from soccerbt.tools.replay.mcap_recorder import LogWriter
-
     if log.node_data:
         raise ReplayError(log.path, None, "holds node data already: there is nothing to derive")
     if not is_inputs_only(log):
         raise ReplayError(log.path, None, NO_INPUTS)
     robots = list(log.robots)
-    brains = [_Brain(log, robot, k) for k, robot in enumerate(robots)]
+    with tempfile.TemporaryDirectory(prefix="soccerbt-derive-") as folder:
+        trees = _Trees(log, Path(folder))
+        brains = [_Brain(log, robot, k, trees) for k, robot in enumerate(robots)]
+        return _derive(log, out, robots, brains)
+
+
+def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) -> DeriveResult:
+    """derive_log with the brains built: the earlier segments fed, then the log written."""
+    from soccerbt.tools.cli.outputs import open_exclusive
+    from soccerbt.tools.replay.mcap_recorder import LogWriter
+
     earlier = _earlier_segments(log)
     for path in earlier:
         _feed_segment(path, brains)
@@ -200,7 +287,7 @@ def derive_log(log: McapLog, out: Path) -> DeriveResult:
             writer.put(writer.channel(topic, kind), step, data)
 
     try:
-        header = {k: v for k, v in log.header.items() if k != "node_data"}
+        header = {k: v for k, v in log.header.items() if k not in ("node_data", "tree_files")}
         header["derived_from"] = log.path.name
         put(lf.HEADER_TOPIC, 0, lf.json_bytes(header))
         for b in brains:

@@ -96,6 +96,34 @@ def _shown_state(referee: Any) -> Any:
     return getattr(referee, "shown_state", referee.state)
 
 
+MAX_EMBEDDED_TREE_BYTES = 1 << 20  # an inputs-only log carries its tree files up to this much
+
+
+def tree_texts(trees: dict[str, Any]) -> dict[str, str]:
+    """The text of every tree file the header's ``trees`` lists (played, not idle), by path, when
+    each is UTF-8, still has the SHA-256 listed, and all of them together are at most
+    ``MAX_EMBEDDED_TREE_BYTES``; else {} (a derive then needs the files unchanged on disk)."""
+    out: dict[str, str] = {}
+    total = 0
+    for tree in trees.values():
+        if tree.get("idle"):
+            continue
+        for entry in tree.get("files", []):
+            path = entry["path"]
+            if path in out:
+                continue
+            try:
+                raw = Path(path).read_bytes()
+                text = raw.decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                return {}
+            total += len(raw)
+            if total > MAX_EMBEDDED_TREE_BYTES or hashlib.sha256(raw).hexdigest() != entry["sha256"]:
+                return {}
+            out[path] = text
+    return out
+
+
 def file_hashes(files: list[Path]) -> list[dict[str, str]]:
     """Each file's path and SHA-256 (what --verify checks before re-running)."""
     out = []
@@ -266,6 +294,9 @@ class McapRecorder:
             if self._inputs is None:
                 raise ValueError("an inputs-only log needs every brain's inputs (agents built from a BrainSpec)")
             header["node_data"] = False
+            embedded = tree_texts(trees)
+            if embedded:
+                header["tree_files"] = embedded
         self._put(self._channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
         for rid, agent in match.agents.items():
             track = _RobotTrack(str(rid))

@@ -136,6 +136,9 @@ HEADER = _object("soccerbt.Header", "The log's header (once, at time 0)", {
     "config": {"type": ["object", "null"]},
     "converted_from": {"type": ["object", "null"]},
     "node_data": {"type": "boolean"},
+    "tree_files": {"type": "object", "additionalProperties": _STR,
+                   "description": "an inputs-only log: each tree file's text by its path (what derive loads)"},
+    "derived_from": {**_STR, "description": "the inputs-only log this one was derived from"},
     "blue_attacks_positive_x_first_half": {"type": "boolean"},
     "trees": {"type": "object", "additionalProperties": {"type": "object", "properties": {
         "path": _STR, "idle": {"type": "boolean"}, "files": {"type": "array", "items": {

@@ -124,13 +124,39 @@ def test_what_cannot_be_derived_is_refused_with_one_line(logs: dict[str, Path], 
     assert not (tmp_path / "x.mcap").exists()
 
 
-def test_a_tree_changed_since_the_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _copied_tree(tmp_path: Path) -> Path:
     from soccerbt.brain_setup import default_tree_path
 
     shutil.copytree(default_tree_path().parent, tmp_path / "trees")
-    tree = tmp_path / "trees" / default_tree_path().name
-    log = _record(tmp_path / "in.mcap", False, blue_tree=str(tree), idle_teams=("red",))
+    return tmp_path / "trees" / default_tree_path().name
+
+
+def _edit(tree: Path) -> None:
     tree.write_text(tree.read_text().replace("<root", "<!-- edited -->\n<root", 1))
+
+
+def test_a_tree_edited_since_the_run_derives_from_the_copy_the_log_carries(tmp_path: Path) -> None:
+    tree = _copied_tree(tmp_path)
+    config = {"blue_tree": str(tree), "idle_teams": ("red",)}
+    full = _record(tmp_path / "full.mcap", True, **config)
+    log = _record(tmp_path / "in.mcap", False, **config)
+    header = McapLog.open(log).header
+    assert str(tree) in header["tree_files"] and len(header["tree_files"]) == len(header["trees"]["blue"]["files"])
+    _edit(tree)  # the tree on disk is not the one played any more
+    derive_log(McapLog.open(log), tmp_path / "derived.mcap")
+    a, b = _messages(full), _messages(tmp_path / "derived.mcap")
+    assert len(a) == len(b) and a[1:] == b[1:]
+
+
+def test_a_changed_tree_and_no_copy_in_the_log_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from soccerbt.tools.replay import mcap_recorder
+
+    monkeypatch.setattr(mcap_recorder, "MAX_EMBEDDED_TREE_BYTES", 100)  # too small for the tree: no copy
+    tree = _copied_tree(tmp_path)
+    log = _record(tmp_path / "in.mcap", False, blue_tree=str(tree), idle_teams=("red",))
+    assert "tree_files" not in McapLog.open(log).header
+    _edit(tree)
     assert main(["replay", "derive", str(log), str(tmp_path / "out.mcap")]) == 2
     err = capsys.readouterr().err
     assert "unchanged" in err and "game.xml" in err, err
@@ -156,3 +182,37 @@ def test_info_says_inputs_only_and_derived_from_once(logs: dict[str, Path], caps
     assert main(["replay", str(logs["derived"]), "--info"]) == 0
     out = capsys.readouterr().out
     assert out.count("derived from inputs.mcap") == 1 and "inputs only" not in out, out
+
+
+def _with_header(src: Path, dst: Path, change: dict[str, object]) -> Path:
+    """`src` written again with its header's keys changed (a tampered log)."""
+    from soccerbt.tools.replay.mcap_recorder import LogWriter
+
+    log = McapLog.open(src)
+    writer = LogWriter(dst)
+    writer.dt_s = log.dt_s
+    for topic, step, data in log.messages(0, None):
+        if topic == lf.HEADER_TOPIC:
+            data = lf.json_bytes({**lf.load_json(data), **change})
+        writer.put(writer.channel(topic, lf.kind_of_topic(topic)), step, data)
+    writer.finish(log.last_step, log.index or {})
+    return dst
+
+
+@pytest.mark.parametrize("tamper, said", [
+    (lambda files: {k: v + " " for k, v in files.items()}, "is not the file the run hashed"),
+    (lambda files: {k.replace("/trees/", "/trees/../trees/"): v for k, v in files.items()}, "not a plain absolute path"),
+    (lambda files: {k.lstrip("/"): v for k, v in files.items()}, "not a plain absolute path"),
+    (lambda files: ["not", "a", "table"], "not a table of file texts"),
+])
+def test_a_tampered_copy_of_the_tree_is_refused(tmp_path: Path, tamper: object, said: str) -> None:
+    from soccerbt.tools.replay.logformat import ReplayError
+
+    tree = _copied_tree(tmp_path)
+    log = _record(tmp_path / "in.mcap", False, blue_tree=str(tree), idle_teams=("red",))
+    files = McapLog.open(log).header["tree_files"]
+    bad = _with_header(log, tmp_path / "bad.mcap", {"tree_files": tamper(files)})  # type: ignore[operator]
+    _edit(tree)  # so that the copy is what derive would load
+    with pytest.raises(ReplayError, match=said):
+        derive_log(McapLog.open(bad), tmp_path / "out.mcap")
+    assert not (tmp_path / "out.mcap").exists() and not list((tmp_path).glob("*.tmp*"))
