@@ -31,7 +31,7 @@ import hashlib
 import math
 from array import array
 from dataclasses import asdict, is_dataclass
-from itertools import compress
+from itertools import chain, compress
 from operator import ne
 from operator import attrgetter
 from pathlib import Path
@@ -50,6 +50,7 @@ from soccerbt.trees.structure import describe_tree
 __all__ = ["McapRecorder", "LogWriter", "make_recorder", "file_hashes", "json_value"]
 
 _UID = attrgetter("uid")
+_TRUTH_OF = attrgetter("x_m", "y_m", "theta_rad", "fallen", "removed")
 
 
 def _teams() -> tuple[Any, Any]:
@@ -248,6 +249,9 @@ class McapRecorder:
         self._inputs: Any = None  # an inputs.InputTap: the brains' inputs, for --rerun
         self._agents: Any = None  # match.agents as _order was made from it
         self._order: list[tuple[Any, Any, _RobotTrack]] = []  # (robot id, agent, track), in header order
+        self._truth_order: Any = None    # the order and world.robots the bodies below were read from
+        self._truth_robots: Any = None
+        self._truth_bodies: list[Any] = []
 
     @property
     def messages(self) -> int:
@@ -427,12 +431,12 @@ class McapRecorder:
         scores = ref.scores
         values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(_shown_state(ref)),
                              int(ref.secondary_state), int(ref.sub_state), scores[_BLUE], scores[_RED]]
-        fallen_now = []
-        for rid, _agent, _track in order:
-            t = robots[rid]
-            fallen = 1 if t.fallen else 0
-            fallen_now.append(fallen)
-            values += (t.x_m, t.y_m, t.theta_rad, fallen, 1 if t.removed else 0)
+        if order is not self._truth_order or robots is not self._truth_robots:  # the world's robots, kept
+            self._truth_order, self._truth_robots = order, robots               # (they are updated in place)
+            self._truth_bodies = [robots[rid] for rid, _agent, _track in order]
+        rows = list(map(_TRUTH_OF, self._truth_bodies))  # x, y, theta, fallen, removed (bools pack as 0/1)
+        values.extend(chain.from_iterable(rows))
+        fallen_now = [row[3] for row in rows]
         if fallen_now != self._fallen_before:
             for (rid, _agent, track), was, now in zip(order, self._fallen_before or [0] * len(fallen_now),
                                                       fallen_now):
@@ -441,7 +445,7 @@ class McapRecorder:
                                                  "team": rid.team.name.lower(), "robot": track.name,
                                                  "node_path": None})
             self._fallen_before = fallen_now
-        return lf.truth_struct(len(fallen_now)).pack(*values)
+        return lf.truth_struct(len(rows)).pack(*values)
 
     def _tick(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
         tree = track.tree
