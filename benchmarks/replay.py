@@ -4,6 +4,7 @@ Prints, in one run (medians; CPU seconds of this process, the fair measure on a 
   - recording overhead: the same seeded 3 v 3 match stepped without and with the MCAP recorder,
     alternated --repeats times (goal: at most +10% CPU), with the compiled hot paths
     (soccerbt.native) and with their pure-Python twins (SOCCERBT_NATIVE=0, in a child process),
+    the inputs-only log (--record-mode inputs: no node data, derived later by replay derive),
     and the engine's status stream alone (every tree watched through Tree.start_status_log,
     nothing written);
   - log size per robot-minute (goal: at most 0.5 MB);

@@ -18,11 +18,13 @@
 - ``inputs``: each brain's inputs recorded per step (``/match/inputs``), what ``--rerun`` feeds.
 - ``rerun`` (with ``rerun_compare``): ``--rerun``, a robot's brain re-run open loop through a
   tree and compared tick by tick.
+- ``derive``: ``replay derive``, an inputs-only log (``--record-mode inputs``) made whole by
+  re-running every brain from its inputs.
 - ``listing``: ``soccerbt replay FOLDER``, a folder's logs read cheaply.
 - ``live``: ``--live``, the log's channels over the Foxglove WebSocket protocol (foxglove-sdk);
   ``ws_client``: a small client of that protocol; ``live_source``: ``replay --connect``, a live
   stream read as a growing log.
-- ``replay_cli``: ``soccerbt replay`` (and ``replay diff``, ``replay convert``).
+- ``replay_cli``: ``soccerbt replay`` (and ``replay diff``, ``replay convert``, ``replay derive``).
 
 MCAP is the one log format. May import ``soccerbt.tools.cli``, ``soccerbt.tools.viewer``
 (only ``mcap_view`` and ``replay_cli``'s window: the writer, the reader and the text tools stay

@@ -411,10 +411,7 @@ class McapRecorder:
         self._write_events(match, step, robots)
         if step % lf.SCENE_PERIOD_STEPS == 0:
             self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, scene_json(match))
-            commands = {track.name: [round(v, 4) if v == v else None for v in lf.command_tuple(agent.last_command)]
-                        for _rid, agent, track in robots}
-            self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step,
-                      lf.json_bytes({"t": round(match.world.t_s, 3), "commands": commands}))
+            self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step, commands_json(match.world.t_s, robots))
 
     def _gc_words(self, ref: Any, scores: tuple[int, int]) -> dict[str, Any]:
         state = _shown_state(ref)
@@ -703,6 +700,32 @@ def py_uids_u16(nodes: list[Any]) -> bytes:
     """The nodes' uids as u16 bytes: the pure-Python twin of soccerbt.native's ``uids_u16``."""
     return array("H", map(_UID, nodes)).tobytes()
 _NO_TICK: tuple[bytes, bytes, int, list[int], dict[int, str]] = (b"", b"", 0, [], {})
+
+
+def commands_message(t_s: float, robots: list[tuple[Any, Any, Any]]) -> dict[str, Any]:
+    """The /commands message: every robot's command rounded (NaN, no kick: null)."""
+    commands = {track.name: [round(v, 4) if v == v else None for v in lf.command_tuple(agent.last_command)]
+                for _rid, agent, track in robots}
+    return {"t": round(t_s, 3), "commands": commands}
+
+
+def commands_json(t_s: float, robots: list[tuple[Any, Any, Any]]) -> bytes:
+    """``json_bytes(commands_message(...))``, written as text (tested equal): the recorder
+    writes one every SCENE_PERIOD_STEPS; a value that is not finite takes the dictionary way."""
+    rows = []
+    for _rid, agent, track in robots:
+        values = []
+        for v in lf.command_tuple(agent.last_command):
+            if v != v:
+                values.append("null")
+            elif v - v == 0.0:  # finite
+                values.append(repr(round(v, 4)))
+            else:
+                return lf.json_bytes(commands_message(t_s, robots))
+        name = track.name
+        key = f'"{name}"' if name.isascii() and name.isalnum() else lf.json_text(name)
+        rows.append(f'{key}:[{",".join(values)}]')
+    return f'{{"t":{round(t_s, 3)!r},"commands":{{{",".join(rows)}}}}}'.encode("utf-8")
 
 
 def _identity(value: object) -> object:

@@ -182,3 +182,38 @@ def test_the_scene_text_is_the_dictionaries_bytes_step_by_step() -> None:
         compared += 1
         beliefs += any(a.blackboard.get("ball_location_known", False) for a in match.agents.values())
     assert compared == 150 and beliefs > 0
+
+
+def test_scene_numbers_are_written_as_json_writes_them_rounded() -> None:
+    import math
+    import random
+
+    from soccerbt.tools.replay.scene_update import _f
+
+    rng = random.Random(7)
+    values = [rng.uniform(-1, 1) * 10 ** rng.randrange(-5, 16) for _ in range(50_000)]
+    values += [k / 1000 + d for k in range(-30_000, 30_000, 7) for d in (0.0, 0.0005, -0.0005)]
+    values += [0.0, -0.0, 2.0, 1.5, 0.0005, -0.0005, 1e10, -1e10, 1e15, math.inf, -math.inf, math.nan, 3]
+    assert [v for v in values if _f(v) != repr(round(float(v), 3))] == []
+
+
+def test_the_commands_text_is_the_dictionarys_bytes() -> None:
+    import math
+    import random
+    from types import SimpleNamespace
+
+    from soccerbt.tools.replay import logformat as lf
+    from soccerbt.tools.replay.mcap_recorder import commands_json, commands_message
+
+    rng = random.Random(3)
+    for case in range(300):
+        robots = []
+        for name in ("blue1", "red12", "ü-2")[: 1 + case % 3]:
+            kick = None if rng.random() < 0.5 else SimpleNamespace(direction_rad=rng.uniform(-3, 3),
+                                                                   strength=rng.random())
+            special = [math.inf, -math.inf, -0.0, 1e-9] if case % 10 == 0 else [rng.uniform(-2, 2)]
+            cmd = SimpleNamespace(vx_mps=rng.choice(special), vy_mps=rng.uniform(-1, 1), vtheta_radps=0.0,
+                                  head_pan_rad=rng.uniform(-1, 1), head_tilt_rad=rng.uniform(0, 1), kick=kick)
+            robots.append((None, SimpleNamespace(last_command=cmd), SimpleNamespace(name=name)))
+        t_s = rng.uniform(0, 1200)
+        assert commands_json(t_s, robots) == lf.json_bytes(commands_message(t_s, robots))
