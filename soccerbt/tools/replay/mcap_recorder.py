@@ -390,7 +390,8 @@ class McapRecorder:
         step = match.steps
         ref = match.referee
         robots = self._robots(match)
-        parts = [self._truth(match, step, robots)]
+        shown = _shown_state(ref)  # a property of properties: read once a step
+        parts = [self._truth(match, step, robots, shown)]
         keyframe_due = step % lf.KEYFRAME_STEPS == 0 and self.node_data
         for _rid, agent, track in robots:
             if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
@@ -403,7 +404,7 @@ class McapRecorder:
             for _rid, agent, track in robots:
                 self._keyframe(track, agent, step)
         scores = ref.scores
-        gc = (_shown_state(ref), ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED])
+        gc = (shown, ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED])
         if gc != self._last_gc:
             self._last_gc = gc
             scores = (gc[3], gc[4])
@@ -420,13 +421,14 @@ class McapRecorder:
                 "sub_state": getattr(ref.sub_state, "name", str(ref.sub_state)),
                 "score_blue": scores[0], "score_red": scores[1]}
 
-    def _truth(self, match: Any, step: int, order: list[tuple[Any, Any, _RobotTrack]]) -> bytes:
-        """The truth part of the step message (one struct for the whole step); notes falls."""
+    def _truth(self, match: Any, step: int, order: list[tuple[Any, Any, _RobotTrack]], shown: Any) -> bytes:
+        """The truth part of the step message (one struct for the whole step; `shown`: the game
+        state the robots are sent); notes falls."""
         world, ref = match.world, match.referee
         ball = world.ball
         robots = world.robots
         scores = ref.scores
-        values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(_shown_state(ref)),
+        values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(shown),
                              int(ref.secondary_state), int(ref.sub_state), scores[_BLUE], scores[_RED]]
         if order is not self._truth_order or robots is not self._truth_robots:  # the world's robots, kept
             self._truth_order, self._truth_robots = order, robots               # (they are updated in place)
