@@ -3,7 +3,7 @@ when it was built at install (setuptools builds it when a C compiler is there), 
 
 Every function of it has a pure-Python twin beside its user, used when ``recording`` is None:
 the watched status slot in ``soccerbt.nodes.observe``; in ``soccerbt.tools.replay``, the
-blackboard diff and a robot's tick part (``mcap_recorder``), the status log split
+blackboard diff and a robot's tick part (``tick_encode``), the status log split
 (``tree_watch``), a robot's inputs part (``inputs``) and the parts of a message joined
 (``logformat.join_parts``). Both give the same results (tests run
 both on the same inputs, and a match recorded either way gives the same bytes). ``SOCCERBT_NATIVE=0`` in the

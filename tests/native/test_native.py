@@ -31,7 +31,7 @@ from soccerbt.nodes import ActionNode, observe
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools.replay import inputs as inputs_module
 from soccerbt.tools.replay import logformat as lf
-from soccerbt.tools.replay import mcap_recorder as mr
+from soccerbt.tools.replay import tick_encode as mr
 from soccerbt.tools.replay import tree_watch
 from soccerbt.nodes.base import TreeNode
 from soccerbt.trees import TreeFactory
@@ -135,7 +135,7 @@ def _table(rng: random.Random, size: int) -> tuple[list[Entry], list[int], list[
         e.value = _random_value(rng)
         e.sequence_id = rng.randrange(3)
         entries.append(e)
-    return entries, [-1] * size, [mr._UNSET] * size, [-1 - rng.randrange(6) for _ in range(size)]
+    return entries, [-1] * size, [mr.UNSET] * size, [-1 - rng.randrange(6) for _ in range(size)]
 
 
 @needs_compiled
@@ -169,7 +169,7 @@ def test_bb_changes_errors_are_the_twins() -> None:
     e.value, e.sequence_id, e.writer, e.writer_seq = 1.0, 1, 40000, 1  # a writer past i16
     for fn in (compiled.bb_changes, mr.py_bb_changes):
         with pytest.raises(OverflowError):
-            fn([e], [-1], [mr._UNSET], [-1], -1)
+            fn([e], [-1], [mr.UNSET], [-1], -1)
     with pytest.raises(ValueError, match="differ in length"):
         compiled.bb_changes([e], [], [], [], -1)
 

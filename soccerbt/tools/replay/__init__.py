@@ -5,7 +5,8 @@
 - ``scene_update``: the ``/foxglove/scene`` message (field lines, goals, robots, their estimates
   and ball beliefs, the ball) the recorder writes.
 - ``mcap_recorder``: ``McapRecorder``, the match observer that writes the log
-  (``make_recorder``), on ``LogWriter`` (an MCAP file of the log's channels).
+  (``make_recorder``), on ``LogWriter`` (an MCAP file of the log's channels); ``tick_encode``:
+  what it encodes each tick (soccerbt.native's compiled functions or their twins).
 - ``mcap_reader``: ``McapLog``, a log opened for seeking: steps, a robot's tree and blackboard
   at any step, damaged chunks skipped.
 - ``tree_tools``: the tree at a tick (with the nodes' reasons), a node's transitions, ``diff``,

@@ -397,7 +397,7 @@ def test_a_keyframe_float_reads_as_the_f32_change_of_the_same_value() -> None:
     from array import array
 
     from soccerbt.tools.replay import logformat as lf
-    from soccerbt.tools.replay.mcap_recorder import _keyframe_value
+    from soccerbt.tools.replay.tick_encode import keyframe_value as _keyframe_value
 
     value = 0.074735335  # to 7 digits 0.07473533, through an f32 (0.074735336) 0.07473534
     changed = lf._nice(array("f", (value,))[0])
