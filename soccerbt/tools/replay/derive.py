@@ -99,8 +99,8 @@ class _Brain:
         if rec.packet is not None:
             try:
                 self.agent.receive_packet(decode(rec.packet))
-            except PacketError:
-                pass  # the recorded brain was not given it either (the recorder notes b"")
+            except PacketError:  # recorded as b"": it did not encode; where it mattered, the tick check stops
+                pass
         if rec.team:
             self.link.pending = team_messages_of(rec.team)
         if self.pad is not None and rec.pad is not None:
@@ -111,7 +111,8 @@ class _Brain:
         self.view.steps = step
         self.view.world.t_s = rec.t_s
 
-    def record(self, step: int) -> None:
+    def record(self) -> None:
+        """The recorder's step (after ``feed``)."""
         self.recorder.on_step(self.view)
 
     def close(self) -> None:
@@ -245,7 +246,7 @@ def _feed_segment(path: Path, brains: list[_Brain]) -> None:
             try:
                 for b in brains:
                     b.feed(data, step)
-                    b.record(step)
+                    b.record()
             except (ValueError, IndexError, ShapeError) as exc:
                 raise ReplayError(path, None, f"step {step} is unreadable ({exc}): the segments after it cannot "
                                               "be derived") from None
@@ -341,7 +342,7 @@ def _derive_step(log: McapLog, brains: list[_Brain], step: int, step_data: bytes
         parts = lf.split_parts(step_data)
         for b in brains:
             b.feed(inputs, step)
-            b.record(step)
+            b.record()
     except (ValueError, IndexError, ShapeError) as exc:
         raise ReplayError(log.path, None, f"step {step} is unreadable ({exc}): cannot derive it") from None
     later: list[tuple[str, int, bytes]] = []

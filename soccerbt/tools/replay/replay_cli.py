@@ -199,26 +199,37 @@ def _mcap_name(path: str) -> str:
     return str(name.with_suffix(".mcap") if name.suffix else name.with_name(name.name + ".mcap"))
 
 
+def _in_and_out(args: argparse.Namespace, err: TextIO, command: str, usage: str, what: str) -> tuple[str, str] | int:
+    """(the log read, the MCAP log written) of ``replay convert`` and ``replay derive``, checked:
+    two names, the output's a ``.mcap`` one that overwrites no input; else the exit code (said)."""
+    from soccerbt.tools.cli.outputs import RECORD_SUFFIX, check_output_path
+
+    if len(args.other) != 2:
+        print(f"soccerbt replay {command}: give {usage}", file=err)
+        return 1
+    src, dst = args.other
+    if not dst.endswith(RECORD_SUFFIX):
+        print(f"soccerbt replay {command}: {dst}: the {what} log is MCAP: its name must end in {RECORD_SUFFIX}",
+              file=err)
+        return EXIT_BAD_LOG
+    problem = check_output_path(dst, [src], stream_ok=False)
+    if problem is not None:
+        print(f"soccerbt replay {command}: {problem}", file=err)
+        return EXIT_BAD_LOG
+    return src, dst
+
+
 def _convert(args: argparse.Namespace, err: TextIO) -> int:
     """``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap``: 0 written, 1 a usage problem, 2 a
     bad old log or an output that cannot be written (nothing is written then)."""
     from soccerbt.tools.replay.convert import convert_log
     from soccerbt.tools.replay.mcap_reader import is_mcap
-    from soccerbt.tools.cli.outputs import RECORD_SUFFIX, check_output_path
 
-    if len(args.other) != 2:
-        print("soccerbt replay convert: give the old log and the new one: "
-              "soccerbt replay convert OLD.jsonl[.gz] NEW.mcap", file=err)
-        return 1
-    old, new = args.other
-    if not new.endswith(RECORD_SUFFIX):
-        print(f"soccerbt replay convert: {new}: the converted log is MCAP: its name must end in {RECORD_SUFFIX}",
-              file=err)
-        return EXIT_BAD_LOG
-    problem = check_output_path(new, [old], stream_ok=False)
-    if problem is not None:
-        print(f"soccerbt replay convert: {problem}", file=err)
-        return EXIT_BAD_LOG
+    names = _in_and_out(args, err, "convert", "the old log and the new one: soccerbt replay convert "
+                                              "OLD.jsonl[.gz] NEW.mcap", "converted")
+    if isinstance(names, int):
+        return names
+    old, new = names
     if is_mcap(old):
         print(f"soccerbt replay convert: {old}: already an MCAP log (soccerbt replay {old} opens it)", file=err)
         return EXIT_BAD_LOG
@@ -240,23 +251,15 @@ def _convert(args: argparse.Namespace, err: TextIO) -> int:
 def _derive(args: argparse.Namespace, err: TextIO) -> int:
     """``soccerbt replay derive LOG FULL.mcap``: 0 written, 1 a usage problem, 2 a log that
     cannot be derived or an output that cannot be written (nothing is written then)."""
-    from soccerbt.tools.cli.outputs import RECORD_SUFFIX, check_output_path
     from soccerbt.tools.replay.derive import derive_log
     from soccerbt.tools.replay.mcap_reader import McapLog
     from soccerbt.trees.errors import TreeLoadError
 
-    if len(args.other) != 2:
-        print("soccerbt replay derive: give the inputs-only log and the full one to write: "
-              "soccerbt replay derive LOG.mcap FULL.mcap", file=err)
-        return 1
-    src, dst = args.other
-    if not dst.endswith(RECORD_SUFFIX):
-        print(f"soccerbt replay derive: {dst}: the derived log is MCAP: its name must end in {RECORD_SUFFIX}", file=err)
-        return EXIT_BAD_LOG
-    problem = check_output_path(dst, [src], stream_ok=False)
-    if problem is not None:
-        print(f"soccerbt replay derive: {problem}", file=err)
-        return EXIT_BAD_LOG
+    names = _in_and_out(args, err, "derive", "the inputs-only log and the full one to write: soccerbt replay "
+                                             "derive LOG.mcap FULL.mcap", "derived")
+    if isinstance(names, int):
+        return names
+    src, dst = names
     try:
         log = McapLog.open(src)
         done = derive_log(log, Path(dst))
