@@ -283,8 +283,9 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     if args.record:
         from soccerbt.robot.recording import BrainRecorder
 
-        recorder = BrainRecorder(args.record, runner, spec, tap=live.tap if live is not None else None,
-                                 node_data=args.record_mode != "inputs")
+        full = args.record_mode != "inputs"
+        recorder = BrainRecorder(args.record, runner, spec, tap=live.tap if live is not None and full else None,
+                                 node_data=full)
     elif not args.no_record:
         from soccerbt.robot.flight import FlightRecorder, default_log_dir
 
@@ -300,7 +301,9 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     brain = Brain(robot, agent, driver, runner, recorder, team_link, gc)
     if live is not None:
         brain.live = live
-        if not args.record:  # the flight recorder's files rotate: the stream gets a recorder of its own
+        # the flight recorder's files rotate, an inputs-only file holds no node data: the stream
+        # gets a full recorder of its own
+        if not args.record or args.record_mode == "inputs":
             from soccerbt.robot.recording import BrainRecorder
             from soccerbt.tools.replay.live import LiveWriter
 

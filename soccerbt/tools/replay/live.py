@@ -301,16 +301,37 @@ def live_recorder(match: Any, stream: LiveStream, **options: Any) -> Any:
 def record_and_stream(match: Any, record: str | None, where: tuple[str, int] | None, err: Any,
                       record_mode: str = "full") -> tuple[Any, Any]:
     """(the stream or None, the recorder or None) of a command's ``--record`` and ``--live``:
-    the file recorder hands its messages to the stream; with no file, a recorder that only
-    streams (always full). LiveUnavailable when the stream cannot start (nothing is recorded
-    then). `record_mode`: ``--record-mode`` (``inputs``: the inputs-only log)."""
+    the file recorder hands its messages to the stream; with no file, or an inputs-only file
+    (`record_mode` ``inputs``), the stream has a full recorder of its own that writes nothing (a
+    viewer on the stream sees every node). LiveUnavailable when the stream cannot start
+    (nothing is recorded then)."""
     live = open_live(where, err) if where is not None else None
     recorder = None
     if record:
         from soccerbt.tools.replay.mcap_recorder import make_recorder
 
-        recorder = make_recorder(record, match, guarded=True, tap=live.tap if live is not None else None,
-                                 node_data=record_mode != "inputs")
+        full = record_mode != "inputs"
+        recorder = make_recorder(record, match, guarded=True, tap=live.tap if live is not None and full else None,
+                                 node_data=full)
+        if live is not None and not full:
+            recorder = _FileAndStream(recorder, live_recorder(match, live))
     elif live is not None:
         recorder = live_recorder(match, live)
     return live, recorder
+
+
+class _FileAndStream:
+    """An inputs-only file's recorder and the stream's full one, finished together."""
+
+    def __init__(self, file_recorder: Any, stream_recorder: Any) -> None:
+        self.file_recorder = file_recorder
+        self.stream_recorder = stream_recorder
+
+    def finish(self, result: Any = None) -> None:
+        try:
+            self.stream_recorder.finish(result)
+        finally:
+            self.file_recorder.finish(result)
+
+    def written(self) -> Any:
+        return getattr(self.file_recorder, "written", lambda: None)()

@@ -197,3 +197,29 @@ def test_a_served_match_streams_its_field_and_gamecontroller() -> None:
     scenes = [json.loads(d) for t, _ns, d in got if t == lf.SCENE_TOPIC]
     assert scenes and {e["id"] for e in scenes[-1]["entities"]} >= {"blue1", "blue2", "red1", "red2", "ball"}
     assert any(t == lf.GC_TOPIC for t, _ns, _d in got)
+
+
+def test_an_inputs_only_file_leaves_the_stream_every_node(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--record-mode inputs with --live: the file holds the inputs only, the stream has a full
+    recorder of its own (the tree, its transitions)."""
+    import io
+
+    from soccerbt.match import Match, MatchConfig
+    from soccerbt.tools.replay import live as live_module
+    from soccerbt.tools.replay.mcap_reader import McapLog
+
+    streamed: list[tuple[str, bytes]] = []
+    monkeypatch.setattr(live_module.LiveStream, "tap", lambda self, topic, step, data: streamed.append((topic, data)))
+    match = Match(MatchConfig(seed=2, duration_s=1.0, team_size=1))
+    stream, recorder = live_module.record_and_stream(match, str(tmp_path / "m.mcap"), ("127.0.0.1", 0), io.StringIO(),
+                                                     "inputs")
+    try:
+        match.run(1.0)
+        recorder.finish(match.result())
+    finally:
+        stream.close()
+    assert McapLog.open(tmp_path / "m.mcap").node_data is False
+    topics = {t for t, _ in streamed}
+    assert lf.tree_topic("blue1") in topics and lf.keyframe_topic("blue1") in topics
+    ticks = [lf.decode_tick(lf.split_parts(d)[1]) for t, d in streamed if t == lf.STEP_TOPIC]
+    assert len(ticks) == 100 and sum(len(t.transitions) for t in ticks) > 10
