@@ -122,3 +122,38 @@ def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys:
     (flight_log,) = brain.recorder.files
     assert main(["replay", str(flight_log), "--robot", "blue1", "--rerun"]) == 0
     assert "(300 ticks)" in capsys.readouterr().out
+
+
+def test_a_brain_records_its_inputs_only_and_the_log_derives(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``soccerbt brain --record-mode inputs``: the flight log holds no node data; ``replay
+    derive`` writes the full one, which re-runs exactly."""
+    from soccerbt.__main__ import main
+    from soccerbt.drivers.booster.connect import open_transport
+    from soccerbt.tools.replay.mcap_reader import McapLog
+
+    domain = 213
+    served = ServedMatch(MatchConfig(team_size=1, seed=8), open_transport("memory", domain=domain), refereed=False)
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--log-dir", str(tmp_path),
+                              "--gc-port", str(_free_udp_port()), "--team-address", "127.0.0.1",
+                              "--team-port", str(_free_udp_port()), "--domain", str(domain),
+                              "--record-mode", "inputs"])
+    args.transport = "memory"
+    brain = build_brain(args, BLUE1)
+    try:
+        for _ in range(300):
+            served.match.step()
+            brain.runner.step(served.t_s)
+    finally:
+        brain.runner.close()
+        brain.recorder.finish()
+        served.close()
+    (flight_log,) = brain.recorder.files
+    log = McapLog.open(flight_log)
+    assert log.node_data is False and log.header["source"] == "brain" and log.last_step == 300
+    full = tmp_path / "full.mcap"
+    assert main(["replay", "derive", str(flight_log), str(full)]) == 0
+    assert main(["replay", str(full), "--robot", "blue1", "--rerun"]) == 0
+    assert "(300 ticks)" in capsys.readouterr().out

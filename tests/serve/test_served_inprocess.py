@@ -283,6 +283,8 @@ def test_an_inputs_only_flight_segment_derives_to_the_full_recorders_ticks(tmp_p
     for step in (1, derived.last_step // 2, derived.last_step):
         a, b = whole.robot_state("blue1", offset + step), derived.robot_state("blue1", step)
         assert (a.tick, a.statuses, a.blackboard) == (b.tick, b.statuses, b.blackboard), step
+    with pytest.raises(ReplayError, match="earlier segments"):  # an input of the derive
+        derive_log(McapLog.open(short.files[n]), short.files[0])
     (tmp_path / "inputs" / short.files[0].name).unlink()  # deleted by the folder's cap, say
     with pytest.raises(ReplayError, match="not beside it"):
         derive_log(McapLog.open(short.files[n]), tmp_path / "again.mcap")

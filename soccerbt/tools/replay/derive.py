@@ -274,9 +274,12 @@ def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) ->
     from soccerbt.tools.replay.mcap_recorder import LogWriter
 
     earlier = _earlier_segments(log)
+    target = Path(os.path.realpath(out))
+    if any(os.path.realpath(p) == str(target) for p in earlier):
+        raise ReplayError(log.path, None, f"{out} is one of the run's earlier segments, which derive reads: "
+                                          "refused (it would overwrite an input)")
     for path in earlier:
         _feed_segment(path, brains)
-    target = Path(os.path.realpath(out))
     tmp, stream = open_exclusive(target.parent, target.name)
     writer = LogWriter(tmp, stream=stream)
     writer.dt_s = log.dt_s
