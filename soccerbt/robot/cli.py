@@ -149,6 +149,12 @@ def run(args: argparse.Namespace) -> int:
     if args.tree is not None and not Path(args.tree).is_file():
         print(f"soccerbt brain: {args.tree}: no such tree file (--tree)", file=err)
         return 2
+    from soccerbt.tools.replay.live import record_mode_problem
+
+    problem = record_mode_problem(args, bool(args.record) or not args.no_record)
+    if problem is not None:
+        print(f"soccerbt brain: {problem} or the flight recorder (not --no-record)", file=err)
+        return 2
     try:
         brain = build_brain(args, robot)
     except Exception as exc:  # a broken tree prints path:line: message; DDS or sockets their error

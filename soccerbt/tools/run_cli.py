@@ -27,7 +27,7 @@ from soccerbt.tools.cli.match_options import add_match_arguments, config_from_ar
 from soccerbt.tools.cli.outputs import check_outputs
 from soccerbt.tools.cli.summary import print_summary, progress_line, result_json
 from soccerbt.tools.replay.live import (LiveUnavailable, add_live_argument, add_record_mode_argument,
-                                       record_and_stream)
+                                       record_and_stream, record_mode_problem)
 
 PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines
 
@@ -61,7 +61,7 @@ def _viewer_entry() -> Any:
 def run(args: argparse.Namespace) -> int:
     """The ``run`` command; exit code 0, 1 when the match could not start, 2 a bad output path."""
     err = sys.stderr
-    problem = check_outputs(args, ("record", "screenshot"))
+    problem = check_outputs(args, ("record", "screenshot")) or record_mode_problem(args, bool(args.record))
     if problem is not None:
         print(f"soccerbt run: {problem}", file=err)
         return 2

@@ -22,7 +22,7 @@ from soccerbt.tools.cli.match_options import add_match_arguments, config_from_ar
 from soccerbt.tools.cli.outputs import check_outputs
 from soccerbt.tools.cli.summary import print_summary
 from soccerbt.tools.replay.live import (LiveUnavailable, add_live_argument, add_record_mode_argument,
-                                       record_and_stream)
+                                       record_and_stream, record_mode_problem)
 
 
 def parse_speed(text: str) -> float:
@@ -74,7 +74,7 @@ def view(args: argparse.Namespace) -> int:
         print("soccerbt view: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy for an off-screen run)",
               file=sys.stderr)
         return 1
-    problem = check_outputs(args, ("record",))
+    problem = check_outputs(args, ("record",)) or record_mode_problem(args, bool(args.record))
     if problem is not None:
         print(f"soccerbt view: {problem}", file=sys.stderr)
         return 2

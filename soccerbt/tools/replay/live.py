@@ -90,6 +90,13 @@ def add_record_mode_argument(parser: argparse.ArgumentParser, what: str = "--rec
                              "while the tree files are unchanged)")
 
 
+def record_mode_problem(args: argparse.Namespace, recording: bool) -> str | None:
+    """What is wrong with ``--record-mode`` (it goes with something recorded), or None."""
+    if getattr(args, "record_mode", "full") != "full" and not recording:
+        return f"--record-mode {args.record_mode} goes with a recording (--record FILE.mcap)"
+    return None
+
+
 def add_live_argument(parser: argparse.ArgumentParser) -> None:
     """``--live [HOST:]PORT`` (the commands that play or serve a match)."""
     parser.add_argument("--live", type=_live_type, default=None, metavar="[HOST:]PORT",

@@ -216,3 +216,10 @@ def test_a_tampered_copy_of_the_tree_is_refused(tmp_path: Path, tamper: object, 
     with pytest.raises(ReplayError, match=said):
         derive_log(McapLog.open(bad), tmp_path / "out.mcap")
     assert not (tmp_path / "out.mcap").exists() and not list((tmp_path).glob("*.tmp*"))
+
+
+def test_record_mode_goes_with_a_recording(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--headless", "--quiet", "--seconds", "1", "--record-mode", "inputs"]) == 2
+    assert "--record-mode inputs goes with a recording (--record FILE.mcap)" in capsys.readouterr().err
+    assert main(["brain", "--robot", "blue1", "--no-record", "--record-mode", "inputs"]) == 2
+    assert "not --no-record" in capsys.readouterr().err
