@@ -79,19 +79,10 @@ def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys:
     pytest.importorskip("foxglove")
     import threading
 
-    from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.tools.replay import logformat as lf
     from soccerbt.tools.replay.ws_client import ConnectionClosed, FoxgloveClient
 
-    domain = 212
-    served = ServedMatch(MatchConfig(team_size=1, seed=7), open_transport("memory", domain=domain), refereed=False)
-    parser = argparse.ArgumentParser()
-    configure(parser)
-    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--log-dir", str(tmp_path),
-                              "--gc-port", str(_free_udp_port()), "--team-address", "127.0.0.1",
-                              "--team-port", str(_free_udp_port()), "--domain", str(domain), "--live", "127.0.0.1:0"])
-    args.transport = "memory"
-    brain = build_brain(args, BLUE1)
+    served, brain = _flight_brain(tmp_path, 212, 7, "--live", "127.0.0.1:0")
     client = FoxgloveClient("127.0.0.1", brain.live.port, timeout_s=None)
     got: list[str] = []
 
@@ -105,15 +96,7 @@ def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys:
 
     thread = threading.Thread(target=read, daemon=True)
     thread.start()
-    try:
-        for _ in range(300):
-            served.match.step()
-            brain.runner.step(served.t_s)
-    finally:
-        brain.runner.close()
-        brain.recorder.finish()
-        brain.close_live()
-        served.close()
+    _play(served, brain, 300)
     thread.join(30)
     assert brain.live_recorder is not None and brain.live.published > 200
     assert lf.STEP_TOPIC in got and lf.SCENE_TOPIC in got
@@ -129,27 +112,10 @@ def test_a_brain_records_its_inputs_only_and_the_log_derives(tmp_path: Path,
     """``soccerbt brain --record-mode inputs``: the flight log holds no node data; ``replay
     derive`` writes the full one, which re-runs exactly."""
     from soccerbt.__main__ import main
-    from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.tools.replay.mcap_reader import McapLog
 
-    domain = 213
-    served = ServedMatch(MatchConfig(team_size=1, seed=8), open_transport("memory", domain=domain), refereed=False)
-    parser = argparse.ArgumentParser()
-    configure(parser)
-    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--log-dir", str(tmp_path),
-                              "--gc-port", str(_free_udp_port()), "--team-address", "127.0.0.1",
-                              "--team-port", str(_free_udp_port()), "--domain", str(domain),
-                              "--record-mode", "inputs"])
-    args.transport = "memory"
-    brain = build_brain(args, BLUE1)
-    try:
-        for _ in range(300):
-            served.match.step()
-            brain.runner.step(served.t_s)
-    finally:
-        brain.runner.close()
-        brain.recorder.finish()
-        served.close()
+    served, brain = _flight_brain(tmp_path, 213, 8, "--record-mode", "inputs")
+    _play(served, brain, 300)
     (flight_log,) = brain.recorder.files
     log = McapLog.open(flight_log)
     assert log.node_data is False and log.header["source"] == "brain" and log.last_step == 300
@@ -157,3 +123,32 @@ def test_a_brain_records_its_inputs_only_and_the_log_derives(tmp_path: Path,
     assert main(["replay", "derive", str(flight_log), str(full)]) == 0
     assert main(["replay", str(full), "--robot", "blue1", "--rerun"]) == 0
     assert "(300 ticks)" in capsys.readouterr().out
+
+
+def _flight_brain(folder: Path, domain: int, seed: int, *options: str) -> tuple[ServedMatch, object]:
+    """A served 1 v 1 without a referee and blue1's brain with its flight recorder in `folder`,
+    in process (the memory transport, UDP on 127.0.0.1); `options`: more of the brain's."""
+    from soccerbt.drivers.booster.connect import open_transport
+
+    served = ServedMatch(MatchConfig(team_size=1, seed=seed), open_transport("memory", domain=domain), refereed=False)
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    args = parser.parse_args(["--robot", "blue1", "--name", "blue1", "--team-size", "1", "--log-dir", str(folder),
+                              "--gc-port", str(_free_udp_port()), "--team-address", "127.0.0.1",
+                              "--team-port", str(_free_udp_port()), "--domain", str(domain), *options])
+    args.transport = "memory"  # in-process only (not a choice of the command)
+    return served, build_brain(args, BLUE1)
+
+
+def _play(served: ServedMatch, brain: object, steps: int) -> None:
+    """Step the match and the brain together, then close both (the logs finished)."""
+    try:
+        for _ in range(steps):
+            served.match.step()
+            brain.runner.step(served.t_s)  # type: ignore[attr-defined]
+    finally:
+        brain.runner.close()  # type: ignore[attr-defined]
+        brain.recorder.finish()  # type: ignore[attr-defined]
+        if getattr(brain, "live", None) is not None:
+            brain.close_live()  # type: ignore[attr-defined]
+        served.close()
