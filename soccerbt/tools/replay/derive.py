@@ -309,7 +309,10 @@ def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) ->
                 continue
             if topic != lf.INPUTS_TOPIC:
                 if topic == lf.EVENTS_TOPIC:
-                    events.append(lf.load_json(data))
+                    try:
+                        events.append(lf.check_event(lf.load_json(data)))
+                    except ShapeError as exc:  # copied as it is; the index lists the readable ones
+                        notes.append(f"{log.path}: the event at step {step} is damaged ({exc})")
                 mine = lf.robot_of_topic(topic)
                 if topic != lf.HEADER_TOPIC and (mine is None or mine[1] not in _DERIVED_KINDS):
                     put(topic, step, data)
