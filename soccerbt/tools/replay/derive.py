@@ -196,11 +196,7 @@ class _Trees:
 
 def _same_tick(recorded: lf.TickRecord, derived: lf.TickRecord) -> bool:
     return (recorded.tick == derived.tick and recorded.root == derived.root
-            and _same_command(recorded.command, derived.command))
-
-
-def _same_command(a: Any, b: Any) -> bool:
-    return all((x == y) or (x != x and y != y) for x, y in zip(a, b, strict=True))
+            and lf.same_command(recorded.command, derived.command))
 
 
 def _earlier_segments(log: McapLog) -> list[Path]:

@@ -90,7 +90,7 @@ __all__ = [
     "SCHEMAS", "ns_of", "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree",
     "check_keyframe", "check_keys", "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES",
     "max_tree_nodes", "ROBOT_NAME", "table_of", "INPUTS_TOPIC", "kind_of_topic", "FLAG_REASONS", "encode_reasons",
-    "reason_text", "MAX_REASON_CHARS",
+    "reason_text", "MAX_REASON_CHARS", "same_value", "same_command",
 ]
 
 FORMAT = "soccerbt-mcap"
@@ -477,6 +477,16 @@ def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
     transitions = list(zip(uids, codes[:n], codes[n:]))
     bb = decode_changes(changes, keys) if keys is not None else {}
     return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb, changes, reasons)
+
+
+def same_value(x: float, y: float) -> bool:
+    """Two recorded numbers equal, NaN (a command without a kick) equal to NaN."""
+    return x == y or (x != x and y != y)
+
+
+def same_command(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Two commands (``command_tuple``'s order) equal value by value (``same_value``)."""
+    return len(a) == len(b) and all(map(same_value, a, b))
 
 
 def command_tuple(command: Any) -> tuple[float, ...]:

@@ -16,7 +16,6 @@ keeps the lines of the first tick that differs; ``report_lines`` says it.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,16 +131,12 @@ def _decisions(log: Side, new: Side, same_tree: bool) -> str | None:
     return "; ".join(shown)
 
 
-def _same(x: float, y: float) -> bool:
-    return x == y or (math.isnan(x) and math.isnan(y))
-
-
 def _commands(log: Side, new: Side, same_tree: bool) -> str | None:
     a, b = log.tick, new.tick
-    if a is None or b is None or all(_same(x, y) for x, y in zip(a.command, b.command)):
+    if a is None or b is None or lf.same_command(a.command, b.command):
         return None
     return ", ".join(f"{n} {x:.4g} / {y:.4g}" for n, x, y in zip(_COMMAND_NAMES, a.command, b.command)
-                     if not _same(x, y)) + " (log / re-run)"
+                     if not lf.same_value(x, y)) + " (log / re-run)"
 
 
 def _reasons(log: Side, new: Side, same_tree: bool) -> str | None:

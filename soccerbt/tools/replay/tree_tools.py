@@ -277,7 +277,7 @@ def step_differences(robots: list[str], va: StepView, vb: StepView, labels: tupl
                 x, y = ra.blackboard.get(key), rb.blackboard.get(key)
                 if x != y:
                     out.append(f"  {robot} blackboard {key} [value, writer]: {a} {x} / {b} {y}")
-        if ra.command != rb.command and not all(_same_float(x, y) for x, y in zip(ra.command, rb.command)):
+        if not lf.same_command(ra.command, rb.command):
             out.append(f"  {robot} command (vx, vy, vtheta, pan, tilt, kick dir, strength): "
                        f"{a} {_fmt(ra.command)} / {b} {_fmt(rb.command)}")
         if ra.reasons != rb.reasons:
@@ -383,10 +383,6 @@ def diff_logs(a: McapLog, b: McapLog) -> list[str]:
 def _missing(a: McapLog, gaps_a: list[Gap], b: McapLog, gaps_b: list[Gap]) -> list[str]:
     return ([f"{a.path}: {g.text(a.dt_s)}; not compared" for g in gaps_a]
             + [f"{b.path}: {g.text(b.dt_s)}; not compared" for g in gaps_b])
-
-
-def _same_float(x: float, y: float) -> bool:
-    return x == y or (x != x and y != y)
 
 
 def _fmt(values: Any) -> str:
