@@ -86,8 +86,8 @@ def add_record_mode_argument(parser: argparse.ArgumentParser, what: str = "--rec
     parser.add_argument("--record-mode", choices=RECORD_MODES, default="full",
                         help=f"what {what} writes: full (every node's status, the blackboard, reasons: default) "
                              "or inputs (the brains' inputs, truth, game and commands only: about half the "
-                             "recording's CPU; soccerbt replay derive LOG FULL.mcap writes the full log from it "
-                             "while the tree files are unchanged)")
+                             "recording's CPU; soccerbt replay derive LOG FULL.mcap writes the full log from it, "
+                             "with the tree files the log carries)")
 
 
 def record_mode_problem(args: argparse.Namespace, recording: bool) -> str | None:

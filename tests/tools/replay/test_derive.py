@@ -184,19 +184,42 @@ def test_info_says_inputs_only_and_derived_from_once(logs: dict[str, Path], caps
     assert out.count("derived from inputs.mcap") == 1 and "inputs only" not in out, out
 
 
-def _with_header(src: Path, dst: Path, change: dict[str, object]) -> Path:
-    """`src` written again with its header's keys changed (a tampered log)."""
+def _rewritten(src: Path, dst: Path, change: object) -> Path:
+    """`src` written again with `change(topic, step, data)` -> data for each message (a tampered log)."""
     from soccerbt.tools.replay.mcap_recorder import LogWriter
 
     log = McapLog.open(src)
     writer = LogWriter(dst)
     writer.dt_s = log.dt_s
     for topic, step, data in log.messages(0, None):
-        if topic == lf.HEADER_TOPIC:
-            data = lf.json_bytes({**lf.load_json(data), **change})
-        writer.put(writer.channel(topic, lf.kind_of_topic(topic)), step, data)
+        writer.put(writer.channel(topic, lf.kind_of_topic(topic)), step, change(topic, step, data))  # type: ignore[operator]
     writer.finish(log.last_step, log.index or {})
     return dst
+
+
+def _with_header(src: Path, dst: Path, change: dict[str, object]) -> Path:
+    """`src` written again with its header's keys changed."""
+    return _rewritten(src, dst, lambda topic, step, data: lf.json_bytes({**lf.load_json(data), **change})
+                      if topic == lf.HEADER_TOPIC else data)
+
+
+def test_a_recording_the_rerun_does_not_reproduce_stops_the_derive_and_writes_nothing(
+        logs: dict[str, Path], tmp_path: Path) -> None:
+    from soccerbt.tools.replay.logformat import ReplayError
+
+    def one_tick_more(topic: str, step: int, data: bytes) -> bytes:
+        if topic != lf.STEP_TOPIC or step != 250:
+            return data
+        parts = lf.split_parts(data)
+        tick = bytearray(parts[2])  # blue2's part: its tick count said one more
+        tick[:4] = (int.from_bytes(tick[:4], "little") + 1).to_bytes(4, "little")
+        parts[2] = bytes(tick)
+        return lf.join_parts(parts)
+
+    bad = _rewritten(logs["inputs"], tmp_path / "bad.mcap", one_tick_more)
+    with pytest.raises(ReplayError, match="step 250: blue2's re-run differs from the recording"):
+        derive_log(McapLog.open(bad), tmp_path / "out.mcap")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.mcap"]  # no output, no temporary file
 
 
 @pytest.mark.parametrize("tamper, said", [
@@ -215,7 +238,7 @@ def test_a_tampered_copy_of_the_tree_is_refused(tmp_path: Path, tamper: object, 
     _edit(tree)  # so that the copy is what derive would load
     with pytest.raises(ReplayError, match=said):
         derive_log(McapLog.open(bad), tmp_path / "out.mcap")
-    assert not (tmp_path / "out.mcap").exists() and not list((tmp_path).glob("*.tmp*"))
+    assert not (tmp_path / "out.mcap").exists() and not list(tmp_path.glob(".out.mcap.*"))  # nor a temporary
 
 
 def test_record_mode_goes_with_a_recording(capsys: pytest.CaptureFixture[str]) -> None:
