@@ -67,8 +67,11 @@ class InputRecord:
 
 
 def encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | None, pad: str | None,
-                estop: bool | None) -> bytes:
-    """One robot's part of an inputs message (see the module docstring)."""
+                estop: bool | None, kind_codes: dict[str, int] | None = None) -> bytes:
+    """One robot's part of an inputs message (see the module docstring); `kind_codes`: the
+    detections' kind codes (``KINDS``' indexes, the default; soccerbt.native's
+    ``encode_inputs_part`` takes them the same way)."""
+    codes = _KIND_CODE if kind_codes is None else kind_codes
     flags = (F_CAMERA if obs.camera_frame else 0) | (F_FALLEN if obs.fallen else 0)
     tail = []
     for bit, section in ((F_PACKET, packet), (F_TEAM, team), (F_PAD, pad)):
@@ -84,7 +87,7 @@ def encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | None, pa
     out = [_HEAD.pack(flags, t_s, obs.t_s, odo.x_m, odo.y_m, odo.theta_rad, obs.imu_yaw_rad, obs.head_pan_rad,
                       obs.head_tilt_rad, len(dets), len(segs))]
     for d in dets:
-        code = _KIND_CODE.get(d.kind)
+        code = codes.get(d.kind)
         if code is None:
             text = str(d.kind).encode("utf-8")[:255]
             out.append(_DET.pack(255, _team_code(d.team), d.x_m, d.y_m, d.confidence) + bytes((len(text),)) + text)
@@ -96,13 +99,7 @@ def encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | None, pa
     return b"".join(out)
 
 
-def _native_encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | None, pad: str | None,
-                        estop: bool | None) -> bytes:
-    """encode_part by soccerbt.native (its compiled twin)."""
-    return _native.encode_inputs_part(t_s, obs, packet, team, pad, estop, _KIND_CODE)
-
-
-_encode_part = _native_encode_part if _native is not None else encode_part
+_encode_part = _native.encode_inputs_part if _native is not None else encode_part  # both: (..., kind codes)
 _join_parts = _native.join_parts if _native is not None else lf.join_parts
 
 
@@ -363,7 +360,8 @@ class InputTap:
             if track.pad_seen:
                 pad = track.pad_seen.pop()
             estop = getattr(agent, "estop", None)
-            parts.append(_encode_part(agent.now_s, obs, data, team, pad, None if estop is None else estop.engaged))
+            parts.append(_encode_part(agent.now_s, obs, data, team, pad, None if estop is None else estop.engaged,
+                                      _KIND_CODE))
         return _join_parts(parts)
 
 
