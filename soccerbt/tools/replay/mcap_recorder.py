@@ -42,6 +42,7 @@ from soccerbt import __version__
 from soccerbt.blackboard.schema import SCHEMA
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.mcap_append import MessageAppender
 from soccerbt.tools.replay.scene_update import scene_json
 from soccerbt.tools.replay.tick_encode import NO_TICK as _NO_TICK
 from soccerbt.tools.replay.tick_encode import UNSET as _UNSET
@@ -154,6 +155,7 @@ class LogWriter:
         self.file = open(self.path, "wb") if stream is None else stream  # stream: a file opened for us
         self._writer = Writer(self.file, chunk_size=chunk_bytes, compression=CompressionType.ZSTD)
         self._writer.start(profile="", library=f"soccerbt {__version__}")
+        self._append = MessageAppender.of(self._writer)  # add_message's bytes, fewer calls
         self._schemas: dict[str, int] = {}
         self._channels: dict[str, int] = {}
         self.topic_of: dict[int, str] = {}
@@ -176,7 +178,10 @@ class LogWriter:
 
     def put(self, channel: int, step: int, data: bytes) -> None:
         ns = lf.ns_of(step, self.dt_s)
-        self._writer.add_message(channel_id=channel, log_time=ns, data=data, publish_time=ns)
+        if self._append is not None:
+            self._append.add(channel, ns, data)
+        else:
+            self._writer.add_message(channel_id=channel, log_time=ns, data=data, publish_time=ns)
         self.messages += 1
 
     def finish(self, step: int, index: dict[str, Any]) -> None:
