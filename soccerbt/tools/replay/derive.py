@@ -30,21 +30,25 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.inputs import decode_part, pad_of, team_messages_of
 from soccerbt.tools.replay.logformat import ReplayError, ShapeError
 from soccerbt.tools.replay.mcap_reader import McapLog
+from soccerbt.tools.replay.scene_update import scene_json_of, team_rgb
 from soccerbt.tools.replay.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
 
 __all__ = ["derive_log", "DeriveResult", "is_inputs_only"]
 
 _SEGMENT = re.compile(r"^(?P<run>.+)-(?P<n>\d{3})\.mcap$")
 _DERIVED_KINDS = ("tree", "keys", "keyframe")  # a robot's channels the derive writes (the others are copied)
+_STEP_TAIL = frozenset((lf.GC_TOPIC, lf.EVENTS_TOPIC, lf.SCENE_TOPIC, lf.COMMANDS_TOPIC))  # after a step's ticks
 
 
 def is_inputs_only(log: McapLog) -> bool:
@@ -299,11 +303,15 @@ def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) ->
         held: tuple[int, bytes] | None = None
         expect = 1
         last = 0
+        scenes = _Scenes(log, brains)
         for topic, step, data in log.messages(0, log.last_step):
+            if step != scenes.step or topic not in _STEP_TAIL:
+                scenes.flush(put)  # the last step's scene and commands, when the log left them out
             if topic == lf.STEP_TOPIC:
                 held = (step, data)
                 continue
             if topic != lf.INPUTS_TOPIC:
+                scenes.seen(topic, step, data)
                 if topic == lf.EVENTS_TOPIC:
                     try:
                         events.append(lf.check_event(lf.load_json(data)))
@@ -318,9 +326,11 @@ def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) ->
                              f"at step {expect - 1}")
                 break
             _derive_step(log, brains, step, held[1], data, put)
+            scenes.due(step, held[1])
             held = None
             last = step
             expect = step + 1
+        scenes.flush(put)
         loads = [ld for b in brains for ld in b.mine.loads]
         writer.finish(last, {"events": events, "loads": loads, "steps": last})
         os.replace(tmp, target)
@@ -335,6 +345,68 @@ def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) ->
         for b in brains:
             b.close()
     return DeriveResult(target, last, robots, earlier, notes)
+
+
+class _Scenes:
+    """The scene and the commands of every SCENE_PERIOD_STEPS step that the inputs-only log left
+    out (the recorder leaves them to derive: the scene from the truth as logged and the brains'
+    beliefs, the commands from the brains; the same bytes, ``McapRecorder._scene_of_truth``). A
+    scene the log holds (a robot without a brain) is copied, and none is made for it."""
+
+    def __init__(self, log: McapLog, brains: list[_Brain]) -> None:
+        from soccerbt.drivers.gamepad import parse_robot_key
+        from soccerbt.world.field import Field
+
+        self.path = log.path
+        self.field = Field.by_name(str(log.header.get("field")))
+        ids = {name: parse_robot_key(name) for name in log.robots}
+        self.plan = [(b.k, b.robot, team_rgb(ids[b.robot].team.name), b.agent, ids[b.robot].team.name.lower())
+                     for b in sorted(brains, key=lambda b: ids[b.robot])]
+        self.commands = [(None, b.agent, SimpleNamespace(name=b.robot)) for b in brains]  # as the recorder's tracks
+        self.attacks: dict[str, bool] = {}
+        self.step = -1  # the step whose scene is due
+        self.truth = b""
+        self.has_scene = self.has_commands = False
+
+    def seen(self, topic: str, step: int, data: bytes) -> None:
+        """A message copied from the log."""
+        if topic == lf.GC_TOPIC:
+            try:
+                words = lf.load_json(data)
+            except ShapeError:
+                return
+            if isinstance(words, dict):
+                self.attacks = {team: words[f"{team}_attacks_positive_x"] for team in ("blue", "red")
+                                if isinstance(words.get(f"{team}_attacks_positive_x"), bool)}
+        elif step == self.step:
+            self.has_scene = self.has_scene or topic == lf.SCENE_TOPIC
+            self.has_commands = self.has_commands or topic == lf.COMMANDS_TOPIC
+
+    def due(self, step: int, step_data: bytes) -> None:
+        """`step` derived (its brains stepped): its scene is due when it is a scene step."""
+        if step % lf.SCENE_PERIOD_STEPS == 0:
+            self.step, self.truth = step, lf.split_parts(step_data)[0]
+            self.has_scene = self.has_commands = False
+
+    def flush(self, put: Any) -> None:
+        """Write the due step's scene and commands that the log did not hold."""
+        from soccerbt.tools.replay.mcap_recorder import commands_json
+
+        if self.step < 0:
+            return
+        step, self.step = self.step, -1
+        try:
+            truth = lf.decode_truth(self.truth)
+        except (ValueError, struct.error) as exc:
+            raise ReplayError(self.path, None, f"step {step}: the truth is unreadable ({exc}): cannot derive it") from None
+        if not self.has_scene:
+            rows = []
+            for k, name, rgb, agent, team in self.plan:
+                x_m, y_m, theta_rad, fallen, _removed = truth.robots[k]
+                rows.append((name, rgb, x_m, y_m, theta_rad, fallen, agent, self.attacks.get(team)))
+            put(lf.SCENE_TOPIC, step, scene_json_of(truth.t_s, self.field, rows, truth.ball[0], truth.ball[1]))
+        if not self.has_commands:
+            put(lf.COMMANDS_TOPIC, step, commands_json(truth.t_s, self.commands))
 
 
 def _derive_step(log: McapLog, brains: list[_Brain], step: int, step_data: bytes, inputs: bytes, put: Any) -> None:

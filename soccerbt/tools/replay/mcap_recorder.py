@@ -43,7 +43,7 @@ from soccerbt.blackboard.schema import SCHEMA
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.mcap_append import MessageAppender
-from soccerbt.tools.replay.scene_update import scene_json
+from soccerbt.tools.replay.scene_update import scene_json, scene_json_of, team_rgb
 from soccerbt.tools.replay.tick_encode import NO_TICK as _NO_TICK
 from soccerbt.tools.replay.tick_encode import UNSET as _UNSET
 from soccerbt.tools.replay.tick_encode import bb_changes as _bb_changes
@@ -235,6 +235,8 @@ class McapRecorder:
         self._truth_order: Any = None    # the order and world.robots the bodies below were read from
         self._truth_robots: Any = None
         self._truth_bodies: list[Any] = []
+        self._plan_key: Any = None  # what _scene_plan's plan was made from
+        self._plan: list[Any] | None = None
 
     @property
     def messages(self) -> int:
@@ -387,22 +389,64 @@ class McapRecorder:
             for _rid, agent, track in robots:
                 self._keyframe(track, agent, step)
         scores = ref.scores
-        gc = (shown, ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED])
+        attacks = getattr(ref, "attacks_positive_x", None)
+        gc = (shown, ref.secondary_state, ref.sub_state, scores[_BLUE], scores[_RED],
+              None if attacks is None else attacks(_BLUE), None if attacks is None else attacks(_RED))
         if gc != self._last_gc:
             self._last_gc = gc
-            scores = (gc[3], gc[4])
-            self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, scores)))
+            self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, gc)))
         self._write_events(match, step, robots)
         if step % lf.SCENE_PERIOD_STEPS == 0:
-            self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, scene_json(match))
-            self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step, commands_json(match.world.t_s, robots))
+            plan = self._scene_plan(match, robots)
+            if plan is None:  # a robot without a brain: the truth does not hold it, the scene is written
+                self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, scene_json(match))
+            elif self.node_data:  # an inputs-only log leaves it to replay derive (the same bytes)
+                self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, self._scene_of_truth(match, parts[0], plan))
+            if self.node_data:
+                self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step, commands_json(match.world.t_s, robots))
 
-    def _gc_words(self, ref: Any, scores: tuple[int, int]) -> dict[str, Any]:
-        state = _shown_state(ref)
-        return {"state": getattr(state, "name", str(state)),
-                "secondary_state": getattr(ref.secondary_state, "name", str(ref.secondary_state)),
-                "sub_state": getattr(ref.sub_state, "name", str(ref.sub_state)),
-                "score_blue": scores[0], "score_red": scores[1]}
+    @staticmethod
+    def _gc_words(ref: Any, gc: tuple[Any, ...]) -> dict[str, Any]:
+        """The GameController message of `gc` (shown state, secondary state, sub-state, scores
+        blue and red, whether blue and red attack +x or None when the referee does not say)."""
+        state = gc[0]
+        words = {"state": getattr(state, "name", str(state)),
+                 "secondary_state": getattr(ref.secondary_state, "name", str(ref.secondary_state)),
+                 "sub_state": getattr(ref.sub_state, "name", str(ref.sub_state)),
+                 "score_blue": gc[3], "score_red": gc[4]}
+        if gc[5] is not None:
+            words["blue_attacks_positive_x"] = bool(gc[5])
+            words["red_attacks_positive_x"] = bool(gc[6])
+        return words
+
+    def _scene_plan(self, match: Any, order: list[tuple[Any, Any, _RobotTrack]]) -> list[Any] | None:
+        """The robots of the scene in id order as (index in the truth part, name, colour, agent,
+        team), when every robot of the world has a brain (the truth part holds them all); None
+        when not: the scene is then written from the world (see scene_update.scene_json_of)."""
+        robots = match.world.robots
+        key = self._plan_key
+        if key is None or key[0] is not order or key[1] is not robots or key[2] != len(robots):
+            self._plan_key = (order, robots, len(robots))
+            index = {rid: k for k, (rid, _agent, _track) in enumerate(order)}
+            if set(robots) != set(index):
+                self._plan = None
+            else:
+                self._plan = [(index[rid], order[index[rid]][2].name, team_rgb(rid.team.name), order[index[rid]][1],
+                               rid.team) for rid in sorted(robots)]
+        return self._plan
+
+    @staticmethod
+    def _scene_of_truth(match: Any, truth: bytes, plan: list[Any]) -> bytes:
+        """The scene of the step from its truth part as written (f32 positions) and the brains'
+        beliefs: what ``replay derive`` rebuilds from an inputs-only log."""
+        values = lf.truth_struct(len(plan)).unpack(truth)
+        attacks = getattr(match.referee, "attacks_positive_x", None)
+        rows = []
+        for k, name, rgb, agent, team in plan:
+            o = 11 + 5 * k
+            rows.append((name, rgb, values[o], values[o + 1], values[o + 2], values[o + 3], agent,
+                         None if attacks is None else attacks(team)))
+        return scene_json_of(values[1], match.field, rows, values[2], values[3])
 
     def _truth(self, match: Any, step: int, order: list[tuple[Any, Any, _RobotTrack]], shown: Any) -> bytes:
         """The truth part of the step message (one struct for the whole step; `shown`: the game

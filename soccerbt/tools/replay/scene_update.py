@@ -22,7 +22,7 @@ from typing import Any
 from soccerbt.tools.replay.logformat import json_text
 from soccerbt.world.types import from_team_frame
 
-__all__ = ["scene_update", "scene_json", "LINE_LIST", "LINE_LOOP"]
+__all__ = ["scene_update", "scene_json", "scene_json_of", "team_rgb", "LINE_LIST", "LINE_LOOP"]
 
 LINE_STRIP, LINE_LOOP, LINE_LIST = 0, 1, 2
 _CIRCLE_SEGMENTS = 48
@@ -251,22 +251,52 @@ def _moving_text(match: Any, stamp_text: str) -> str:
     world = match.world
     agents = getattr(match, "agents", {})
     attacks_positive_x = getattr(match.referee, "attacks_positive_x", None)
-    ball_diameter = match.field.ball_diameter_m
-    out = []
     robots = world.robots
+    rows = []
     for rid, name, rgb in _robot_order(robots):
         truth = robots[rid]
-        height = _FALLEN_HEIGHT_M if truth.fallen else _ROBOT_HEIGHT_M
-        body, arrow = _body_texts(truth.x_m, truth.y_m, truth.theta_rad, height, _color_text(rgb))
-        metadata = f'[{{"key":"fallen","value":"{"true" if truth.fallen else "false"}"}}'
+        agent = agents.get(rid)
+        attack = None if agent is None or attacks_positive_x is None else attacks_positive_x(rid.team)
+        rows.append((name, rgb, truth.x_m, truth.y_m, truth.theta_rad, truth.fallen, agent, attack))
+    ball = world.ball
+    return _moving_text_of(rows, ball.x_m, ball.y_m, match.field.ball_diameter_m, stamp_text)
+
+
+SceneRobot = tuple[str, tuple[float, float, float], float, float, float, bool, Any, "bool | None"]
+
+
+def scene_json_of(t_s: float, field: Any, robots: list[SceneRobot], ball_x_m: float, ball_y_m: float) -> bytes:
+    """``scene_json`` of a step given by its values rather than a match: `robots` in id order,
+    each (name, team colour ``team_rgb``, x_m, y_m, theta_rad, fallen, its agent or None, whether
+    its team attacks +x or None when unknown: no beliefs drawn). The recorder writes the scene
+    from the truth as the log holds it (f32) through this, so that ``replay derive`` makes the
+    same bytes from the log."""
+    stamp_text = json_text(_stamp(t_s))
+    static = stamp_text.join(_static_text(field))
+    moving = _moving_text_of(robots, ball_x_m, ball_y_m, field.ball_diameter_m, stamp_text)
+    return f'{{"deletions":[],"entities":[{static},{moving}]}}'.encode("utf-8")
+
+
+def team_rgb(team_name: str) -> tuple[float, float, float]:
+    """A team's colour in the scene (grey for a team it does not know)."""
+    return _TEAM_RGB.get(team_name, (0.5, 0.5, 0.5))
+
+
+def _moving_text_of(robots: list[SceneRobot], ball_x_m: float, ball_y_m: float, ball_diameter: float,
+                    stamp_text: str) -> str:
+    out = []
+    for name, rgb, x_m, y_m, theta_rad, fallen, agent, attack in robots:
+        height = _FALLEN_HEIGHT_M if fallen else _ROBOT_HEIGHT_M
+        body, arrow = _body_texts(x_m, y_m, theta_rad, height, _color_text(rgb))
+        metadata = f'[{{"key":"fallen","value":"{"true" if fallen else "false"}"}}'
         estimate_text = ball_text = ""
-        if agents.get(rid) is not None and attacks_positive_x is not None:
-            estimate, ball = _beliefs(agents[rid], attacks_positive_x(rid.team))
+        if agent is not None and attack is not None:
+            estimate, ball = _beliefs(agent, attack)
             body_e, arrow_e = _body_texts(estimate.x_m, estimate.y_m, estimate.theta_rad, _ROBOT_HEIGHT_M,
                                           _color_text(rgb, 0.3))
             estimate_text = _entity_text(stamp_text, f"{name}/estimate", cylinders=f"[{body_e}]",
                                          arrows=f"[{arrow_e}]")
-            error_m = math.hypot(estimate.x_m - truth.x_m, estimate.y_m - truth.y_m)
+            error_m = math.hypot(estimate.x_m - x_m, estimate.y_m - y_m)
             metadata += f',{{"key":"estimate_error_m","value":"{error_m:.2f}"}}'  # digits: nothing to escape
             if ball is not None:
                 sphere = _sphere_text(ball[0], ball[1], ball_diameter, _color_text(rgb, 0.6))
@@ -274,11 +304,10 @@ def _moving_text(match: Any, stamp_text: str) -> str:
                 ball_text = _entity_text(stamp_text, f"{name}/ball_belief", spheres=f"[{sphere}]",
                                          texts=f"[{label}]")
         out.append(_entity_text(stamp_text, name, metadata + "]", cylinders=f"[{body}]", arrows=f"[{arrow}]",
-                                texts=f"[{_label_text(_pose_text(truth.x_m, truth.y_m, height + 0.3, turn=_UNTURNED), name)}]"))
+                                texts=f"[{_label_text(_pose_text(x_m, y_m, height + 0.3, turn=_UNTURNED), name)}]"))
         out.append(estimate_text or _entity_text(stamp_text, f"{name}/estimate"))
         out.append(ball_text or _entity_text(stamp_text, f"{name}/ball_belief"))
-    ball = world.ball
-    out.append(_entity_text(stamp_text, "ball", spheres=f"[{_sphere_text(ball.x_m, ball.y_m, ball_diameter, _color_text(_BALL_RGB))}]"))
+    out.append(_entity_text(stamp_text, "ball", spheres=f"[{_sphere_text(ball_x_m, ball_y_m, ball_diameter, _color_text(_BALL_RGB))}]"))
     return ",".join(out)
 
 
@@ -291,7 +320,7 @@ def _robot_order(robots: dict[Any, Any]) -> tuple[tuple[Any, str, tuple[float, f
     """(id, name, team colour) of each robot in id order; sorted again only when the robots change."""
     if _ORDER[0] is not robots or len(_ORDER[1]) != len(robots):
         _ORDER[0] = robots
-        _ORDER[1] = tuple((rid, str(rid), _TEAM_RGB.get(rid.team.name, (0.5, 0.5, 0.5))) for rid in sorted(robots))
+        _ORDER[1] = tuple((rid, str(rid), team_rgb(rid.team.name)) for rid in sorted(robots))
     return _ORDER[1]
 
 

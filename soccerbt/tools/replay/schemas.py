@@ -156,6 +156,8 @@ EVENT = _object("soccerbt.Event", "A referee, agent or recorder event", {
 
 GC = _object("soccerbt.GameControllerState", "The GameController state in words (on change)", {
     "state": _STR, "secondary_state": _STR, "sub_state": _STR, "score_blue": _NAT, "score_red": _NAT,
+    "blue_attacks_positive_x": {"type": "boolean", "description": "blue attacks the +x goal now (a match's log)"},
+    "red_attacks_positive_x": {"type": "boolean", "description": "red attacks the +x goal now (a match's log)"},
 }, ["state"])
 
 COMMANDS = _object("soccerbt.Commands", "Every robot's command (10 Hz)", {

@@ -184,6 +184,32 @@ def test_the_scene_text_is_the_dictionaries_bytes_step_by_step() -> None:
     assert compared == 150 and beliefs > 0
 
 
+def test_the_recorded_scene_is_the_worlds_with_positions_as_the_truth_logs_them(tmp_path: Path) -> None:
+    """The recorder writes the scene from the truth part it logged (f32 positions), so that
+    replay derive can make it again: at a scene step it is scene_json of the world whose
+    positions were rounded to f32, the beliefs drawn from the same brains."""
+    import struct
+
+    def f32(v: float) -> float:
+        return struct.unpack("<f", struct.pack("<f", v))[0]
+
+    match = Match(MatchConfig(seed=4, duration_s=3.0, team_size=2))
+    recorder = make_recorder(tmp_path / "s.mcap", match)
+    match.run(3.0)  # a scene at step 300, the last
+    recorder.finish(match.result())
+    scene = [data for _s, channel, m in _messages(tmp_path / "s.mcap") if channel.topic == lf.SCENE_TOPIC
+             for data in [m.data] if m.log_time == lf.ns_of(match.steps, match.dt_s)]
+    assert len(scene) == 1
+    moved = 0
+    for body in [*match.world.robots.values(), match.world.ball]:
+        for name in ("x_m", "y_m", "theta_rad") if body is not match.world.ball else ("x_m", "y_m"):
+            value = getattr(body, name)
+            moved += f32(value) != value
+            setattr(body, name, f32(value))
+    assert moved > 0  # the rounding does change the world's values
+    assert scene[0] == scene_json(match)
+
+
 def test_scene_numbers_are_written_as_json_writes_them_rounded() -> None:
     import math
     import random
