@@ -143,6 +143,8 @@ def test_a_tree_edited_since_the_run_derives_from_the_copy_the_log_carries(tmp_p
     log = _record(tmp_path / "in.mcap", False, **config)
     header = McapLog.open(log).header
     assert str(tree) in header["tree_files"] and len(header["tree_files"]) == len(header["trees"]["blue"]["files"])
+    topics = {t for t, _, _ in _messages(log)}  # red has no brain: the truth lacks it, the scene is logged
+    assert lf.SCENE_TOPIC in topics and lf.COMMANDS_TOPIC not in topics
     _edit(tree)  # the tree on disk is not the one played any more
     derive_log(McapLog.open(log), tmp_path / "derived.mcap")
     a, b = _messages(full), _messages(tmp_path / "derived.mcap")
