@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TextIO
 
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.inputs import decode_part, pad_of, team_messages_of
@@ -44,7 +44,7 @@ from soccerbt.tools.replay.mcap_reader import McapLog
 from soccerbt.tools.replay.scene_update import scene_json_of, team_rgb
 from soccerbt.tools.replay.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
 
-__all__ = ["derive_log", "DeriveResult", "is_inputs_only"]
+__all__ = ["derive_log", "derived_for_reading", "DeriveResult", "is_inputs_only"]
 
 _SEGMENT = re.compile(r"^(?P<run>.+)-(?P<n>\d{3})\.mcap$")
 _DERIVED_KINDS = ("tree", "keys", "keyframe")  # a robot's channels the derive writes (the others are copied)
@@ -266,6 +266,37 @@ def derive_log(log: McapLog, out: Path) -> DeriveResult:
         trees = _Trees(log, Path(folder))
         brains = [_Brain(log, robot, k, trees) for k, robot in enumerate(robots)]
         return _derive(log, out, robots, brains)
+
+
+def derived_for_reading(log: McapLog, budget_ratio: int | None, err: TextIO | None = None) -> McapLog:
+    """The full log of the inputs-only `log`, for the readers (the tree tools, the viewer, diff,
+    --rerun): derived into a temporary file, opened, and the file removed at once (it lives while
+    the returned log is open); the returned log answers to `log`'s path and carries derive's notes
+    as warnings. `log` is closed. `err`: where the one line that says so goes."""
+    import time
+
+    folder = Path(tempfile.mkdtemp(prefix="soccerbt-derived-"))
+    out = folder / "derived.mcap"
+    try:
+        if err is not None:
+            print(f"soccerbt replay: {log.path} holds its brains' inputs only (--record-mode inputs): deriving every "
+                  f"node's status from them ({len(log.robots)} brains, {log.last_step} steps; soccerbt replay derive "
+                  f"{log.path} FULL.mcap keeps the result)", file=err, flush=True)
+        start = time.perf_counter()
+        done = derive_log(log, out)
+        derived = McapLog.open(out, budget_ratio=budget_ratio)
+        derived.path = log.path
+        derived.warnings[:0] = done.notes
+        if err is not None:
+            print(f"soccerbt replay: derived in {time.perf_counter() - start:.1f} s", file=err, flush=True)
+        return derived
+    finally:
+        log.close()
+        try:
+            out.unlink(missing_ok=True)
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) -> DeriveResult:

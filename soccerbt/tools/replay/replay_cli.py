@@ -278,20 +278,35 @@ def _derive(args: argparse.Namespace, err: TextIO) -> int:
     return 0
 
 
+def _readable(log, budget_ratio: int | None, err: TextIO):  # noqa: ANN001, ANN202 - McapLog in and out
+    """`log`, or for an inputs-only log (``--record-mode inputs``) its full log derived now
+    (``derive.derived_for_reading``: every reader works on it; one line on `err` says so)."""
+    from soccerbt.tools.replay.derive import derived_for_reading, is_inputs_only
+
+    if not is_inputs_only(log):
+        return log
+    return derived_for_reading(log, budget_ratio, err)
+
+
 def _diff(args: argparse.Namespace, err: TextIO) -> int:
     from soccerbt.tools.replay.mcap_reader import BUDGET_RATIO, McapLog
     from soccerbt.tools.replay.tree_tools import diff_logs
+    from soccerbt.trees.errors import TreeLoadError
 
     files = args.other if args.file == "diff" else [args.file, *args.other]
     if len(files) != 2:
         print("soccerbt replay diff: give two MCAP logs: soccerbt replay diff A.mcap B.mcap", file=err)
         return EXIT_BAD_LOG
+    a = b = None
     try:
-        a = McapLog.open(files[0], budget_ratio=BUDGET_RATIO)
-        b = McapLog.open(files[1], budget_ratio=BUDGET_RATIO)
+        a = _readable(McapLog.open(files[0], budget_ratio=BUDGET_RATIO), BUDGET_RATIO, err)
+        b = _readable(McapLog.open(files[1], budget_ratio=BUDGET_RATIO), BUDGET_RATIO, err)
         lines = diff_logs(a, b)
-    except ReplayError as exc:
+    except (ReplayError, TreeLoadError) as exc:
         print(str(exc), file=err)
+        for opened in (a, b):
+            if opened is not None:
+                opened.close()
         return EXIT_BAD_LOG
     for w in a.warnings + b.warnings:
         print(f"warning: {w}", file=err)
@@ -307,6 +322,7 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
     """The MCAP tools: --info, --tree/--json, --transitions, --find, --btlog, --verify, the viewer;
     warnings found while working (damage found late) and the missing time ranges at the end."""
     from soccerbt.tools.replay.mcap_reader import BUDGET_RATIO, McapLog
+    from soccerbt.trees.errors import TreeLoadError
 
     log = None
     shown = 0
@@ -318,14 +334,17 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
             print(f"warning: {args.file}: {gap.text(log.dt_s)}", file=err)
 
     try:
-        log = McapLog.open(args.file, budget_ratio=None if _opens_window(args) else BUDGET_RATIO)
+        budget = None if _opens_window(args) else BUDGET_RATIO
+        log = McapLog.open(args.file, budget_ratio=budget)
+        if not args.info:  # --info tells what the log is; everything else reads node data
+            log = _readable(log, budget, err)
         for w in log.warnings:
             print(f"warning: {w}", file=err)
         shown = len(log.warnings)
         code = _tools(log, args, err)
         damage_found_while_working()
         return code
-    except ReplayError as exc:
+    except (ReplayError, TreeLoadError) as exc:  # TreeLoadError: deriving an inputs-only log
         if log is not None:
             damage_found_while_working()
         print(str(exc), file=err)

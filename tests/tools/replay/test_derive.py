@@ -76,15 +76,35 @@ def test_the_derived_log_holds_the_full_recordings_messages(logs: dict[str, Path
     assert McapLog.open(logs["derived"]).index == McapLog.open(logs["full"]).index
 
 
-def test_the_tree_tools_read_the_derived_log_and_point_an_inputs_only_one_to_derive(
-        logs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["replay", str(logs["inputs"]), "--robot", "blue2", "--tree", "--at", "3"]) == 2
-    err = capsys.readouterr().err
-    assert "recorded with --record-mode inputs" in err and f"soccerbt replay derive {logs['inputs']} FULL.mcap" in err
-    assert main(["replay", str(logs["derived"]), "--robot", "blue2", "--tree", "--at", "3"]) == 0
-    derived_tree = capsys.readouterr().out
+def test_every_reader_derives_an_inputs_only_log_as_it_opens_it(
+        logs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    before = logs["inputs"].read_bytes()
     assert main(["replay", str(logs["full"]), "--robot", "blue2", "--tree", "--at", "3"]) == 0
-    assert capsys.readouterr().out == derived_tree and "tick 300" in derived_tree
+    full_tree = capsys.readouterr().out
+    assert "tick 300" in full_tree
+    assert main(["replay", str(logs["derived"]), "--robot", "blue2", "--tree", "--at", "3"]) == 0
+    assert capsys.readouterr().out == full_tree
+    assert main(["replay", str(logs["inputs"]), "--robot", "blue2", "--tree", "--at", "3"]) == 0
+    out = capsys.readouterr()
+    assert out.out == full_tree
+    assert f"{logs['inputs']} holds its brains' inputs only" in out.err and "derived in" in out.err
+    assert main(["replay", str(logs["inputs"]), "--find", "blue2:SelfLocate==SUCCESS"]) == 0
+    found = capsys.readouterr().out
+    assert "ticks 1-" in found
+    assert main(["replay", str(logs["full"]), "--find", "blue2:SelfLocate==SUCCESS"]) == 0
+    assert capsys.readouterr().out == found
+    assert main(["replay", "diff", str(logs["inputs"]), str(logs["full"])]) == 0
+    assert capsys.readouterr().out.startswith("identical:")
+    assert main(["replay", str(logs["inputs"]), "--info"]) == 0  # says what it is, derives nothing
+    out = capsys.readouterr()
+    assert "inputs only" in out.out and "deriving" not in out.err
+    assert logs["inputs"].read_bytes() == before and list(scratch.iterdir()) == []  # nothing left behind
 
 
 def test_a_log_cut_by_a_power_cut_derives_to_its_last_whole_chunk(logs: dict[str, Path], tmp_path: Path) -> None:
