@@ -79,21 +79,29 @@ def _live_type(text: str) -> tuple[str, int]:
 
 
 RECORD_MODES = ("full", "inputs")
+DEFAULT_RECORD_MODE = "inputs"  # the always-on recording: a few per cent of the CPU; readers derive the rest
 
 
 def add_record_mode_argument(parser: argparse.ArgumentParser, what: str = "--record") -> None:
-    """``--record-mode full|inputs``: what the log holds (soccerbt.tools.replay.mcap_recorder)."""
-    parser.add_argument("--record-mode", choices=RECORD_MODES, default="full",
-                        help=f"what {what} writes: full (every node's status, the blackboard, reasons: default) "
-                             "or inputs (the brains' inputs, truth, game and commands only: about half the "
-                             "recording's CPU; soccerbt replay derive LOG FULL.mcap writes the full log from it, "
-                             "with the tree files the log carries)")
+    """``--record-mode inputs|full``: what the log holds (soccerbt.tools.replay.mcap_recorder);
+    ``record_mode_problem`` fills in the default."""
+    parser.add_argument("--record-mode", choices=RECORD_MODES, default=None,
+                        help=f"what {what} writes: inputs (the default: the brains' inputs, the truth and the "
+                             "game; every node's status is derived from them when the log is opened, or once "
+                             "with soccerbt replay derive LOG FULL.mcap, from the tree files the log carries) "
+                             "or full (every node's status, the blackboard and the reasons as they happen: "
+                             "opens at once, costs about four times the CPU; the default with --live, whose "
+                             "stream needs it anyway)")
 
 
 def record_mode_problem(args: argparse.Namespace, recording: bool) -> str | None:
-    """What is wrong with ``--record-mode`` (it goes with something recorded), or None."""
-    if getattr(args, "record_mode", "full") != "full" and not recording:
-        return f"--record-mode {args.record_mode} goes with a recording (--record FILE.mcap)"
+    """What is wrong with ``--record-mode`` (given, it goes with something recorded), or None;
+    fills in the default when it was not given: DEFAULT_RECORD_MODE, or full with ``--live``."""
+    mode = getattr(args, "record_mode", None)
+    if mode is not None and not recording:
+        return f"--record-mode {mode} goes with a recording (--record FILE.mcap)"
+    if mode is None:  # with --live the stream needs a full recorder anyway: the file shares it
+        args.record_mode = "full" if getattr(args, "live", None) else DEFAULT_RECORD_MODE
     return None
 
 
