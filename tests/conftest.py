@@ -4,9 +4,12 @@ importable by every test module: ``tests/hostile.py`` (crafted hostile logs) as
 ``soccerbt_tests_netns``."""
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,11 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+# the derived logs' cache (soccerbt.tools.replay.derive_cache) of this test process, removed at its
+# exit: nothing lands in the user's ~/.cache (tests of the cache itself give --cache-dir)
+_CACHE_HOME = tempfile.mkdtemp(prefix="soccerbt-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, True)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = PROJECT_ROOT.parent / "shared"

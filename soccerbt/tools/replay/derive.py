@@ -1,7 +1,7 @@
 """``soccerbt replay derive LOG FULL.mcap``: an inputs-only log made whole.
 
-An inputs-only log (``soccerbt run --record-mode inputs``; ``soccerbt brain --log-mode
-inputs``) holds what cannot be derived: each brain's inputs, the truth, the GameController, the
+An inputs-only log (``--record-mode inputs`` on ``soccerbt run``, ``view`` and ``brain``:
+the default) holds what cannot be derived: each brain's inputs, the truth, the GameController, the
 events, the scene and the commands, and per tick only the root status and the command. ``derive``
 re-runs every robot's brain from its inputs with the recorded tree and writes the full log: each robot's tree, key
 tables, keyframes and ticks (transitions, blackboard changes with their writers, reasons) in
@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, TextIO
+from typing import Any, Callable
 
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.inputs import decode_part, pad_of, team_messages_of
@@ -44,10 +44,11 @@ from soccerbt.tools.replay.mcap_reader import McapLog
 from soccerbt.tools.replay.scene_update import scene_json_of, team_rgb
 from soccerbt.tools.replay.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
 
-__all__ = ["derive_log", "derived_for_reading", "DeriveResult", "is_inputs_only"]
+__all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only"]
 
 _SEGMENT = re.compile(r"^(?P<run>.+)-(?P<n>\d{3})\.mcap$")
 _DERIVED_KINDS = ("tree", "keys", "keyframe")  # a robot's channels the derive writes (the others are copied)
+PROGRESS_STEPS = 500  # derive_log's progress: five simulated seconds
 _STEP_TAIL = frozenset((lf.GC_TOPIC, lf.EVENTS_TOPIC, lf.SCENE_TOPIC, lf.COMMANDS_TOPIC))  # after a step's ticks
 
 
@@ -203,7 +204,7 @@ def _same_tick(recorded: lf.TickRecord, derived: lf.TickRecord) -> bool:
             and lf.same_command(recorded.command, derived.command))
 
 
-def _earlier_segments(log: McapLog) -> list[Path]:
+def earlier_segments(log: McapLog) -> list[Path]:
     """The run's segments before this one, in order (a flight log's ``segment`` > 0)."""
     n = log.header.get("segment")
     run = log.header.get("flight_run")
@@ -254,9 +255,10 @@ def _feed_segment(path: Path, brains: list[_Brain]) -> None:
             held = None
 
 
-def derive_log(log: McapLog, out: Path) -> DeriveResult:
+def derive_log(log: McapLog, out: Path, progress: Callable[[int, int], None] | None = None) -> DeriveResult:
     """Re-run every robot of the inputs-only `log` and write the full log to `out` (see the
-    module docstring); ReplayError for a log that cannot be derived."""
+    module docstring); ReplayError for a log that cannot be derived. `progress(step, last)` is
+    called every PROGRESS_STEPS steps and at the end."""
     if log.node_data:
         raise ReplayError(log.path, None, "holds node data already: there is nothing to derive")
     if not is_inputs_only(log):
@@ -265,46 +267,16 @@ def derive_log(log: McapLog, out: Path) -> DeriveResult:
     with tempfile.TemporaryDirectory(prefix="soccerbt-derive-") as folder:
         trees = _Trees(log, Path(folder))
         brains = [_Brain(log, robot, k, trees) for k, robot in enumerate(robots)]
-        return _derive(log, out, robots, brains)
+        return _derive(log, out, robots, brains, progress)
 
 
-def derived_for_reading(log: McapLog, budget_ratio: int | None, err: TextIO | None = None) -> McapLog:
-    """The full log of the inputs-only `log`, for the readers (the tree tools, the viewer, diff,
-    --rerun): derived into a temporary file, opened, and the file removed at once (it lives while
-    the returned log is open); the returned log answers to `log`'s path and carries derive's notes
-    as warnings. `log` is closed. `err`: where the one line that says so goes."""
-    import time
-
-    folder = Path(tempfile.mkdtemp(prefix="soccerbt-derived-"))
-    out = folder / "derived.mcap"
-    try:
-        if err is not None:
-            print(f"soccerbt replay: {log.path} holds its brains' inputs only (--record-mode inputs): deriving every "
-                  f"node's status from them ({len(log.robots)} brains, {log.last_step} steps; soccerbt replay derive "
-                  f"{log.path} FULL.mcap keeps the result)", file=err, flush=True)
-        start = time.perf_counter()
-        done = derive_log(log, out)
-        derived = McapLog.open(out, budget_ratio=budget_ratio)
-        derived.path = log.path
-        derived.warnings[:0] = done.notes
-        if err is not None:
-            print(f"soccerbt replay: derived in {time.perf_counter() - start:.1f} s", file=err, flush=True)
-        return derived
-    finally:
-        log.close()
-        try:
-            out.unlink(missing_ok=True)
-            folder.rmdir()
-        except OSError:
-            pass
-
-
-def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) -> DeriveResult:
+def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain],
+            progress: Callable[[int, int], None] | None) -> DeriveResult:
     """derive_log with the brains built: the earlier segments fed, then the log written."""
     from soccerbt.tools.cli.outputs import open_exclusive
     from soccerbt.tools.replay.mcap_recorder import LogWriter
 
-    earlier = _earlier_segments(log)
+    earlier = earlier_segments(log)
     target = Path(os.path.realpath(out))
     if any(os.path.realpath(p) == str(target) for p in earlier):
         raise ReplayError(log.path, None, f"{out} is one of the run's earlier segments, which derive reads: "
@@ -361,7 +333,11 @@ def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain]) ->
             held = None
             last = step
             expect = step + 1
+            if progress is not None and step % PROGRESS_STEPS == 0:
+                progress(step, log.last_step)
         scenes.flush(put)
+        if progress is not None:
+            progress(log.last_step, log.last_step)
         loads = [ld for b in brains for ld in b.mine.loads]
         writer.finish(last, {"events": events, "loads": loads, "steps": last})
         os.replace(tmp, target)

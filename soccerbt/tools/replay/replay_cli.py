@@ -111,7 +111,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --robot: first simulated second (default: the start)")
     parser.add_argument("--to", dest="to_s", type=_seconds, default=None, metavar="SECONDS",
                         help="with --robot: last simulated second (default: the end)")
+    parser.add_argument("--cache-dir", metavar="DIR", type=Path, default=None,
+                        help="where the logs derived from inputs-only logs are kept for the next reading "
+                             "(default $XDG_CACHE_HOME/soccerbt/derived, else ~/.cache/soccerbt/derived)")
+    parser.add_argument("--cache-mb", type=_megabytes, default=None, metavar="MB",
+                        help="the cap on that folder: the entries used least recently go first (default 2048)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="derive an inputs-only log for this command only: nothing kept")
     parser.set_defaults(func=replay)
+
+
+def _megabytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of MB, got {text!r}") from None
+    if not 0 <= value <= 1 << 30:
+        raise argparse.ArgumentTypeError(f"expected 0 MB or more, got {text!r}")
+    return value
 
 
 def replay(args: argparse.Namespace) -> int:
@@ -278,14 +295,21 @@ def _derive(args: argparse.Namespace, err: TextIO) -> int:
     return 0
 
 
-def _readable(log, budget_ratio: int | None, err: TextIO):  # noqa: ANN001, ANN202 - McapLog in and out
-    """`log`, or for an inputs-only log (``--record-mode inputs``) its full log derived now
-    (``derive.derived_for_reading``: every reader works on it; one line on `err` says so)."""
-    from soccerbt.tools.replay.derive import derived_for_reading, is_inputs_only
+def _readable(log, budget_ratio: int | None, err: TextIO, args: argparse.Namespace):  # noqa: ANN001, ANN202
+    """`log`, or for an inputs-only log (``--record-mode inputs``) its full log, kept from an
+    earlier reading or derived now (``derive_cache``: every reader works on it; a line on `err`
+    says which); ``--cache-dir``, ``--cache-mb`` and ``--no-cache`` choose the cache."""
+    from soccerbt.tools.replay.derive import is_inputs_only
+    from soccerbt.tools.replay.derive_cache import DEFAULT_CACHE_MB, DeriveCache, default_cache_dir, derived_for_reading
 
     if not is_inputs_only(log):
         return log
-    return derived_for_reading(log, budget_ratio, err)
+    cache = None
+    if not getattr(args, "no_cache", False):
+        mb = getattr(args, "cache_mb", None)
+        cache = DeriveCache(getattr(args, "cache_dir", None) or default_cache_dir(),
+                            (DEFAULT_CACHE_MB if mb is None else mb) * 1024 * 1024)
+    return derived_for_reading(log, budget_ratio, err, cache)
 
 
 def _diff(args: argparse.Namespace, err: TextIO) -> int:
@@ -299,8 +323,8 @@ def _diff(args: argparse.Namespace, err: TextIO) -> int:
         return EXIT_BAD_LOG
     a = b = None
     try:
-        a = _readable(McapLog.open(files[0], budget_ratio=BUDGET_RATIO), BUDGET_RATIO, err)
-        b = _readable(McapLog.open(files[1], budget_ratio=BUDGET_RATIO), BUDGET_RATIO, err)
+        a = _readable(McapLog.open(files[0], budget_ratio=BUDGET_RATIO), BUDGET_RATIO, err, args)
+        b = _readable(McapLog.open(files[1], budget_ratio=BUDGET_RATIO), BUDGET_RATIO, err, args)
         lines = diff_logs(a, b)
     except (ReplayError, TreeLoadError) as exc:
         print(str(exc), file=err)
@@ -337,7 +361,7 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
         budget = None if _opens_window(args) else BUDGET_RATIO
         log = McapLog.open(args.file, budget_ratio=budget)
         if not args.info:  # --info tells what the log is; everything else reads node data
-            log = _readable(log, budget, err)
+            log = _readable(log, budget, err, args)
         for w in log.warnings:
             print(f"warning: {w}", file=err)
         shown = len(log.warnings)

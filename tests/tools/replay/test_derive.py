@@ -5,7 +5,10 @@ A log cut by a power cut derives up to its last whole chunk; a full log, a conve
 changed tree and an output onto the input are refused with a clear line."""
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -90,21 +93,105 @@ def test_every_reader_derives_an_inputs_only_log_as_it_opens_it(
     assert "tick 300" in full_tree
     assert main(["replay", str(logs["derived"]), "--robot", "blue2", "--tree", "--at", "3"]) == 0
     assert capsys.readouterr().out == full_tree
-    assert main(["replay", str(logs["inputs"]), "--robot", "blue2", "--tree", "--at", "3"]) == 0
+    assert main(["replay", str(logs["inputs"]), "--robot", "blue2", "--tree", "--at", "3", "--no-cache"]) == 0
     out = capsys.readouterr()
     assert out.out == full_tree
     assert f"{logs['inputs']} holds its brains' inputs only" in out.err and "derived in" in out.err
-    assert main(["replay", str(logs["inputs"]), "--find", "blue2:SelfLocate==SUCCESS"]) == 0
+    assert main(["replay", str(logs["inputs"]), "--find", "blue2:SelfLocate==SUCCESS", "--no-cache"]) == 0
     found = capsys.readouterr().out
     assert "ticks 1-" in found
     assert main(["replay", str(logs["full"]), "--find", "blue2:SelfLocate==SUCCESS"]) == 0
     assert capsys.readouterr().out == found
-    assert main(["replay", "diff", str(logs["inputs"]), str(logs["full"])]) == 0
+    assert main(["replay", "diff", str(logs["inputs"]), str(logs["full"]), "--no-cache"]) == 0
     assert capsys.readouterr().out.startswith("identical:")
     assert main(["replay", str(logs["inputs"]), "--info"]) == 0  # says what it is, derives nothing
     out = capsys.readouterr()
     assert "inputs only" in out.out and "deriving" not in out.err
     assert logs["inputs"].read_bytes() == before and list(scratch.iterdir()) == []  # nothing left behind
+    assert not (Path(os.environ["XDG_CACHE_HOME"]) / "soccerbt" / "derived").exists()  # --no-cache: nothing kept
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+
+
+def test_a_derived_log_is_kept_and_the_next_reading_opens_it_at_once(
+        logs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    tree = ["--robot", "blue2", "--tree", "--at", "3", "--cache-dir", str(cache)]
+    assert main(["replay", str(logs["inputs"]), *tree]) == 0
+    first = capsys.readouterr()
+    assert "deriving every node's status" in first.err and "kept for the next reading" in first.err
+    [entry] = _entries(cache)
+    assert re.fullmatch(r"[0-9a-f]{64}\.mcap", entry.name)
+    assert entry.read_bytes() == logs["derived"].read_bytes()  # the very file soccerbt replay derive writes
+    assert main(["replay", str(logs["inputs"]), *tree]) == 0
+    second = capsys.readouterr()
+    assert second.out == first.out and "tick 300" in second.out
+    assert f"its derived log, kept in {cache}, opened" in second.err and "deriving" not in second.err
+    assert _entries(cache) == [entry]
+    # the same bytes under another name, and changed bytes, are other entries
+    renamed = tmp_path / "renamed.mcap"
+    shutil.copyfile(logs["inputs"], renamed)
+    assert main(["replay", str(renamed), *tree]) == 0
+    assert "deriving" in capsys.readouterr().err and len(_entries(cache)) == 2
+    # a kept entry that no longer opens is derived again
+    entry.write_bytes(entry.read_bytes()[:1000])
+    assert main(["replay", str(logs["inputs"]), *tree]) == 0
+    again = capsys.readouterr()
+    assert again.out == first.out and "deriving" in again.err
+    assert entry.read_bytes() == logs["derived"].read_bytes()
+
+
+def test_the_cache_keeps_under_its_cap_deleting_the_least_recently_used(
+        logs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from soccerbt.tools.replay.derive_cache import cache_key
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    size = logs["derived"].stat().st_size
+    mb = size // (1024 * 1024) + 2
+    other = mb * 1024 * 1024 - size  # the new entry and one of these fit the cap; not two of them
+    old, older = cache / ("a" * 64 + ".mcap"), cache / ("b" * 64 + ".mcap")
+    mine = cache / "notes.txt"  # not a name the cache gives: never deleted
+    for path, age_s in ((old, 100), (older, 200), (mine, 300)):
+        path.write_bytes(b"x" * other)
+        os.utime(path, (time.time() - age_s, time.time() - age_s))
+    args = ["--robot", "blue2", "--tree", "--at", "3", "--cache-dir", str(cache), "--cache-mb", str(mb)]
+    assert main(["replay", str(logs["inputs"]), *args]) == 0
+    capsys.readouterr()
+    kept = cache / f"{cache_key(McapLog.open(logs['inputs']))}.mcap"
+    assert set(_entries(cache)) == {kept, old, mine}  # the oldest entry went; the other file stayed
+    # an entry over the cap on its own is not kept, and the reading still works
+    assert main(["replay", str(logs["inputs"]), "--robot", "blue2", "--tree", "--at", "3",
+                 "--cache-dir", str(tmp_path / "small"), "--cache-mb", "0"]) == 0
+    out = capsys.readouterr()
+    assert "tick 300" in out.out and "larger than the cache's cap (0 MB): not kept" in out.err
+    assert _entries(tmp_path / "small") == []
+
+
+def test_a_cache_that_cannot_be_written_is_said_and_the_log_still_read(
+        logs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["replay", str(logs["inputs"]), "--robot", "blue2", "--tree", "--at", "3",
+                 "--cache-dir", str(blocker / "derived")]) == 0
+    out = capsys.readouterr()
+    assert "tick 300" in out.out and "the derived logs' cache: cannot make" in out.err
+    assert blocker.read_text() == "not a folder"
+
+
+def test_the_cache_key_follows_the_log_and_the_soccerbt_source(logs: dict[str, Path],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from soccerbt.tools.replay import derive_cache
+
+    key = derive_cache.cache_key(McapLog.open(logs["inputs"]))
+    assert derive_cache.cache_key(McapLog.open(logs["inputs"])) == key
+    assert derive_cache.cache_key(McapLog.open(logs["full"])) != key
+    monkeypatch.setattr(derive_cache, "_source_digest", "0" * 64)  # another soccerbt
+    assert derive_cache.cache_key(McapLog.open(logs["inputs"])) != key
+
+
 
 
 def test_a_log_cut_by_a_power_cut_derives_to_its_last_whole_chunk(logs: dict[str, Path], tmp_path: Path) -> None:
