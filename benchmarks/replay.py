@@ -14,12 +14,16 @@ Prints, in one run (medians; CPU seconds of this process, the fair measure on a 
   - the brains' inputs (/match/inputs, what --rerun feeds): recording with and without them;
   - the live stream (--live): the match with a stream nobody watches, with one client reading
     everything (in another process: its CPU is not counted, the server's threads are), and
-    recording and streaming at once, against the match alone (needs foxglove-sdk: the live extra).
+    recording and streaming at once, against the match alone (needs foxglove-sdk: the live extra);
+  - reading an inputs-only log (the default recording): the first reading derives it (every brain
+    re-run: against the match's own time) and keeps it, the next one opens the kept log
+    (soccerbt.tools.replay.derive_cache).
 
     python benchmarks/replay.py                  # a 300 s match
     python benchmarks/replay.py --seconds 1200   # a whole 20-minute match (takes minutes)
     python benchmarks/replay.py --only live      # only the inputs' and the live stream's costs
     python benchmarks/replay.py --only overhead --instructions   # the overhead in instructions
+    python benchmarks/replay.py --only derive    # reading an inputs-only log: derived, then kept
 
 The CPU time of a match varies by several percent from run to run on a shared machine, more than
 some of the costs measured here. ``--instructions`` counts instructions instead (valgrind's
@@ -254,6 +258,37 @@ def opening_and_seeking(path: Path, repeats: int) -> None:
           f"median {statistics.median(seeks) * 1e3:.1f} ms, max {max(seeks) * 1e3:.1f} ms (goal 50 ms)")
 
 
+def deriving(seconds: float, repeats: int) -> None:
+    """An inputs-only log of a `seconds` 3 v 3: the match recorded, then read (--tree at the end)
+    through the derived logs' cache: the first reading derives, the next ones open the kept log."""
+    import io
+
+    from soccerbt.tools.replay.derive_cache import DeriveCache, derived_for_reading
+
+    plays, firsts, nexts = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(repeats):
+            path = Path(tmp) / f"inputs{k}.mcap"
+            match = Match(MatchConfig(seed=1, duration_s=seconds))
+            recorder = make_recorder(path, match, node_data=False)
+            start = time.perf_counter()
+            match.run(seconds)
+            plays.append(time.perf_counter() - start)
+            recorder.finish(match.result())
+            cache = DeriveCache(Path(tmp) / f"cache{k}")
+            for times in (firsts, nexts):
+                start = time.perf_counter()
+                log = derived_for_reading(McapLog.open(path), None, io.StringIO(), cache)
+                log.robot_state(log.robots[0], log.last_step)
+                times.append(time.perf_counter() - start)
+                log.close()
+    play, first, later = (statistics.median(v) for v in (plays, firsts, nexts))
+    print(f"reading an inputs-only log, 3 v 3, {seconds:g} s simulated, median of {repeats} (wall s):")
+    print(f"  the match recorded   {play:6.2f} s")
+    print(f"  first reading        {first:6.2f} s  x{first / play:5.2f} of the match  (derived and kept)")
+    print(f"  next reading         {later:6.3f} s  (the kept log opened, one robot's tree at the end)")
+
+
 def tree_panel(frames: int) -> None:
     if not (BOOSTER / "trees" / "game.xml").exists():
         print("tree panel: ../shared/booster missing, skipped")
@@ -305,8 +340,11 @@ def main() -> int:
                         help="simulated seconds per overhead run (default 30)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--log", type=Path, default=None, help="use this MCAP log instead of recording one")
-    parser.add_argument("--only", choices=("live", "overhead"), default=None,
-                        help="only the inputs' and live stream's costs, or only the recording overhead")
+    parser.add_argument("--only", choices=("live", "overhead", "derive"), default=None,
+                        help="only the inputs' and live stream's costs, only the recording overhead, or only "
+                             "reading an inputs-only log")
+    parser.add_argument("--derive-seconds", type=float, default=60.0,
+                        help="simulated seconds of the inputs-only log read (default 60)")
     parser.add_argument("--instructions", action="store_true",
                         help="with --only overhead: count instructions (valgrind) instead of timing")
     parser.add_argument("--one", choices=("plain", "stream", "record", "inputs"), default=None,
@@ -315,6 +353,9 @@ def main() -> int:
     if args.one is not None:
         with tempfile.TemporaryDirectory() as tmp:
             print(_match_cpu_s(args.one, args.overhead_seconds, 1, Path(tmp) / "o.mcap"))
+        return 0
+    if args.only == "derive":
+        deriving(args.derive_seconds, args.repeats)
         return 0
     if args.only == "overhead":
         if args.instructions:
@@ -331,6 +372,7 @@ def main() -> int:
     if args.only == "live":
         return 0
     overhead(args.overhead_seconds, args.repeats)
+    deriving(args.derive_seconds, args.repeats)
     with tempfile.TemporaryDirectory() as tmp:
         path = args.log
         if path is None:
