@@ -87,8 +87,8 @@ def add_record_mode_argument(parser: argparse.ArgumentParser, what: str = "--rec
     ``record_mode_problem`` fills in the default."""
     parser.add_argument("--record-mode", choices=RECORD_MODES, default=None,
                         help=f"what {what} writes: inputs (the default: the brains' inputs, the truth and the "
-                             "game; every node's status is derived from them when the log is opened, or once "
-                             "with soccerbt replay derive LOG FULL.mcap, from the tree files the log carries) "
+                             "game; every node's status is derived from them when the log is first read, and "
+                             "kept; soccerbt replay derive LOG FULL.mcap writes it out) "
                              "or full (every node's status, the blackboard and the reasons as they happen: "
                              "opens at once, costs about four times the CPU; the default with --live, whose "
                              "stream needs it anyway)")
