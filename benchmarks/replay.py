@@ -16,8 +16,8 @@ Prints, in one run (medians; CPU seconds of this process, the fair measure on a 
     everything (in another process: its CPU is not counted, the server's threads are), and
     recording and streaming at once, against the match alone (needs foxglove-sdk: the live extra);
   - reading an inputs-only log (the default recording): the first reading derives it (every brain
-    re-run: against the match's own time) and keeps it, the next one opens the kept log
-    (soccerbt.tools.replay.derive_cache).
+    re-run, in one process and in one per core: against the match's own time) and keeps it, the
+    next one opens the kept log (soccerbt.tools.replay.derive_cache).
 
     python benchmarks/replay.py                  # a 300 s match
     python benchmarks/replay.py --seconds 1200   # a whole 20-minute match (takes minutes)
@@ -259,34 +259,52 @@ def opening_and_seeking(path: Path, repeats: int) -> None:
 
 
 def deriving(seconds: float, repeats: int) -> None:
-    """An inputs-only log of a `seconds` 3 v 3: the match recorded, then read (--tree at the end)
-    through the derived logs' cache: the first reading derives, the next ones open the kept log."""
+    """An inputs-only log of a `seconds` 3 v 3: the match recorded, then read (one robot's tree at
+    the end) through the derived logs' cache: the first reading derives (in one process, then in
+    one per core: derive_procs), the next one opens the kept log."""
     import io
 
     from soccerbt.tools.replay.derive_cache import DeriveCache, derived_for_reading
+    from soccerbt.tools.replay.derive_procs import PROCESSES_ENV, default_processes
 
-    plays, firsts, nexts = [], [], []
+    def read(path: Path, cache: DeriveCache) -> float:
+        start = time.perf_counter()
+        log = derived_for_reading(McapLog.open(path), None, io.StringIO(), cache)
+        log.robot_state(log.robots[0], log.last_step)
+        log.close()
+        return time.perf_counter() - start
+
+    cores = default_processes(6)
+    runs: dict[str, list[float]] = {"play": [], "one": [], "cores": [], "next": []}
+    saved = os.environ.get(PROCESSES_ENV)
     with tempfile.TemporaryDirectory() as tmp:
-        for k in range(repeats):
-            path = Path(tmp) / f"inputs{k}.mcap"
-            match = Match(MatchConfig(seed=1, duration_s=seconds))
-            recorder = make_recorder(path, match, node_data=False)
-            start = time.perf_counter()
-            match.run(seconds)
-            plays.append(time.perf_counter() - start)
-            recorder.finish(match.result())
-            cache = DeriveCache(Path(tmp) / f"cache{k}")
-            for times in (firsts, nexts):
+        try:
+            for k in range(repeats):
+                path = Path(tmp) / f"inputs{k}.mcap"
+                match = Match(MatchConfig(seed=1, duration_s=seconds))
+                recorder = make_recorder(path, match, node_data=False)
                 start = time.perf_counter()
-                log = derived_for_reading(McapLog.open(path), None, io.StringIO(), cache)
-                log.robot_state(log.robots[0], log.last_step)
-                times.append(time.perf_counter() - start)
-                log.close()
-    play, first, later = (statistics.median(v) for v in (plays, firsts, nexts))
+                match.run(seconds)
+                runs["play"].append(time.perf_counter() - start)
+                recorder.finish(match.result())
+                os.environ[PROCESSES_ENV] = "1"
+                runs["one"].append(read(path, DeriveCache(Path(tmp) / f"one{k}")))
+                os.environ[PROCESSES_ENV] = str(cores)
+                cache = DeriveCache(Path(tmp) / f"cores{k}")
+                runs["cores"].append(read(path, cache))
+                runs["next"].append(read(path, cache))
+        finally:
+            if saved is None:
+                os.environ.pop(PROCESSES_ENV, None)
+            else:
+                os.environ[PROCESSES_ENV] = saved
+    play, one, many, later = (statistics.median(runs[k]) for k in ("play", "one", "cores", "next"))
     print(f"reading an inputs-only log, 3 v 3, {seconds:g} s simulated, median of {repeats} (wall s):")
-    print(f"  the match recorded   {play:6.2f} s")
-    print(f"  first reading        {first:6.2f} s  x{first / play:5.2f} of the match  (derived and kept)")
-    print(f"  next reading         {later:6.3f} s  (the kept log opened, one robot's tree at the end)")
+    print(f"  the match recorded           {play:6.2f} s")
+    print(f"  first reading, 1 process     {one:6.2f} s  x{one / play:5.2f} of the match  (derived and kept)")
+    print(f"  first reading, {cores} processes   {many:6.2f} s  x{many / play:5.2f} of the match, "
+          f"{one / many:4.2f} times faster than in 1")
+    print(f"  next reading                 {later:6.3f} s  (the kept log opened)")
 
 
 def tree_panel(frames: int) -> None:

@@ -23,6 +23,8 @@ A flight log's later segment (``segment`` > 0 in its header) starts in the middl
 brains' state there is derived by feeding them the run's earlier segments first, found beside it
 (``<flight_run>-NNN.mcap``); a missing one stops the derive with its name.
 
+The brains are re-run in one process per core (``derive_procs``: the same bytes).
+
 The output is written under a temporary name and renamed when whole; a damaged stretch (a chunk
 that does not decode) ends the derived log before it, said in ``notes``.
 """
@@ -42,6 +44,7 @@ from soccerbt.tools.replay.inputs import decode_part, pad_of, team_messages_of
 from soccerbt.tools.replay.logformat import ReplayError, ShapeError
 from soccerbt.tools.replay.mcap_reader import McapLog
 from soccerbt.tools.replay.scene_update import scene_json_of, team_rgb
+from soccerbt.tools.replay.derive_procs import default_processes, spread
 from soccerbt.tools.replay.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
 
 __all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only"]
@@ -83,23 +86,24 @@ class _Brain:
         self.mine = _Mine(robot)
         self.recorder: Any = None
 
-    def start(self) -> None:
+    def start(self, tap: Any = None) -> None:
         """A new full recorder (a log's, or a segment's as the flight recorder starts one): its
-        header, tree and first keyframe from the brain's state now, its steps from 1."""
+        header, tree and first keyframe from the brain's state now, its steps from 1; its
+        messages go to `tap` (an object with ``message``: a deriving child's), else a new _Mine."""
         from soccerbt.tools.replay.mcap_recorder import McapRecorder
 
         if self.recorder is not None:
             self.recorder.close()  # closes its sink too
-        self.mine = _Mine(self.robot)
+        self.mine = tap if tap is not None else _Mine(self.robot)
         self.view.steps = 0
         self.recorder = McapRecorder(Path(os.devnull), stream=open(os.devnull, "wb"), tap=self.mine.message)
         self.recorder.on_start(self.view)
 
-    def feed(self, data: bytes, step: int) -> None:
+    def feed(self, part: bytes, step: int) -> None:
         """Step the brain on its part of an inputs message (``step``: the log's step)."""
         from soccerbt.gamecontroller.protocol import PacketError, decode
 
-        rec = decode_part(lf.split_parts(data)[self.k])
+        rec = decode_part(part)
         self.driver.observations = rec.observations
         if rec.packet is not None:
             try:
@@ -226,12 +230,12 @@ def earlier_segments(log: McapLog) -> list[Path]:
     return earlier
 
 
-def _feed_segment(path: Path, brains: list[_Brain]) -> None:
-    """Step the brains through an earlier segment's inputs, recorded into nothing as the flight
-    recorder recorded that segment (so that what the recorder keeps on the nodes, the writers
-    of the entries, is the same at the next segment's start)."""
+def _feed_segment(path: Path, robots: list[str], brains: list[_Brain]) -> None:
+    """Step the brains (of the run's `robots`) through an earlier segment's inputs, recorded into
+    nothing as the flight recorder recorded that segment (so that what the recorder keeps on
+    the nodes, the writers of the entries, is the same at the next segment's start)."""
     seg = McapLog.open(path)
-    if seg.robots != [b.robot for b in brains] or "inputs" not in seg.header:
+    if seg.robots != robots or "inputs" not in seg.header:
         raise ReplayError(path, None, "not a segment of the same brain's run (robots or inputs differ)")
     for b in brains:
         b.start()
@@ -245,8 +249,9 @@ def _feed_segment(path: Path, brains: list[_Brain]) -> None:
                 raise ReplayError(path, None, f"step {expect} is missing (damaged): the segments after it cannot "
                                               "be derived")
             try:
+                parts = lf.split_parts(data)
                 for b in brains:
-                    b.feed(data, step)
+                    b.feed(parts[b.k], step)
                     b.record()
             except (ValueError, IndexError, ShapeError) as exc:
                 raise ReplayError(path, None, f"step {step} is unreadable ({exc}): the segments after it cannot "
@@ -255,10 +260,12 @@ def _feed_segment(path: Path, brains: list[_Brain]) -> None:
             held = None
 
 
-def derive_log(log: McapLog, out: Path, progress: Callable[[int, int], None] | None = None) -> DeriveResult:
+def derive_log(log: McapLog, out: Path, progress: Callable[[int, int], None] | None = None,
+               processes: int | None = None) -> DeriveResult:
     """Re-run every robot of the inputs-only `log` and write the full log to `out` (see the
     module docstring); ReplayError for a log that cannot be derived. `progress(step, last)` is
-    called every PROGRESS_STEPS steps and at the end."""
+    called every PROGRESS_STEPS steps and at the end. `processes`: how many processes step the
+    brains (``derive_procs``; None: ``default_processes``, one per core); the same bytes."""
     if log.node_data:
         raise ReplayError(log.path, None, "holds node data already: there is nothing to derive")
     if not is_inputs_only(log):
@@ -267,22 +274,36 @@ def derive_log(log: McapLog, out: Path, progress: Callable[[int, int], None] | N
     with tempfile.TemporaryDirectory(prefix="soccerbt-derive-") as folder:
         trees = _Trees(log, Path(folder))
         brains = [_Brain(log, robot, k, trees) for k, robot in enumerate(robots)]
-        return _derive(log, out, robots, brains, progress)
+        if processes is None:
+            processes = default_processes(len(brains))
+        return _derive(log, out, robots, brains, progress, processes)
 
 
-def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain],
-            progress: Callable[[int, int], None] | None) -> DeriveResult:
-    """derive_log with the brains built: the earlier segments fed, then the log written."""
-    from soccerbt.tools.cli.outputs import open_exclusive
-    from soccerbt.tools.replay.mcap_recorder import LogWriter
-
+def _derive(log: McapLog, out: Path, robots: list[str], brains: list[Any],
+            progress: Callable[[int, int], None] | None, processes: int) -> DeriveResult:
+    """derive_log with the brains built: spread over `processes`, the earlier segments fed, then
+    the log written; the deriving children ended, however it ends."""
     earlier = earlier_segments(log)
     target = Path(os.path.realpath(out))
     if any(os.path.realpath(p) == str(target) for p in earlier):
         raise ReplayError(log.path, None, f"{out} is one of the run's earlier segments, which derive reads: "
                                           "refused (it would overwrite an input)")
-    for path in earlier:
-        _feed_segment(path, brains)
+    brains = spread(log.path, brains, earlier, robots, _feed_segment, processes)
+    try:
+        for path in earlier:
+            _feed_segment(path, robots, [b for b in brains if isinstance(b, _Brain)])
+        return _write(log, target, robots, brains, earlier, progress)
+    finally:
+        for b in brains:
+            b.close()
+
+
+def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], earlier: list[Path],
+           progress: Callable[[int, int], None] | None) -> DeriveResult:
+    """The derived log written to `target` (under a temporary name, renamed when whole)."""
+    from soccerbt.tools.cli.outputs import open_exclusive
+    from soccerbt.tools.replay.mcap_recorder import LogWriter
+
     tmp, stream = open_exclusive(target.parent, target.name)
     writer = LogWriter(tmp, stream=stream)
     writer.dt_s = log.dt_s
@@ -348,9 +369,6 @@ def _derive(log: McapLog, out: Path, robots: list[str], brains: list[_Brain],
         except OSError:
             pass
         raise
-    finally:
-        for b in brains:
-            b.close()
     return DeriveResult(target, last, robots, earlier, notes)
 
 
@@ -421,9 +439,12 @@ def _derive_step(log: McapLog, brains: list[_Brain], step: int, step_data: bytes
     ticks, the inputs, then the keyframes, as the recorder orders them."""
     try:
         parts = lf.split_parts(step_data)
+        inputs_of = lf.split_parts(inputs)
         for b in brains:
-            b.feed(inputs, step)
+            b.feed(inputs_of[b.k], step)
             b.record()
+    except ReplayError:  # a deriving child's, said as it was raised
+        raise
     except (ValueError, IndexError, ShapeError) as exc:
         raise ReplayError(log.path, None, f"step {step} is unreadable ({exc}): cannot derive it") from None
     later: list[tuple[str, int, bytes]] = []

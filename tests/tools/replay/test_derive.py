@@ -356,3 +356,78 @@ def test_record_mode_goes_with_a_recording(capsys: pytest.CaptureFixture[str]) -
     assert "--record-mode inputs goes with a recording (--record FILE.mcap)" in capsys.readouterr().err
     assert main(["brain", "--robot", "blue1", "--no-record", "--record-mode", "inputs"]) == 2
     assert "not --no-record" in capsys.readouterr().err
+
+
+def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children the derive forks (their pids, seen in the parent)."""
+    pids: list[int] = []
+    fork = os.fork
+
+    def spy() -> int:
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", spy)
+    return pids
+
+
+def _reaped(pids: list[int]) -> bool:
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return True
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="deriving in several processes forks")
+def test_deriving_in_several_processes_writes_the_same_bytes(logs: dict[str, Path], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    pids = _forks(monkeypatch)
+    outs = []
+    for n in (1, 2, 3):  # 4 robots: in 3 processes robots 0 and 3 stay, 1 and 2 go to a child each
+        out = tmp_path / f"p{n}.mcap"
+        derive_log(McapLog.open(logs["inputs"]), out, processes=n)
+        outs.append(out.read_bytes())
+    assert len(pids) == 3 and _reaped(pids)
+    assert outs[0] == outs[1] == outs[2] == logs["derived"].read_bytes()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="deriving in several processes forks")
+def test_a_childs_damaged_step_and_a_childs_failure_are_said_as_at_home(
+        logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from soccerbt.tools.replay import derive
+    from soccerbt.tools.replay.logformat import ReplayError
+
+    def damaged_blue2(topic: str, step: int, data: bytes) -> bytes:
+        if topic != lf.INPUTS_TOPIC or step != 120:
+            return data
+        parts = lf.split_parts(data)
+        parts[1] = b"\x07garbage"  # blue2's part (robot 1: a child's in 2 processes)
+        return lf.join_parts(parts)
+
+    bad = _rewritten(logs["inputs"], tmp_path / "bad.mcap", damaged_blue2)
+    said = []
+    pids = _forks(monkeypatch)
+    for n in (1, 2):
+        with pytest.raises(ReplayError, match="step 120 is unreadable") as caught:
+            derive_log(McapLog.open(bad), tmp_path / "out.mcap", processes=n)
+        said.append(str(caught.value))
+    assert said[0] == said[1] and len(pids) == 1 and _reaped(pids)
+
+    feed = derive._Brain.feed
+
+    def broken(self: object, part: bytes, step: int) -> None:
+        if getattr(self, "robot") == "blue2" and step == 60:
+            raise KeyError("a bug in a node's code")
+        feed(self, part, step)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(derive._Brain, "feed", broken)
+    with pytest.raises(RuntimeError, match="a process deriving some of the robots failed") as caught:
+        derive_log(McapLog.open(logs["inputs"]), tmp_path / "out.mcap", processes=2)
+    assert "a bug in a node's code" in str(caught.value)
+    assert len(pids) == 2 and _reaped(pids)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.mcap"]  # no output, no temporary file
