@@ -4,9 +4,11 @@ Prints, in one run (medians; CPU seconds of this process, the fair measure on a 
   - recording overhead: the same seeded 3 v 3 match stepped without and with the MCAP recorder,
     alternated --repeats times (goal: at most +10% CPU), with the compiled hot paths
     (soccerbt.native) and with their pure-Python twins (SOCCERBT_NATIVE=0, in a child process),
-    the inputs-only log (--record-mode inputs: no node data, derived later by replay derive),
+    the default recording (--record-mode inputs: the inputs, no node data, derived when read),
     and the engine's status stream alone (every tree watched through Tree.start_status_log,
-    nothing written);
+    nothing written); as medians, as medians of each repeat's ratio to its own unrecorded run,
+    and interleaved (an unrecorded, a default and a full copy of the match stepped in turn in
+    one process, each step's CPU charged to its copy: the steadiest figure on a noisy machine);
   - log size per robot-minute (goal: at most 0.5 MB);
   - opening a whole match log (goal: under 2 s for a 20-minute 3 v 3 match: --seconds 1200);
   - seeking to a random step and rebuilding one robot's tree and blackboard there (goal: 50 ms);
@@ -84,6 +86,40 @@ def _match_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
     if recorder is not None:
         recorder.finish(match.result())
     return cpu
+
+
+def _interleaved_cpu_s(seconds: float, seed: int, folder: Path) -> dict[str, float]:
+    """CPU seconds of three copies of one seeded 3 v 3 stepped in turn, step by step, in this
+    process: unrecorded, the default recording (inputs) and a full one. Each step's CPU time is
+    charged to its copy, so a slower or faster spell of the machine falls on all three alike
+    (they share the caches too, which makes every step slower than a match alone: the ratios
+    are the figure). The objects of the warm-up are frozen out of the collector's scans (gc.freeze),
+    so that one copy's collections do not walk the others' objects."""
+    import gc
+
+    matches = {}
+    recorders = []
+    for mode in ("plain", "inputs", "full"):
+        match = Match(MatchConfig(seed=seed, duration_s=seconds + 5.0))
+        if mode != "plain":
+            recorders.append((make_recorder(folder / f"{mode}.mcap", match, node_data=mode == "full"), match))
+        matches[mode] = match
+    for match in matches.values():
+        match.run(2.0)
+    gc.collect()
+    gc.freeze()
+    spent = dict.fromkeys(matches, 0)
+    order = list(matches.items())
+    clock = time.process_time_ns
+    for i in range(int(round(seconds / 0.01))):
+        for mode, match in order if i % 2 == 0 else order[::-1]:  # each goes first every other step
+            start = clock()
+            match.step()
+            spent[mode] += clock() - start
+    for recorder, match in recorders:
+        recorder.finish(match.result())
+    gc.unfreeze()
+    return {mode: ns / 1e9 for mode, ns in spent.items()}
 
 
 def _live_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
@@ -191,7 +227,7 @@ def overhead_instructions() -> None:
         ir = {mode: jobs[(mode, 3.0)].result() - jobs[(mode, 0.5)].result() for mode in modes}
     print(f"recording overhead in instructions, 3 v 3, 2.5 s simulated (callgrind; soccerbt.native "
           f"{'built' if recording is not None else 'NOT built'}):")
-    _report(ir, {mode: f"{value / 1e6:8.1f} M" for mode, value in ir.items()}, ir["plain"], "{:.1f}")
+    _report(ir, {mode: f"{value / 1e6:8.1f} M" for mode, value in ir.items()}, ir["plain"], "{:+.1f}")
 
 
 def overhead(seconds: float, repeats: int) -> None:
@@ -201,14 +237,41 @@ def overhead(seconds: float, repeats: int) -> None:
     modes = {"plain": ("plain", True), "stream": ("stream", True), "record": ("record", True),
              "inputs": ("inputs", True), "plain-python": ("plain", False), "record-python": ("record", False)}
     runs: dict[str, list[float]] = {mode: [] for mode in modes}
-    for _ in range(repeats):
-        for mode, (what, native) in modes.items():
+    order = list(modes)
+    for r in range(repeats):  # each repeat starts one mode later: no mode always runs first
+        for mode in order[r % len(order):] + order[:r % len(order)]:
+            what, native = modes[mode]
             runs[mode].append(_child_cpu_s(what, seconds, native))
     med = {mode: statistics.median(values) for mode, values in runs.items()}
     print(f"recording overhead, 3 v 3, {seconds:g} s simulated, median of {repeats} (CPU s; "
           f"soccerbt.native {'built' if recording is not None else 'NOT built: both rows are Python'}):")
     _report(med, {mode: f"{med[mode]:7.2f} s  ({', '.join(f'{v:.2f}' for v in values)})" for mode, values in runs.items()},
-            med["plain"], "{:.0f}", python_base=med["plain-python"])
+            med["plain"], "{:+.0f}", python_base=med["plain-python"])
+    # the machine's speed drifts over minutes: each repeat's runs against that repeat's own unrecorded run
+    paired = {mode: statistics.median(runs[mode][r] / runs["plain-python" if mode.endswith("python") else "plain"][r]
+                                      for r in range(repeats)) for mode in ("stream", "record", "inputs", "record-python")}
+    print("  paired (each repeat's run over the same repeat's unrecorded one, median): " + ", ".join(
+        f"{mode} {(ratio - 1) * 100:+.0f}%" for mode, ratio in paired.items()) + " (the default recording: inputs)")
+    interleaved(seconds, repeats)
+
+
+def interleaved(seconds: float, repeats: int) -> None:
+    """The recording overhead with the copies stepped in turn (``_interleaved_cpu_s``), each
+    repeat in a child process of its own: the steadiest CPU figure on a noisy machine."""
+    import json
+    import subprocess
+
+    ratios: dict[str, list[float]] = {"inputs": [], "full": []}
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, __file__, "--one", "interleaved", "--overhead-seconds", str(seconds)],
+                             cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        cpu = json.loads(out.splitlines()[-1])
+        for mode in ratios:
+            ratios[mode].append(cpu[mode] / cpu["plain"])
+    print(f"  interleaved (the three stepped in turn in one process, {repeats} processes, median): the default "
+          f"recording (inputs) {(statistics.median(ratios['inputs']) - 1) * 100:+.1f}% "
+          f"({', '.join(f'{(r - 1) * 100:+.1f}' for r in ratios['inputs'])}), full "
+          f"{(statistics.median(ratios['full']) - 1) * 100:+.1f}% (goal at most +10%)")
 
 
 def _report(values: dict[str, float], shown: dict[str, str], base: float, pct: str,
@@ -218,9 +281,10 @@ def _report(values: dict[str, float], shown: dict[str, str], base: float, pct: s
     for mode, text in shown.items():
         print(f"  {mode:13s} {text}  x{values[mode] / base:5.3f}")
     python = values["record-python"] / (python_base or base) - 1
-    print(f"  status stream alone +{pct.format((values['stream'] / base - 1) * 100)}%; whole recorder: compiled "
-          f"+{pct.format((values['record'] / base - 1) * 100)}%, pure Python +{pct.format(python * 100)}%; "
-          f"inputs-only log (derived later) +{pct.format((values['inputs'] / base - 1) * 100)}% (goal +10%)")
+    print(f"  status stream alone {pct.format((values['stream'] / base - 1) * 100)}%; whole recorder: compiled "
+          f"{pct.format((values['record'] / base - 1) * 100)}%, pure Python {pct.format(python * 100)}%; "
+          f"the default recording (the inputs; the rest derived when read) "
+          f"{pct.format((values['inputs'] / base - 1) * 100)}% (goal at most +10%)")
 
 
 def record(seconds: float, path: Path) -> float:
@@ -365,12 +429,17 @@ def main() -> int:
                         help="simulated seconds of the inputs-only log read (default 60)")
     parser.add_argument("--instructions", action="store_true",
                         help="with --only overhead: count instructions (valgrind) instead of timing")
-    parser.add_argument("--one", choices=("plain", "stream", "record", "inputs"), default=None,
+    parser.add_argument("--one", choices=("plain", "stream", "record", "inputs", "interleaved"), default=None,
                         help=argparse.SUPPRESS)  # one overhead run: its CPU seconds (overhead's child)
     args = parser.parse_args()
     if args.one is not None:
         with tempfile.TemporaryDirectory() as tmp:
-            print(_match_cpu_s(args.one, args.overhead_seconds, 1, Path(tmp) / "o.mcap"))
+            if args.one == "interleaved":
+                import json
+
+                print(json.dumps(_interleaved_cpu_s(args.overhead_seconds, 1, Path(tmp))))
+            else:
+                print(_match_cpu_s(args.one, args.overhead_seconds, 1, Path(tmp) / "o.mcap"))
         return 0
     if args.only == "derive":
         deriving(args.derive_seconds, args.repeats)
