@@ -13,7 +13,8 @@ another soccerbt derives anew, and a kept entry is the very file ``soccerbt repl
 would write. The folder is capped (``--cache-mb``, 2048 by default): after each new entry the
 entries used least recently (their modification time, set on each use) are deleted until the
 rest fit; only names the cache gives (64 hex digits + ``.mcap``) are ever deleted, and an entry
-larger than the cap is not kept. A log that changes while it is derived (a flight log still
+larger than the cap is not kept; an entry's temporary file older than an hour (a derive that
+was killed) is deleted then too. A log that changes while it is derived (a flight log still
 written) is derived but not kept; a kept entry that no longer opens is deleted and derived again.
 A folder that cannot be made or written is said on one line, and the log is derived uncached.
 """
@@ -36,6 +37,8 @@ __all__ = ["DeriveCache", "cache_key", "default_cache_dir", "derived_for_reading
 
 DEFAULT_CACHE_MB = 2048
 _ENTRY = re.compile(r"^[0-9a-f]{64}\.mcap$")
+_PART = re.compile(r"^\.[0-9a-f]{64}\.mcap\.[0-9a-f]{16}\.part$")  # an entry being written (open_exclusive)
+STALE_PART_S = 3600.0  # a part this old was left by a derive that was killed: deleted
 _SOURCE_SUFFIXES = (".py", ".c", ".h")
 _source_digest: str | None = None
 
@@ -70,12 +73,18 @@ class DeriveCache:
         """Delete the entries used least recently until the rest fit under the cap (`keep`, the
         entry just made, goes last and only when it alone is over the cap); the deleted ones."""
         entries = []
+        stale_ns = time.time_ns() - int(STALE_PART_S * 1e9)
         for path in self.folder.iterdir():
-            if not _ENTRY.match(path.name):
+            part = _PART.match(path.name)
+            if not part and not _ENTRY.match(path.name):
                 continue
             try:
                 st = path.lstat()
             except OSError:
+                continue
+            if part:
+                if st.st_mtime_ns < stale_ns and path.is_file() and not path.is_symlink():
+                    path.unlink(missing_ok=True)
                 continue
             if path.is_file() and not path.is_symlink():
                 entries.append((path != keep, st.st_mtime_ns, st.st_size, path))

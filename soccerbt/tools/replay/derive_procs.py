@@ -36,8 +36,12 @@ PROCESSES_ENV = "SOCCERBT_DERIVE_PROCESSES"
 
 def default_processes(robots: int) -> int:
     """How many processes derive `robots` brains: one per core this process may run on, at most
-    one per robot, 1 without ``os.fork``; ``$SOCCERBT_DERIVE_PROCESSES`` (a number) chooses."""
-    if not hasattr(os, "fork"):
+    one per robot; 1 without ``os.fork`` or while other threads run (a fork copies no thread, and
+    a lock one of them held would stay taken in the child); ``$SOCCERBT_DERIVE_PROCESSES`` (a
+    number) chooses."""
+    import threading
+
+    if not hasattr(os, "fork") or threading.active_count() > 1:
         return 1
     text = os.environ.get(PROCESSES_ENV, "")
     try:

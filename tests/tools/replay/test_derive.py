@@ -154,14 +154,17 @@ def test_the_cache_keeps_under_its_cap_deleting_the_least_recently_used(
     other = mb * 1024 * 1024 - size  # the new entry and one of these fit the cap; not two of them
     old, older = cache / ("a" * 64 + ".mcap"), cache / ("b" * 64 + ".mcap")
     mine = cache / "notes.txt"  # not a name the cache gives: never deleted
-    for path, age_s in ((old, 100), (older, 200), (mine, 300)):
-        path.write_bytes(b"x" * other)
+    killed = cache / f".{'c' * 64}.mcap.{'0' * 16}.part"  # left by a derive killed two hours ago: deleted
+    writing = cache / f".{'d' * 64}.mcap.{'1' * 16}.part"  # being written now: kept
+    for path, age_s in ((old, 100), (older, 200), (mine, 300), (killed, 7200), (writing, 1)):
+        path.write_bytes(b"x" * (other if path.suffix != ".part" else 10))
         os.utime(path, (time.time() - age_s, time.time() - age_s))
     args = ["--robot", "blue2", "--tree", "--at", "3", "--cache-dir", str(cache), "--cache-mb", str(mb)]
     assert main(["replay", str(logs["inputs"]), *args]) == 0
     capsys.readouterr()
     kept = cache / f"{cache_key(McapLog.open(logs['inputs']))}.mcap"
     assert set(_entries(cache)) == {kept, old, mine}  # the oldest entry went; the other file stayed
+    assert not killed.exists() and writing.exists()
     # an entry over the cap on its own is not kept, and the reading still works
     assert main(["replay", str(logs["inputs"]), "--robot", "blue2", "--tree", "--at", "3",
                  "--cache-dir", str(tmp_path / "small"), "--cache-mb", "0"]) == 0
@@ -431,3 +434,23 @@ def test_a_childs_damaged_step_and_a_childs_failure_are_said_as_at_home(
     assert "a bug in a node's code" in str(caught.value)
     assert len(pids) == 2 and _reaped(pids)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.mcap"]  # no output, no temporary file
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="deriving in several processes forks")
+def test_deriving_stays_in_one_process_while_other_threads_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from soccerbt.tools.replay.derive_procs import PROCESSES_ENV, default_processes
+
+    monkeypatch.setenv(PROCESSES_ENV, "3")
+    assert default_processes(6) == 3 and default_processes(2) == 2
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert default_processes(6) == 1  # a fork would copy no thread, and a lock one held stays taken
+    finally:
+        release.set()
+        other.join()
+    monkeypatch.setenv(PROCESSES_ENV, "1")
+    assert default_processes(6) == 1
