@@ -44,7 +44,7 @@ from soccerbt.tools.replay.inputs import decode_part, pad_of, team_messages_of
 from soccerbt.tools.replay.logformat import ReplayError, ShapeError
 from soccerbt.tools.replay.mcap_reader import McapLog
 from soccerbt.tools.replay.scene_update import scene_json_of, team_rgb
-from soccerbt.tools.replay.derive_procs import default_processes, spread
+from soccerbt.tools.replay.derive_procs import default_processes, inputs_in_order, spread, step_brains
 from soccerbt.tools.replay.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
 
 __all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only"]
@@ -239,25 +239,15 @@ def _feed_segment(path: Path, robots: list[str], brains: list[_Brain]) -> None:
         raise ReplayError(path, None, "not a segment of the same brain's run (robots or inputs differ)")
     for b in brains:
         b.start()
-    held: int | None = None
-    expect = 1
-    for topic, step, data in seg.messages(0, seg.last_step):
-        if topic == lf.STEP_TOPIC:
-            held = step
-        elif topic == lf.INPUTS_TOPIC:
-            if held != step or step != expect:
-                raise ReplayError(path, None, f"step {expect} is missing (damaged): the segments after it cannot "
-                                              "be derived")
-            try:
-                parts = lf.split_parts(data)
-                for b in brains:
-                    b.feed(parts[b.k], step)
-                    b.record()
-            except (ValueError, IndexError, ShapeError) as exc:
-                raise ReplayError(path, None, f"step {step} is unreadable ({exc}): the segments after it cannot "
-                                              "be derived") from None
-            expect = step + 1
-            held = None
+    for step, data in inputs_in_order(seg):
+        if data is None:
+            raise ReplayError(path, None, f"step {step} is missing (damaged): the segments after it cannot "
+                                          "be derived")
+        try:
+            step_brains(brains, data, step)
+        except (ValueError, IndexError, ShapeError) as exc:
+            raise ReplayError(path, None, f"step {step} is unreadable ({exc}): the segments after it cannot "
+                                          "be derived") from None
 
 
 def derive_log(log: McapLog, out: Path, progress: Callable[[int, int], None] | None = None,
@@ -439,10 +429,7 @@ def _derive_step(log: McapLog, brains: list[_Brain], step: int, step_data: bytes
     ticks, the inputs, then the keyframes, as the recorder orders them."""
     try:
         parts = lf.split_parts(step_data)
-        inputs_of = lf.split_parts(inputs)
-        for b in brains:
-            b.feed(inputs_of[b.k], step)
-            b.record()
+        step_brains(brains, inputs, step)
     except ReplayError:  # a deriving child's, said as it was raised
         raise
     except (ValueError, IndexError, ShapeError) as exc:

@@ -22,13 +22,13 @@ import signal
 import traceback
 from collections import deque
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from soccerbt.tools.replay import logformat as lf
 from soccerbt.tools.replay.logformat import ReplayError, ShapeError
 from soccerbt.tools.replay.rerun import _Mine
 
-__all__ = ["RemoteBrain", "default_processes", "spread"]
+__all__ = ["RemoteBrain", "default_processes", "inputs_in_order", "spread", "step_brains"]
 
 BATCH_STEPS = 100  # steps a child sends at once
 PROCESSES_ENV = "SOCCERBT_DERIVE_PROCESSES"
@@ -87,6 +87,32 @@ class _AgentView:
         self.blackboard = {"ball_location_known": known, "ball_field": ball}
 
 
+def inputs_in_order(log: Any) -> Iterator[tuple[int, bytes | None]]:
+    """(step, its inputs message) of each step of `log` from 1 in order, then (the first step that
+    is missing, None) where one is (damaged) and nothing after it."""
+    held: int | None = None
+    expect = 1
+    for topic, step, data in log.messages(0, log.last_step):
+        if topic == lf.STEP_TOPIC:
+            held = step
+        elif topic == lf.INPUTS_TOPIC:
+            if held != step or step != expect:
+                yield expect, None
+                return
+            yield step, data
+            held = None
+            expect = step + 1
+
+
+def step_brains(brains: list[Any], inputs: bytes, step: int) -> None:
+    """Every brain fed its part of a step's inputs message and recorded (ValueError, IndexError
+    or ShapeError for inputs that do not decode)."""
+    parts = lf.split_parts(inputs)
+    for b in brains:
+        b.feed(parts[b.k], step)
+        b.record()
+
+
 def _child(path: Path, brains: list[Any], earlier: list[Path], robots: list[str],
            feed_segment: Callable[..., None], conn: Any) -> None:
     """The child's work (see the module docstring): the earlier segments, then the log."""
@@ -99,23 +125,12 @@ def _child(path: Path, brains: list[Any], earlier: list[Path], robots: list[str]
         for b, tap in zip(brains, taps):
             b.start(tap)
         conn.send(("start", [tap.take() for tap in taps]))
-        log = McapLog.open(path)
         batch: list[tuple[int, list[Any]]] = []
-        held: int | None = None
-        expect = 1
-        for topic, step, data in log.messages(0, log.last_step):
-            if topic == lf.STEP_TOPIC:
-                held = step
-                continue
-            if topic != lf.INPUTS_TOPIC:
-                continue
-            if held != step or step != expect:
+        for step, data in inputs_in_order(McapLog.open(path)):
+            if data is None:
                 break  # the parent stops here too (the same log, read the same way)
             try:
-                parts = lf.split_parts(data)
-                for b in brains:
-                    b.feed(parts[b.k], step)
-                    b.record()
+                step_brains(brains, data, step)
             except (ValueError, IndexError, ShapeError) as exc:
                 conn.send(("steps", batch))
                 conn.send(("bad", str(exc)))
@@ -125,8 +140,6 @@ def _child(path: Path, brains: list[Any], earlier: list[Path], robots: list[str]
             if len(batch) >= BATCH_STEPS:
                 conn.send(("steps", batch))
                 batch = []
-            held = None
-            expect = step + 1
         conn.send(("steps", batch))
         conn.send(("end", None))
     except ReplayError as exc:
