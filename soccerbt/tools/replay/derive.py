@@ -40,11 +40,11 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from soccerbt.tools.replay import logformat as lf
+from soccerbt.tools.replay.derive_procs import default_processes, inputs_in_order, spread, step_brains
 from soccerbt.tools.replay.inputs import decode_part, pad_of, team_messages_of
 from soccerbt.tools.replay.logformat import ReplayError, ShapeError
 from soccerbt.tools.replay.mcap_reader import McapLog
 from soccerbt.tools.replay.scene_update import scene_json_of, team_rgb
-from soccerbt.tools.replay.derive_procs import default_processes, inputs_in_order, spread, step_brains
 from soccerbt.tools.replay.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
 
 __all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only"]
@@ -424,7 +424,7 @@ class _Scenes:
             put(lf.COMMANDS_TOPIC, step, commands_json(truth.t_s, self.commands))
 
 
-def _derive_step(log: McapLog, brains: list[_Brain], step: int, step_data: bytes, inputs: bytes, put: Any) -> None:
+def _derive_step(log: McapLog, brains: list[Any], step: int, step_data: bytes, inputs: bytes, put: Any) -> None:
     """One step: every brain fed and recorded; the key tables, the step message with the derived
     ticks, the inputs, then the keyframes, as the recorder orders them."""
     try:

@@ -261,11 +261,17 @@ def spread(log_path: Path, brains: list[Any], earlier: list[Path], robots: list[
     if processes <= 1 or len(brains) < 2:
         return brains
     out = list(brains)
-    for g in range(1, processes):
-        mine = [b for b in brains if b.k % processes == g]
-        if not mine:
-            continue
-        group = _Group(log_path, mine, earlier, robots, feed_segment)
-        for index, b in enumerate(mine):
-            out[out.index(b)] = RemoteBrain(b.robot, b.k, group, index)
+    groups: list[_Group] = []
+    try:
+        for g in range(1, processes):
+            mine = [b for b in brains if b.k % processes == g]
+            if not mine:
+                continue
+            groups.append(_Group(log_path, mine, earlier, robots, feed_segment))
+            for index, b in enumerate(mine):
+                out[out.index(b)] = RemoteBrain(b.robot, b.k, groups[-1], index)
+    except BaseException:  # a fork refused (no memory, a process limit): no child left behind
+        for group in groups:
+            group.close()
+        raise
     return out
