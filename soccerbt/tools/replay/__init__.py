@@ -19,8 +19,10 @@
 - ``inputs``: each brain's inputs recorded per step (``/match/inputs``), what ``--rerun`` feeds.
 - ``rerun`` (with ``rerun_compare``): ``--rerun``, a robot's brain re-run open loop through a
   tree and compared tick by tick.
-- ``derive``: ``replay derive``, an inputs-only log (``--record-mode inputs``) made whole by
-  re-running every brain from its inputs.
+- ``derive``: ``replay derive``, an inputs-only log (``--record-mode inputs``, the default)
+  made whole by re-running every brain from its inputs, in one process per core
+  (``derive_procs``); ``derive_cache``: what every reader of such a log opens, derived once and
+  kept for the next reading.
 - ``listing``: ``soccerbt replay FOLDER``, a folder's logs read cheaply.
 - ``live``: ``--live``, the log's channels over the Foxglove WebSocket protocol (foxglove-sdk);
   ``ws_client``: a small client of that protocol; ``live_source``: ``replay --connect``, a live

@@ -14,7 +14,9 @@ viewer on a live stream (``live_source``).
 MCAP is the one log format. ``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap`` converts a
 JSON-lines log of an earlier soccerbt once (``convert``); given to ``soccerbt replay`` such a log
 is refused with that command line. ``soccerbt replay derive LOG.mcap FULL.mcap`` writes the
-full log of one recorded with ``--record-mode inputs`` (``derive``). (A log literally named
+full log of one recorded with ``--record-mode inputs`` (``derive``); every other reader of such a
+log derives it as it opens it, once: the result is kept (``derive_cache``; ``--cache-dir``,
+``--cache-mb``, ``--no-cache``). (A log literally named
 ``diff``, ``convert`` or ``derive`` is given as ``./diff``.) Exit codes: 0 done, 1 a usage problem or ``diff``: the runs differ, 2 a bad log or
 output (``path: what is wrong``, one line); a log cut short replays up to its last whole chunk,
 with a warning.
