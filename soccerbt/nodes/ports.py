@@ -19,7 +19,8 @@ from soccerbt.nodes.status import NodeStatus
 
 __all__ = [
     "PortDirection", "PortInfo", "InputPort", "OutputPort", "BidirectionalPort", "NO_DEFAULT",
-    "Unsigned", "SharedQueue", "convert_from_string", "type_name", "is_allowed_port_name",
+    "Unsigned", "SharedQueue", "convert_from_string", "has_converter", "is_enum_type",
+    "type_name", "is_allowed_port_name",
     "is_reserved_attribute", "find_forbidden_char", "describe_forbidden_char",
     "parse_blackboard_pointer", "remapped_key", "to_btcpp_string",
     "PRE_CONDITIONS", "POST_CONDITIONS",
@@ -182,14 +183,22 @@ def _split(text: str) -> list[str]:
 
 
 def has_converter(type_: Any) -> bool:
-    """Whether convert_from_string knows `type_` (BT.CPP: the port has a converter)."""
-    if type_ in (None, object, Any, str, float, int, bool, Unsigned, NodeStatus, list):
+    """Whether the port has a string converter in BT.CPP (GetAnyFromStringFunctor), so that
+    the loader tries a literal value at load: every type convert_from_string knows except the
+    enums (NodeStatus and Enum subclasses), whose literals BT.CPP converts only when the node
+    reads the port (a bad one throws at tick)."""
+    if is_enum_type(type_):
+        return False
+    if type_ in (None, object, Any, str, float, int, bool, Unsigned, list):
         return True
     if isinstance(type_, SharedQueue) or _list_item_type(type_) is not None:
         return True
-    if isinstance(type_, type) and issubclass(type_, enum.Enum):
-        return True
     return callable(getattr(type_, "from_btcpp_string", None))
+
+
+def is_enum_type(type_: Any) -> bool:
+    """Whether a port of this type is a C++ enum in BT.CPP (NodeStatus or an Enum subclass)."""
+    return type_ is NodeStatus or (isinstance(type_, type) and issubclass(type_, enum.Enum))
 
 
 _TYPE_NAMES: dict[Any, str] = {

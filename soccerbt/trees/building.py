@@ -15,8 +15,8 @@ from soccerbt.blackboard import Blackboard, is_strongly_typed
 from soccerbt.nodes.base import ControlNode, DecoratorNode, NodeConfig, TreeEnv, TreeNode, pre_conditions
 from soccerbt.nodes.decorators import SubTreeNode
 from soccerbt.nodes.ports import (POST_CONDITIONS, PRE_CONDITIONS, PortDirection, has_converter,
-                                  is_allowed_port_name, parse_blackboard_pointer, parse_bool, remapped_key,
-                                  type_name)
+                                  is_allowed_port_name, is_enum_type, parse_blackboard_pointer,
+                                  parse_bool, remapped_key, type_name)
 from soccerbt.nodes.scripting import compile_script
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.loading import _DocSet, _Errors
@@ -59,6 +59,20 @@ class _Builder:
 
     def _err(self, doc: XmlDocument, line: int | None, msg: str) -> TreeLoadError:
         return TreeLoadError(doc.path, line, msg)
+
+    def _lint_enum_literal(self, doc: XmlDocument, element: XNode, att_name: str,
+                           att_value: str, port: Any) -> None:
+        """Validation only: an enum port's literal that does not convert. BT.CPP loads such a
+        tree (an enum port has no converter to try at load) and throws when the node reads the
+        port, so the tree loads here too; `validate` still reports it."""
+        try:
+            port.convert(att_value, self.env.enums)
+        except Exception:  # noqa: BLE001 - any conversion error
+            self.errors.add(self._err(
+                doc, element.attr_line(att_name),
+                f"The port with name \"{att_name}\" and value \"{att_value}\" can not be "
+                f"converted to {port.type_name}: the tree loads, and the node throws when it is "
+                "ticked"))
 
     # -- main ----------------------------------------------------------------------------------
 
@@ -176,6 +190,8 @@ class _Builder:
                                             f"The port with name \"{att_name}\" and value "
                                             f"\"{att_value}\" can not be converted to "
                                             f"{port.type_name}") from None
+                    elif not is_bb and self.errors.collect and is_enum_type(port.type_):
+                        self._lint_enum_literal(doc, element, att_name, att_value, port)
                 port_remap[att_name] = att_value
             elif att_name not in PRE_CONDITIONS and att_name not in POST_CONDITIONS \
                     and att_name not in ("name", "ID", "_autoremap"):

@@ -2,13 +2,14 @@
 nested, cycles, folder limits), main tree selection, SubTree remapping and models."""
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 
 import pytest
 from py_trees.common import Status
 
 from soccerbt.nodes import ActionNode, InputPort, NodeStatus, OutputPort
-from soccerbt.trees import TreeFactory, TreeLoadError
+from soccerbt.trees import NodeTickError, TreeFactory, TreeLoadError
 from soccerbt.trees.xmlload import escape_lenient
 
 
@@ -205,3 +206,44 @@ def test_validate_reports_an_unknown_key_once(tmp_path) -> None:
     register_soccer_nodes(factory)
     errors = factory.validate_file(path)
     assert [str(e) for e in errors] == [f"{path}:2: unknown blackboard key 'bal_out' in _while"]
+
+
+class Side(enum.Enum):
+    """An enum port type (a C++ enum in BT.CPP: no converter at load)."""
+
+    LEFT = 1
+    RIGHT = 2
+
+
+class KickTo(ActionNode):
+    @classmethod
+    def provided_ports(cls) -> list:
+        return [InputPort("side", Side)]
+
+    def bt_tick(self) -> NodeStatus:
+        self.get_input("side")
+        return NodeStatus.SUCCESS
+
+
+def test_an_enum_port_literal_is_tried_when_ticked_and_reported_by_validate(tmp_path) -> None:
+    """BT.CPP converts an enum port's literal (NodeStatus, an Enum) only when the node reads it:
+    the tree loads and the node throws at its first tick; `validate` reports the line."""
+    def factory_with_kick() -> TreeFactory:
+        made = TreeFactory()
+        made.register_node_type("KickTo", KickTo)
+        return made
+
+    path = tmp_path / "enums.xml"
+    path.write_text('<root BTCPP_format="4"><BehaviorTree ID="M">\n<Sequence>\n'
+                    '<Precondition if="true" else="MAYBE"><AlwaysSuccess/></Precondition>\n'
+                    '<KickTo side="MIDDLE"/>\n<KickTo side="{side}"/>\n<KickTo side="LEFT"/>\n'
+                    '</Sequence></BehaviorTree></root>')
+    tree = factory_with_kick().create_tree_from_file(str(path))  # loads, as in BT.CPP
+    with pytest.raises(NodeTickError, match=r"Missing parameter \[else\] in Precondition"):
+        tree.tick_exactly_once()
+    errors = [str(e) for e in factory_with_kick().validate_file(path)]
+    assert errors == [
+        f'{path}:3: The port with name "else" and value "MAYBE" can not be converted to '
+        'BT::NodeStatus: the tree loads, and the node throws when it is ticked',
+        f'{path}:4: The port with name "side" and value "MIDDLE" can not be converted to '
+        'Side: the tree loads, and the node throws when it is ticked']
