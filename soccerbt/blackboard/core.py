@@ -362,11 +362,13 @@ class Blackboard(MutableMapping):
         return entry
 
     def _resolve(self, key: str) -> Entry | None:
+        # BT.CPP checks "@" before the storage: an entry stored as "@key" (what a SubTree
+        # remapping to {@key} creates, below) is never found under that name
+        if key[:1] == "@":
+            return self._root.get_entry(key[1:])
         entry = self._storage.get(key)
         if entry is not None:
             return entry
-        if key[:1] == "@":
-            return self._root.get_entry(key[1:])
         parent = self._parent
         if parent is not None:
             external = self._remap.get(key)
@@ -414,7 +416,10 @@ class Blackboard(MutableMapping):
         if external is not None:
             if self._parent is None:
                 raise BlackboardError("Missing parent blackboard")
-            return self._parent.create_entry(external, type_, converter)
+            # BT.CPP 4.10 follows a remapping with createEntryImpl, which does not strip "@":
+            # a port remapped to {@top} declares the parent's entry "@top", not the root's
+            # "top" (so a script's `p := 1` in the SubTree then throws "Bug: report")
+            return self._parent._create_entry_impl(external, type_, converter)
         if self._autoremap and not _is_private_key(key):
             if self._parent is None:
                 raise BlackboardError("Missing parent blackboard")

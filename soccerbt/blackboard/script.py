@@ -649,7 +649,12 @@ def _c_assign(op: str, key: str, rhs: Fn, enums: Mapping[str, int] | None) -> Fn
             if entry is None:
                 if not create:
                     raise _Fail(missing)
-                entry = bb.create_entry(key)
+                bb.create_entry(key)
+                # BT.CPP looks the entry up again: after a {@key} SubTree remapping the created
+                # entry is not the one the key resolves to
+                entry = bb.get_entry(key)
+                if entry is None:
+                    raise _Fail("Bug: report")
         return entry
 
     def prefix(entry) -> str:

@@ -9,7 +9,9 @@ from soccerbt.blackboard import (
     BlackboardError,
     BlackboardTypeError,
     Entry,
+    ScriptRuntimeError,
     btcpp_type_name,
+    compile_script,
     is_strongly_typed,
     number_cast,
 )
@@ -386,6 +388,38 @@ def test_at_keys_resolve_in_root_from_any_depth():
     assert root.get_entry("h") is entry
     with pytest.raises(BlackboardError, match="'@' used multiple times"):
         leaf.create_entry("@a@b")
+
+
+def test_a_remapping_to_an_at_key_declares_it_literally_in_the_parent():
+    """BT.CPP 4.10 follows a SubTree remapping with createEntryImpl, which keeps the "@": the
+    parent gets an entry named "@top" that no key resolves to, and the root's "top" stays
+    missing. Once the root's "top" exists the remapped key reads it, but `set` (an output
+    port) still writes the literal entry: it follows createEntryImpl, not getEntry."""
+    root = Blackboard()
+    mid = Blackboard(root)
+    sub = Blackboard(mid)
+    sub.add_remapping("p", "@top")
+    created = sub.create_entry("p", int)
+    assert "@top" in mid.local_keys() and mid.local_entries()["@top"] is created
+    assert sub.get_entry("p") is None and root.get_entry("top") is None
+    assert mid.get_entry("@top") is None  # "@" first: never the literal entry
+    sub["p"] = 5  # a write lands in the literal entry, as BT.CPP's set does
+    assert created.value == 5 and sub.get("p") is None
+    root["top"] = 1
+    assert sub.get_entry("p") is root.get_entry("top")
+    sub["p"] = 42
+    assert root["top"] == 1 and created.value == 42 and sub["p"] == 1
+
+
+def test_a_script_creating_a_key_remapped_to_a_missing_root_key_throws():
+    root = Blackboard()
+    sub = Blackboard(root)
+    sub.add_remapping("p", "@top")
+    with pytest.raises(ScriptRuntimeError, match="Bug: report"):
+        compile_script("p := 42")(sub)
+    root["top"] = 1
+    compile_script("p := 42")(sub)
+    assert root["top"] == 42
 
 
 def test_nested_remapping_chain():

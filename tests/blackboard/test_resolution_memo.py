@@ -11,12 +11,12 @@ from soccerbt.blackboard import Blackboard, ScriptRuntimeError, compile_script
 
 
 def reference_entry(bb: Blackboard, key: str):
-    """BT.CPP's getEntry walked from scratch (no memo): storage, "@", remapping, autoremap."""
+    """BT.CPP's getEntry walked from scratch (no memo): "@", storage, remapping, autoremap."""
+    if key.startswith("@"):
+        return reference_entry(bb.root(), key[1:])
     entry = bb._storage.get(key)
     if entry is not None:
         return entry
-    if key.startswith("@"):
-        return reference_entry(bb.root(), key[1:])
     parent = bb.parent
     if parent is None:
         return None

@@ -77,7 +77,11 @@ def test_every_blackboard_scope_matches_btcpp(name):
         for scope, entries in recorded.items():
             local = scopes[scope].local_entries()
             for key, want in entries.items():
-                entry = local.get(key)
+                # the recorder reads each stored key back with getEntry, which sends an "@key"
+                # (stored literally by a {@key} SubTree remapping) to the root's "key"
+                entry = scopes[scope].get_entry(key) if key[:1] == "@" else local.get(key)
+                if key not in local:
+                    problems.append(f"tick {step['tick']} [{scope}] {key}: not stored")
                 got = btcpp_type_name(entry.type_) if entry is not None else "(absent)"
                 expected = _SAME_TYPE.get(want["entry_type"], want["entry_type"])
                 if got != expected:
