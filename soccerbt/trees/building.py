@@ -47,6 +47,11 @@ class _Builder:
         self._assigned: set[str] | None = None
         self._bb_current: Any = None
         self._tree_current = ""
+        # id(entry) -> (entry, the C++ type BT.CPP declared it with) for the entries this load
+        # declared strongly typed: a port's type, or a SubTree literal's int / long / double.
+        # Python's int stands for int, long and unsigned int alike; BT.CPP's load-time check
+        # of a port against its entry compares the C++ types.
+        self._declared_cpp: dict[int, tuple[Any, str]] = {}
 
     # -- error location ------------------------------------------------------------------------
 
@@ -282,15 +287,24 @@ class _Builder:
                 if entry is not None:
                     prev = entry.type_
                     new = port.entry_type()
-                    if prev is not new and is_strongly_typed(prev) and is_strongly_typed(new) \
+                    declared = self._declared_cpp.get(id(entry))
+                    if declared is not None and declared[0] is entry:
+                        prev_name = declared[1]
+                        mismatch = prev_name != port.type_name
+                    else:  # an entry from before this load: its Python type is all there is
+                        prev_name = type_name(prev)
+                        mismatch = prev is not new
+                    if mismatch and is_strongly_typed(prev) and is_strongly_typed(new) \
                             and prev is not str:
                         raise self._err(doc, element.attr_line(pname),
                                         f"The creation of the tree failed because the port "
                                         f"[{key}] was initially created with type "
-                                        f"[{type_name(prev)}] and, later type "
+                                        f"[{prev_name}] and, later type "
                                         f"[{port.type_name}] was used somewhere else.")
                 else:
-                    bb.create_entry(key, port.entry_type(), port.entry_converter(enums))
+                    entry = bb.create_entry(key, port.entry_type(), port.entry_converter(enums))
+                    if is_strongly_typed(entry.type_):
+                        self._declared_cpp[id(entry)] = (entry, port.type_name)
             except TreeLoadError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a blackboard refusal
@@ -419,13 +433,19 @@ class _Builder:
                 new_bb.add_remapping(attr_name, key)
             else:
                 # a constant: never autoremapped (BT.CPP disables autoremap around the set).
-                # BT.CPP writes it with set<std::string>, which declares an AnyTypeAllowed
-                # entry: typed ports inside the subtree may read it, whatever their type.
+                # BT.CPP 4.10 writes a whole-text integer with set<int> (set<int64_t> beyond
+                # int), a number with set<double>, which declare strongly typed entries (a
+                # port of another type inside the subtree is refused at load), and any other
+                # text with set<std::string>, an AnyTypeAllowed entry any port may read.
                 new_bb.enable_autoremap(False)
                 try:
-                    entry = new_bb.create_entry(attr_name)
-                    entry.value = _subtree_literal(attr_value)
+                    value = _subtree_literal(attr_value)
+                    typed = not isinstance(value, str)
+                    entry = new_bb.create_entry(attr_name, type(value) if typed else None)
+                    entry.value = value
                     entry.sequence_id += 1
+                    if typed:
+                        self._declared_cpp[id(entry)] = (entry, _literal_cpp_type(value))
                 except Exception as exc:  # noqa: BLE001
                     raise self._err(doc, element.attr_line(attr_name), _describe(exc)) from None
                 finally:
@@ -455,6 +475,13 @@ def _subtree_literal(text: str) -> Any:
     if _LIT_REAL.fullmatch(text):
         return float(text)
     return text
+
+
+def _literal_cpp_type(value: int | float) -> str:
+    """The C++ type BT.CPP 4.10 stores a numeric SubTree literal as (BT::demangle's name)."""
+    if isinstance(value, float):
+        return "double"
+    return "int" if -(2**31) <= value < 2**31 else "long"
 
 
 def _describe(exc: BaseException) -> str:

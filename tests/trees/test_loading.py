@@ -149,7 +149,9 @@ def test_subtree_remapping_literals_and_root_keys(factory):
     assert sub["r"] == 42 and isinstance(sub["r"], int)
 
 
-def test_subtree_literals_are_untyped_entries_typed_ports_may_read(factory):
+def test_subtree_literals_are_typed_as_btcpp_4_10_stores_them(factory):
+    """A whole number is a C++ int, a number a double, anything else a string (AnyTypeAllowed):
+    a port of another C++ type inside the subtree is refused at load, as BT.CPP 4.10 does."""
     class Gains(ActionNode):
         @classmethod
         def provided_ports(cls):
@@ -160,15 +162,31 @@ def test_subtree_literals_are_untyped_entries_typed_ports_may_read(factory):
             return Status.SUCCESS
 
     factory.register_node_type("Gains", Gains)
-    xml = ('<root BTCPP_format="4" main_tree_to_execute="M"><BehaviorTree ID="M">'
-           '<SubTree ID="S" name="s" kp="1" count="3" out="{out}"/></BehaviorTree>'
-           '<BehaviorTree ID="S"><Gains k_p="{kp}" n="{count}" got="{out}"/></BehaviorTree>'
-           '</root>')
-    t = factory.create_tree_from_text(xml)  # an int literal, a double port: no type clash
+
+    def tree(kp: str, count: str):
+        return factory.create_tree_from_text(
+            '<root BTCPP_format="4" main_tree_to_execute="M"><BehaviorTree ID="M">\n'
+            f'<SubTree ID="S" name="s" kp="{kp}" count="{count}" out="{{out}}"/>'
+            '</BehaviorTree>\n<BehaviorTree ID="S">\n'
+            '<Gains k_p="{kp}" n="{count}" got="{out}"/></BehaviorTree></root>')
+
+    t = tree("1.0", "3")
     sub = t.blackboards()["s"]
-    assert sub.get_entry("kp").type_ is None and sub.get_entry("count").type_ is None
+    assert sub.get_entry("kp").type_ is float and sub.get_entry("count").type_ is int
     assert t.tick_exactly_once() is NodeStatus.SUCCESS
     assert t.root_blackboard()["out"] == (1.0, 3)
+    with pytest.raises(TreeLoadError) as info:
+        tree("1", "3")  # an int literal, a double port
+    assert info.value.line == 4 and info.value.message == (
+        "The creation of the tree failed because the port [kp] was initially created with type "
+        "[int] and, later type [double] was used somewhere else.")
+    with pytest.raises(TreeLoadError, match=r"port \[count\] was initially created with type "
+                                            r"\[long\] and, later type \[int\]"):
+        tree("1.0", "3000000000")  # beyond int: int64
+    t = tree("fast", "3")  # a string literal may feed any port; converting it fails at tick
+    assert t.blackboards()["s"].get_entry("kp").type_ is None
+    with pytest.raises(Exception, match="fast"):
+        t.tick_exactly_once()
 
 
 def test_verify_xml_errors(factory):
