@@ -24,7 +24,7 @@ _conformance = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_conformance)  # type: ignore[union-attr]
 Scripted = _conformance.Scripted
 
-ROOTS = [HERE / "conformance", HERE / "conformance_extra"]
+ROOTS = [HERE / "conformance", HERE / "conformance_extra", HERE / "conformance_410"]
 CASES = [(root, p.stem) for root in ROOTS for p in sorted((root / "cases").glob("*.xml"))]
 
 
