@@ -62,7 +62,8 @@ def is_strongly_typed(t: type | None) -> bool:
 class Entry:
     """One blackboard entry, shared by every blackboard that resolves to it."""
 
-    __slots__ = ("value", "type_", "converter", "sequence_id", "stamp_s", "writer", "writer_seq")
+    __slots__ = ("value", "type_", "converter", "sequence_id", "stamp_s", "writer", "writer_seq",
+                 "cpp_type")
 
     def __init__(
         self,
@@ -79,6 +80,10 @@ class Entry:
         # recorder tracks writers; a later unstamped write (an adapter's) leaves it stale
         self.writer: object = None
         self.writer_seq: int = -1
+        # the C++ type BT.CPP would have declared this entry with, when the Python type does
+        # not say it: a tree's load sets it ("int", "unsigned int", ... for a port's entry, "int"
+        # for a SubTree's literal 5), since Python's int stands for int, long and unsigned int
+        self.cpp_type: str | None = None
 
     def __repr__(self) -> str:
         kind = btcpp_type_name(self.type_) if self.type_ is not None else "any"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from soccerbt.blackboard import btcpp_type_name
+from soccerbt.blackboard import BlackboardTypeError, btcpp_type_name, is_strongly_typed
 from soccerbt.nodes.base import ConditionNode, LogicError, NodeConfig, StatefulActionNode, SyncActionNode
 from soccerbt.nodes.ports import BidirectionalPort, InputPort, Unsigned, parse_blackboard_pointer
 from soccerbt.nodes.scripting import compile_script
@@ -91,6 +91,11 @@ class ScriptConditionNode(_ScriptHolder, ConditionNode):
         return SUCCESS if self._executor.condition(self.bb) else FAILURE
 
 
+# the C++ types a Python int, float, bool or str entry stands for (other types are compared
+# as the blackboard compares them)
+_BASIC_CPP = frozenset({"int", "long", "unsigned int", "double", "bool", "std::string"})
+
+
 class SetBlackboardNode(SyncActionNode):
     @classmethod
     def provided_ports(cls) -> list:
@@ -116,11 +121,22 @@ class SetBlackboardNode(SyncActionNode):
                 raise RuntimeError("Can't find the port referred by [value]")
             if dst is None:
                 dst = bb.create_entry(output_key, src.type_, src.converter)
+                if dst.cpp_type is None:  # createEntry(key, src->info): the same TypeInfo
+                    dst.cpp_type = src.cpp_type
             out_value = src.value
         else:
             out_value = value_str
         if out_value is None:
             return FAILURE
+        if src_key is not None and dst is not None and (src.cpp_type or dst.cpp_type) \
+                and is_strongly_typed(dst.type_):
+            # set<BT::Any> compares the C++ types: a SubTree literal's int is no script's long
+            have = src.cpp_type or btcpp_type_name(type(out_value))
+            declared = dst.cpp_type or btcpp_type_name(dst.type_)
+            if have != declared and have in _BASIC_CPP and declared in _BASIC_CPP:
+                raise BlackboardTypeError(
+                    f"Blackboard::set({output_key}): once declared, the type of a port shall "
+                    f"not change. Previously declared type [{declared}], current type [BT::Any]")
         if dst is not None and dst.type_ is not str and isinstance(out_value, str):
             # TypeInfo::parseString: the entry's converter, or nothing at all. An untyped
             # entry has no converter, so BT.CPP 4.10 writes an empty value there.

@@ -138,10 +138,14 @@ class SequenceWithMemoryNode(ControlNode):
                 self._skipped += 1
             else:
                 raise _idle_child(self.name)
+        all_skipped = self._skipped == n
         if self._idx == n:
             self.reset_children()
             self._idx = 0
-        return SKIPPED if self._skipped == n else SUCCESS
+            # 4.10 forgets the skips of a finished run: a node left RUNNING by an all-skipped
+            # tick (a SKIPPED result keeps the status tick() set) counts afresh
+            self._skipped = 0
+        return SKIPPED if all_skipped else SUCCESS
 
 
 class _ReactiveChainNode(ControlNode):

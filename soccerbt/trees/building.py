@@ -47,11 +47,6 @@ class _Builder:
         self._assigned: set[str] | None = None
         self._bb_current: Any = None
         self._tree_current = ""
-        # id(entry) -> (entry, the C++ type BT.CPP declared it with) for the entries this load
-        # declared strongly typed: a port's type, or a SubTree literal's int / long / double.
-        # Python's int stands for int, long and unsigned int alike; BT.CPP's load-time check
-        # of a port against its entry compares the C++ types.
-        self._declared_cpp: dict[int, tuple[Any, str]] = {}
 
     # -- error location ------------------------------------------------------------------------
 
@@ -287,11 +282,10 @@ class _Builder:
                 if entry is not None:
                     prev = entry.type_
                     new = port.entry_type()
-                    declared = self._declared_cpp.get(id(entry))
-                    if declared is not None and declared[0] is entry:
-                        prev_name = declared[1]
+                    if entry.cpp_type is not None:  # declared by a tree: compare C++ types
+                        prev_name = entry.cpp_type
                         mismatch = prev_name != port.type_name
-                    else:  # an entry from before this load: its Python type is all there is
+                    else:  # written by an adapter or a script: its Python type is all there is
                         prev_name = type_name(prev)
                         mismatch = prev is not new
                     if mismatch and is_strongly_typed(prev) and is_strongly_typed(new) \
@@ -304,7 +298,7 @@ class _Builder:
                 else:
                     entry = bb.create_entry(key, port.entry_type(), port.entry_converter(enums))
                     if is_strongly_typed(entry.type_):
-                        self._declared_cpp[id(entry)] = (entry, port.type_name)
+                        entry.cpp_type = port.type_name
             except TreeLoadError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a blackboard refusal
@@ -445,7 +439,7 @@ class _Builder:
                     entry.value = value
                     entry.sequence_id += 1
                     if typed:
-                        self._declared_cpp[id(entry)] = (entry, _literal_cpp_type(value))
+                        entry.cpp_type = _literal_cpp_type(value)
                 except Exception as exc:  # noqa: BLE001
                     raise self._err(doc, element.attr_line(attr_name), _describe(exc)) from None
                 finally:

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Differential fuzzing of soccerbt's engine against a real BehaviorTree.CPP 4.10.0 build.
+
+    .venv/bin/python tools/btcpp_recorder/btcpp410/fuzz.py --cases 500 --seed 1 --out /tmp/fuzz
+
+Each case is a random tree (every default control node and decorator whose behaviour does not
+depend on the wall clock, the `Scripted` leaf, Script, ScriptCondition, SetBlackboard, pre and
+post conditions, SubTrees with remapping and `_autoremap`) over the integer keys `a`, `b` and
+the string key `c`. The `record` program built from record.cpp (see ../README.md) ticks it with
+tickExactlyOnce(); soccerbt ticks the same file; they are compared tick by tick: a load
+refusal, the tick that throws, the root status, the leaves' ticks and halts, the root
+blackboard and every status transition in BT.CPP's logger order. A case that differs is shrunk
+(elements and attributes removed while it still differs) and written to OUT/cases with its
+4.10 trace in OUT/traces and an OUT/index.json that `../shared/conformance/btcpp/check.py OUT`
+reads; the program prints one line per difference and a summary, and exits 1 when any case
+differed. The same seed generates the same cases.
+
+Run it with the project's environment (it imports soccerbt); the `record` program and its
+library are found as record.py finds them (--bin, $BTCPP410_RECORD, $BTCPP410_LIB).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from lxml import etree
+
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE.parents[2]
+_record_spec = importlib.util.spec_from_file_location("_btcpp410_record", HERE / "record.py")
+record = importlib.util.module_from_spec(_record_spec)
+_record_spec.loader.exec_module(record)  # type: ignore[union-attr]
+
+TICKS = 8
+CONDITIONS = ["a > 1", "a == b", "b < 2", "c == 'x'", "a != 0", "b >= a", "a < 3 && b == 0",
+              "c != 'y' || a > 2", "true", "false"]
+ASSIGNMENTS = ["a += 1", "b := a", "a := a + 1", "c := 'y'", "b -= 1", "c := 'x'", "a := 0",
+               "b := b + 2", "a := b * 2"]
+CONTROLS = ["Sequence", "SequenceWithMemory", "ReactiveSequence", "Fallback", "ReactiveFallback",
+            "AsyncSequence", "AsyncFallback", "Parallel", "ParallelAll", "IfThenElse",
+            "WhileDoElse", "Switch2", "Switch3"]
+DECORATORS = ["Inverter", "ForceSuccess", "ForceFailure", "Repeat", "RetryUntilSuccessful",
+              "KeepRunningUntilFailure", "RunOnce", "Precondition", "SkipUnlessUpdated"]
+PRE = ["_skipIf", "_successIf", "_failureIf", "_while"]
+POST = ["_onSuccess", "_onFailure", "_post", "_onHalted"]
+
+
+class Generator:
+    """Random trees from one seed; `leaf_names` numbers the Scripted leaves (A1, A2, ...)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.leaves = 0
+
+    def tree(self) -> str:
+        """One case: MainTree (keys set once, then the body) and up to two SubTrees."""
+        self.leaves = 0
+        subs = [f"Sub{i}" for i in range(self.rng.choice([0, 0, 1, 2]))]
+        body = self.node(0, subs)
+        text = ['<root BTCPP_format="4" main_tree_to_execute="MainTree">',
+                '  <BehaviorTree ID="MainTree">', "    <Sequence>",
+                '      <RunOnce then_skip="true"><Script code="a := 0; b := 0; c := \'x\'"/>'
+                "</RunOnce>", "      " + body, "    </Sequence>", "  </BehaviorTree>"]
+        for i, sub in enumerate(subs):
+            text += [f'  <BehaviorTree ID="{sub}">', "    " + self.node(1, subs[i + 1:]),
+                     "  </BehaviorTree>"]
+        text.append("</root>")
+        return "\n".join(text) + "\n"
+
+    def node(self, depth: int, subs: list[str]) -> str:
+        rng = self.rng
+        roll = rng.random()
+        if depth >= 4 or roll < 0.25 + 0.12 * depth:
+            return self.leaf()
+        if subs and roll < 0.35:
+            return self.subtree(subs)
+        if roll < 0.6:
+            return self.decorator(depth, subs)
+        return self.control(depth, subs)
+
+    def conditions(self, scripted: bool = False) -> str:
+        """Random pre and post conditions. No `_while` on a Scripted leaf: record.cpp's leaf is
+        an ActionNodeBase, whose halt() leaves it RUNNING, so a `_while` that turns false
+        keeps it RUNNING until its parent halts it; soccerbt's ActionNode is halted as BT.CPP's
+        StatefulActionNode is (IDLE at once), which moves that one transition."""
+        rng = self.rng
+        out = ""
+        if rng.random() < 0.15:
+            pre = rng.choice(PRE[:3] if scripted else PRE)
+            out += f" {pre}={quoteattr(rng.choice(CONDITIONS))}"
+        if rng.random() < 0.15:
+            out += f" {rng.choice(POST)}={quoteattr(rng.choice(ASSIGNMENTS))}"
+        return out
+
+    def leaf(self) -> str:
+        rng = self.rng
+        kind = rng.random()
+        cond = self.conditions(scripted=kind < 0.55)
+        if kind < 0.55:
+            self.leaves += 1
+            statuses = ",".join(rng.choice("SSFFRRR") for _ in range(rng.randint(1, 4)))
+            return f'<Scripted name="A{self.leaves}" statuses="{statuses}"{cond}/>'
+        if kind < 0.7:
+            code = "; ".join(rng.sample(ASSIGNMENTS, rng.randint(1, 2)))
+            return f"<Script code={quoteattr(code)}{cond}/>"
+        if kind < 0.85:
+            return f"<ScriptCondition code={quoteattr(rng.choice(CONDITIONS))}{cond}/>"
+        if kind < 0.92:
+            value = rng.choice(["{b}", "3", "{a}"])
+            return f'<SetBlackboard output_key="{rng.choice("ab")}" value="{value}"{cond}/>'
+        return f"<{rng.choice(['AlwaysSuccess', 'AlwaysFailure'])}{cond}/>"
+
+    def subtree(self, subs: list[str]) -> str:
+        rng = self.rng
+        sub = rng.choice(subs)
+        if rng.random() < 0.5:
+            return f'<SubTree ID="{sub}" _autoremap="true"{self.conditions()}/>'
+        ports = {"a": rng.choice(["{a}", "{b}", "{=}", "5"]), "b": rng.choice(["{b}", "{a}", "2"])}
+        attrs = "".join(f' {k}="{v}"' for k, v in ports.items() if rng.random() < 0.7)
+        return f'<SubTree ID="{sub}"{attrs}{self.conditions()}/>'
+
+    def decorator(self, depth: int, subs: list[str]) -> str:
+        rng = self.rng
+        name = rng.choice(DECORATORS)
+        attrs = ""
+        if name == "Repeat":
+            attrs = f' num_cycles="{rng.randint(1, 3)}"'
+        elif name == "RetryUntilSuccessful":
+            attrs = f' num_attempts="{rng.randint(1, 3)}"'
+        elif name == "RunOnce":
+            attrs = f' then_skip="{rng.choice(["true", "false"])}"'
+        elif name == "Precondition":
+            attrs = (f" if={quoteattr(rng.choice(CONDITIONS))}"
+                     f' else="{rng.choice(["SUCCESS", "FAILURE", "RUNNING", "SKIPPED"])}"')
+        elif name == "SkipUnlessUpdated":
+            attrs = f' entry="{rng.choice("ab")}"'
+        child = self.node(depth + 1, subs)
+        return f"<{name}{attrs}{self.conditions()}>{child}</{name}>"
+
+    def control(self, depth: int, subs: list[str]) -> str:
+        rng = self.rng
+        name = rng.choice(CONTROLS)
+        attrs = ""
+        if name in ("IfThenElse", "WhileDoElse"):
+            n = rng.choice([2, 3])
+        elif name.startswith("Switch"):
+            cases = int(name[-1])
+            n = cases + 1
+            attrs = ' variable="{c}"' + "".join(
+                f' case_{i + 1}="{rng.choice(["x", "y", "1"])}"' for i in range(cases))
+        else:
+            n = rng.randint(1, 4)
+        if name == "Parallel":
+            attrs = (f' success_count="{rng.randint(-1, n)}"'
+                     f' failure_count="{rng.randint(-1, n)}"')
+        elif name == "ParallelAll":
+            attrs = f' max_failures="{rng.randint(0, n)}"'
+        children = "".join(self.node(depth + 1, subs) for _ in range(n))
+        return f"<{name}{attrs}{self.conditions()}>{children}</{name}>"
+
+
+# -- soccerbt's side ----------------------------------------------------------------------------
+
+def _scripted_leaf():
+    spec = importlib.util.spec_from_file_location(
+        "_conformance", PROJECT / "tests" / "trees" / "test_conformance.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def differences(conformance, xml: Path, trace: dict) -> list[str]:
+    """Where soccerbt's run of `xml` leaves BT.CPP's `trace` (empty: the same)."""
+    from soccerbt.trees import TreeFactory, TreeLoadError
+
+    factory = TreeFactory()
+    factory.register_node_type("Scripted", conformance.Scripted)
+    events = conformance.EVENTS
+    events.clear()
+    try:
+        tree = factory.create_tree_from_file(str(xml))
+    except TreeLoadError as exc:
+        return [] if trace.get("error_at") == "load" else [f"load refused: {exc}"]
+    if trace.get("error_at") == "load":
+        return [f"loaded, BT.CPP refused: {trace['error']}"]
+    seen: list[list[str]] = []
+    tree.on_status_change(lambda c: seen.append([c.name, c.path, c.previous.name,
+                                                 c.status.name]))
+    for step in trace["ticks"]:
+        events.clear()
+        seen.clear()
+        tick = step["tick"]
+        try:
+            status = tree.tick_exactly_once()
+        except Exception as exc:  # noqa: BLE001 - compared with BT.CPP's throw
+            if step.get("error") is not None:
+                return []
+            return [f"tick {tick}: raised {type(exc).__name__}: {exc}"]
+        if step.get("error") is not None:
+            return [f"tick {tick}: returned {status.name}, BT.CPP raised: {step['error']}"]
+        if status.name != step["root"]:
+            return [f"tick {tick}: root {status.name}, BT.CPP {step['root']}"]
+        if events != step["events"]:
+            return [f"tick {tick}: events {events}, BT.CPP {step['events']}"]
+        if seen != (step.get("transitions") or []):
+            return [f"tick {tick}: transitions {seen}, BT.CPP {step.get('transitions')}"]
+        bb = tree.root_blackboard()
+        for key, entry in step["blackboard"].items():
+            if entry.get("value") is None or key.startswith("@"):
+                continue
+            if key not in bb or not conformance._same_value(entry, bb[key]):
+                return [f"tick {tick}: blackboard {key} = {bb.get(key)!r}, BT.CPP {entry}"]
+    return []
+
+
+# -- shrinking ----------------------------------------------------------------------------------
+
+def _variants(text: str):
+    """Smaller versions of a case: a BehaviorTree other than MainTree removed, one element
+    replaced by its first child or removed, or one attribute removed (the first ones first)."""
+    root = etree.fromstring(text.encode())
+    for i, tree in enumerate(root):
+        if tree.get("ID") != "MainTree":
+            copy = etree.fromstring(text.encode())
+            copy.remove(copy[i])
+            yield etree.tostring(copy, encoding="unicode")
+    elements = [e for e in root.iter() if e.tag not in ("root", "BehaviorTree")
+                and e.getparent() is not None and e.getparent().tag != "root"]
+    for i in range(len(elements)):
+        for how in ("hoist", "drop"):
+            copy = etree.fromstring(text.encode())
+            el = [e for e in copy.iter() if e.tag not in ("root", "BehaviorTree")
+                  and e.getparent() is not None and e.getparent().tag != "root"][i]
+            parent = el.getparent()
+            if how == "hoist":
+                if len(el) == 0:
+                    continue
+                parent.replace(el, el[0])
+            else:
+                if parent.tag == "BehaviorTree" or len(parent) < 2:
+                    continue
+                parent.remove(el)
+            yield etree.tostring(copy, encoding="unicode")
+    for i, el in enumerate(elements):
+        for attr in list(el.attrib):
+            if attr in ("name", "ID", "code", "statuses"):
+                continue
+            copy = etree.fromstring(text.encode())
+            target = [e for e in copy.iter() if e.tag not in ("root", "BehaviorTree")
+                      and e.getparent() is not None and e.getparent().tag != "root"][i]
+            del target.attrib[attr]
+            yield etree.tostring(copy, encoding="unicode")
+
+
+def shrink(text: str, still_differs, budget_s: float = 30.0) -> str:
+    """Remove what can be removed while `still_differs(text)` holds (greedy, bounded)."""
+    end = time.monotonic() + budget_s
+    improved = True
+    while improved and time.monotonic() < end:
+        improved = False
+        for smaller in _variants(text):
+            if time.monotonic() >= end:
+                break
+            if still_differs(smaller):
+                text, improved = smaller, True
+                break
+    return text
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=200, help="how many trees (200)")
+    parser.add_argument("--seed", type=int, default=0, help="the generator's seed (0)")
+    parser.add_argument("--out", required=True, help="folder for the cases that differ")
+    parser.add_argument("--bin", default=os.environ.get("BTCPP410_RECORD", record.DEFAULT_BIN))
+    parser.add_argument("--no-shrink", action="store_true", help="keep differing cases whole")
+    args = parser.parse_args()
+    if not Path(args.bin).is_file():
+        parser.error(f"{args.bin}: no BT.CPP 4.10 record program (see tools/btcpp_recorder/README.md)")
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        parser.error(f"{out}: exists and is not empty")
+    sys.path.insert(0, str(PROJECT))
+    conformance = _scripted_leaf()
+    gen = Generator(random.Random(args.seed))
+    work = Path(tempfile.mkdtemp(prefix="btfuzz-"))
+    found: list[dict] = []
+    counts = {"load": 0, "throws": 0, "ran": 0}
+
+    def run_both(text: str) -> tuple[dict, list[str]]:
+        xml = work / "case.xml"
+        xml.write_text(text)
+        trace = record.run(args.bin, xml, TICKS)
+        return trace, differences(conformance, xml, trace)
+
+    start = time.monotonic()
+    for i in range(args.cases):
+        text = gen.tree()
+        try:
+            trace, diffs = run_both(text)
+        except (RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
+            print(f"case {i}: not recorded: {exc}")
+            continue
+        counts["load" if trace.get("error_at") == "load"
+               else "throws" if "error" in trace else "ran"] += 1
+        if not diffs:
+            continue
+        if not args.no_shrink:
+            def still(candidate: str) -> bool:
+                try:
+                    return bool(run_both(candidate)[1])
+                except (RuntimeError, ValueError, subprocess.TimeoutExpired):
+                    return False
+            text = shrink(text, still)
+            trace, diffs = run_both(text)
+        name = f"fuzz_{args.seed}_{i}"
+        (out / "cases").mkdir(parents=True, exist_ok=True)
+        (out / "traces").mkdir(exist_ok=True)
+        (out / "cases" / f"{name}.xml").write_text(text)
+        trace = {"case": name, **trace, "recorded_with": record.RECORDED_WITH}
+        (out / "traces" / f"{name}.json").write_text(json.dumps(trace, indent=1) + "\n")
+        found.append({"case": name, "ticks": TICKS, "description": diffs[0]})
+        print(f"DIFF {name}: {diffs[0]}")
+    if found:
+        (out / "index.json").write_text(json.dumps(found, indent=1) + "\n")
+    print(f"{args.cases} cases (seed {args.seed}) in {time.monotonic() - start:.0f} s: "
+          f"{counts['ran']} ran {TICKS} ticks, {counts['throws']} threw, {counts['load']} "
+          f"refused at load; {len(found)} differed" + (f" (in {out})" if found else ""))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
