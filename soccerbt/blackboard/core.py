@@ -63,7 +63,7 @@ class Entry:
     """One blackboard entry, shared by every blackboard that resolves to it."""
 
     __slots__ = ("value", "type_", "converter", "sequence_id", "stamp_s", "writer", "writer_seq",
-                 "cpp_type")
+                 "cpp_type", "cpp_value_type")
 
     def __init__(
         self,
@@ -84,6 +84,9 @@ class Entry:
         # not say it: a tree's load sets it ("int", "unsigned int", ... for a port's entry, "int"
         # for a SubTree's literal 5), since Python's int stands for int, long and unsigned int
         self.cpp_type: str | None = None
+        # the C++ type of the value itself where BT.CPP's Any keeps one the Python value does
+        # not say (a SubTree literal's int); None where it is unknown or follows the value
+        self.cpp_value_type: str | None = None
 
     def __repr__(self) -> str:
         kind = btcpp_type_name(self.type_) if self.type_ is not None else "any"

@@ -124,16 +124,20 @@ class SetBlackboardNode(SyncActionNode):
                 if dst.cpp_type is None:  # createEntry(key, src->info): the same TypeInfo
                     dst.cpp_type = src.cpp_type
             out_value = src.value
+            # the C++ type of the value copied, where known: a SubTree literal's (an int),
+            # else a script's or an adapter's (an int is a long); unknown for a value in an
+            # entry a port declared (a script's first write keeps a long there, a port's an int)
+            value_cpp = src.cpp_value_type or (
+                btcpp_type_name(type(out_value)) if src.cpp_type is None else None)
         else:
             out_value = value_str
+            value_cpp = None
         if out_value is None:
             return FAILURE
-        if src_key is not None and dst is not None and (src.cpp_type or dst.cpp_type) \
-                and is_strongly_typed(dst.type_):
+        if value_cpp is not None and dst is not None and is_strongly_typed(dst.type_):
             # set<BT::Any> compares the C++ types: a SubTree literal's int is no script's long
-            have = src.cpp_type or btcpp_type_name(type(out_value))
             declared = dst.cpp_type or btcpp_type_name(dst.type_)
-            if have != declared and have in _BASIC_CPP and declared in _BASIC_CPP:
+            if value_cpp != declared and value_cpp in _BASIC_CPP and declared in _BASIC_CPP:
                 raise BlackboardTypeError(
                     f"Blackboard::set({output_key}): once declared, the type of a port shall "
                     f"not change. Previously declared type [{declared}], current type [BT::Any]")
@@ -150,6 +154,10 @@ class SetBlackboardNode(SyncActionNode):
                     raise LogicError(f"Can't convert string [{out_value}] to type "
                                      f"[{btcpp_type_name(dst.type_)}]: {exc}") from None
         bb.set_any(output_key, out_value)  # set<BT::Any>: a new entry takes the value's type
+        written = bb.get_entry(output_key)
+        if written is not None:  # set<BT::Any> replaces the Any: the copied value's C++ type
+            written.cpp_value_type = value_cpp if src_key is not None and value_cpp in (
+                "int", "unsigned int") else None
         self.stamp_write(output_key)
         return SUCCESS
 

@@ -439,7 +439,7 @@ class _Builder:
                     entry.value = value
                     entry.sequence_id += 1
                     if typed:
-                        entry.cpp_type = _literal_cpp_type(value)
+                        entry.cpp_type = entry.cpp_value_type = _literal_cpp_type(value)
                 except Exception as exc:  # noqa: BLE001
                     raise self._err(doc, element.attr_line(attr_name), _describe(exc)) from None
                 finally:

@@ -44,12 +44,14 @@ TICKS = 8
 CONDITIONS = ["a > 1", "a == b", "b < 2", "c == 'x'", "a != 0", "b >= a", "a < 3 && b == 0",
               "c != 'y' || a > 2", "true", "false"]
 ASSIGNMENTS = ["a += 1", "b := a", "a := a + 1", "c := 'y'", "b -= 1", "c := 'x'", "a := 0",
-               "b := b + 2", "a := b * 2"]
+               "b := b + 2", "a := b * 2", "b := a > 1 ? 2 : 3", "c := c .. 'z'", "a := a / 2",
+               "b := -a", "a *= 2", "c := 'x'; b := 1.5"]
 CONTROLS = ["Sequence", "SequenceWithMemory", "ReactiveSequence", "Fallback", "ReactiveFallback",
             "AsyncSequence", "AsyncFallback", "Parallel", "ParallelAll", "IfThenElse",
             "WhileDoElse", "Switch2", "Switch3"]
 DECORATORS = ["Inverter", "ForceSuccess", "ForceFailure", "Repeat", "RetryUntilSuccessful",
-              "KeepRunningUntilFailure", "RunOnce", "Precondition", "SkipUnlessUpdated"]
+              "KeepRunningUntilFailure", "RunOnce", "Precondition", "SkipUnlessUpdated",
+              "LoopInt", "LoopString"]
 PRE = ["_skipIf", "_successIf", "_failureIf", "_while"]
 POST = ["_onSuccess", "_onFailure", "_post", "_onHalted"]
 
@@ -115,8 +117,13 @@ class Generator:
         if kind < 0.85:
             return f"<ScriptCondition code={quoteattr(rng.choice(CONDITIONS))}{cond}/>"
         if kind < 0.92:
-            value = rng.choice(["{b}", "3", "{a}"])
-            return f'<SetBlackboard output_key="{rng.choice("ab")}" value="{value}"{cond}/>'
+            value = rng.choice(["{b}", "3", "{a}", "1.5", "{c}", "x"])
+            return f'<SetBlackboard output_key="{rng.choice("abc")}" value="{value}"{cond}/>'
+        if kind < 0.95:
+            node, port = rng.choice([("UnsetBlackboard", "key"), ("WasEntryUpdated", "entry")])
+            return f'<{node} {port}="{rng.choice("ab")}"{cond}/>'
+        if kind < 0.97:
+            return f'<Sleep msec="0"{cond}/>'
         return f"<{rng.choice(['AlwaysSuccess', 'AlwaysFailure'])}{cond}/>"
 
     def subtree(self, subs: list[str]) -> str:
@@ -124,7 +131,8 @@ class Generator:
         sub = rng.choice(subs)
         if rng.random() < 0.5:
             return f'<SubTree ID="{sub}" _autoremap="true"{self.conditions()}/>'
-        ports = {"a": rng.choice(["{a}", "{b}", "{=}", "5"]), "b": rng.choice(["{b}", "{a}", "2"])}
+        ports = {"a": rng.choice(["{a}", "{b}", "{=}", "5", "2.5", "x"]),
+                 "b": rng.choice(["{b}", "{a}", "2", "-1"]), "c": rng.choice(["{c}", "y", "7"])}
         attrs = "".join(f' {k}="{v}"' for k, v in ports.items() if rng.random() < 0.7)
         return f'<SubTree ID="{sub}"{attrs}{self.conditions()}/>'
 
@@ -143,6 +151,11 @@ class Generator:
                      f' else="{rng.choice(["SUCCESS", "FAILURE", "RUNNING", "SKIPPED"])}"')
         elif name == "SkipUnlessUpdated":
             attrs = f' entry="{rng.choice("ab")}"'
+        elif name == "LoopInt":
+            attrs = (f' queue="{rng.choice(["1;2;3", "", "4"])}" value="{{{rng.choice("ab")}}}"'
+                     f' if_empty="{rng.choice(["SUCCESS", "FAILURE", "SKIPPED"])}"')
+        elif name == "LoopString":
+            attrs = f' queue="{rng.choice(["x;y", "z", ""])}" value="{{c}}"'
         child = self.node(depth + 1, subs)
         return f"<{name}{attrs}{self.conditions()}>{child}</{name}>"
 
