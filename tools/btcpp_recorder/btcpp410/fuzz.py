@@ -4,13 +4,15 @@
     .venv/bin/python tools/btcpp_recorder/btcpp410/fuzz.py --cases 500 --seed 1 --out /tmp/fuzz
 
 Each case is a random tree (every default control node and decorator whose behaviour does not
-depend on the wall clock, the `Scripted` leaf, Script, ScriptCondition, SetBlackboard, pre and
-post conditions, SubTrees with remapping and `_autoremap`) over the integer keys `a`, `b` and
-the string key `c`. The `record` program built from record.cpp (see ../README.md) ticks it with
-tickExactlyOnce(); soccerbt ticks the same file; they are compared tick by tick: a load
-refusal, the tick that throws, the root status, the leaves' ticks and halts, the root
-blackboard and every status transition in BT.CPP's logger order. A case that differs is shrunk
-(elements and attributes removed while it still differs) and written to OUT/cases with its
+depend on the wall clock, the `Scripted` leaf, Script, ScriptCondition, SetBlackboard,
+UnsetBlackboard, WasEntryUpdated, LoopInt, LoopString, Sleep 0, pre and post conditions,
+SubTrees with remapping, literals and `_autoremap`) over the keys `a`, `b` and `c`. The
+`record` program built from record.cpp (see ../README.md) ticks it with tickExactlyOnce();
+soccerbt ticks the same file; they are compared tick by tick: a load refusal, the tick that
+throws, the root status, the leaves' ticks and halts, the values and entry types of the root's
+and every SubTree's blackboard, and every status transition in BT.CPP's logger order. A case
+that differs is shrunk (elements and attributes removed while it still differs) and written to
+OUT/cases with its
 4.10 trace in OUT/traces and an OUT/index.json that `../shared/conformance/btcpp/check.py OUT`
 reads; the program prints one line per difference and a summary, and exits 1 when any case
 differed. The same seed generates the same cases.
@@ -202,6 +204,7 @@ def _scripted_leaf():
 
 def differences(conformance, xml: Path, trace: dict) -> list[str]:
     """Where soccerbt's run of `xml` leaves BT.CPP's `trace` (empty: the same)."""
+    from soccerbt.blackboard import btcpp_type_name
     from soccerbt.trees import TreeFactory, TreeLoadError
 
     factory = TreeFactory()
@@ -235,13 +238,31 @@ def differences(conformance, xml: Path, trace: dict) -> list[str]:
             return [f"tick {tick}: events {events}, BT.CPP {step['events']}"]
         if seen != (step.get("transitions") or []):
             return [f"tick {tick}: transitions {seen}, BT.CPP {step.get('transitions')}"]
-        bb = tree.root_blackboard()
-        for key, entry in step["blackboard"].items():
-            if entry.get("value") is None or key.startswith("@"):
-                continue
-            if key not in bb or not conformance._same_value(entry, bb[key]):
-                return [f"tick {tick}: blackboard {key} = {bb.get(key)!r}, BT.CPP {entry}"]
+        scopes = {s.instance_name: s.blackboard for s in tree.subtrees}
+        recorded = {"": step["blackboard"], **step.get("subtree_blackboards", {})}
+        for scope, entries in recorded.items():
+            if scope not in scopes:
+                return [f"tick {tick}: no SubTree scope {scope!r}"]
+            local = scopes[scope].local_entries()
+            for key, want in entries.items():
+                if key.startswith("@"):
+                    continue
+                entry = local.get(key)
+                if entry is None:
+                    return [f"tick {tick}: [{scope}] {key} not stored, BT.CPP {want}"]
+                if want.get("value") is not None and not conformance._same_value(
+                        want, entry.value):
+                    return [f"tick {tick}: [{scope}] {key} = {entry.value!r}, BT.CPP {want}"]
+                got = entry.cpp_type or btcpp_type_name(entry.type_)
+                expected = want.get("entry_type")
+                if expected is not None and got != expected and not (
+                        entry.cpp_type is None and _SAME_TYPE.get(expected) == got):
+                    return [f"tick {tick}: [{scope}] {key} entry type {got}, BT.CPP {expected}"]
     return []
+
+
+# a Python int entry no tree declared stands for every C++ integer type
+_SAME_TYPE = {"int": "long", "unsigned int": "long"}
 
 
 # -- shrinking ----------------------------------------------------------------------------------
