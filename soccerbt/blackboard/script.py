@@ -683,6 +683,8 @@ def _c_assign(op: str, key: str, rhs: Fn, enums: Mapping[str, int] | None) -> Fn
                         raise
                     except Exception as exc:  # a port converter refusing the text
                         raise _Fail(str(exc)) from None
+                    if dst is None:  # the converter's Any: the declared C++ type
+                        entry.cpp_value_type = entry.cpp_type
                 elif dst is not None and _dbl(dst) is not None:
                     entry.value = _string_to_double_env(str(value), enums)
                 else:
@@ -697,6 +699,10 @@ def _c_assign(op: str, key: str, rhs: Fn, enums: Mapping[str, int] | None) -> Fn
                     raise _Fail(prefix(entry) + f"\nThe right operand has type "
                                 f"[{_type_name(value)}] and can't be converted to "
                                 f"[{shown}]") from None
+                if dst is None and entry.cpp_type is not None:
+                    # copyInto an empty Any takes the value as it is: a script's long stays a
+                    # long in an entry an int port declared (SetBlackboard then tells them apart)
+                    entry.cpp_value_type = btcpp_type_name(type(entry.value))
             entry.sequence_id += 1
             return entry.value
 

@@ -124,9 +124,10 @@ class SetBlackboardNode(SyncActionNode):
                 if dst.cpp_type is None:  # createEntry(key, src->info): the same TypeInfo
                     dst.cpp_type = src.cpp_type
             out_value = src.value
-            # the C++ type of the value copied, where known: a SubTree literal's (an int),
-            # else a script's or an adapter's (an int is a long); unknown for a value in an
-            # entry a port declared (a script's first write keeps a long there, a port's an int)
+            # the C++ type of the value copied, where known: kept with the value (a SubTree
+            # literal's int, a script's first write into a port's entry: a long), else a
+            # script's or an adapter's entry's (an int is a long); unknown for a value a port
+            # wrote first into the entry a port declared
             value_cpp = src.cpp_value_type or (
                 btcpp_type_name(type(out_value)) if src.cpp_type is None else None)
         else:
@@ -150,14 +151,14 @@ class SetBlackboardNode(SyncActionNode):
             else:
                 try:
                     out_value = conv(out_value)
+                    value_cpp = dst.cpp_type  # parseString: an Any of the declared type
                 except Exception as exc:  # noqa: BLE001
                     raise LogicError(f"Can't convert string [{out_value}] to type "
                                      f"[{btcpp_type_name(dst.type_)}]: {exc}") from None
         bb.set_any(output_key, out_value)  # set<BT::Any>: a new entry takes the value's type
         written = bb.get_entry(output_key)
         if written is not None:  # set<BT::Any> replaces the Any: the copied value's C++ type
-            written.cpp_value_type = value_cpp if src_key is not None and value_cpp in (
-                "int", "unsigned int") else None
+            written.cpp_value_type = value_cpp
         self.stamp_write(output_key)
         return SUCCESS
 

