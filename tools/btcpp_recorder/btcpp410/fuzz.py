@@ -10,7 +10,8 @@ SubTrees with remapping, literals and `_autoremap`) over the keys `a`, `b` and `
 `record` program built from record.cpp (see ../README.md) ticks it with tickExactlyOnce();
 soccerbt ticks the same file; they are compared tick by tick: a load refusal, the tick that
 throws, the root status, the leaves' ticks and halts, the values and entry types of the root's
-and every SubTree's blackboard, and every status transition in BT.CPP's logger order. A case
+and every SubTree's blackboard, and every status transition in BT.CPP's logger order; then
+the roots of as many tickOnce() calls (which tick again while a node asks to be woken). A case
 that differs is shrunk (elements and attributes removed while it still differs) and written to
 OUT/cases with its
 4.10 trace in OUT/traces and an OUT/index.json that `../shared/conformance/btcpp/check.py OUT`
@@ -258,6 +259,30 @@ def differences(conformance, xml: Path, trace: dict) -> list[str]:
     return []
 
 
+def tick_once_differences(conformance, xml: Path, once: dict) -> list[str]:
+    """Where soccerbt's tick_once() roots leave BT.CPP's tickOnce() ones (`record --once`)."""
+    from soccerbt.trees import TreeFactory, TreeLoadError
+
+    factory = TreeFactory()
+    factory.register_node_type("Scripted", conformance.Scripted)
+    try:
+        tree = factory.create_tree_from_file(str(xml))
+    except TreeLoadError:
+        return []  # load refusals are compared by differences()
+    for tick, want in enumerate(once["roots"], 1):
+        try:
+            got = tree.tick_once().name
+        except Exception as exc:  # noqa: BLE001 - compared with BT.CPP's throw
+            if once.get("error_at") == tick:
+                return []
+            return [f"tickOnce {tick}: raised {type(exc).__name__}: {exc}"]
+        if want is None and once.get("error_at") == tick:
+            return [f"tickOnce {tick}: returned {got}, BT.CPP raised: {once.get('error')}"]
+        if got != want:
+            return [f"tickOnce {tick}: root {got}, BT.CPP {want}"]
+    return []
+
+
 # a Python int entry no tree declared stands for every C++ integer type
 _SAME_TYPE = {"int": "long", "unsigned int": "long"}
 
@@ -340,7 +365,11 @@ def main() -> int:
         xml = work / "case.xml"
         xml.write_text(text)
         trace = record.run(args.bin, xml, TICKS)
-        return trace, differences(conformance, xml, trace)
+        diffs = differences(conformance, xml, trace)
+        if not diffs and trace.get("error_at") != "load":
+            diffs = tick_once_differences(conformance, xml,
+                                          record.run(args.bin, xml, TICKS, once=True))
+        return trace, diffs
 
     start = time.monotonic()
     for i in range(args.cases):
