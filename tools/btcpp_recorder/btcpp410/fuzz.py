@@ -4,8 +4,9 @@
     .venv/bin/python tools/btcpp_recorder/btcpp410/fuzz.py --cases 500 --seed 1 --out /tmp/fuzz
 
 Each case is a random tree (every default control node and decorator whose behaviour does not
-depend on the wall clock (TryCatch and a Timeout that never fires included), the `Scripted` leaf, Script, ScriptCondition, SetBlackboard,
-UnsetBlackboard, WasEntryUpdated, LoopInt, LoopString, Sleep 0, pre and post conditions,
+depend on the wall clock, TryCatch and a Timeout that never fires included, the `Scripted`
+leaf, Script, ScriptCondition, SetBlackboard, UnsetBlackboard, WasEntryUpdated, LoopInt,
+LoopString, Sleep 0, pre and post conditions,
 SubTrees with remapping, literals and `_autoremap`) over the keys `a`, `b` and `c`. The
 `record` program built from record.cpp (see ../README.md) ticks it with tickExactlyOnce();
 soccerbt ticks the same file; they are compared tick by tick: a load refusal, the tick that
