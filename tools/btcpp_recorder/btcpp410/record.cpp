@@ -10,6 +10,7 @@
 // The Scripted leaf is an ActionNodeBase: every tick returns the next status of its
 // `statuses` list (the last one repeats) and records ["tick", name, status]; halt() records
 // ["halt", name] when the node is RUNNING (once per RUNNING tick). Its cursor is never reset.
+// StatefulScripted (below) gives the same statuses from a StatefulActionNode.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -81,6 +82,61 @@ private:
   std::vector<BT::NodeStatus> seq_;
   size_t cursor_ = 0;
   bool running_ = false;
+};
+
+// The same statuses from a StatefulActionNode (onStart from IDLE, onRunning while RUNNING, each
+// recording ["tick", name, status]; onHalted records ["halt", name]): its halt() resets the
+// status at once, as soccerbt's StatefulActionNode (and every soccerbt action) does.
+class StatefulScripted : public BT::StatefulActionNode
+{
+public:
+  StatefulScripted(const std::string& name, const BT::NodeConfig& config)
+    : BT::StatefulActionNode(name, config)
+  {}
+
+  static BT::PortsList providedPorts()
+  {
+    return { BT::InputPort<std::string>("statuses", "S", "scripted statuses") };
+  }
+
+  BT::NodeStatus onStart() override
+  {
+    return next();
+  }
+  BT::NodeStatus onRunning() override
+  {
+    return next();
+  }
+  void onHalted() override
+  {
+    g_events.push_back(json::array({ "halt", name() }));
+  }
+
+private:
+  BT::NodeStatus next()
+  {
+    if(seq_.empty())
+    {
+      for(char c : getInput<std::string>("statuses").value())
+      {
+        if(c == 'S')
+          seq_.push_back(BT::NodeStatus::SUCCESS);
+        else if(c == 'F')
+          seq_.push_back(BT::NodeStatus::FAILURE);
+        else if(c == 'R')
+          seq_.push_back(BT::NodeStatus::RUNNING);
+      }
+      if(seq_.empty())
+        throw BT::RuntimeError("StatefulScripted: no status");
+    }
+    const auto st = seq_[std::min(cursor_, seq_.size() - 1)];
+    cursor_++;
+    g_events.push_back(json::array({ "tick", name(), BT::toStr(st) }));
+    return st;
+  }
+
+  std::vector<BT::NodeStatus> seq_;
+  size_t cursor_ = 0;
 };
 
 class TransitionLogger : public BT::StatusChangeLogger
@@ -166,6 +222,7 @@ int main(int argc, char** argv)
 
   BT::BehaviorTreeFactory factory;
   factory.registerNodeType<Scripted>("Scripted");
+  factory.registerNodeType<StatefulScripted>("StatefulScripted");
   json trace = json::object();
   trace["tick_method"] = once ? "tickOnce" : "tickExactlyOnce";
 
