@@ -29,23 +29,16 @@ namespace
 json g_events = json::array();
 json g_transitions = json::array();
 
-class Scripted : public BT::ActionNodeBase
+// The statuses of one leaf: its `statuses` port read once, the next status on every call (the
+// last one repeats), each recorded as ["tick", name, status]. Its cursor is never reset.
+class StatusScript
 {
 public:
-  Scripted(const std::string& name, const BT::NodeConfig& config)
-    : BT::ActionNodeBase(name, config)
-  {}
-
-  static BT::PortsList providedPorts()
+  BT::NodeStatus next(const BT::TreeNode& node)
   {
-    return { BT::InputPort<std::string>("statuses", "S", "scripted statuses") };
-  }
-
-  BT::NodeStatus tick() override
-  {
-    if(!parsed_)
+    if(seq_.empty())
     {
-      std::string text = getInput<std::string>("statuses").value();
+      std::string text = node.getInput<std::string>("statuses").value();
       for(char c : text)
       {
         if(c == 'S')
@@ -55,16 +48,43 @@ public:
         else if(c == 'R')
           seq_.push_back(BT::NodeStatus::RUNNING);
         else if(c != ',' && c != ' ')
-          throw BT::RuntimeError("Scripted: bad status letter in '", text, "'");
+          throw BT::RuntimeError(node.registrationName(), ": bad status letter in '", text, "'");
       }
       if(seq_.empty())
-        throw BT::RuntimeError("Scripted: no status");
-      parsed_ = true;
+        throw BT::RuntimeError(node.registrationName(), ": no status");
     }
     const auto st = seq_[std::min(cursor_, seq_.size() - 1)];
     cursor_++;
+    g_events.push_back(json::array({ "tick", node.name(), BT::toStr(st) }));
+    return st;
+  }
+
+private:
+  std::vector<BT::NodeStatus> seq_;
+  size_t cursor_ = 0;
+};
+
+BT::PortsList statusesPort()
+{
+  return { BT::InputPort<std::string>("statuses", "S", "scripted statuses") };
+}
+
+class Scripted : public BT::ActionNodeBase
+{
+public:
+  Scripted(const std::string& name, const BT::NodeConfig& config)
+    : BT::ActionNodeBase(name, config)
+  {}
+
+  static BT::PortsList providedPorts()
+  {
+    return statusesPort();
+  }
+
+  BT::NodeStatus tick() override
+  {
+    const auto st = script_.next(*this);
     running_ = (st == BT::NodeStatus::RUNNING);
-    g_events.push_back(json::array({ "tick", name(), BT::toStr(st) }));
     return st;
   }
 
@@ -78,15 +98,13 @@ public:
   }
 
 private:
-  bool parsed_ = false;
-  std::vector<BT::NodeStatus> seq_;
-  size_t cursor_ = 0;
+  StatusScript script_;
   bool running_ = false;
 };
 
-// The same statuses from a StatefulActionNode (onStart from IDLE, onRunning while RUNNING, each
-// recording ["tick", name, status]; onHalted records ["halt", name]): its halt() resets the
-// status at once, as soccerbt's StatefulActionNode (and every soccerbt action) does.
+// The same statuses from a StatefulActionNode (onStart from IDLE, onRunning while RUNNING;
+// onHalted records ["halt", name]): its halt() resets the status at once, as soccerbt's
+// StatefulActionNode (and every soccerbt action) does.
 class StatefulScripted : public BT::StatefulActionNode
 {
 public:
@@ -96,16 +114,16 @@ public:
 
   static BT::PortsList providedPorts()
   {
-    return { BT::InputPort<std::string>("statuses", "S", "scripted statuses") };
+    return statusesPort();
   }
 
   BT::NodeStatus onStart() override
   {
-    return next();
+    return script_.next(*this);
   }
   BT::NodeStatus onRunning() override
   {
-    return next();
+    return script_.next(*this);
   }
   void onHalted() override
   {
@@ -113,30 +131,7 @@ public:
   }
 
 private:
-  BT::NodeStatus next()
-  {
-    if(seq_.empty())
-    {
-      for(char c : getInput<std::string>("statuses").value())
-      {
-        if(c == 'S')
-          seq_.push_back(BT::NodeStatus::SUCCESS);
-        else if(c == 'F')
-          seq_.push_back(BT::NodeStatus::FAILURE);
-        else if(c == 'R')
-          seq_.push_back(BT::NodeStatus::RUNNING);
-      }
-      if(seq_.empty())
-        throw BT::RuntimeError("StatefulScripted: no status");
-    }
-    const auto st = seq_[std::min(cursor_, seq_.size() - 1)];
-    cursor_++;
-    g_events.push_back(json::array({ "tick", name(), BT::toStr(st) }));
-    return st;
-  }
-
-  std::vector<BT::NodeStatus> seq_;
-  size_t cursor_ = 0;
+  StatusScript script_;
 };
 
 class TransitionLogger : public BT::StatusChangeLogger
