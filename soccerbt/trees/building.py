@@ -70,9 +70,8 @@ class _Builder:
         except Exception:  # noqa: BLE001 - any conversion error
             self.errors.add(self._err(
                 doc, element.attr_line(att_name),
-                f"The port with name \"{att_name}\" and value \"{att_value}\" can not be "
-                f"converted to {port.type_name}: the tree loads, and the node throws when it is "
-                "ticked"))
+                _not_converted(att_name, att_value, port)
+                + ": the tree loads, and the node throws when it is ticked"))
 
     # -- main ----------------------------------------------------------------------------------
 
@@ -187,9 +186,7 @@ class _Builder:
                             port.convert(att_value, enums)
                         except Exception:  # noqa: BLE001 - BT.CPP catches any conversion error
                             raise self._err(doc, element.attr_line(att_name),
-                                            f"The port with name \"{att_name}\" and value "
-                                            f"\"{att_value}\" can not be converted to "
-                                            f"{port.type_name}") from None
+                                            _not_converted(att_name, att_value, port)) from None
                     elif not is_bb and self.errors.collect and is_enum_type(port.type_):
                         self._lint_enum_literal(doc, element, att_name, att_value, port)
                 port_remap[att_name] = att_value
@@ -469,6 +466,12 @@ def _subtree_literal(text: str) -> Any:
     if _LIT_REAL.fullmatch(text):
         return float(text)
     return text
+
+
+def _not_converted(name: str, value: str, port: Any) -> str:
+    """BT.CPP's words for a port literal its type does not convert."""
+    return (f"The port with name \"{name}\" and value \"{value}\" can not be converted to "
+            f"{port.type_name}")
 
 
 def _literal_cpp_type(value: int | float) -> str:

@@ -343,6 +343,11 @@ _SAME_TYPE = {"int": "long", "unsigned int": "long"}
 
 # -- shrinking ----------------------------------------------------------------------------------
 
+def _nodes(root: etree._Element) -> list:
+    """The tree nodes of a case, in document order (every element inside a BehaviorTree)."""
+    return list(root.iterfind("BehaviorTree//*"))
+
+
 def _variants(text: str):
     """Smaller versions of a case: a BehaviorTree other than MainTree removed, one element
     replaced by its first child or removed, or one attribute removed (the first ones first)."""
@@ -352,31 +357,25 @@ def _variants(text: str):
             copy = etree.fromstring(text.encode())
             copy.remove(copy[i])
             yield etree.tostring(copy, encoding="unicode")
-    elements = [e for e in root.iter() if e.tag not in ("root", "BehaviorTree")
-                and e.getparent() is not None and e.getparent().tag != "root"]
-    for i in range(len(elements)):
-        for how in ("hoist", "drop"):
+    nodes = _nodes(root)
+    for i, node in enumerate(nodes):
+        parent = node.getparent()
+        hoist = len(node) > 0
+        drop = parent.tag != "BehaviorTree" and len(parent) >= 2
+        for how in ("hoist",) * hoist + ("drop",) * drop:
             copy = etree.fromstring(text.encode())
-            el = [e for e in copy.iter() if e.tag not in ("root", "BehaviorTree")
-                  and e.getparent() is not None and e.getparent().tag != "root"][i]
-            parent = el.getparent()
+            el = _nodes(copy)[i]
             if how == "hoist":
-                if len(el) == 0:
-                    continue
-                parent.replace(el, el[0])
+                el.getparent().replace(el, el[0])
             else:
-                if parent.tag == "BehaviorTree" or len(parent) < 2:
-                    continue
-                parent.remove(el)
+                el.getparent().remove(el)
             yield etree.tostring(copy, encoding="unicode")
-    for i, el in enumerate(elements):
-        for attr in list(el.attrib):
+    for i, node in enumerate(nodes):
+        for attr in node.attrib:
             if attr in ("name", "ID", "code", "statuses"):
                 continue
             copy = etree.fromstring(text.encode())
-            target = [e for e in copy.iter() if e.tag not in ("root", "BehaviorTree")
-                      and e.getparent() is not None and e.getparent().tag != "root"][i]
-            del target.attrib[attr]
+            del _nodes(copy)[i].attrib[attr]
             yield etree.tostring(copy, encoding="unicode")
 
 
