@@ -204,6 +204,10 @@ class ParticleFilter:
         self._fit = 0.0  # smoothed per-detection fit 0..1 of the latest frames
         self._cache: tuple[Pose2D, np.ndarray, float] | None = None
         self._seed: Pose2D | None = None  # the previous estimate, moved by odometry
+        # the cached summary's estimate has not become the seed yet: only the robot's own
+        # reads (estimate, confidence) advance the seed, so that an observer's read
+        # (covariance, particles: the viewer) leaves the filter's future unchanged
+        self._seed_pending = False
         self._grids: DistanceGrids | None = None  # the likelihood field, built on first use
         # (particles, (cos, sin, x, y)) of _particle_terms; None whenever the particles moved
         self._terms: tuple[np.ndarray, tuple[np.ndarray, ...]] | None = None
@@ -684,6 +688,8 @@ class ParticleFilter:
     # --- outputs ----------------------------------------------------------------------
 
     def _summary(self) -> tuple[Pose2D, np.ndarray, float]:
+        """(estimate, covariance, confidence) of the current particles, from the current seed;
+        cached until the particles or weights change. Never moves the seed (``_advance`` does)."""
         if self._cache is not None:
             return self._cache
         w = np.exp(self.log_weights)
@@ -704,7 +710,7 @@ class ParticleFilter:
         mean = wr @ dev
         est = Pose2D(seed.x_m + float(mean[0]), seed.y_m + float(mean[1]),
                      wrap_angle_rad(seed.theta_rad + float(mean[2])))
-        self._seed = est
+        self._seed_pending = True
         # covariance of that cluster; the weight elsewhere (a mirror twin, stray injected
         # particles) lowers the confidence instead
         cov = (dev * wr[:, None]).T @ dev - np.outer(mean, mean)
@@ -758,17 +764,29 @@ class ParticleFilter:
         st = math.atan2(float(ws @ np.sin(xyt[in_seed, 2])), float(ws @ np.cos(xyt[in_seed, 2])))
         return Pose2D(sx, sy, st)
 
+    def _advance(self) -> tuple[Pose2D, np.ndarray, float]:
+        """The summary, its estimate made the seed of the next one: what the robot's own reads
+        do (the seed tracks the estimates the robot acted on, moved by odometry)."""
+        summary = self._summary()
+        if self._seed_pending:
+            self._seed = summary[0]
+            self._seed_pending = False
+        return summary
+
     def estimate(self) -> Pose2D:
-        """The most likely pose: the weighted mean of the strongest particle cluster."""
-        return self._summary()[0]
+        """The most likely pose: the weighted mean of the strongest particle cluster (the
+        robot's read: the next estimate's cluster is sought around this one)."""
+        return self._advance()[0]
 
     def covariance(self) -> np.ndarray:
-        """3x3 weighted covariance of (x, y, theta) of the estimate's particle cluster."""
+        """3x3 weighted covariance of (x, y, theta) of the estimate's particle cluster; an
+        observer's read (the viewer): it changes nothing of the filter."""
         return self._summary()[1].copy()
 
     def confidence(self) -> float:
-        """0..1 from the cluster's spread and weight and how well recent detections fitted."""
-        return self._summary()[2]
+        """0..1 from the cluster's spread and weight and how well recent detections fitted
+        (the robot's read, as ``estimate``)."""
+        return self._advance()[2]
 
     def particles(self) -> np.ndarray:
         """A copy of the particles, N x 3 (x_m, y_m, theta_rad), for the viewer."""

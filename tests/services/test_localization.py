@@ -464,3 +464,33 @@ def test_the_entry_phase_ends_once_the_robot_could_have_left_its_own_half() -> N
         pf.update(see(truth, rng))
     assert not pf.entry_unsettled
     assert pose_error(pf.estimate(), truth)[0] < 0.5
+
+
+def test_an_observers_reads_leave_the_filters_estimates_unchanged() -> None:
+    """The viewer reads the covariance and the particles between the robot's own reads of the
+    estimate; the estimates the robot then reads are the same to the last bit as without it
+    (the seed of the next estimate's cluster moves only with the robot's own reads)."""
+    def walk(observe: bool) -> list[tuple[float, float, float, float]]:
+        rng = np.random.default_rng(7)
+        pf = ParticleFilter(FIELD, 300, rng=np.random.default_rng(8))
+        pf.reset_to(Pose2D(-2.0, 1.0, 0.3), (0.3, 0.3, 0.2))
+        truth = Pose2D(-2.0, 1.0, 0.3)
+        out = []
+        for k in range(60):
+            step = Pose2D(0.02, 0.0, 0.01)
+            truth = truth.compose(step)
+            pf.predict(step)
+            if observe:  # after the motion, before the frame: a read the robot never makes
+                pf.covariance()
+                pf.particles()
+            pf.update(see(truth, rng, head_pan_rad=0.8 * math.sin(0.3 * k)))
+            if observe:
+                pf.covariance()
+            if k % 3 == 0:  # the robot reads its estimate every third frame
+                est = pf.estimate()
+                out.append((est.x_m, est.y_m, est.theta_rad, pf.confidence()))
+        return out
+
+    plain, observed = walk(False), walk(True)
+    assert len(plain) == 20
+    assert observed == plain
