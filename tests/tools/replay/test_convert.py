@@ -1,6 +1,6 @@
 """JSON-lines logs of earlier versions, converted once into MCAP (``soccerbt replay convert``).
 
-The old writer is gone; ``data/jsonl_v1_2v2.jsonl.gz`` is a log it wrote (seed 5, 2 v 2, 7 s
+The old writer is gone; ``tests/data/logs/jsonl_v1_2v2.jsonl.gz`` is a log it wrote (seed 5, 2 v 2, 7 s
 across half time with a short half). A converted log holds what the old one held, value for
 value: times, poses, ball, GameController state and score, root statuses, commands, blackboards,
 events and the summary; the viewer, ``--info``, ``--robot`` and ``--screenshot`` open it, and the
@@ -29,7 +29,7 @@ from soccerbt.tools.replay.mcap_view import McapReplaySource, McapViewer  # noqa
 from soccerbt.tools.viewer.render import BALL, TEAM_COLOURS, FieldRenderer  # noqa: E402
 from soccerbt.world.types import Pose2D, Team, from_team_frame  # noqa: E402
 
-OLD = Path(__file__).parent / "data" / "jsonl_v1_2v2.jsonl.gz"
+OLD = Path(__file__).parents[2] / "data" / "logs" / "jsonl_v1_2v2.jsonl.gz"
 F32 = 1e-5  # the truth is f32 in MCAP: a few metres to about 5e-7
 
 
