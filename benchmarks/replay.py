@@ -19,7 +19,7 @@ Prints, in one run (medians; CPU seconds of this process, the fair measure on a 
     recording and streaming at once, against the match alone (needs foxglove-sdk: the live extra);
   - reading an inputs-only log (the default recording): the first reading derives it (every brain
     re-run, in one process and in one per core: against the match's own time) and keeps it, the
-    next one opens the kept log (soccerbt.tools.replay.derive_cache).
+    next one opens the kept log (soccerbt.resim.derive_cache).
 
     python benchmarks/replay.py                  # a 300 s match
     python benchmarks/replay.py --seconds 1200   # a whole 20-minute match (takes minutes)
@@ -53,8 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from soccerbt.match import Match, MatchConfig  # noqa: E402
-from soccerbt.tools.replay.mcap_reader import McapLog  # noqa: E402
-from soccerbt.tools.replay.mcap_recorder import make_recorder  # noqa: E402
+from soccerbt.log.reader import McapLog  # noqa: E402
+from soccerbt.log.writer import make_recorder  # noqa: E402
 
 BOOSTER = ROOT.parent / "shared" / "booster"
 
@@ -128,7 +128,7 @@ def _live_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
     reading everything), "record+live" (recorded and streamed to one client)."""
     import subprocess
 
-    from soccerbt.tools.replay.live import LiveStream, live_recorder
+    from soccerbt.live.server import LiveStream, live_recorder
 
     match = Match(MatchConfig(seed=seed, duration_s=seconds + 5.0))
     recorder = stream = client = None
@@ -142,7 +142,7 @@ def _live_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
     elif stream is not None:
         recorder = live_recorder(match, stream)
     if mode in ("live-client", "record+live"):
-        code = ("import sys; from soccerbt.tools.replay.ws_client import FoxgloveClient, ConnectionClosed\n"
+        code = ("import sys; from soccerbt.live.ws_client import FoxgloveClient, ConnectionClosed\n"
                 "c = FoxgloveClient('127.0.0.1', int(sys.argv[1]), timeout_s=None)\n"
                 "try:\n    for _ in c.events(): pass\nexcept (ConnectionClosed, OSError): pass\n")
         client = subprocess.Popen([sys.executable, "-c", code, str(stream.port)], cwd=ROOT)
@@ -328,8 +328,8 @@ def deriving(seconds: float, repeats: int) -> None:
     one per core: derive_procs), the next one opens the kept log."""
     import io
 
-    from soccerbt.tools.replay.derive_cache import DeriveCache, derived_for_reading
-    from soccerbt.tools.replay.derive_procs import PROCESSES_ENV, default_processes
+    from soccerbt.resim.derive_cache import DeriveCache, derived_for_reading
+    from soccerbt.resim.derive_procs import PROCESSES_ENV, default_processes
 
     def read(path: Path, cache: DeriveCache) -> float:
         start = time.perf_counter()
@@ -378,7 +378,7 @@ def tree_panel(frames: int) -> None:
     import pygame
 
     from soccerbt.nodes.stubs import register_stub_nodes
-    from soccerbt.tools.replay.mcap_reader import RobotState
+    from soccerbt.log.reader import RobotState
     from soccerbt.tools.viewer.tree_panel import TreePanel
     from soccerbt.trees import TreeFactory
     from soccerbt.trees.structure import describe_tree

@@ -29,7 +29,7 @@ FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "tools" / "replay" / "
 _CHILD = """
 import json, resource, sys, time
 before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-from soccerbt.tools.replay.convert import convert_log
+from soccerbt.log.convert import convert_log
 start = time.perf_counter()
 done = convert_log(sys.argv[1], sys.argv[2])
 wall = time.perf_counter() - start
@@ -63,7 +63,7 @@ def convert_in_child(old: Path, new: Path) -> dict:
 
 
 def measure(old: Path, repeats: int) -> None:
-    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.log.reader import McapLog
 
     new = old.with_name(old.name.split(".")[0] + ".mcap")
     runs = [convert_in_child(old, new) for _ in range(repeats)]

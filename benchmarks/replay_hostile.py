@@ -36,7 +36,7 @@ MAGIC = b"\x89MCAP0\r\n"
 MEASURE = """
 import sys, time, resource
 sys.path.insert(0, sys.argv[1])
-from soccerbt.tools.replay.mcap_reader import McapLog
+from soccerbt.log.reader import McapLog
 start = time.process_time()
 try:
     try:
@@ -71,8 +71,8 @@ def _base(folder: Path) -> tuple[bytes, int]:
     """A real log of 1 s (one robot), without its summary (the crafted part follows it), and the
     channel id of its events (where the crafted messages go)."""
     from soccerbt.match import Match, MatchConfig
-    from soccerbt.tools.replay.mcap_reader import McapLog
-    from soccerbt.tools.replay.mcap_recorder import make_recorder
+    from soccerbt.log.reader import McapLog
+    from soccerbt.log.writer import make_recorder
 
     path = folder / "base.mcap"
     match = Match(MatchConfig(seed=1, duration_s=1.0, team_size=1, idle_teams=("red",)))

@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "batch": ("soccerbt.tools.batch.batch_cli", "play many seeded matches in parallel processes or on Ray"),
     "sweep": ("soccerbt.tools.batch.sweep_cli", "play the same matches for each value of some node ports"),
     "brain": ("soccerbt.robot.cli", "run one robot's brain as a program (a Booster robot, or a served simulator)"),
-    "sim": ("soccerbt.serve.cli", "serve the simulator's robots over their Booster interfaces (--serve booster)"),
+    "sim": ("soccerbt.tools.sim_cli", "serve the simulator's robots over their Booster interfaces (--serve booster)"),
 }
 
 

@@ -17,7 +17,7 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-# the derived logs' cache (soccerbt.tools.replay.derive_cache) of this test process, removed at its
+# the derived logs' cache (soccerbt.resim.derive_cache) of this test process, removed at its
 # exit: nothing lands in the user's ~/.cache (tests of the cache itself give --cache-dir)
 _CACHE_HOME = tempfile.mkdtemp(prefix="soccerbt-tests-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE_HOME

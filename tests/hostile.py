@@ -212,7 +212,7 @@ def record_small(folder: Path, seconds: float = 0.5, seed: int = 1, name: str = 
                  tree_text: str = SMALL_TREE, chunk_bytes: int | None = None) -> Path:
     """A real log: one robot of blue playing a small tree (red idle), recorded in this process."""
     from soccerbt.match import Match, MatchConfig
-    from soccerbt.tools.replay.mcap_recorder import McapRecorder
+    from soccerbt.log.writer import McapRecorder
 
     tree = folder / "small.xml"
     tree.write_text(tree_text)

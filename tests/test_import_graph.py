@@ -10,13 +10,15 @@ import of a submodule counts as an edge to that submodule only, not to the packa
   a module below both, a protocol or a callback is the seam.
 - The floors of shared/DESIGN.md, from the ground up (a module imports only from its own floor
   or below): world, blackboard, native (compiled hot paths) -> services, gamecontroller, drivers -> nodes -> trees -> agent
-  (with brain_setup, which assembles one) -> match -> tools -> robot (soccerbt brain) -> serve
-  (soccerbt sim) -> __main__. A top-level module or package not named here (a new one) is left
-  out of this check until it is given a floor.
+  (with brain_setup, which assembles one) -> match -> cli (what every command shares) -> log (the
+  log as a library) -> resim, live -> robot (soccerbt brain), serve (soccerbt sim) -> tools ->
+  __main__. Nothing below tools imports it: the robot's program needs no viewer. A top-level
+  module or package not named here (a new one) is left out of this check until it is given a
+  floor.
 - blackboard, nodes outside nodes/soccer and trees know nothing of soccer (the trees' command
   modules ``trees/cli_*`` register the soccer nodes: they are commands, not the engine).
-- The floors inside soccerbt.tools (soccerbt/tools/__init__.py): cli -> viewer -> replay ->
-  batch -> run_cli, view_cli; and tools.cli imports neither pygame nor scipy.
+- The floors inside soccerbt.tools (soccerbt/tools/__init__.py): viewer -> replay -> batch ->
+  run_cli, view_cli, sim_cli; and soccerbt.cli imports neither pygame nor scipy.
 """
 from __future__ import annotations
 
@@ -29,8 +31,9 @@ import soccerbt
 ROOT = Path(soccerbt.__file__).resolve().parent
 
 FLOORS = {"world": 0, "blackboard": 0, "native": 0, "services": 1, "gamecontroller": 1, "drivers": 1, "nodes": 2,
-          "trees": 3, "agent": 4, "brain_setup": 4, "match": 5, "tools": 6, "robot": 7, "serve": 8, "__main__": 9}
-TOOLS_FLOORS = {"cli": 0, "viewer": 1, "replay": 2, "batch": 3, "run_cli": 4, "view_cli": 4}
+          "trees": 3, "agent": 4, "brain_setup": 4, "match": 5, "cli": 6, "log": 7, "resim": 8, "live": 8,
+          "robot": 9, "serve": 9, "tools": 10, "__main__": 11}
+TOOLS_FLOORS = {"viewer": 1, "replay": 2, "batch": 3, "run_cli": 4, "view_cli": 4, "sim_cli": 4}
 
 
 @cache
@@ -139,10 +142,10 @@ def _where(source: str, target: str) -> str:
 def test_the_graph_sees_every_kind_of_import() -> None:
     edges = graph()
     assert len(modules()) > 100
-    assert "soccerbt.tools.replay.logformat" in _targets("soccerbt.tools.replay.mcap_reader")  # from pkg import module
+    assert "soccerbt.log.format" in _targets("soccerbt.log.reader")  # from pkg import module
     assert "soccerbt.gamecontroller.hsl_protocol" in _targets("soccerbt.gamecontroller.protocol")
     assert "soccerbt.tools.replay.mcap_view" in _targets("soccerbt.tools.replay.replay_cli")  # inside a function
-    assert "soccerbt.match" in _targets("soccerbt.tools.cli.match_options")
+    assert "soccerbt.match" in _targets("soccerbt.cli.match_options")
     assert all(target in modules() for targets in edges.values() for target, _line in targets)
 
 
@@ -194,7 +197,7 @@ def test_the_tools_packages_keep_their_floors() -> None:
 
 def test_the_shared_command_plumbing_imports_no_heavy_module() -> None:
     for name, path in modules().items():
-        if name.startswith("soccerbt.tools.cli"):
+        if name.startswith("soccerbt.cli"):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                         for alias in node.names}

@@ -20,13 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import signal
 import sys
 import time
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
+
+from soccerbt.cli.arguments import field_name, int_in, port_number, positive_float, seed_value, team_size_value
 
 __all__ = ["configure", "run"]
 
@@ -34,31 +34,6 @@ DRIVERS = ("booster",)
 TRANSPORTS = ("cyclone",)
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0.0):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
-def int_in(low: int, high: int, what: str) -> Callable[[str], int]:
-    """An argparse type: an integer within ``low..high``, else "a WHAT is an integer LOW..HIGH"."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = low - 1
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"a {what} is an integer {low}..{high}, got {text!r}")
-        return value
-
-    return parse
-
-
-_port = int_in(1, 65535, "port")
 _domain = int_in(0, 232, "DDS domain")
 _team_number = int_in(1, 254, "team number")
 
@@ -76,7 +51,7 @@ def add_transport_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from soccerbt.tools.cli.match_options import FIELD_CHOICES, _field_name, _team_size, seed_value
+    from soccerbt.cli.match_options import FIELD_CHOICES
 
     parser.add_argument("--robot", required=True, help="which robot this brain is: blue1, red2, ...")
     parser.add_argument("--tree", default=None, help="XML tree (default: our game.xml)")
@@ -92,34 +67,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-dir", metavar="DIR", default=None,
                         help="the flight recorder's folder (default $XDG_STATE_HOME/soccerbt/logs, else "
                              "~/.local/state/soccerbt/logs)")
-    parser.add_argument("--log-file-mb", type=_positive, default=64.0, metavar="MB",
+    parser.add_argument("--log-file-mb", type=positive_float, default=64.0, metavar="MB",
                         help="a flight log this big is closed and the next one started (64)")
-    parser.add_argument("--log-dir-mb", type=_positive, default=1024.0, metavar="MB",
+    parser.add_argument("--log-dir-mb", type=positive_float, default=1024.0, metavar="MB",
                         help="the oldest flight logs are deleted to keep the folder under this (1024)")
     parser.add_argument("--json", action="store_true", help="print one report object on stdout at exit")
-    from soccerbt.tools.replay.live import add_live_argument, add_record_mode_argument
+    from soccerbt.live.server import add_live_argument, add_record_mode_argument
 
     add_record_mode_argument(parser, "--record and the flight recorder")
     add_live_argument(parser)
-    parser.add_argument("--seconds", type=_positive, default=None, help="stop after this much brain time")
-    parser.add_argument("--field", type=_field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
+    parser.add_argument("--seconds", type=positive_float, default=None, help="stop after this much brain time")
+    parser.add_argument("--field", type=field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
                         help="the field (default M)")
-    parser.add_argument("--team-size", type=_team_size, default=None, help="robots per team (default: the field's)")
-    parser.add_argument("--half", type=_positive, default=600.0,
+    parser.add_argument("--team-size", type=team_size_value, default=None, help="robots per team (default: the field's)")
+    parser.add_argument("--half", type=positive_float, default=600.0,
                         help="half length in seconds, for the team-message period that fits the budget (600)")
     parser.add_argument("--team-number", type=_team_number, default=None,
                         help="GameController team number (default: 1 blue, 2 red)")
-    parser.add_argument("--team-message-period", type=_positive, default=None, metavar="S",
+    parser.add_argument("--team-message-period", type=positive_float, default=None, metavar="S",
                         help="seconds between team messages (default: what fits the HSL budget)")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of the localizer (default 0)")
-    parser.add_argument("--gc-port", type=_port, default=3838, help="GameController packets (default 3838)")
-    parser.add_argument("--gc-return-port", type=_port, default=3939, help="return/status messages (default 3939)")
+    parser.add_argument("--gc-port", type=port_number, default=3838, help="GameController packets (default 3838)")
+    parser.add_argument("--gc-return-port", type=port_number, default=3939, help="return/status messages (default 3939)")
     parser.add_argument("--team-address", default="255.255.255.255",
                         help="where team messages are broadcast (default 255.255.255.255)")
-    parser.add_argument("--team-port", type=_port, default=None, help="team message port (default 10000 + team)")
-    parser.add_argument("--stale-after", type=_positive, default=0.3, metavar="S",
+    parser.add_argument("--team-port", type=port_number, default=None, help="team message port (default 10000 + team)")
+    parser.add_argument("--stale-after", type=positive_float, default=0.3, metavar="S",
                         help="stand still when no odometer or low state came for S seconds (default 0.3)")
-    parser.add_argument("--start-timeout", type=_positive, default=None, metavar="S",
+    parser.add_argument("--start-timeout", type=positive_float, default=None, metavar="S",
                         help="with --sim-time: give up when no /clock came within S seconds (default: wait)")
     parser.set_defaults(func=run)
 
@@ -140,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
         args.tree = str(default_tree_path())
     if args.record:
-        from soccerbt.tools.cli.outputs import check_outputs
+        from soccerbt.cli.outputs import check_outputs
 
         problem = check_outputs(args, ("record",))  # never over the tree or a file it includes
         if problem is not None:
@@ -149,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     if args.tree is not None and not Path(args.tree).is_file():
         print(f"soccerbt brain: {args.tree}: no such tree file (--tree)", file=err)
         return 2
-    from soccerbt.tools.replay.live import record_mode_problem
+    from soccerbt.live.server import record_mode_problem
 
     problem = record_mode_problem(args, bool(args.record) or not args.no_record)
     if problem is not None:
@@ -244,7 +219,7 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     team_size = args.team_size or field.players_per_team
     live = None
     if getattr(args, "live", None) is not None:  # first: a port that cannot be bound stops the start
-        from soccerbt.tools.replay.live import open_live
+        from soccerbt.live.server import open_live
 
         live = open_live(args.live, sys.stderr, name=f"soccerbt brain {robot}")
     if not 1 <= robot.number <= team_size:
@@ -311,7 +286,7 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
         # gets a full recorder of its own
         if not args.record or args.record_mode == "inputs":
             from soccerbt.robot.recording import BrainRecorder
-            from soccerbt.tools.replay.live import LiveWriter
+            from soccerbt.live.server import LiveWriter
 
             brain.live_recorder = BrainRecorder("live.mcap", runner, spec, out=LiveWriter(live))
             runner.observers.append(brain.live_recorder.on_step)

@@ -202,7 +202,7 @@ class BrainRecorder:
                  tap: Any = None, out: Any = None, node_data: bool = True) -> None:
         """`tap`, `out` and `node_data`: as McapRecorder's (``--live``: the messages streamed
         too, or only; ``--record-mode inputs``: the inputs-only log)."""
-        from soccerbt.tools.replay.mcap_recorder import McapRecorder
+        from soccerbt.log.writer import McapRecorder
 
         self.path = Path(path)
         self.view = view if view is not None else _BrainMatchView(runner, spec)

@@ -23,8 +23,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from soccerbt.cli.arguments import port_number, positive_float
+
+Viewer = Callable[[Any, float], None]  # opens a window on a match at a speed; returns when it closes
 
 __all__ = ["configure", "run"]
 
@@ -43,9 +49,11 @@ def _speed(text: str) -> float:
     return value
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    from soccerbt.robot.cli import _port, _positive, add_transport_arguments
-    from soccerbt.tools.cli.match_options import add_match_arguments
+def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> None:
+    """Arguments of ``soccerbt sim``; `viewer` (``view(match, speed)``, given from above, where the
+    viewer lives) adds ``--view``."""
+    from soccerbt.robot.cli import add_transport_arguments
+    from soccerbt.cli.match_options import add_match_arguments
 
     parser.add_argument("--serve", choices=SERVES, required=True, help="the robot interfaces to serve (booster)")
     add_match_arguments(parser)
@@ -55,17 +63,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-referee", action="store_true", help="serve the robots only: no GameController")
     parser.add_argument("--speed", type=_speed, default=1.0, help="times real time (default 1; max: unpaced)")
     parser.add_argument("--spawn", action="store_true", help="start one soccerbt brain per robot")
-    parser.add_argument("--view", action="store_true", help="open the field viewer on the served match")
+    if viewer is not None:
+        parser.add_argument("--view", action="store_true", help="open the field viewer on the served match")
     parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
-    from soccerbt.tools.replay.live import add_live_argument
+    from soccerbt.live.server import add_live_argument
 
     add_live_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    parser.add_argument("--gc-port", type=_port, default=3838, help="GameController packets go here (3838)")
-    parser.add_argument("--gc-return-port", type=_port, default=3939, help="return/status messages (3939)")
+    parser.add_argument("--gc-port", type=port_number, default=3838, help="GameController packets go here (3838)")
+    parser.add_argument("--gc-return-port", type=port_number, default=3939, help="return/status messages (3939)")
     parser.add_argument("--gc-address", default="127.255.255.255",
                         help="where the GameController packets are broadcast (default 127.255.255.255: this host)")
-    parser.add_argument("--wait-brains", type=_positive, default=60.0, metavar="S",
+    parser.add_argument("--wait-brains", type=positive_float, default=60.0, metavar="S",
                         help="with --spawn: wait up to S wall seconds for every brain before kick-off (60)")
     parser.add_argument("--brain-logs", metavar="DIR", default=None,
                         help="with --spawn: write each brain's stderr to DIR/ROBOT.log")
@@ -74,18 +83,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "(polls between steps; the summary gives p50, p99)")
     parser.add_argument("--brain-reports", metavar="FILE", default=None,
                         help="with --spawn: write every brain's whole exit report (JSON) to FILE")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=partial(run, viewer=viewer))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
     err = sys.stderr
     from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.drivers.gamepad import parse_robot_key
     from soccerbt.serve.served import ServedMatch
-    from soccerbt.tools.cli.match_options import config_from_args
-    from soccerbt.tools.cli.summary import print_summary, result_json
+    from soccerbt.cli.match_options import config_from_args
+    from soccerbt.cli.summary import print_summary, result_json
 
-    from soccerbt.tools.cli.outputs import check_outputs, write_atomically
+    from soccerbt.cli.outputs import check_outputs, write_atomically
 
     problem = check_outputs(args, ("brain_reports",))
     if problem is not None:
@@ -123,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     served.measure_latency = args.measure_latency
     live = live_recorder = None
     if args.live is not None:  # the served match's field, GameController and events (its brains run elsewhere)
-        from soccerbt.tools.replay.live import LiveUnavailable, live_recorder as make_live_recorder, open_live
+        from soccerbt.live.server import LiveUnavailable, live_recorder as make_live_recorder, open_live
 
         try:
             live = open_live(args.live, err, name="soccerbt sim")
@@ -157,10 +166,8 @@ def run(args: argparse.Namespace) -> int:
             names = ", ".join(f"{ep.name or '(plain)'}" for ep in served.endpoints.values())
             print(f"soccerbt sim: serving {len(served.endpoints)} robots ({names}) on DDS domain {args.domain}, "
                   f"speed {'max' if math.isinf(args.speed) else args.speed}", file=err)
-        if args.view:
-            from soccerbt.tools.viewer.viewer import view_match
-
-            view_match(served.match, speed=args.speed if math.isfinite(args.speed) else 20.0)
+        if viewer is not None and getattr(args, "view", False):
+            viewer(served.match, args.speed if math.isfinite(args.speed) else 20.0)
         else:
             _run_with_progress(served, args, stop, err)
     finally:
@@ -239,7 +246,7 @@ def _spawn(args: argparse.Namespace, served: Any, config: Any, err: Any) -> dict
 
 
 def _run_with_progress(served: Any, args: argparse.Namespace, stop: threading.Event, err: Any) -> None:
-    from soccerbt.tools.cli.summary import progress_line
+    from soccerbt.cli.summary import progress_line
 
     step_s = 10.0
     start = time.monotonic()

@@ -1,15 +1,15 @@
-"""What observes or drives matches, a package per concern.
+"""What a person runs on top: the viewer, the replay's window and text tools, batches, and the
+commands that open a window.
 
-- ``cli/``: what every command shares (match options, output checks, summaries, display).
 - ``viewer/``: the pygame field viewer (scene, rendering, the window, the tree panel).
-- ``replay/``: the MCAP replay log (layout, recorder, reader, replay window, text tools,
-  ``soccerbt replay``, converting old JSON-lines logs).
+- ``replay/``: ``soccerbt replay``: the replay window and the text tools on a log
+  (``soccerbt.log`` is the log itself, ``soccerbt.resim`` its re-runs, ``soccerbt.live`` its stream).
 - ``batch/``: batch runs and sweeps with their statistics (``soccerbt batch``, ``sweep``).
-- ``run_cli`` and ``view_cli``: ``soccerbt run`` and ``soccerbt view``, which play a match,
-  show it and record it: they sit above the packages.
+- ``run_cli``, ``view_cli`` and ``sim_cli``: ``soccerbt run``, ``soccerbt view`` and ``soccerbt sim``,
+  which play a match and may show it: they sit above the packages.
 
 Floors inside tools, from the ground up (a module imports only from its own floor or below):
-``cli`` -> ``viewer`` -> ``replay`` -> ``batch`` -> ``run_cli``, ``view_cli``. Every package may
-import ``soccerbt.match`` and what is below it. Package ``__init__`` modules import nothing, so a
-command imports only what it needs.
+``viewer`` -> ``replay`` -> ``batch`` -> ``run_cli``, ``view_cli``, ``sim_cli``. Every package may
+import what lies below ``soccerbt.tools`` (``soccerbt.serve`` and down). Package ``__init__``
+modules import nothing, so a command imports only what it needs.
 """

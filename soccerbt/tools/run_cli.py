@@ -22,11 +22,11 @@ import time
 from typing import Any, TextIO
 
 from soccerbt.match import Match
-from soccerbt.tools.cli.display import display_available, pygame_error
-from soccerbt.tools.cli.match_options import add_match_arguments, config_from_args
-from soccerbt.tools.cli.outputs import check_outputs
-from soccerbt.tools.cli.summary import print_summary, progress_line, result_json
-from soccerbt.tools.replay.live import (LiveUnavailable, add_live_argument, add_record_mode_argument,
+from soccerbt.cli.display import display_available, pygame_error
+from soccerbt.cli.match_options import add_match_arguments, config_from_args
+from soccerbt.cli.outputs import check_outputs
+from soccerbt.cli.summary import print_summary, progress_line, result_json
+from soccerbt.live.server import (LiveUnavailable, add_live_argument, add_record_mode_argument,
                                        record_and_stream, record_mode_problem)
 
 PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines

@@ -17,11 +17,11 @@ import math
 import sys
 import time
 
-from soccerbt.tools.cli.display import display_available
-from soccerbt.tools.cli.match_options import add_match_arguments, config_from_args
-from soccerbt.tools.cli.outputs import check_outputs
-from soccerbt.tools.cli.summary import print_summary
-from soccerbt.tools.replay.live import (LiveUnavailable, add_live_argument, add_record_mode_argument,
+from soccerbt.cli.display import display_available
+from soccerbt.cli.match_options import add_match_arguments, config_from_args
+from soccerbt.cli.outputs import check_outputs
+from soccerbt.cli.summary import print_summary
+from soccerbt.live.server import (LiveUnavailable, add_live_argument, add_record_mode_argument,
                                        record_and_stream, record_mode_problem)
 
 

@@ -29,10 +29,10 @@ from soccerbt import native
 from soccerbt.blackboard.core import Entry
 from soccerbt.nodes import ActionNode, observe
 from soccerbt.nodes.status import NodeStatus
-from soccerbt.tools.replay import inputs as inputs_module
-from soccerbt.tools.replay import logformat as lf
-from soccerbt.tools.replay import tick_encode as mr
-from soccerbt.tools.replay import tree_watch
+from soccerbt.log import inputs as inputs_module
+from soccerbt.log import format as lf
+from soccerbt.log import tick_encode as mr
+from soccerbt.log import tree_watch
 from soccerbt.nodes.base import TreeNode
 from soccerbt.trees import TreeFactory
 from soccerbt.world.types import Detection, Observations, Pose2D, Team
@@ -362,7 +362,7 @@ _RECORD = """
 import hashlib, sys
 from pathlib import Path
 from soccerbt.match import Match, MatchConfig
-from soccerbt.tools.replay.mcap_recorder import make_recorder
+from soccerbt.log.writer import make_recorder
 from soccerbt.native import recording
 m = Match(MatchConfig(seed=5, duration_s=2.5))
 out = Path(sys.argv[1])

@@ -79,8 +79,8 @@ def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys:
     pytest.importorskip("foxglove")
     import threading
 
-    from soccerbt.tools.replay import logformat as lf
-    from soccerbt.tools.replay.ws_client import ConnectionClosed, FoxgloveClient
+    from soccerbt.log import format as lf
+    from soccerbt.live.ws_client import ConnectionClosed, FoxgloveClient
 
     served, brain = _flight_brain(tmp_path, 212, 7, "--live", "127.0.0.1:0")
     client = FoxgloveClient("127.0.0.1", brain.live.port, timeout_s=None)
@@ -112,7 +112,7 @@ def test_a_brain_records_its_inputs_only_and_the_log_derives(tmp_path: Path,
     """``soccerbt brain --record-mode inputs``: the flight log holds no node data; ``replay
     derive`` writes the full one, which re-runs exactly."""
     from soccerbt.__main__ import main
-    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.log.reader import McapLog
 
     served, brain = _flight_brain(tmp_path, 213, 8, "--record-mode", "inputs")
     _play(served, brain, 300)

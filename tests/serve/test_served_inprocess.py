@@ -151,7 +151,7 @@ def test_get_up_stands_a_fallen_robot(served_one: tuple[ServedMatch, Client]) ->
 def test_the_brains_log_opens_in_the_replay_tools(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     from soccerbt.__main__ import main
     from soccerbt.drivers.booster.connect import open_transport
-    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.log.reader import McapLog
 
     domain = 202
     gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()
@@ -192,7 +192,7 @@ def test_the_brains_log_opens_in_the_replay_tools(tmp_path, capsys: pytest.Captu
 def test_the_flight_recorder_rotates_and_caps_its_folder(tmp_path) -> None:
     from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.robot.flight import FlightRecorder, flight_logs
-    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.log.reader import McapLog
 
     domain = 203
     gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()
@@ -238,9 +238,9 @@ def test_an_inputs_only_flight_segment_derives_to_the_full_recorders_ticks(tmp_p
     the same brain steps."""
     from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.robot.flight import FlightRecorder
-    from soccerbt.tools.replay import logformat as lf
-    from soccerbt.tools.replay.derive import derive_log
-    from soccerbt.tools.replay.mcap_reader import McapLog, ReplayError
+    from soccerbt.log import format as lf
+    from soccerbt.resim.derive import derive_log
+    from soccerbt.log.reader import McapLog, ReplayError
 
     domain = 205
     gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()

@@ -61,8 +61,8 @@ def test_sigterm_sends_the_stop_and_the_brain_reports(takeover: dict[str, Any]) 
 
 
 def test_the_flight_recorder_keeps_each_brains_log_even_a_killed_ones(takeover: dict[str, Any]) -> None:
-    from soccerbt.tools.replay.derive_cache import derived_for_reading
-    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.resim.derive_cache import derived_for_reading
+    from soccerbt.log.reader import McapLog
 
     logs = takeover["flight_logs"]
     assert len(logs) == 2  # the killed brain's, and the one that took over (stopped with SIGTERM)

@@ -7,6 +7,6 @@
 - ``sweep``: node port values over a grid or random draws, the tree editor, the best tree.
 - ``batch_cli`` and ``sweep_cli``: ``soccerbt batch`` and ``soccerbt sweep``.
 
-May import ``soccerbt.tools.cli``, ``soccerbt.tools.replay`` (the recorder, for ``--record``)
+May import ``soccerbt.cli``, ``soccerbt.tools.replay`` (the recorder, for ``--record``)
 and ``soccerbt.match`` and below; nothing of ``tools.viewer``.
 """

@@ -89,8 +89,8 @@ def play_game(config: MatchConfig, record_path: str | None = None) -> MatchResul
     match = Match(config)
     recorder = None
     if record_path is not None:
-        from soccerbt.tools.cli.outputs import open_exclusive
-        from soccerbt.tools.replay.mcap_recorder import make_recorder
+        from soccerbt.cli.outputs import open_exclusive
+        from soccerbt.log.writer import make_recorder
 
         final = Path(record_path)
         partial, stream = open_exclusive(final.parent, final.stem, ".partial" + final.suffix)

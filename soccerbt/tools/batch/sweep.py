@@ -30,7 +30,7 @@ from typing import Any
 from soccerbt.match import MatchConfig, default_tree_path
 from soccerbt.tools.batch.batch import GameOutcome, ab_scores, plan_games, run_batch
 from soccerbt.tools.batch.stats import HeadToHead, head_to_head
-from soccerbt.tools.cli.outputs import check_output_path, same_file, write_atomically
+from soccerbt.cli.outputs import check_output_path, same_file, write_atomically
 from soccerbt.trees.includes import tree_files
 from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, XNode, decode_xml_bytes, parse_xml_text, read_limited
 

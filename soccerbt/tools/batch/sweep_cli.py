@@ -30,8 +30,8 @@ from soccerbt.tools.batch.batch_pool import BackendError, default_game_timeout_s
 from soccerbt.tools.batch.stats import HeadToHead
 from soccerbt.tools.batch.sweep import (MAX_COMBINATIONS, ComboResult, Param, SweepError, TreeEditor, best, combinations, combo_text,
                                   parse_param, plan_best, run_sweep, tree_or_default, write_best)
-from soccerbt.tools.cli.match_options import add_match_shape_arguments, shape_from_args
-from soccerbt.tools.cli.outputs import check_output_path, same_file, tree_inputs, write_atomically
+from soccerbt.cli.match_options import add_match_shape_arguments, shape_from_args
+from soccerbt.cli.outputs import check_output_path, same_file, tree_inputs, write_atomically
 from soccerbt.trees import TreeLoadError
 
 

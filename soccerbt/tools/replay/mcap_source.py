@@ -15,9 +15,9 @@ import bisect
 from collections.abc import Iterator
 from typing import Any
 
-from soccerbt.tools.replay import logformat as lf
-from soccerbt.tools.replay.logformat import ReplayError
-from soccerbt.tools.replay.mcap_reader import McapLog, RobotState, StepView, apply_step
+from soccerbt.log import format as lf
+from soccerbt.log.format import ReplayError
+from soccerbt.log.reader import McapLog, RobotState, StepView, apply_step
 from soccerbt.tools.viewer.scene import Banner, control_of, gc_words, Scene, SceneRobot
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team, from_team_frame

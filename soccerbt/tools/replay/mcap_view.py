@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import pygame
 
-from soccerbt.tools.replay import logformat as lf
-from soccerbt.tools.replay.logformat import ReplayError
-from soccerbt.tools.replay.mcap_reader import McapLog
+from soccerbt.log import format as lf
+from soccerbt.log.format import ReplayError
+from soccerbt.log.reader import McapLog
 from soccerbt.tools.replay.mcap_source import McapReplaySource, _event_text
 from soccerbt.tools.replay.tree_tools import find_ranges
 from soccerbt.tools.viewer.render import PANEL_BG, TEXT, draw_help, draw_toasts

@@ -30,8 +30,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from soccerbt.tools.cli.display import display_available
-from soccerbt.tools.replay.logformat import ReplayError
+from soccerbt.cli.display import display_available
+from soccerbt.log.format import ReplayError
 
 EXIT_BAD_LOG = 2
 MIN_SPEED, MAX_SPEED = 0.01, 20.0
@@ -137,7 +137,7 @@ def replay(args: argparse.Namespace) -> int:
     """The ``replay`` command: 0 done, 1 a usage problem (or ``diff``: the runs differ), 2 a bad log."""
     err = sys.stderr
     if args.connect is not None:
-        from soccerbt.tools.replay.live_source import connect_command
+        from soccerbt.tools.replay.connect import connect_command
 
         return connect_command(args, err)
     if args.file is None and isinstance(args.tree, str) and not args.rerun:  # replay --tree LOG: --tree prints
@@ -159,7 +159,7 @@ def replay(args: argparse.Namespace) -> int:
     if args.file == "diff" or args.other:
         return _diff(args, err)
     if os.path.isdir(args.file):  # a folder: its logs, one line each
-        from soccerbt.tools.replay.listing import list_command
+        from soccerbt.log.listing import list_command
 
         return list_command(args, sys.stdout, err)
     problem = _output_problem(args)
@@ -169,8 +169,8 @@ def replay(args: argparse.Namespace) -> int:
     if args.from_s is not None and args.to_s is not None and args.from_s > args.to_s:
         print(f"soccerbt replay: --from {args.from_s:g} is after --to {args.to_s:g}: nothing to show", file=err)
         return 1
-    from soccerbt.tools.replay.convert import looks_like_jsonl
-    from soccerbt.tools.replay.mcap_reader import is_mcap
+    from soccerbt.log.convert import looks_like_jsonl
+    from soccerbt.log.reader import is_mcap
 
     if not is_mcap(args.file) and looks_like_jsonl(args.file):
         print(f"soccerbt replay: {args.file}: a JSON-lines replay log of an earlier soccerbt; replay reads MCAP "
@@ -183,10 +183,10 @@ def replay(args: argparse.Namespace) -> int:
 def _output_problem(args: argparse.Namespace) -> str | None:
     """Why --screenshot or --btlog cannot be written (checked before the log is read), or None:
     the name (.png, .btlog), the folder, the log itself, both naming one file."""
-    from soccerbt.tools.cli.outputs import check_output_path, same_file, screenshot_name_problem
+    from soccerbt.cli.outputs import check_output_path, same_file, screenshot_name_problem
 
     if getattr(args, "out", None):
-        from soccerbt.tools.cli.outputs import RECORD_SUFFIX, tree_inputs
+        from soccerbt.cli.outputs import RECORD_SUFFIX, tree_inputs
 
         tree = args.tree if isinstance(args.tree, str) else None
         problem = check_output_path(args.out, [args.file, *(tree_inputs(tree, default=False) if tree else [])],
@@ -221,7 +221,7 @@ def _mcap_name(path: str) -> str:
 def _in_and_out(args: argparse.Namespace, err: TextIO, command: str, usage: str, what: str) -> tuple[str, str] | int:
     """(the log read, the MCAP log written) of ``replay convert`` and ``replay derive``, checked:
     two names, the output's a ``.mcap`` one that overwrites no input; else the exit code (said)."""
-    from soccerbt.tools.cli.outputs import RECORD_SUFFIX, check_output_path
+    from soccerbt.cli.outputs import RECORD_SUFFIX, check_output_path
 
     if len(args.other) != 2:
         print(f"soccerbt replay {command}: give {usage}", file=err)
@@ -241,8 +241,8 @@ def _in_and_out(args: argparse.Namespace, err: TextIO, command: str, usage: str,
 def _convert(args: argparse.Namespace, err: TextIO) -> int:
     """``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap``: 0 written, 1 a usage problem, 2 a
     bad old log or an output that cannot be written (nothing is written then)."""
-    from soccerbt.tools.replay.convert import convert_log
-    from soccerbt.tools.replay.mcap_reader import is_mcap
+    from soccerbt.log.convert import convert_log
+    from soccerbt.log.reader import is_mcap
 
     names = _in_and_out(args, err, "convert", "the old log and the new one: soccerbt replay convert "
                                               "OLD.jsonl[.gz] NEW.mcap", "converted")
@@ -270,8 +270,8 @@ def _convert(args: argparse.Namespace, err: TextIO) -> int:
 def _derive(args: argparse.Namespace, err: TextIO) -> int:
     """``soccerbt replay derive LOG FULL.mcap``: 0 written, 1 a usage problem, 2 a log that
     cannot be derived or an output that cannot be written (nothing is written then)."""
-    from soccerbt.tools.replay.derive import derive_log
-    from soccerbt.tools.replay.mcap_reader import McapLog
+    from soccerbt.resim.derive import derive_log
+    from soccerbt.log.reader import McapLog
     from soccerbt.trees.errors import TreeLoadError
 
     names = _in_and_out(args, err, "derive", "the inputs-only log and the full one to write: soccerbt replay "
@@ -301,8 +301,8 @@ def _readable(log, budget_ratio: int | None, err: TextIO, args: argparse.Namespa
     """`log`, or for an inputs-only log (``--record-mode inputs``) its full log, kept from an
     earlier reading or derived now (``derive_cache``: every reader works on it; a line on `err`
     says which); ``--cache-dir``, ``--cache-mb`` and ``--no-cache`` choose the cache."""
-    from soccerbt.tools.replay.derive import is_inputs_only
-    from soccerbt.tools.replay.derive_cache import DEFAULT_CACHE_MB, DeriveCache, default_cache_dir, derived_for_reading
+    from soccerbt.resim.derive import is_inputs_only
+    from soccerbt.resim.derive_cache import DEFAULT_CACHE_MB, DeriveCache, default_cache_dir, derived_for_reading
 
     if not is_inputs_only(log):
         return log
@@ -315,7 +315,7 @@ def _readable(log, budget_ratio: int | None, err: TextIO, args: argparse.Namespa
 
 
 def _diff(args: argparse.Namespace, err: TextIO) -> int:
-    from soccerbt.tools.replay.mcap_reader import BUDGET_RATIO, McapLog
+    from soccerbt.log.reader import BUDGET_RATIO, McapLog
     from soccerbt.tools.replay.tree_tools import diff_logs
     from soccerbt.trees.errors import TreeLoadError
 
@@ -347,7 +347,7 @@ def _diff(args: argparse.Namespace, err: TextIO) -> int:
 def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
     """The MCAP tools: --info, --tree/--json, --transitions, --find, --btlog, --verify, the viewer;
     warnings found while working (damage found late) and the missing time ranges at the end."""
-    from soccerbt.tools.replay.mcap_reader import BUDGET_RATIO, McapLog
+    from soccerbt.log.reader import BUDGET_RATIO, McapLog
     from soccerbt.trees.errors import TreeLoadError
 
     log = None
@@ -399,11 +399,12 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
     """--info, --tree/--json, --transitions, --find, --btlog, --verify, --robot, the viewer."""
     import json
 
-    from soccerbt.tools.replay import logformat as lf
+    from soccerbt.log import format as lf
+    from soccerbt.resim.verify import verify_log
     from soccerbt.tools.replay import tree_tools as tt
 
     if args.rerun:
-        from soccerbt.tools.replay.rerun import rerun_command
+        from soccerbt.resim.rerun import rerun_command
 
         return rerun_command(log, args, sys.stdout, err)
     if args.robot is not None:
@@ -412,7 +413,7 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
             or args.tick is not None:
         log.require_node_data()
     if args.verify:
-        ok, lines = tt.verify_log(log)
+        ok, lines = verify_log(log)
         for line in lines:
             print(line)
         return 0 if ok else 1

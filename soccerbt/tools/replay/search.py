@@ -25,9 +25,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from soccerbt.tools.replay import logformat as lf
-from soccerbt.tools.replay.logformat import ReplayError
-from soccerbt.tools.replay.mcap_reader import Gap, McapLog, RobotState, apply_step
+from soccerbt.log import format as lf
+from soccerbt.log.format import ReplayError
+from soccerbt.log.reader import Gap, McapLog, RobotState, apply_step
 
 __all__ = ["resolve_nodes", "ambiguity_note", "parse_condition", "Condition", "compile_condition", "find_ranges",
            "MAX_COMBINATIONS"]

@@ -1,8 +1,9 @@
 """Text tools on an MCAP replay log: the tree at a tick, a node's transitions, conditions over
-time, the first difference between two runs, Groot2's .btlog export, and re-running a log.
+time, the first difference between two runs and Groot2's .btlog export.
 
 These back ``soccerbt replay FILE --tree/--json``, ``--node NAME --transitions``, ``--find``,
-``soccerbt replay diff A B``, ``--btlog OUT`` and ``--verify`` (see soccerbt.tools.replay.replay_cli).
+``soccerbt replay diff A B`` and ``--btlog OUT`` (see soccerbt.tools.replay.replay_cli; ``--verify`` is
+``soccerbt.resim.verify``).
 Node references (``#UID``, a path, a name several nodes may share) and ``--find`` conditions
 (BT.CPP's script language over the blackboard and the nodes' statuses and reasons) are in
 ``soccerbt.tools.replay.search``. ``--tree`` shows the reasons decision nodes gave
@@ -16,15 +17,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from soccerbt.tools.cli.outputs import write_atomically
-from soccerbt.tools.cli.values import short_value
-from soccerbt.tools.replay import logformat as lf
-from soccerbt.tools.replay.logformat import ReplayError
-from soccerbt.tools.replay.mcap_reader import Gap, McapLog, RobotState, StepView
+from soccerbt.cli.outputs import write_atomically
+from soccerbt.cli.values import short_value
+from soccerbt.log import format as lf
+from soccerbt.log.format import ReplayError
+from soccerbt.log.reader import Gap, McapLog, RobotState, step_messages
+from soccerbt.resim.compare import step_differences, tree_notes
 from soccerbt.tools.replay.search import ambiguity_note, find_ranges, parse_condition, resolve_nodes
 
 __all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog", "btlog_models",
-           "verify_log", "step_of_tick", "parse_condition", "node_marks", "info_lines"]
+           "step_of_tick", "parse_condition", "node_marks", "info_lines"]
 
 _NAMES = lf.STATUS_NAMES
 MAX_INDENT = 64   # deeper nodes are drawn at this depth with their depth written: lines stay short
@@ -238,55 +240,6 @@ def transition_lines(log: McapLog, robot: str, node: str, from_step: int = 1,
     return [line for _s, _u, line in items]
 
 
-def _step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, bytes]]:
-    """(step, data) of the log's step messages in increasing order; the steps missing between
-    and after them are added to `gaps` (and to ``log.gaps``)."""
-    expect = log.first_step
-    for _topic, step, data in log.messages(topics={lf.STEP_TOPIC}):
-        if step < expect:
-            continue
-        if step > expect:
-            gaps.append(log._gap(expect, step - 1, None))
-        expect = step + 1
-        yield step, data
-    if expect <= log.last_step:
-        gaps.append(log._gap(expect, log.last_step, None))
-
-
-def step_differences(robots: list[str], va: StepView, vb: StepView, labels: tuple[str, str] = ("A", "B")) -> list[str]:
-    """What differs between two decoded steps: the truth, and per robot the statuses, the
-    blackboard, the command and the reasons (the lines of ``diff`` and ``--verify``); each value
-    is labelled with its run (``labels``: "A" / "B", or "log" / "re-run"). Statuses read
-    ``#uid:P>N`` (a transition from P to N: I IDLE, R RUNNING, S SUCCESS, F FAILURE), the
-    truth and the command ``(x, y, theta)`` and ``(vx, vy, vtheta, pan, tilt, kick dir,
-    strength)``."""
-    a, b = labels
-    out: list[str] = []
-    if va.truth != vb.truth:
-        out.append(f"  truth ball (x, y, vx, vy): {a} {_fmt(va.truth.ball)} / {b} {_fmt(vb.truth.ball)}")
-        for robot, ra, rb in zip(robots, va.truth.robots, vb.truth.robots):
-            if ra != rb:
-                out.append(f"  truth {robot} (x, y, theta): {a} {_fmt(ra[:3])} / {b} {_fmt(rb[:3])}")
-    for robot in robots:
-        ra, rb = va.ticks[robot], vb.ticks[robot]
-        if ra.transitions != rb.transitions:
-            out.append(f"  {robot} tick {ra.tick} statuses (#uid:from>to): {a} {_trans(ra)} / {b} {_trans(rb)}")
-        if ra.blackboard != rb.blackboard:
-            keys = sorted(set(ra.blackboard) | set(rb.blackboard))
-            for key in keys:
-                x, y = ra.blackboard.get(key), rb.blackboard.get(key)
-                if x != y:
-                    out.append(f"  {robot} blackboard {key} [value, writer]: {a} {x} / {b} {y}")
-        if not lf.same_command(ra.command, rb.command):
-            out.append(f"  {robot} command (vx, vy, vtheta, pan, tilt, kick dir, strength): "
-                       f"{a} {_fmt(ra.command)} / {b} {_fmt(rb.command)}")
-        if ra.reasons != rb.reasons:
-            for uid in sorted(set(ra.reasons) | set(rb.reasons)):
-                x, y = ra.reasons.get(uid), rb.reasons.get(uid)
-                if x != y:
-                    out.append(f"  {robot} reason #{uid}: {a} {x!r} / {b} {y!r}")
-    return out
-
 
 def info_lines(log: McapLog) -> list[str]:
     """``replay --info``: the header, the trees, the score, the goals (who scored, when), then
@@ -326,12 +279,6 @@ def _time(ev: dict[str, Any]) -> str:
     return f"{t:.2f}s" if isinstance(t, (int, float)) else "?"
 
 
-def _tree_notes(robot: str, ta: dict[str, Any], tb: dict[str, Any]) -> list[str]:
-    if ta["nodes"] == tb["nodes"]:
-        return []
-    changed = [f"#{x['uid']} {x['name']}" for x, y in zip(ta["nodes"], tb["nodes"]) if x != y]
-    return [f"note: {robot}'s trees differ ({', '.join(changed[:5]) or 'node count'})"]
-
 
 def diff_logs(a: McapLog, b: McapLog) -> list[str]:
     """[] when both runs are the same step by step; else what differs at the first step that
@@ -343,10 +290,10 @@ def diff_logs(a: McapLog, b: McapLog) -> list[str]:
     if a.robots != b.robots:
         return [f"the robots differ: {', '.join(a.robots)} / {', '.join(b.robots)}"]
     for robot in a.robots:
-        notes += _tree_notes(robot, a.tree(robot, 1), b.tree(robot, 1))
+        notes += tree_notes(robot, a.tree(robot, 1), b.tree(robot, 1))
     gaps_a: list[Gap] = []
     gaps_b: list[Gap] = []
-    it_a, it_b = _step_messages(a, gaps_a), _step_messages(b, gaps_b)
+    it_a, it_b = step_messages(a, gaps_a), step_messages(b, gaps_b)
     na, nb = next(it_a, None), next(it_b, None)
     while na is not None and nb is not None:
         if na[0] != nb[0]:  # one log lacks the other's step: its gap says which
@@ -384,14 +331,6 @@ def _missing(a: McapLog, gaps_a: list[Gap], b: McapLog, gaps_b: list[Gap]) -> li
     return ([f"{a.path}: {g.text(a.dt_s)}; not compared" for g in gaps_a]
             + [f"{b.path}: {g.text(b.dt_s)}; not compared" for g in gaps_b])
 
-
-def _fmt(values: Any) -> str:
-    return "(" + ", ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in values) + ")"
-
-
-def _trans(rec: lf.TickRecord) -> str:
-    return " ".join(f"#{u}:{_NAMES[p][0]}>{_NAMES[n][0]}" for u, p, n in rec.transitions[:8]) + (
-        " ..." if len(rec.transitions) > 8 else "")
 
 
 def btlog_models(tree: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -464,214 +403,3 @@ def export_btlog(log: McapLog, robot: str, out: Path) -> tuple[int, list[str]]:
     return count, warnings
 
 
-MAX_PARTICLES = 10_000
-_TEAMS = ("blue", "red")
-
-
-def verify_config(log: McapLog) -> dict[str, Any]:
-    """The match configuration stored in the log's header, checked against the command line's
-    limits (a field soccerbt knows, 1..11 robots a team and no more than the field holds, a seed
-    of 0 or more, a positive finite half, GameController 12, 19 or 20, at most MAX_PARTICLES
-    particles a robot, ...); ReplayError naming what it refused."""
-    from soccerbt.tools.cli.match_options import FIELD_CHOICES
-    from soccerbt.world.field import Field
-
-    cfg = log.header.get("config")
-    if not isinstance(cfg, dict):
-        raise ReplayError(log.path, None, "the header holds no match configuration: cannot re-run it")
-
-    def refuse(key: str, why: str) -> ReplayError:
-        return ReplayError(log.path, None, f"refused to re-run: the header's config.{key} {why}")
-
-    def is_int(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    def shown(v: Any) -> str:
-        text = repr(v)
-        return text if len(text) <= 40 else text[:37] + "..."
-
-    out: dict[str, Any] = {}
-    field_name = cfg.get("field", "adult")
-    if not isinstance(field_name, str) or field_name.strip().lower() not in FIELD_CHOICES:
-        raise refuse("field", f"{shown(field_name)} is no field (S, M or L)")
-    out["field"] = field_name.strip().lower()
-    size = cfg.get("team_size")
-    limit = Field.by_name(out["field"]).max_players_per_team
-    if size is not None and (not is_int(size) or not 1 <= size <= min(11, limit)):
-        raise refuse("team_size", f"{shown(size)} is not 1..{min(11, limit)} robots a team on that field")
-    out["team_size"] = size
-    seed = cfg.get("seed", 0)
-    if not is_int(seed) or not 0 <= seed < 1 << 64:
-        raise refuse("seed", f"{shown(seed)} is not a seed (0 or more)")
-    out["seed"] = seed
-    half = cfg.get("half_s", 600.0)
-    if not isinstance(half, (int, float)) or isinstance(half, bool) or not 0 < half < float("inf"):
-        raise refuse("half_s", f"{shown(half)} is not a positive number of seconds")
-    out["half_s"] = float(half)
-    for team in _TEAMS:
-        tree = cfg.get(f"{team}_tree")
-        if tree is not None and (not isinstance(tree, str) or not tree or "\0" in tree):
-            raise refuse(f"{team}_tree", "is not a file name")
-        out[f"{team}_tree"] = tree
-    idle = cfg.get("idle_teams", [])
-    if not isinstance(idle, list) or any(t not in _TEAMS for t in idle) or len(set(idle)) != len(idle):
-        raise refuse("idle_teams", "is not a list of blue and red")
-    out["idle_teams"] = tuple(idle)
-    particles = cfg.get("particles", 300)
-    if not is_int(particles) or not 1 <= particles <= MAX_PARTICLES:
-        raise refuse("particles", f"{shown(particles)} is not 1..{MAX_PARTICLES:,} particles a robot")
-    out["particles"] = particles
-    gc_version = cfg.get("gc_version", 20)
-    if gc_version not in (12, 19, 20) or not is_int(gc_version):
-        raise refuse("gc_version", f"{shown(gc_version)} is not 12, 19 or 20")
-    out["gc_version"] = gc_version
-    knockout = cfg.get("knockout", False)
-    if not isinstance(knockout, bool) or (knockout and gc_version == 12):
-        raise refuse("knockout", "is not true or false (true needs GameController 19 or 20)")
-    out["knockout"] = knockout
-    if not isinstance(cfg.get("reproducible", False), bool):
-        raise refuse("reproducible", "is not true or false")
-    return out
-
-
-def verify_trees(log: McapLog, config: dict[str, Any], max_file_bytes: int | None = None) -> list[str]:
-    """Check that the files a re-run would load are those the header names, unchanged. Reads
-    only what the configured trees are (each tree and, recursively, its includes, as the loader
-    finds them), only regular files, bounded, that parse as BehaviorTree.CPP trees; never a path
-    the header alone names. [] when they match; else what was refused and why."""
-    import hashlib
-    import os
-
-    from soccerbt.match import default_tree_path
-    from soccerbt.trees.errors import TreeLoadError
-    from soccerbt.trees.includes import default_max_file_bytes, tree_files
-    from soccerbt.trees.xmlload import FileRefused, decode_xml_bytes, parse_xml_text, read_limited
-
-    limit = max_file_bytes if max_file_bytes is not None else default_max_file_bytes()
-    trees = log.header.get("trees") or {}
-    for team in _TEAMS:
-        if team in config["idle_teams"]:
-            continue  # an idle team plays no tree
-        configured = config[f"{team}_tree"] or str(default_tree_path())
-        stored = trees.get(team)
-        if not isinstance(stored, dict) or not stored.get("files"):
-            return [f"refused to re-run: the header lists no tree files of {team}"]
-        named = {os.path.realpath(e["path"]): e["sha256"] for e in stored["files"]}
-        files = [Path(os.path.realpath(f)) for f in tree_files(configured, max_file_bytes=limit)]
-        for f in files:
-            if str(f) not in named:
-                return [f"{f}: the {team} tree ({configured}) includes it but the log's header does not list it: "
-                        f"the tree changed since the run; cannot verify"]
-        extra = sorted(set(named) - {str(f) for f in files})
-        if extra:
-            return [f"refused: the header lists {extra[0]} among the {team} tree's files, but {configured} does not "
-                    f"include it; verify reads only the files of the configured tree"]
-        for f in files:
-            try:
-                raw = read_limited(f, limit)
-                parse_xml_text(decode_xml_bytes(raw, str(f)), str(f), f.parent)
-            except FileRefused as exc:
-                return [f"refused: {f}: {exc.reason} (verify reads only tree files)"]
-            except TreeLoadError as exc:
-                return [f"refused: {f}: not a BehaviorTree.CPP tree ({exc.message}); verify reads only tree files"]
-            if hashlib.sha256(raw).hexdigest() != named[str(f)]:
-                return [f"{f}: changed since the run (SHA-256 differs); cannot verify ({team})"]
-    return []
-
-
-def verify_log(log: McapLog) -> tuple[bool, list[str]]:
-    """Re-run the match from the log's seed, configuration and tree files (all checked first:
-    ``verify_config``, ``verify_trees``) and compare it with the log step by step as it runs,
-    stopping at the first step that differs. (reproduces, messages)."""
-    import os
-
-    from soccerbt.match import Match, MatchConfig
-    from soccerbt.tools.replay.mcap_recorder import McapRecorder
-
-    log.require_node_data()
-    config = verify_config(log)
-    if not log.header["config"].get("reproducible", False):
-        return False, ["the log's match used a custom noise or referee configuration: cannot re-run it"]
-    problems = verify_trees(log, config)
-    if problems:
-        return False, problems
-    match = Match(MatchConfig(duration_s=log.last_step * log.dt_s, **config))
-    if abs(match.dt_s - log.dt_s) > 1e-12:
-        return False, [f"the log steps {log.dt_s:g} s, this soccerbt {match.dt_s:g} s: cannot re-run it"]
-    gaps: list[Gap] = []
-    steps = _step_messages(log, gaps)
-    compare = _Compare(log, steps)
-    with open(os.devnull, "wb") as sink:
-        recorder = McapRecorder(log.path.with_suffix(".verify.mcap"), stream=sink, tap=compare.message)
-        recorder.on_start(match)
-        match.observers.append(recorder)
-        while match.steps < log.last_step and not match.finished() and compare.going:
-            match.step()
-        recorder.close()
-    for _ in steps:  # the gaps after the last compared step
-        pass
-    missing = [f"{log.path}: {g.text(log.dt_s)}; not compared" for g in gaps]
-    if compare.lines:
-        return False, compare.notes + missing + compare.lines
-    if compare.ended is not None:
-        return False, compare.notes + missing + [compare.ended]
-    if match.steps < log.last_step:
-        return False, compare.notes + missing + [f"the re-run ended at step {match.steps}, the log holds "
-                                                 f"{log.last_step} steps"]
-    if missing:
-        return False, compare.notes + missing
-    seed = log.header["config"].get("seed")
-    return True, compare.notes + [f"{log.path}: reproduces ({log.last_step} steps, seed {seed})"]
-
-
-class _Compare:
-    """The re-run's messages (a recorder's tap) against the log's steps, as they come."""
-
-    def __init__(self, log: McapLog, steps: Iterator[tuple[int, bytes]]) -> None:
-        self.log = log
-        self.steps = steps
-        self.next = next(steps, None)
-        self.going = True
-        self.lines: list[str] = []
-        self.notes: list[str] = []
-        self.ended: str | None = None
-        self.tables: dict[str, list[str]] = {}
-        self.topics = {lf.keys_topic(r): r for r in log.robots} | {lf.keyframe_topic(r): r for r in log.robots}
-        self.trees = {lf.tree_topic(r): r for r in log.robots}
-
-    def message(self, topic: str, step: int, data: bytes) -> None:
-        if not self.going:
-            return
-        if topic in self.topics:
-            keys = lf.load_json(data).get("keys")
-            if keys is not None:
-                self.tables[self.topics[topic]] = keys
-            return
-        if topic in self.trees:
-            robot = self.trees[topic]
-            again = lf.load_json(data)
-            if again.get("load") == 1:
-                self.notes += _tree_notes(robot, self.log.tree(robot, 1), again)
-            return
-        if topic != lf.STEP_TOPIC:
-            return
-        while self.next is not None and self.next[0] < step:
-            self.next = next(self.steps, None)
-        if self.next is None:
-            self.ended = f"the log ends before step {step}: the re-run goes on"
-            self.going = False
-            return
-        if self.next[0] > step:
-            return  # a step the log is missing: its gap says so
-        mine = self.next[1]
-        if mine == data:
-            return
-        self.going = False
-        try:
-            va = self.log.decode_step(mine)
-        except ValueError as exc:
-            self.lines = [f"step {step} of the log is unreadable ({exc})"]
-            return
-        vb = self.log.decode_step(data, dict(self.tables))
-        self.lines = [f"first difference at step {step} (t={va.truth.t_s:.2f}s), log / re-run:",
-                      *step_differences(self.log.robots, va, vb, ("log", "re-run"))]

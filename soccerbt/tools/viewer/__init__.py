@@ -9,7 +9,7 @@
 - ``tree_panel``: ``TreePanel``, a robot's whole tree and blackboard at one step (the replay
   window draws it).
 
-May import ``soccerbt.tools.cli`` and ``soccerbt.match`` and below; nothing of
+May import ``soccerbt.cli`` and ``soccerbt.match`` and below; nothing of
 ``tools.replay`` or ``tools.batch`` (the replay window builds on this package, not the other
 way round). The ``view`` command is ``soccerbt.tools.view_cli``, above the packages: it also
 records the match.

@@ -1,7 +1,7 @@
 """The whole behaviour tree of one robot at one step, drawn into a rectangle of a pygame surface.
 
 ``TreePanel.draw(surface, rect, state)`` lists every node of a ``RobotState`` (from
-``soccerbt.tools.replay.mcap_reader``) as one row: indented by depth, ``name #uid``, a status box
+``soccerbt.log.reader``) as one row: indented by depth, ``name #uid``, a status box
 (green SUCCESS, red FAILURE, yellow RUNNING, grey IDLE, blue-grey SKIPPED), bright text and a
 marker for the nodes ticked in that step, dimmed text for the others. SubTree nodes fold: by
 default every subtree holding no RUNNING or ticked node is folded, so the running branch is what
@@ -23,7 +23,7 @@ from typing import Any
 
 import pygame
 
-from soccerbt.tools.cli.values import short_value
+from soccerbt.cli.values import short_value
 from soccerbt.tools.viewer.render import IDLE_COLOUR, PANEL_BG, STATUS_COLOURS, TEXT
 
 __all__ = ["TreePanel", "STATUS_COLOURS_BY_CODE", "SKIPPED_COLOUR", "HistoryEntry"]

@@ -22,8 +22,8 @@ from typing import Protocol
 
 import pygame
 
-from soccerbt.tools.cli.display import display_available
-from soccerbt.tools.cli.outputs import write_atomically
+from soccerbt.cli.display import display_available
+from soccerbt.cli.outputs import write_atomically
 from soccerbt.tools.viewer.render import (ALL_LAYERS, DEFAULT_LAYERS, LAYER_KEYS, ROBOT_RADIUS_M, FieldRenderer,
                                    draw_help, draw_side_panel, draw_toasts)
 from soccerbt.tools.viewer.scene import Notice, Scene

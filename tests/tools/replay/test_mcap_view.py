@@ -9,7 +9,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from soccerbt.tools.replay.mcap_reader import McapLog  # noqa: E402
+from soccerbt.log.reader import McapLog  # noqa: E402
 from soccerbt.tools.replay.mcap_view import McapReplaySource, McapViewer, save_mcap_screenshot  # noqa: E402
 from soccerbt.tools.viewer.tree_panel import STATUS_COLOURS_BY_CODE, TreePanel  # noqa: E402
 
@@ -19,7 +19,7 @@ PANEL = pygame.Rect(0, 0, 420, 700)
 @pytest.fixture(scope="module")
 def log(tmp_path_factory: pytest.TempPathFactory) -> McapLog:
     from soccerbt.match import Match, MatchConfig
-    from soccerbt.tools.replay.mcap_recorder import make_recorder
+    from soccerbt.log.writer import make_recorder
 
     path = tmp_path_factory.mktemp("mcap") / "r.mcap"
     m = Match(MatchConfig(seed=1, duration_s=6))

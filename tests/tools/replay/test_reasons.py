@@ -15,10 +15,10 @@ from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes import SyncActionNode
 from soccerbt.nodes.status import SUCCESS
 from soccerbt.trees import TreeFactory
-from soccerbt.tools.replay import logformat as lf
+from soccerbt.log import format as lf
 from soccerbt.tools.replay import tree_tools as tt
-from soccerbt.tools.replay.mcap_reader import McapLog
-from soccerbt.tools.replay.mcap_recorder import make_recorder
+from soccerbt.log.reader import McapLog
+from soccerbt.log.writer import make_recorder
 from soccerbt.tools.replay.search import compile_condition, resolve_nodes
 
 # two instances of one subtree: two nodes named KickBall; the second instance never runs

@@ -1,0 +1,210 @@
+"""A live stream (``--live``) read as a replay log (``soccerbt replay --connect HOST:PORT``).
+
+``LiveLog.connect(host, port)`` subscribes to a ``--live`` stream (``ws_client``) and is an
+``McapLog`` whose chunks are filled as the messages arrive: a background thread groups them by
+second (``CHUNK_STEPS`` steps, the keyframes' period), and a second is readable once the next
+one has begun. So everything that reads a log reads it, the replay viewer above all: the whole
+tree, the blackboard with its writers, the field, the timeline; ``last_step`` follows the live
+edge, and the last ``buffer_s`` seconds stay buffered (older seconds are dropped: ``first_step``
+moves on), so that a person can step back, look, and return to live (END).
+
+What a late viewer needs comes first: the header, each robot's trees (kept aside: the seconds
+they arrived in may be dropped) and, for its state, a keyframe of every robot; the log starts at
+the first step after that keyframe. Messages are checked as a file's are (the same ``McapLog``
+code reads them); a message larger than the client's limit closes the connection. The binary
+inputs channel (``/match/inputs``, for ``--rerun``) is not subscribed to. A viewer that cannot
+keep up loses the oldest messages at the server (its queue is bounded): the steps it lost are
+gaps, shown as missing as in a damaged file.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from soccerbt.log import format as lf
+from soccerbt.log.format import ReplayError, ShapeError
+from soccerbt.log.reader import McapLog, _ChunkRef
+
+__all__ = ["LiveLog", "CHUNK_STEPS", "DEFAULT_BUFFER_S"]
+
+CHUNK_STEPS = 100          # one second a chunk: a keyframe closes each
+DEFAULT_BUFFER_S = 300.0   # the last five minutes stay buffered
+_SKIPPED = {lf.INPUTS_TOPIC}
+
+
+class LiveLog(McapLog):
+    """A live stream as a growing replay log (see the module docstring)."""
+
+    live = True
+
+    def __init__(self, host: str, port: int, buffer_s: float = DEFAULT_BUFFER_S) -> None:
+        super().__init__(Path(f"[{host}]:{port}" if ":" in host else f"{host}:{port}"))  # named as --connect names it
+        self.host, self.port = host, port
+        self.buffer_s = buffer_s
+        self.closed = False
+        self.reason = ""
+        self.index = {"events": [], "loads": [], "steps": 0}
+        self._stored: list[list[tuple[str, int, bytes]]] = []   # chunk i's messages ([] once dropped)
+        self._open: list[tuple[str, int, bytes]] = []
+        self._open_range = (0, -1)
+        self._live_trees: dict[tuple[str, int], dict[str, Any]] = {}
+        self._first_keyframe: dict[str, int] = {}   # robot -> after_step of its first live keyframe
+        self._first_step_seen: int | None = None
+        self._first = 0                               # steps up to this one were dropped
+        self._client: Any = None
+        self._ready = threading.Event()
+
+    @classmethod
+    def connect(cls, host: str, port: int, *, buffer_s: float = DEFAULT_BUFFER_S, wait_s: float = 30.0) -> LiveLog:
+        """Connect and wait (at most ``wait_s``) until the stream can be shown: a header, each
+        robot's tree, a keyframe of each and a whole second of steps. ReplayError otherwise."""
+        from soccerbt.live.ws_client import FoxgloveClient
+
+        log = cls(host, port, buffer_s)
+        try:
+            log._client = FoxgloveClient(host, port, timeout_s=wait_s)
+        except OSError as exc:
+            raise ReplayError(log.path, None, f"cannot connect ({exc})") from None
+        log._client.sock.settimeout(None)
+        thread = threading.Thread(target=log._read, name="soccerbt-live-reader", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + wait_s
+        while not log._ready.wait(0.05):
+            if log.closed or time.monotonic() > deadline:
+                why = log.reason or (f"nothing to show within {wait_s:g} s (a stream of a match with robots' "
+                                     "brains: soccerbt run, view or brain --live)")
+                log.close()
+                raise ReplayError(log.path, None, why)
+        return log
+
+    def close(self) -> None:
+        self.closed = True
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    # --- the reader's thread ------------------------------------------------------------------
+
+    def _read(self) -> None:
+        from soccerbt.live.ws_client import ConnectionClosed
+
+        client = self._client
+        try:
+            for event in client.events(auto_subscribe=False):
+                if event[0] == "advertise":
+                    client.subscribe([c["id"] for c in event[1] if c["topic"] not in _SKIPPED])
+                    continue
+                _kind, topic, log_ns, data = event
+                self._message(topic, lf.step_of_ns(log_ns, self.dt_s), data)
+        except (ConnectionClosed, OSError, ReplayError, ValueError) as exc:
+            self.reason = f"the stream ended ({exc})"
+        finally:
+            self.closed = True
+
+    def _message(self, topic: str, step: int, data: bytes) -> None:
+        if topic == lf.HEADER_TOPIC:
+            self._header(data)
+            return
+        if not self.header:
+            return  # nothing makes sense before the header
+        robot = lf.robot_of_topic(topic)
+        if robot is not None and robot[1] == "tree":
+            self._tree(robot[0], step, data)
+            return
+        if topic == lf.EVENTS_TOPIC:
+            try:
+                event = lf.check_event(lf.load_json(data))
+            except ShapeError:
+                return
+            self.index["events"].append(event)
+        lo, hi = self._open_range
+        if step < lo:
+            return  # sent again for a late subscriber, or late: the seconds it belongs to are read
+        if step > hi:
+            self._seal()
+            lo = (max(step, 1) - 1) // CHUNK_STEPS * CHUNK_STEPS + 1
+            self._open_range = (lo, lo + CHUNK_STEPS - 1)
+        if topic == lf.STEP_TOPIC and self._first_step_seen is None:
+            self._first_step_seen = step
+        if robot is not None and robot[1] == "keyframe" and robot[0] not in self._first_keyframe \
+                and self._first_step_seen is not None:
+            found = lf.table_of(data)
+            if found is not None and found[0] - 1 >= self._first_step_seen:  # the steps after it are here
+                self._first_keyframe[robot[0]] = found[0] - 1
+        self._open.append((topic, step, data))
+
+    def _header(self, data: bytes) -> None:
+        if self.header:
+            return  # the same header, sent again for a late subscriber
+        try:
+            header = lf.check_header(lf.load_json(data, 1 << 20))
+        except ShapeError as exc:
+            self.reason = f"the stream's header is damaged ({exc})"
+            raise ReplayError(self.path, None, self.reason) from None
+        if header.get("format") != lf.FORMAT:
+            raise ReplayError(self.path, None, "not a soccerbt stream")
+        self.dt_s = float(header.get("dt_s", 0.01))
+        self.robots = list(header["robots"])
+        self.header = header
+
+    def _tree(self, robot: str, step: int, data: bytes) -> None:
+        try:
+            tree = lf.check_tree(lf.load_json(data))
+        except ShapeError:
+            return
+        key = (robot, tree["load"])
+        if key not in self._live_trees:
+            self._live_trees[key] = tree
+            self.index["loads"].append({"robot": robot, "t": tree.get("t"), "step": tree.get("step", step),
+                                        "reason": tree.get("reason"), "load": tree["load"]})
+
+    def _seal(self) -> None:
+        """The open second becomes readable; seconds older than the buffer are dropped."""
+        if not self._open:
+            return
+        lo, hi = self._open_range
+        self._stored.append(self._open)
+        self.chunks.append(_ChunkRef(0, 0, lo, hi))
+        self._open = []
+        keep = max(2, int(self.buffer_s / (CHUNK_STEPS * self.dt_s)))
+        oldest = len(self._stored) - keep  # the oldest second kept: its keyframe opens the log
+        if oldest > 0 and self._stored[oldest - 1]:
+            for i in range(oldest - 1, -1, -1):
+                if not self._stored[i]:
+                    break
+                self._stored[i] = []
+                self.chunks[i] = _ChunkRef(0, 0, -1, -1)
+                self._cache.pop(i, None)
+            self._first = self.chunks[oldest].end_step
+        self.index["steps"] = hi
+        if not self._ready.is_set() and self._can_show(hi):
+            self._ready.set()
+
+    def _can_show(self, last: int) -> bool:
+        """Every robot's tree and first live keyframe are here, and a step after them."""
+        robots = self.robots
+        trees = {robot for robot, _load in self._live_trees}
+        return bool(robots) and all(r in trees and r in self._first_keyframe for r in robots) \
+            and last > max(self._first_keyframe[r] for r in robots)
+
+    # --- what McapLog reads ---------------------------------------------------------------------
+
+    def _chunk(self, i: int) -> list[tuple[str, int, bytes]]:
+        return self._stored[i] if 0 <= i < len(self._stored) else []
+
+    @property
+    def first_step(self) -> int:
+        start = max(self._first_keyframe.values(), default=0) + 1
+        return max(start, self._first + 1)
+
+    @property
+    def last_step(self) -> int:
+        return int(self.index.get("steps", 0))
+
+    def tree(self, robot: str, load: int) -> dict[str, Any]:
+        tree = self._live_trees.get((robot, load))
+        if tree is None:
+            raise ReplayError(self.path, None, f"the tree of {robot} (load {load}) has not arrived")
+        return tree

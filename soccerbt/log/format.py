@@ -1,0 +1,928 @@
+"""The MCAP replay log's layout: channel names, schemas and message encodings, in one place.
+
+A run recorded with ``soccerbt run --record FILE.mcap`` is an MCAP file (zstd-compressed
+chunks, message and chunk indexes, a summary) whose message times are simulated time in
+nanoseconds. Channels (the topic names below):
+
+``/soccerbt/header`` (JSON, once at t=0): format and soccerbt versions, seed, the match
+configuration, the field, the robots, dt, which goal blue attacks first, and for each team the
+tree file and every file it includes with their SHA-256 hashes.
+
+``/match/step`` (binary, every step): length-prefixed parts (u32 each, ``join_parts``). First
+the truth (``truth_struct``): step number, simulated time, the ball (x, y, vx, vy), the
+GameController state (state, secondary state, sub-state, score blue, score red) and for each
+robot in header order its true pose, fallen and removed flags. Then each robot's tick
+(``encode_tick``): the agent's tick number (as ``Agent.ticks``), the root status, the command
+(vx, vy, vtheta, head pan, head tilt, kick direction and strength or NaN, f32), every status
+transition of the tick in order (u16 uids, then the previous codes, then the new codes, u8:
+BT.CPP's IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3), the uids the tick skipped, the uids of the
+nodes ticked (in the order their ticks returned), the reasons the decision nodes gave for what
+they decided in that tick (``encode_reasons``: uid and one line of text each, e.g. ``ball_x 0.52
+outside reach 0.29..0.41 -> approach``; a section only present when the tick's flags say so, so
+logs written before reasons existed read as ticks without reasons), and the blackboard changes
+(``encode_changes``: key indexes into the robot's key table, writers, floats as f32, other
+values as JSON) where a writer is a node uid (a node wrote it through an output port, a Script,
+SetBlackboard or a pre/post-condition script) or the adapter that owns the key
+(``gamecontroller``, ``world_model``, ``team``, ``gamepad``, ``nodes``).
+
+``/robots/<robot>/keys`` (JSON, when the robot's root keys change): the key table from a step on.
+
+``/robots/<robot>/tree`` (JSON, at load and at every hot reload): the tree's nodes in uid order
+(uid, parent, name, registration ID, kind, full path, ports, pre/post conditions) and its
+subtree instances, with the time and tick the tree took effect.
+
+``/robots/<robot>/keyframe`` (JSON, at load, every ``KEYFRAME_STEPS`` and whenever a root key
+appears or goes): every node's status, the key table (the root keys, sorted), the whole root
+blackboard with writers and each node's latest reason with its tick (``reasons``: [uid, tick,
+text] rows; absent in older logs), so a reader seeks without replaying from the start.
+
+``/match/inputs`` (binary, every step; since the header's ``inputs``): each robot's brain
+inputs (observations, GameController packet, team messages, pad, emergency stop), laid out in
+``soccerbt.log.inputs``; what ``soccerbt replay LOG --rerun`` feeds a fresh brain.
+
+``/events`` (JSON): referee and agent events (goals, penalties, set plays, node exceptions,
+reloads) and the recorder's own (falls, role changes). ``/gamecontroller`` (JSON, on change):
+the GameController state in words. ``/commands`` (JSON, ``SCENE_PERIOD_STEPS``): every robot's
+command (vx, vy, vtheta, head pan, head tilt, kick direction, kick strength; null: no kick).
+``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``; built in
+``scene_update``): field lines, goals, robots with their pose estimates and ball beliefs, and the
+ball, which Foxglove and Lichtblick draw in their 3D panel. Every JSON channel embeds a JSON
+schema (``schemas``; the scene's is Foxglove's published SceneUpdate). At the end an attachment
+``soccerbt/index.json`` lists the events and each robot's tree loads (a reader reads it from the
+summary instead of scanning), and ``/soccerbt/summary`` holds the match result.
+
+A log converted from the JSON-lines format of earlier versions (``soccerbt replay convert``)
+has the same channels but no ``/robots/<robot>/tree``: its header says ``"node_data": false``
+and ``converted_from``; its ticks carry the root status and the command, no transitions, and
+its blackboard changes the writer ``unknown`` (the old format did not record writers).
+
+The same seed and trees give the same bytes: no wall-clock time is written. ``ReplayError`` is
+the error of every reader of a log (``path:line: message``).
+
+A log is untrusted input: every message a reader uses is checked here, once, where it is read
+(``check_header``, ``check_index``, ``check_tree``, ``check_keyframe``, ``check_keys``,
+``check_event``, ``check_summary``; the binary step in ``split_parts``, ``decode_truth``,
+``decode_tick`` and ``decode_changes``), and a message of the wrong shape raises ``ShapeError``
+(a ``ValueError`` naming the field: ``nodes[3].parent: not an earlier node's uid``). JSON is
+parsed by ``load_json``: bounded in size, nested at most ``MAX_JSON_DEPTH`` levels (checked
+without recursion), so that nothing downstream recurses on the log's depth. A stored tree is
+held to the XML limits of a tree file: at most ``max_tree_nodes()`` nodes (20,000, or
+``SOCCERBT_MAX_TREE_NODES``) and ``MAX_ATTRIBUTES`` ports and conditions a node.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import struct
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from soccerbt.log import schemas as _schemas
+
+__all__ = [
+    "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
+    "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
+    "STATUS_NAMES", "tree_topic", "keyframe_topic", "keys_topic", "robot_of_topic", "TickRecord",
+    "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
+    "SCHEMAS", "ns_of", "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree",
+    "check_keyframe", "check_keys", "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES",
+    "max_tree_nodes", "ROBOT_NAME", "table_of", "INPUTS_TOPIC", "kind_of_topic", "FLAG_REASONS", "encode_reasons",
+    "reason_text", "MAX_REASON_CHARS", "same_value", "same_command",
+]
+
+FORMAT = "soccerbt-mcap"
+FORMAT_VERSION = 1
+HEADER_TOPIC = "/soccerbt/header"
+STEP_TOPIC = "/match/step"
+EVENTS_TOPIC = "/events"
+GC_TOPIC = "/gamecontroller"
+SCENE_TOPIC = "/foxglove/scene"
+COMMANDS_TOPIC = "/commands"
+SUMMARY_TOPIC = "/soccerbt/summary"
+INPUTS_TOPIC = "/match/inputs"  # every robot's brain inputs of a step (soccerbt.log.inputs)
+INDEX_ATTACHMENT = "soccerbt/index.json"
+KEYFRAME_STEPS = 100      # one keyframe per robot per simulated second
+SCENE_PERIOD_STEPS = 10   # the Foxglove scene at 10 Hz
+STATUS_CODES = {"IDLE": 0, "RUNNING": 1, "SUCCESS": 2, "FAILURE": 3, "SKIPPED": 4}
+STATUS_NAMES = ("IDLE", "RUNNING", "SUCCESS", "FAILURE", "SKIPPED")
+ROOT_EXCEPTION = 5        # the root "status" of a tick that raised
+
+
+def status_name(code: int) -> str:
+    """A root status code's name ("EXCEPTION" for ROOT_EXCEPTION)."""
+    return STATUS_NAMES[code] if code < len(STATUS_NAMES) else "EXCEPTION"
+
+_ROBOT_PREFIX = "/robots/"
+
+
+class ReplayError(ValueError):
+    """A replay log that cannot be read: prints as ``path:line: message`` (or ``path: message``)."""
+
+    def __init__(self, path: Path | str, line: int | None, message: str) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else f"{self.path}"
+        return f"{where}: {self.message}"
+
+
+def tree_topic(robot: str) -> str:
+    return f"{_ROBOT_PREFIX}{robot}/tree"
+
+
+def keys_topic(robot: str) -> str:
+    return f"{_ROBOT_PREFIX}{robot}/keys"
+
+
+def keyframe_topic(robot: str) -> str:
+    return f"{_ROBOT_PREFIX}{robot}/keyframe"
+
+
+def robot_of_topic(topic: str) -> tuple[str, str] | None:
+    """("blue2", "tick") for "/robots/blue2/tick"; None for a match channel."""
+    if not topic.startswith(_ROBOT_PREFIX):
+        return None
+    robot, _, kind = topic[len(_ROBOT_PREFIX):].partition("/")
+    return (robot, kind) if robot and kind else None
+
+
+def kind_of_topic(topic: str) -> str | None:
+    """The schema kind (a key of SCHEMAS) of a log topic; None for one this version does not know."""
+    kind = _KIND_OF_TOPIC.get(topic)
+    if kind is not None:
+        return kind
+    robot = robot_of_topic(topic)
+    return robot[1] if robot is not None and robot[1] in ("tree", "keys", "keyframe") else None
+
+
+_KIND_OF_TOPIC = {HEADER_TOPIC: "header", STEP_TOPIC: "step", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
+                  SCENE_TOPIC: "scene", COMMANDS_TOPIC: "commands", SUMMARY_TOPIC: "summary", INPUTS_TOPIC: "inputs"}
+
+
+def ns_of(step: int, dt_s: float) -> int:
+    """A step's log time: simulated nanoseconds (exact for the 10 ms step)."""
+    return round(step * dt_s * 1e9)
+
+
+def step_of_ns(log_time_ns: int, dt_s: float) -> int:
+    return round(log_time_ns / (dt_s * 1e9))
+
+
+def json_bytes(obj: Any) -> bytes:
+    """Deterministic compact JSON; a NaN or infinity is written as its text ("nan")."""
+    try:
+        return _ENCODE(obj).encode("utf-8")
+    except ValueError:  # a float the recorder did not turn into text: JSON has no NaN
+        return _ENCODE(_finite(obj)).encode("utf-8")
+
+
+def json_text(obj: Any) -> str:
+    """json_bytes as text."""
+    try:
+        return _ENCODE(obj)
+    except ValueError:
+        return _ENCODE(_finite(obj))
+
+
+def _no_json(value: object) -> object:
+    return repr(value)
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else repr(obj)
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_no_json).encode
+
+
+# --- per-robot tick -----------------------------------------------------------------------------
+
+_TICK_HEAD = struct.Struct("<IBB7fHHH")   # tick, root status, flags, command, counts
+_STATUS_BYTES = bytes(range(5))            # the node status codes a transition may hold
+_NAN = float("nan")
+
+
+@dataclass(slots=True)
+class TickRecord:
+    """One robot's tick as recorded (see the module docstring)."""
+
+    tick: int
+    root: int                       # STATUS_CODES value, or ROOT_EXCEPTION
+    command: tuple[float, ...]      # vx, vy, vtheta, head pan, head tilt, kick dir, kick strength
+    transitions: list[tuple[int, int, int]] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    ticked: list[int] = field(default_factory=list)   # uids, in the order their ticks returned
+    blackboard: dict[str, list[Any]] = field(default_factory=dict)  # key -> [value, writer]
+    changes: bytes = b""                                  # the blackboard section, undecoded
+    reasons: dict[int, str] = field(default_factory=dict)  # uid -> why it decided (this tick)
+
+    def changed_indexes(self) -> list[int]:
+        """The key-table indexes this tick changed (no value decoded)."""
+        if len(self.changes) < _BB_HEAD.size:
+            return []
+        n = _BB_HEAD.unpack_from(self.changes)[0]
+        idx = array("H")
+        idx.frombytes(self.changes[_BB_HEAD.size:_BB_HEAD.size + 2 * n])
+        return list(idx)
+
+
+def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions: int, uids: bytes,
+                codes: bytes, skipped: list[int], ticked: bytes, changes: bytes,
+                reasons: dict[int, str] | None = None, *, one_line: bool = False) -> bytes:
+    """`uids`: u16 per transition; `codes`: the previous codes of all transitions, then their
+    new codes (u8 each); `ticked`: the u16 uids of the nodes ticked, in the order their ticks
+    returned; `changes`: the blackboard section (encode_changes); `reasons`: uid -> the reason
+    the node reported in this tick (a reasons section, ``FLAG_REASONS``; none when empty);
+    `one_line`: the texts are ``reason_text``'s already."""
+    if not reasons:
+        head = _TICK_HEAD.pack(tick, root, 0, *command, n_transitions, len(skipped), len(ticked) // 2)
+        return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, changes))
+    head = _TICK_HEAD.pack(tick, root, FLAG_REASONS, *command, n_transitions, len(skipped), len(ticked) // 2)
+    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, encode_reasons(reasons, one_line),
+                     changes))
+
+
+# --- reasons ------------------------------------------------------------------------------------
+# A tick whose flags hold FLAG_REASONS carries, after its ticked uids, the reasons its nodes
+# reported (TreeNode.set_reason): u16 n, u32 text bytes, n u16 uids, then the n texts (UTF-8)
+# joined by REASON_SEPARATOR. Logs written before reasons existed have no such section (flags 0).
+
+FLAG_REASONS = 1
+REASON_SEPARATOR = "\n"
+MAX_REASON_CHARS = 240      # a longer reason is cut (with "...") when recorded
+_REASONS_HEAD = struct.Struct("<HI")
+
+
+def reason_text(text: object) -> str:
+    """A node's reason as recorded: one line (newlines become spaces), at most MAX_REASON_CHARS."""
+    out = str(text).replace("\r", " ").replace("\n", " ")
+    return out if len(out) <= MAX_REASON_CHARS else out[:MAX_REASON_CHARS - 3] + "..."
+
+
+def encode_reasons(reasons: dict[int, str], one_line: bool = False) -> bytes:
+    """The reasons section of a tick (see above); texts are made one line (``reason_text``)
+    unless `one_line` says they are."""
+    uids = array("H", reasons)
+    texts = reasons.values() if one_line else map(reason_text, reasons.values())
+    text = REASON_SEPARATOR.join(texts).encode("utf-8")
+    return b"".join((_REASONS_HEAD.pack(len(uids), len(text)), uids.tobytes(), text))
+
+
+def _decode_reasons(data: bytes, o: int) -> tuple[dict[int, str], int]:
+    """(uid -> reason, the offset after the section) of the reasons section at `o`."""
+    if o + _REASONS_HEAD.size > len(data):
+        raise ValueError("tick message cut short (reasons)")
+    n, size = _REASONS_HEAD.unpack_from(data, o)
+    o += _REASONS_HEAD.size
+    if o + 2 * n + size > len(data):
+        raise ValueError("tick message cut short (reasons)")
+    uids = array("H")
+    uids.frombytes(data[o:o + 2 * n])
+    o += 2 * n
+    try:
+        texts = bytes(data[o:o + size]).decode("utf-8").split(REASON_SEPARATOR) if n else []
+    except UnicodeDecodeError:
+        raise ValueError("a reason is not UTF-8 text") from None
+    if len(texts) != n:
+        raise ValueError(f"{n} reasons announced, {len(texts)} texts")
+    return dict(zip(uids, texts)), o + size
+
+
+# --- blackboard changes -------------------------------------------------------------------------
+# A tick's blackboard section: u16 n, u32 floats, u16 kind bytes, u32 text bytes; then n u16 key
+# indexes (into the key table of the robot's latest keyframe: a new or removed key makes the
+# recorder write a keyframe), n i16 writers (a node uid, or minus 1 + the index of an adapter in
+# WRITERS), the kind bytes, the f32 values, and the JSON texts of the other values joined by
+# newlines. Kinds: 1 a float (one f32), 2 a tuple of floats (then its length byte), 3 a pose
+# (x, y, theta), 4 false, 5 true, 6 any other value (one JSON text), 7 removed, 8 a tuple of
+# (x, y) points (then its length byte; two f32 each).
+
+_BB_HEAD = struct.Struct("<HIHI")
+KIND_FLOAT, KIND_FLOATS, KIND_POSE, KIND_FALSE, KIND_TRUE, KIND_JSON, KIND_REMOVED, KIND_POINTS = 1, 2, 3, 4, 5, 6, 7, 8
+# "unknown": a change converted from a JSON-lines log, which did not record who wrote it
+WRITERS = ("adapter", "gamecontroller", "world_model", "team", "gamepad", "nodes", "tree", "removed", "unknown")
+_WRITER_CODE = {name: -1 - i for i, name in enumerate(WRITERS)}
+
+
+def writer_code(writer: object) -> int:
+    """A writer as stored: a node uid as it is, an adapter name as -1 - its index in WRITERS."""
+    if isinstance(writer, int) and not isinstance(writer, bool):
+        return writer
+    return _WRITER_CODE.get(str(writer), -1)
+
+
+def writer_of_code(code: int) -> object:
+    return code if code > 0 else WRITERS[-1 - code] if -1 - code < len(WRITERS) else "adapter"
+
+
+def encode_changes(indexes: array, writers: array, kinds: bytearray, floats: array, texts: list[str]) -> bytes:
+    """The blackboard section of a tick (b"" when nothing changed)."""
+    if not indexes:
+        return b""
+    text = "\n".join(texts).encode("utf-8")
+    return b"".join((_BB_HEAD.pack(len(indexes), len(floats), len(kinds), len(text)), indexes.tobytes(),
+                     writers.tobytes(), bytes(kinds), floats.tobytes(), text))
+
+
+def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
+    """{key: [value, writer]} of a blackboard section, with the key table in force; floats come
+    back at f32 precision, shown with 7 significant digits."""
+    if not data:
+        return {}
+    if len(data) < _BB_HEAD.size:
+        raise ValueError("blackboard section cut short")
+    n, n_floats, n_kinds, n_text = _BB_HEAD.unpack_from(data)
+    o = _BB_HEAD.size
+    if o + 4 * n + n_kinds + 4 * n_floats + n_text > len(data):
+        raise ValueError("blackboard section cut short")
+    idx = array("H")
+    idx.frombytes(data[o:o + 2 * n])
+    o += 2 * n
+    writers = array("h")
+    writers.frombytes(data[o:o + 2 * n])
+    o += 2 * n
+    kinds = data[o:o + n_kinds]
+    o += n_kinds
+    floats = array("f")
+    floats.frombytes(data[o:o + 4 * n_floats])
+    o += 4 * n_floats
+    texts = data[o:o + n_text].decode("utf-8").split("\n") if n_text else []
+    out: dict[str, list[Any]] = {}
+    try:
+        k = f = t = 0
+        for i in range(n):
+            kind = kinds[k]
+            k += 1
+            if kind == KIND_FLOAT:
+                value: Any = _nice(floats[f])
+                f += 1
+            elif kind == KIND_FLOATS or kind == KIND_POSE:
+                count = 3 if kind == KIND_POSE else kinds[k]
+                if kind == KIND_FLOATS:
+                    k += 1
+                value = [_nice(v) for v in floats[f:f + count]]
+                f += count
+            elif kind == KIND_POINTS:
+                count = kinds[k]
+                k += 1
+                value = [[_nice(floats[f + 2 * j]), _nice(floats[f + 2 * j + 1])] for j in range(count)]
+                f += 2 * count
+            elif kind == KIND_FALSE or kind == KIND_TRUE:
+                value = kind == KIND_TRUE
+            elif kind == KIND_JSON:
+                value = _json_value(texts[t])
+                t += 1
+            elif kind == KIND_REMOVED:
+                value = None
+            else:
+                raise ValueError(f"unknown blackboard value kind {kind}")
+            index = idx[i]
+            if index >= len(keys):
+                raise ValueError(f"blackboard key index {index} outside the key table ({len(keys)} keys)")
+            out[keys[index]] = [value, writer_of_code(writers[i])]
+    except IndexError:
+        raise ValueError("blackboard section cut short (fewer kinds or texts than changes)") from None
+    return out
+
+
+def _json_value(text: str) -> Any:
+    """A blackboard value stored as JSON text; ValueError for bad JSON or deep nesting."""
+    if "[" not in text and "{" not in text:
+        return json.loads(text)
+    return load_json(text)
+
+
+def nice_f32(value: float) -> float | str:
+    """A double as a blackboard change stores and reads it back: an f32, then ``_nice``."""
+    return _nice(array("f", (value,))[0])
+
+
+def _nice(value: float) -> float | str:
+    """An f32 read back as the shortest decimal that names it (NaN and infinities as text)."""
+    if value - value != 0.0:
+        return repr(value)
+    return float(f"{value:.7g}")
+
+
+def join_parts(parts: list[bytes]) -> bytes:
+    """Length-prefixed parts (u32 each): a step message is the truth then each robot's tick."""
+    out = []
+    for part in parts:
+        out.append(_U32.pack(len(part)))
+        out.append(part)
+    return b"".join(out)
+
+
+def split_parts(data: bytes) -> list[bytes]:
+    parts, o = [], 0
+    while o < len(data):
+        if o + 4 > len(data):
+            raise ValueError("step message cut short")
+        (n,) = _U32.unpack_from(data, o)
+        o += 4
+        if o + n > len(data):
+            raise ValueError("step message cut short")
+        parts.append(bytes(data[o:o + n]))
+        o += n
+    return parts
+
+
+_U32 = struct.Struct("<I")
+
+
+def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
+    """The inverse of encode_tick; ValueError on a message of the wrong shape. The blackboard
+    changes are decoded with `keys` (the robot's key table); without it they stay in
+    `changes`."""
+    if len(data) < _TICK_HEAD.size:
+        raise ValueError("tick message too short")
+    tick, root, flags, *rest = _TICK_HEAD.unpack_from(data)
+    command = tuple(rest[:7])
+    n, n_skipped, n_ticked = rest[7:]
+    if root > ROOT_EXCEPTION:
+        raise ValueError(f"root status code {root} (0..{ROOT_EXCEPTION})")
+    o = _TICK_HEAD.size
+    end = o + 2 * n + 2 * n + 2 * n_skipped + 2 * n_ticked
+    if end > len(data):
+        raise ValueError("tick message cut short")
+    uids = array("H")
+    uids.frombytes(data[o:o + 2 * n])
+    o += 2 * n
+    codes = data[o:o + 2 * n]
+    if codes.translate(None, _STATUS_BYTES):  # anything left is no status code
+        raise ValueError(f"status code {max(codes)} in a transition (0..{MAX_STATUS})")
+    o += 2 * n
+    skipped = array("H")
+    skipped.frombytes(data[o:o + 2 * n_skipped])
+    o += 2 * n_skipped
+    ticked_uids = array("H")
+    ticked_uids.frombytes(data[o:o + 2 * n_ticked])
+    o += 2 * n_ticked
+    reasons: dict[int, str] = {}
+    if flags & FLAG_REASONS:
+        reasons, o = _decode_reasons(data, o)
+    changes = bytes(data[o:])
+    transitions = list(zip(uids, codes[:n], codes[n:]))
+    bb = decode_changes(changes, keys) if keys is not None else {}
+    return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb, changes, reasons)
+
+
+def same_value(x: float, y: float) -> bool:
+    """Two recorded numbers equal, NaN (a command without a kick) equal to NaN."""
+    return x == y or (x != x and y != y)
+
+
+def same_command(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Two commands (``command_tuple``'s order) equal value by value (``same_value``)."""
+    return len(a) == len(b) and all(map(same_value, a, b))
+
+
+def command_tuple(command: Any) -> tuple[float, ...]:
+    kick = command.kick
+    return (command.vx_mps, command.vy_mps, command.vtheta_radps, command.head_pan_rad,
+            command.head_tilt_rad, _NAN if kick is None else kick.direction_rad,
+            _NAN if kick is None else kick.strength)
+
+
+# --- truth --------------------------------------------------------------------------------------
+
+_TRUTH_HEAD = struct.Struct("<Id4f5h")
+_TRUTH_ROBOT = struct.Struct("<3fBB")
+
+
+@dataclass(slots=True)
+class TruthRecord:
+    step: int
+    t_s: float
+    ball: tuple[float, float, float, float]
+    gc: tuple[int, int, int, int, int]
+    robots: list[tuple[float, float, float, int, int]]
+
+
+def encode_truth(step: int, t_s: float, ball: tuple[float, ...], gc: tuple[int, ...],
+                 robots: list[tuple[float, float, float, int, int]]) -> bytes:
+    """The truth part of a step message (the recorder packs the same layout in one call)."""
+    flat = [v for robot in robots for v in robot]
+    return truth_struct(len(robots)).pack(step, t_s, *ball, *gc, *flat)
+
+
+_TRUTH_STRUCTS: dict[int, struct.Struct] = {}
+
+
+def truth_struct(robots: int) -> struct.Struct:
+    """The struct of a whole truth part with `robots` robots (what encode_truth writes)."""
+    st = _TRUTH_STRUCTS.get(robots)
+    if st is None:
+        st = _TRUTH_STRUCTS[robots] = struct.Struct(_TRUTH_HEAD.format + _TRUTH_ROBOT.format[1:] * robots)
+    return st
+
+
+def decode_truth(data: bytes) -> TruthRecord:
+    if len(data) < _TRUTH_HEAD.size or (len(data) - _TRUTH_HEAD.size) % _TRUTH_ROBOT.size:
+        raise ValueError("truth message of the wrong size")
+    step, t_s, *rest = _TRUTH_HEAD.unpack_from(data)
+    robots = [_TRUTH_ROBOT.unpack_from(data, o)
+              for o in range(_TRUTH_HEAD.size, len(data), _TRUTH_ROBOT.size)]
+    return TruthRecord(step, t_s, tuple(rest[:4]), tuple(rest[4:9]), robots)  # type: ignore[arg-type]
+
+
+# --- checking what a reader reads -----------------------------------------------------------------
+# A log is untrusted: these check each message's shape once, where it is read. They never
+# recurse on the message's depth.
+
+MAX_JSON_DEPTH = 64            # deeper JSON is not a soccerbt message
+MAX_JSON_BYTES = 16 << 20      # a JSON message larger than this is not a soccerbt message
+MAX_ATTRIBUTES = 256           # ports and conditions of a stored node (a tree file's element: the same)
+MAX_ROBOTS = 64
+MAX_STATUS = 4                 # SKIPPED: the largest node status code
+ROBOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_MIN_DT_S, _MAX_DT_S = 1e-4, 1.0
+
+
+class ShapeError(ValueError):
+    """A message of the wrong shape; the message names the field (``nodes[3].uid: ...``)."""
+
+
+DEFAULT_MAX_TREE_NODES = 20_000  # the loader's (soccerbt.trees.factory.DEFAULT_MAX_NODES; a test keeps them equal)
+
+
+def max_tree_nodes() -> int:
+    """The most nodes a stored tree may have: the loader's limit (20,000, or the environment
+    variable SOCCERBT_MAX_TREE_NODES; read here without importing the engine)."""
+    import os
+
+    raw = os.environ.get("SOCCERBT_MAX_TREE_NODES", "").strip().replace("_", "")
+    try:
+        value = int(raw) if raw else DEFAULT_MAX_TREE_NODES
+    except ValueError:
+        return DEFAULT_MAX_TREE_NODES
+    return value if value > 0 else DEFAULT_MAX_TREE_NODES
+
+
+def load_json(data: bytes | str, max_bytes: int = MAX_JSON_BYTES) -> Any:
+    """A JSON message: at most `max_bytes`, nested at most MAX_JSON_DEPTH levels; ShapeError
+    otherwise (never RecursionError or MemoryError for what a log holds)."""
+    if len(data) > max_bytes:
+        raise ShapeError(f"{len(data):,} bytes of JSON, more than {max_bytes:,}")
+    try:
+        obj = json.loads(data)
+    except RecursionError:
+        raise ShapeError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ShapeError(f"not JSON ({getattr(exc, 'msg', None) or exc})") from None
+    if isinstance(obj, (dict, list)):
+        opening = (b"[", b"{") if isinstance(data, (bytes, bytearray)) else ("[", "{")
+        if data.count(opening[0]) + data.count(opening[1]) >= MAX_JSON_DEPTH:  # else it cannot nest that deep
+            check_depth(obj)
+    return obj
+
+
+def check_depth(obj: Any, limit: int = MAX_JSON_DEPTH, where: str = "") -> None:
+    """ShapeError when lists and objects nest deeper than `limit` (an explicit stack, no recursion)."""
+    stack = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        values = item.values() if isinstance(item, dict) else item
+        for v in values:
+            if isinstance(v, (dict, list)):
+                if depth >= limit:
+                    raise ShapeError(f"{where}nested deeper than {limit} levels")
+                stack.append((v, depth + 1))
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _dict(obj: Any, where: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise ShapeError(f"{where or 'the message'}: not a JSON object")
+    return obj
+
+
+def _list(obj: dict[str, Any], key: str, where: str, *, required: bool = True) -> list[Any]:
+    v = obj.get(key)
+    if v is None and not required:
+        return []
+    if not isinstance(v, list):
+        raise ShapeError(f"{where}{key}: {'missing' if key not in obj else 'not a list'}")
+    return v
+
+
+def _int(obj: dict[str, Any], key: str, where: str, low: int = 0, high: int = 1 << 62, *,
+         required: bool = True, default: int = 0) -> int:
+    if key not in obj and not required:
+        return default
+    v = obj.get(key)
+    if not _is_int(v):
+        raise ShapeError(f"{where}{key}: {'missing' if key not in obj else 'not a whole number'}")
+    if not low <= v <= high:
+        raise ShapeError(f"{where}{key}: {v} is outside {low}..{high}")
+    return v
+
+
+def _number(obj: dict[str, Any], key: str, where: str, *, required: bool = True) -> None:
+    if key not in obj and not required:
+        return
+    if not _is_number(obj.get(key)):
+        raise ShapeError(f"{where}{key}: {'missing' if key not in obj else 'not a number'}")
+
+
+def _str(obj: dict[str, Any], key: str, where: str, *, required: bool = True, nullable: bool = False) -> None:
+    if key not in obj and not required:
+        return
+    v = obj.get(key)
+    if not isinstance(v, str) and not (nullable and v is None):
+        raise ShapeError(f"{where}{key}: {'missing' if key not in obj else 'not a string'}")
+
+
+def _str_list(obj: dict[str, Any], key: str, where: str, *, unique: bool = False) -> list[str]:
+    items = _list(obj, key, where)
+    for k, v in enumerate(items):
+        if not isinstance(v, str):
+            raise ShapeError(f"{where}{key}[{k}]: not a string")
+    if unique and len(set(items)) != len(items):
+        raise ShapeError(f"{where}{key}: a name is listed twice")
+    return items
+
+
+def check_header(obj: Any) -> dict[str, Any]:
+    """The header (``/soccerbt/header``) of a soccerbt log, checked: dt_s, robots, field, trees,
+    flags. The format itself is the reader's check (another file is no soccerbt log)."""
+    h = _dict(obj, "header")
+    w = "header: "
+    dt = h.get("dt_s", 0.01)
+    if not _is_number(dt) or not math.isfinite(dt) or not _MIN_DT_S <= dt <= _MAX_DT_S:
+        raise ShapeError(f"{w}dt_s: {dt!r} is not a step length in seconds ({_MIN_DT_S:g} to {_MAX_DT_S:g})")
+    robots = _str_list(h, "robots", w, unique=True)
+    if not robots or len(robots) > MAX_ROBOTS:
+        raise ShapeError(f"{w}robots: {len(robots)} robots (1 to {MAX_ROBOTS})")
+    for k, name in enumerate(robots):
+        if not ROBOT_NAME.fullmatch(name):
+            raise ShapeError(f"{w}robots[{k}]: {name[:40]!r} is not a robot name")
+    _str(h, "field", w)
+    from soccerbt.world.field import Field
+
+    try:
+        Field.by_name(h["field"])
+    except (ValueError, KeyError):
+        raise ShapeError(f"{w}field: {h['field'][:40]!r} is no field soccerbt knows") from None
+    for key in ("node_data", "blue_attacks_positive_x_first_half"):
+        if key in h and not isinstance(h[key], bool):
+            raise ShapeError(f"{w}{key}: not true or false")
+    for key in ("config", "converted_from"):
+        if key in h and h[key] is not None and not isinstance(h[key], dict):
+            raise ShapeError(f"{w}{key}: not a JSON object")
+    trees = h.get("trees", {})
+    if not isinstance(trees, dict):
+        raise ShapeError(f"{w}trees: not a JSON object")
+    for team, tree in trees.items():
+        at = f"{w}trees.{team[:20]}."
+        _dict(tree, at[:-1])
+        _str(tree, "path", at, required=False)
+        for k, entry in enumerate(_list(tree, "files", at, required=False)):
+            _dict(entry, f"{at}files[{k}]")
+            _str(entry, "path", f"{at}files[{k}].")
+            _str(entry, "sha256", f"{at}files[{k}].")
+    return h
+
+
+def check_event(obj: Any, where: str = "event: ") -> dict[str, Any]:
+    """A referee or agent event (``/events``, the index's ``events``)."""
+    e = _dict(obj, where.rstrip(": "))
+    _str(e, "kind", where)
+    _number(e, "t", where)
+    _int(e, "step", where)
+    for key in ("detail", "team", "robot", "node_path"):
+        _str(e, key, where, required=False, nullable=True)
+    return e
+
+
+def _event_is_plain(e: Any) -> bool:
+    """Whether an event is well-formed (the fast path of check_event)."""
+    if type(e) is not dict:
+        return False
+    g = e.get
+    return (type(g("kind")) is str and type(g("t")) in _NUMBER_TYPES and type(g("step")) is int and g("step") >= 0
+            and type(g("detail")) in _STR_OR_NONE and type(g("team")) in _STR_OR_NONE
+            and type(g("robot")) in _STR_OR_NONE and type(g("node_path")) in _STR_OR_NONE)
+
+
+def check_index(obj: Any, robots: list[str]) -> dict[str, Any]:
+    """The index attachment: events, each robot's tree loads, the number of steps."""
+    ix = _dict(obj, "index")
+    w = "index: "
+    ix["events"] = _list(ix, "events", w, required=False)
+    for k, event in enumerate(ix["events"]):
+        if not _event_is_plain(event):
+            check_event(event, f"{w}events[{k}].")
+    known = set(robots)
+    ix["loads"] = _list(ix, "loads", w, required=False)
+    for k, load in enumerate(ix["loads"]):
+        at = f"{w}loads[{k}]."
+        _dict(load, at[:-1])
+        _str(load, "robot", at)
+        if load["robot"] not in known:
+            raise ShapeError(f"{at}robot: {load['robot'][:40]!r} is not one of the header's robots")
+        _int(load, "step", at)
+        _int(load, "load", at, 1)
+        _number(load, "t", at, required=False)
+        _str(load, "reason", at, required=False, nullable=True)
+    _int(ix, "steps", w, required=False)
+    return ix
+
+
+_KINDS = frozenset({"Action", "Condition", "Control", "Decorator", "SubTree"})
+_INT_TYPE = frozenset({int})
+_STR_TYPE = frozenset({str})
+_STR_OR_NONE = frozenset({str, type(None)})
+_NUMBER_TYPES = frozenset({int, float})
+_STATUS_CODES = frozenset(range(MAX_STATUS + 1))
+
+
+def _row_is_plain(row: Any, k: int) -> bool:
+    """Whether a node row is well-formed (the fast path of check_tree)."""
+    if type(row) is not dict:
+        return False
+    g = row.get
+    parent, ports, conditions, line = g("parent"), g("ports"), g("conditions"), g("line")
+    return (type(g("uid")) is int and g("uid") == k + 1 and type(parent) is int and 0 <= parent <= k
+            and type(g("name")) is str and type(g("id")) is str and type(g("path")) is str
+            and g("kind") in _KINDS and type(g("tree_id", "")) in _STR_OR_NONE and type(g("subtree", "")) in _STR_OR_NONE
+            and (line is None or type(line) is int)
+            and (ports is None or (type(ports) is dict and set(map(type, ports.values())) <= _STR_TYPE))
+            and (conditions is None or (type(conditions) is dict and set(map(type, conditions.values())) <= _STR_TYPE))
+            and len(ports or ()) + len(conditions or ()) <= MAX_ATTRIBUTES)
+
+
+def check_tree(obj: Any, max_nodes: int | None = None) -> dict[str, Any]:
+    """A robot's tree (``/robots/NAME/tree``): nodes numbered 1..n in order, each parent an
+    earlier node (or 0, the root), names, IDs, kinds and paths as strings, ports and conditions
+    string -> string (at most MAX_ATTRIBUTES), at most ``max_tree_nodes()`` nodes; subtree
+    instances naming nodes of the tree."""
+    t = _dict(obj, "tree")
+    w = "tree: "
+    _int(t, "load", w, 1)
+    _int(t, "step", w, required=False)
+    _int(t, "tick", w, required=False)
+    _number(t, "t", w, required=False)
+    _str(t, "reason", w, required=False, nullable=True)
+    _str(t, "file", w, required=False, nullable=True)
+    limit = max_tree_nodes() if max_nodes is None else max_nodes
+    nodes = _list(t, "nodes", w)
+    if not nodes:
+        raise ShapeError(f"{w}nodes: a tree without nodes")
+    if len(nodes) > limit:
+        raise ShapeError(f"{w}nodes: {len(nodes):,} nodes, more than the limit of {limit:,} of a tree "
+                         "(SOCCERBT_MAX_TREE_NODES)")
+    for k, row in enumerate(nodes):
+        if _row_is_plain(row, k):
+            continue  # the usual case, checked in one expression; else named field by field below
+        at = f"{w}nodes[{k}]."
+        _dict(row, at[:-1])
+        if row.get("uid") != k + 1 or not _is_int(row.get("uid")):
+            raise ShapeError(f"{at}uid: expected {k + 1} (nodes are numbered in order from 1)")
+        parent = row.get("parent")
+        if not _is_int(parent) or not 0 <= parent <= k:
+            raise ShapeError(f"{at}parent: not 0 nor an earlier node's uid")
+        for key in ("name", "id", "kind", "path"):
+            _str(row, key, at)
+        if row["kind"] not in _KINDS:
+            raise ShapeError(f"{at}kind: {row['kind'][:40]!r} is not one of {', '.join(sorted(_KINDS))}")
+        _str(row, "tree_id", at, required=False, nullable=True)
+        _str(row, "subtree", at, required=False, nullable=True)
+        _int(row, "line", at, required=False)
+        count = 0
+        for key in ("ports", "conditions"):
+            if key not in row:
+                continue
+            table = row[key]
+            if not isinstance(table, dict):
+                raise ShapeError(f"{at}{key}: not a JSON object")
+            for name, value in table.items():
+                if not isinstance(value, str):
+                    raise ShapeError(f"{at}{key}.{name[:40]}: not a string")
+            count += len(table)
+        if count > MAX_ATTRIBUTES:
+            raise ShapeError(f"{at}ports: {count:,} ports and conditions, more than {MAX_ATTRIBUTES}")
+    t["subtrees"] = _list(t, "subtrees", w, required=False)
+    for k, sub in enumerate(t["subtrees"]):
+        at = f"{w}subtrees[{k}]."
+        _dict(sub, at[:-1])
+        _str(sub, "tree_id", at)
+        _str(sub, "instance", at)
+        _int(sub, "root", at, 0, len(nodes), required=False)
+    return t
+
+
+def _check_blackboard(bb: Any, where: str) -> None:
+    if not isinstance(bb, dict):
+        raise ShapeError(f"{where}blackboard: not a JSON object")
+    for key, entry in bb.items():
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise ShapeError(f"{where}blackboard.{key[:40]}: not [value, writer]")
+        writer = entry[1]
+        if not (_is_int(writer) or isinstance(writer, str)):
+            raise ShapeError(f"{where}blackboard.{key[:40]}: the writer is neither a node uid nor a name")
+
+
+def check_keyframe(obj: Any) -> dict[str, Any]:
+    """A keyframe (``/robots/NAME/keyframe``): after_step, tick and load, a status code (0..4)
+    per node, the key table and the blackboard {key: [value, writer]}."""
+    kf = _dict(obj, "keyframe")
+    w = "keyframe: "
+    _int(kf, "after_step", w)
+    _int(kf, "tick", w, required=False)
+    _int(kf, "load", w, 0, required=False, default=1)
+    statuses = _list(kf, "statuses", w)
+    if not (set(map(type, statuses)) <= _INT_TYPE and set(statuses) <= _STATUS_CODES):  # fast: C loops
+        for k, code in enumerate(statuses):
+            if not _is_int(code) or not 0 <= code <= MAX_STATUS:
+                raise ShapeError(f"{w}statuses[{k}]: {code!r} is not a status code (0..{MAX_STATUS})")
+    if "keys" in kf:
+        _str_list(kf, "keys", w)
+    _check_blackboard(kf.get("blackboard"), w)
+    reasons = kf.get("reasons", [])
+    if not isinstance(reasons, list):
+        raise ShapeError(f"{w}reasons: not a list")
+    for k, row in enumerate(reasons):
+        if not (isinstance(row, list) and len(row) == 3 and _is_int(row[0]) and _is_int(row[1])
+                and isinstance(row[2], str) and len(row[2]) <= 4 * MAX_REASON_CHARS):
+            raise ShapeError(f"{w}reasons[{k}]: not [uid, tick, text]")
+    return kf
+
+
+def table_of(data: bytes) -> tuple[int, list[str]] | None:
+    """(the first step it holds for, the key table) of a /keys or keyframe message, or None when
+    it has no well-formed table: a reader following key tables needs no more of the message."""
+    try:
+        msg = json.loads(data)
+    except (RecursionError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(msg, dict):
+        return None
+    keys = msg.get("keys")
+    if not isinstance(keys, list) or not all(type(k) is str for k in keys):
+        return None
+    if "from_step" in msg:
+        valid = msg["from_step"]
+    else:
+        valid = msg.get("after_step")
+        valid = valid + 1 if _is_int(valid) else None
+    return (valid, keys) if _is_int(valid) else None
+
+
+def check_keys(obj: Any) -> dict[str, Any]:
+    """A key table (``/robots/NAME/keys``): from_step and the keys."""
+    msg = _dict(obj, "key table")
+    _int(msg, "from_step", "key table: ")
+    _str_list(msg, "keys", "key table: ")
+    return msg
+
+
+def check_summary(obj: Any) -> dict[str, Any]:
+    """The match summary (``/soccerbt/summary``): an object with the score {team: goals}."""
+    m = _dict(obj, "summary")
+    score = m.get("score")
+    if score is not None and (not isinstance(score, dict) or not all(_is_int(v) for v in score.values())):
+        raise ShapeError("summary: score: not an object of whole numbers")
+    return m
+
+
+# --- schemas ------------------------------------------------------------------------------------
+# The JSON schemas themselves are in soccerbt.log.schemas.
+
+def _jsonschema(schema: dict[str, Any], message_encoding: str = "json") -> tuple[str, str, bytes, str]:
+    return schema["title"], "jsonschema", json_bytes(schema), message_encoding
+
+
+# topic kind -> (schema name, encoding, schema data, message encoding)
+SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
+    "header": _jsonschema(_schemas.HEADER),
+    "summary": _jsonschema(_schemas.SUMMARY),
+    "events": _jsonschema(_schemas.EVENT),
+    "gc": _jsonschema(_schemas.GC),
+    "commands": _jsonschema(_schemas.COMMANDS),
+    "scene": _jsonschema(_schemas.SCENE_UPDATE),
+    "tree": _jsonschema(_schemas.TREE),
+    "keys": _jsonschema(_schemas.KEYS),
+    "keyframe": _jsonschema(_schemas.KEYFRAME),
+    "step": ("soccerbt.Step", "", b"", "soccerbt.step.v1"),
+    "inputs": ("soccerbt.Inputs", "", b"", "soccerbt.inputs.v1"),
+}

@@ -1,0 +1,386 @@
+"""A brain's inputs in the replay log, so that a log can be re-run through a tree (``--rerun``).
+
+Everything a robot's brain takes in during a step is recorded, per robot and step, on the
+binary channel ``/match/inputs`` (``logformat.INPUTS_TOPIC``, one message a step: a part per
+robot in header order, ``logformat.join_parts``): the step's brain time, the ``Observations`` the
+driver sensed (odometry, IMU heading, fall, head joints, the camera frame's detections and line
+segments, as f64: exact), the GameController packet when a new one arrived (its bytes, as the
+protocol encodes it), the team messages the team link delivered (JSON, floats exact), what the
+pad wrote (its manual command and the blackboard keys it writes) and the emergency stop's state.
+The header's ``inputs`` object gives what the brain was built with (``brain_description``: the
+``BrainSpec``, the driver's limits, whether a pad and a stop were there).
+
+A part's layout (little-endian): u8 flags (``F_*``), f64 brain time, f64 the observations'
+time, odometry x, y, theta, IMU yaw, head pan, head tilt (f64 each), u16 detections, u16 line
+segments; per detection u8 kind (index into ``KINDS``; 255: a u8 length and the kind's text
+follow), u8 team (0 none, 1 blue, 2 red), f64 x, y, confidence; per segment four f64; then, as
+the flags say, u32-length-prefixed: the packet's bytes, the team messages' JSON, the pad's JSON.
+
+``InputTap`` is what the recorder uses: it wraps each agent's team link and pad (passing every
+call through) to see what they delivered, and reads the observations and the newest packet the
+agent kept. ``decode_inputs`` and ``team_messages_of``/``pad_of`` are the re-run's side. Logs of
+earlier versions have no inputs (the header says ``inputs`` when they are there).
+"""
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from soccerbt.native import recording as _native
+from soccerbt.log import format as lf
+
+__all__ = ["INPUTS_VERSION", "InputTap", "InputRecord", "decode_inputs", "brain_description", "team_messages_of",
+           "pad_of", "KINDS", "PAD_KEYS"]
+
+INPUTS_VERSION = 1
+KINDS = ("ball", "robot", "goal_post", "L", "T", "X", "penalty_mark", "centre_circle")
+_KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+F_CAMERA, F_FALLEN, F_PACKET, F_TEAM, F_PAD, F_ESTOP, F_HAS_ESTOP = 1, 2, 4, 8, 16, 32, 64
+_HEAD = struct.Struct("<Bd7dHH")
+_DET = struct.Struct("<BB3d")
+_SEG = struct.Struct("<4d")
+_U32 = struct.Struct("<I")
+# what a pad writes (soccerbt.drivers.gamepad.apply_input): the flags every update, the chords once
+PAD_KEYS = ("go_manual", "assist_chase", "assist_kick", "control_state", "odom_calibrated", "player_role")
+_PAD_FLAGS = PAD_KEYS[:3]
+MAX_TEAM_MESSAGES = 64        # one step's team messages read back
+MAX_INPUT_TEXT = 1 << 20      # a JSON section of one part
+
+
+def _team_code(team: Any) -> int:
+    return 0 if team is None else 1 + int(team.value)
+
+
+@dataclass(slots=True)
+class InputRecord:
+    """One robot's inputs at one step, decoded (``observations`` a ``world.types.Observations``)."""
+
+    t_s: float
+    observations: Any
+    packet: bytes | None = None
+    team: list[dict[str, Any]] | None = None
+    pad: dict[str, Any] | None = None
+    estop: bool | None = None     # None: the brain had no emergency stop
+
+
+def encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | None, pad: str | None,
+                estop: bool | None, kind_codes: dict[str, int] | None = None) -> bytes:
+    """One robot's part of an inputs message (see the module docstring); `kind_codes`: the
+    detections' kind codes (``KINDS``' indexes, the default; soccerbt.native's
+    ``encode_inputs_part`` takes them the same way)."""
+    codes = _KIND_CODE if kind_codes is None else kind_codes
+    flags = (F_CAMERA if obs.camera_frame else 0) | (F_FALLEN if obs.fallen else 0)
+    tail = []
+    for bit, section in ((F_PACKET, packet), (F_TEAM, team), (F_PAD, pad)):
+        if section is not None:
+            flags |= bit
+            data = section if isinstance(section, bytes) else section.encode("utf-8")
+            tail.append(_U32.pack(len(data)) + data)
+    if estop is not None:
+        flags |= F_HAS_ESTOP | (F_ESTOP if estop else 0)
+    odo = obs.odometry
+    dets = obs.detections
+    segs = obs.line_segments
+    out = [_HEAD.pack(flags, t_s, obs.t_s, odo.x_m, odo.y_m, odo.theta_rad, obs.imu_yaw_rad, obs.head_pan_rad,
+                      obs.head_tilt_rad, len(dets), len(segs))]
+    for d in dets:
+        code = codes.get(d.kind)
+        if code is None:
+            text = str(d.kind).encode("utf-8")[:255]
+            out.append(_DET.pack(255, _team_code(d.team), d.x_m, d.y_m, d.confidence) + bytes((len(text),)) + text)
+        else:
+            out.append(_DET.pack(code, _team_code(d.team), d.x_m, d.y_m, d.confidence))
+    for s in segs:
+        out.append(_SEG.pack(*s))
+    out.extend(tail)
+    return b"".join(out)
+
+
+_encode_part = _native.encode_inputs_part if _native is not None else encode_part  # both: (..., kind codes)
+_join_parts = _native.join_parts if _native is not None else lf.join_parts
+
+
+def _packet_bytes(packet: Any) -> bytes:
+    """A GameController packet as the protocol encodes it (b"": one that does not encode; the
+    re-run says so)."""
+    from soccerbt.gamecontroller.protocol import PacketError, encode
+
+    try:
+        return encode(packet)
+    except PacketError:
+        return b""
+
+
+def decode_part(data: bytes) -> InputRecord:
+    """The inverse of encode_part; ValueError for a part of the wrong shape."""
+    from soccerbt.world.types import Detection, Observations, Pose2D, Team
+
+    if len(data) < _HEAD.size:
+        raise ValueError("inputs part too short")
+    flags, t_s, obs_t, x, y, th, yaw, pan, tilt, n_det, n_seg = _HEAD.unpack_from(data)
+    o = _HEAD.size
+    dets = []
+    teams = (None, Team.BLUE, Team.RED)
+    for _ in range(n_det):
+        if o + _DET.size > len(data):
+            raise ValueError("inputs part cut short (detections)")
+        code, team, dx, dy, conf = _DET.unpack_from(data, o)
+        o += _DET.size
+        if code == 255:
+            n = data[o] if o < len(data) else 0
+            kind = bytes(data[o + 1:o + 1 + n]).decode("utf-8", "replace")
+            o += 1 + n
+        elif code < len(KINDS):
+            kind = KINDS[code]
+        else:
+            raise ValueError(f"detection kind {code} unknown")
+        if team > 2:
+            raise ValueError(f"detection team {team} unknown")
+        dets.append(Detection(kind, dx, dy, conf, teams[team]))
+    if o + n_seg * _SEG.size > len(data):
+        raise ValueError("inputs part cut short (line segments)")
+    segs = tuple(_SEG.unpack_from(data, o + k * _SEG.size) for k in range(n_seg))
+    o += n_seg * _SEG.size
+    obs = Observations(obs_t, bool(flags & F_CAMERA), tuple(dets), Pose2D(x, y, th), yaw, bool(flags & F_FALLEN),
+                       pan, tilt, segs)
+    rec = InputRecord(t_s, obs)
+    for bit in (F_PACKET, F_TEAM, F_PAD):
+        if not flags & bit:
+            continue
+        if o + 4 > len(data):
+            raise ValueError("inputs part cut short")
+        (n,) = _U32.unpack_from(data, o)
+        section = bytes(data[o + 4:o + 4 + n])
+        o += 4 + n
+        if len(section) != n:
+            raise ValueError("inputs part cut short")
+        if bit == F_PACKET:
+            rec.packet = section
+        else:
+            if n > MAX_INPUT_TEXT:
+                raise ValueError("a JSON section of the inputs is too large")
+            value = lf.load_json(section)
+            if bit == F_TEAM:
+                if not isinstance(value, list) or len(value) > MAX_TEAM_MESSAGES:
+                    raise ValueError("team messages: not a list of at most 64")
+                rec.team = value
+            else:
+                if not isinstance(value, dict):
+                    raise ValueError("pad: not an object")
+                rec.pad = value
+    if flags & F_HAS_ESTOP:
+        rec.estop = bool(flags & F_ESTOP)
+    return rec
+
+
+def decode_inputs(data: bytes, robots: int) -> list[InputRecord | None]:
+    """Every robot's inputs of one ``/match/inputs`` message (header order; None for a robot
+    that had not stepped)."""
+    parts = lf.split_parts(data)
+    if len(parts) != robots:
+        raise ValueError(f"{len(parts)} robots in the inputs, the header names {robots}")
+    return [decode_part(p) if p else None for p in parts]
+
+
+# --- team messages and the pad as JSON (floats written exactly: repr, infinities as Infinity) -----
+
+def _exact(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), allow_nan=True)
+
+
+def _message_json(m: Any) -> dict[str, Any]:
+    c = m.role_choice
+    return {"sender": str(m.sender), "pose": None if m.pose is None else [m.pose.x_m, m.pose.y_m, m.pose.theta_rad],
+            "ball": None if m.ball_xy is None else list(m.ball_xy), "age": m.ball_age_s, "cost": m.cost_to_ball_s,
+            "role": m.role.value, "t": m.timestamp_s, "active": bool(m.active),
+            "choice": None if c is None else [c.t_s, c.goalkeeper, c.striker, bool(c.live)]}
+
+
+def team_messages_of(items: list[dict[str, Any]]) -> list[Any]:
+    """The recorded team messages as ``TeamMessage`` objects; ValueError for a wrong shape."""
+    from soccerbt.drivers.gamepad import parse_robot_key
+    from soccerbt.services.planning import Role, RoleChoice, TeamMessage
+    from soccerbt.world.types import Pose2D
+
+    def num(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError("team message: a number expected")
+        return float(v)
+
+    def opt_int(v: Any) -> int | None:
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError("team message: a player number expected")
+        return v
+
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise ValueError("team message: not an object")
+        try:
+            sender = parse_robot_key(str(item.get("sender")))
+            pose = item.get("pose")
+            ball = item.get("ball")
+            choice = item.get("choice")
+            out.append(TeamMessage(
+                sender, None if pose is None else Pose2D(*(num(v) for v in pose[:3])),
+                None if ball is None else (num(ball[0]), num(ball[1])), num(item.get("age")), num(item.get("cost")),
+                Role(item.get("role")), num(item.get("t")), bool(item.get("active")),
+                None if choice is None else RoleChoice(num(choice[0]), opt_int(choice[1]), opt_int(choice[2]),
+                                                       bool(choice[3]))))
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ValueError(f"team message: {exc}") from None
+    return out
+
+
+def pad_of(item: dict[str, Any]) -> tuple[Any, list[tuple[str, Any]]]:
+    """(the manual command or None, the blackboard writes in order) of a recorded pad update."""
+    from soccerbt.drivers.gamepad import ManualCommand
+
+    command = item.get("command")
+    writes = item.get("writes")
+    if not isinstance(writes, list) or not all(isinstance(w, list) and len(w) == 2 and w[0] in PAD_KEYS
+                                               for w in writes):
+        raise ValueError("pad: writes are not [key, value] pairs of the pad's keys")
+    if command is not None:
+        if not (isinstance(command, list) and len(command) == 3
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in command)):
+            raise ValueError("pad: the command is not three numbers")
+        command = ManualCommand(*(float(v) for v in command))
+    return command, [(k, v) for k, v in writes]
+
+
+# --- the recorder's side ------------------------------------------------------------------------
+
+class _LinkTap:
+    """A team link passed through; what ``receive`` delivered goes to every recorder's sink (one
+    tap per agent, however many recorders watch it: a flight log's segments, a live stream)."""
+
+    def __init__(self, link: Any) -> None:
+        self._link = link
+        self.sinks: list[list[Any]] = []
+
+    def receive(self, robot: Any, now_s: float) -> list[Any]:
+        got = self._link.receive(robot, now_s)
+        if got:
+            for sink in self.sinks:
+                sink.extend(got)
+        return got
+
+    def __getattr__(self, name: str) -> Any:  # register, send, sent, counters, close, ...
+        return getattr(self._link, name)
+
+
+class _PadTap:
+    """A pad passed through; its command and what it wrote at this step go to every sink."""
+
+    def __init__(self, pad: Any) -> None:
+        self._pad = pad
+        self.sinks: list[list[str]] = []
+
+    def update(self, now_s: float, blackboard: Any) -> Any:
+        before = [blackboard.get(k) for k in PAD_KEYS]
+        command = self._pad.update(now_s, blackboard)
+        writes = [[k, blackboard.get(k)] for k in _PAD_FLAGS]  # written at every update
+        writes += [[k, blackboard.get(k)] for k, old in zip(PAD_KEYS[3:], before[3:]) if blackboard.get(k) != old]
+        cmd = None if command is None else [command.vx_mps, command.vy_mps, command.vtheta_radps]
+        seen = _exact({"command": cmd, "writes": writes})
+        for sink in self.sinks:
+            sink[:] = [seen]
+        return command
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pad, name)
+
+
+class _Track:
+    __slots__ = ("agent", "link", "pad", "packet", "delivered", "pad_seen")
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.link: _LinkTap | None = None
+        self.pad: _PadTap | None = None
+        self.packet: Any = None
+        self.delivered: list[Any] = []
+        self.pad_seen: list[str] = []
+
+
+class InputTap:
+    """What the recorder needs to write ``/match/inputs``: built at the recorder's start (each
+    agent's team link and pad get a pass-through tap, shared by every recorder), ``encode()``
+    after each step, ``close()`` when the recorder is done."""
+
+    def __init__(self, agents: dict[Any, Any]) -> None:
+        self.tracks: list[_Track] = []
+        for agent in agents.values():
+            track = _Track(agent)
+            team = getattr(agent, "team", None)
+            if team is not None and getattr(team, "link", None) is not None:
+                if not isinstance(team.link, _LinkTap):
+                    team.link = _LinkTap(team.link)
+                track.link = team.link
+                track.link.sinks.append(track.delivered)
+            if getattr(agent, "pad", None) is not None:
+                if not isinstance(agent.pad, _PadTap):
+                    agent.pad = _PadTap(agent.pad)
+                track.pad = agent.pad
+                track.pad.sinks.append(track.pad_seen)
+            self.tracks.append(track)
+
+    def close(self) -> None:
+        """Stop collecting (the taps stay, passing through, for other recorders)."""
+        for track in self.tracks:
+            if track.link is not None and track.delivered in track.link.sinks:
+                track.link.sinks.remove(track.delivered)
+            if track.pad is not None and track.pad_seen in track.pad.sinks:
+                track.pad.sinks.remove(track.pad_seen)
+
+    def encode(self) -> bytes:
+        parts = []
+        for track in self.tracks:
+            agent = track.agent
+            obs = agent.observations
+            if obs is None:  # no step yet
+                parts.append(b"")
+                continue
+            packet = getattr(agent, "_packet", None)
+            data = None
+            if packet is not None and packet is not track.packet:
+                track.packet = packet
+                data = _packet_bytes(packet)
+            team = None
+            if track.delivered:
+                team = _exact([_message_json(m) for m in track.delivered])
+                track.delivered.clear()
+            pad = None
+            if track.pad_seen:
+                pad = track.pad_seen.pop()
+            estop = getattr(agent, "estop", None)
+            parts.append(_encode_part(agent.now_s, obs, data, team, pad, None if estop is None else estop.engaged,
+                                      _KIND_CODE))
+        return _join_parts(parts)
+
+
+def brain_description(agent: Any) -> dict[str, Any] | None:
+    """What a brain was built with (its ``BrainSpec``, the driver's limits, a pad, a stop), for
+    the header; None for an agent built without a spec."""
+    spec = getattr(agent, "spec", None)
+    if spec is None:
+        return None
+    limits = getattr(agent.driver, "limits", None)
+    limits_dict = None
+    if limits is not None:
+        try:
+            limits_dict = {k: float(v) for k, v in asdict(limits).items()}
+        except TypeError:
+            limits_dict = None
+    period = spec.team_message_period_s
+    return {"team_number": spec.team_number, "team_size": spec.team_size, "field": spec.field.name,
+            "team_message_period_s": period if math.isfinite(period) else None, "seed": spec.seed,
+            "particles": spec.particles, "tree": str(spec.tree_path), "limits": limits_dict,
+            "pad": getattr(agent, "pad", None) is not None, "estop": getattr(agent, "estop", None) is not None,
+            "estimate_period_s": agent.estimate_period_s}

@@ -1,0 +1,460 @@
+"""``soccerbt replay derive LOG FULL.mcap``: an inputs-only log made whole.
+
+An inputs-only log (``--record-mode inputs`` on ``soccerbt run``, ``view`` and ``brain``:
+the default) holds what cannot be derived: each brain's inputs, the truth, the GameController, the
+events, the scene and the commands, and per tick only the root status and the command. ``derive``
+re-runs every robot's brain from its inputs with the recorded tree and writes the full log: each robot's tree, key
+tables, keyframes and ticks (transitions, blackboard changes with their writers, reasons) in
+place of the short ticks, everything else copied. The result holds the messages a full
+recording of the same run holds (tested message by message), so every reader opens it; its
+header says ``derived_from``.
+
+The recorded tree is the one on disk when it is unchanged (its files' SHA-256 as the header lists
+them, as ``--rerun`` requires); else the copy the log carries (``tree_files`` in the header: the
+recorder embeds the tree files' text, up to 1 MiB), checked against the same hashes and written
+to a temporary folder in the same layout, so that a tree edited since the run still derives.
+
+The re-run is checked against the recording at every step: its tick count, root status and
+command must be the recorded ones. A difference (a brain that is not deterministic, a tree file
+edited since with the same hash: impossible; a soccerbt of another version) stops the derive
+naming the step, and nothing is written.
+
+A flight log's later segment (``segment`` > 0 in its header) starts in the middle of a run: its
+brains' state there is derived by feeding them the run's earlier segments first, found beside it
+(``<flight_run>-NNN.mcap``); a missing one stops the derive with its name.
+
+The brains are re-run in one process per core (``derive_procs``: the same bytes).
+
+The output is written under a temporary name and renamed when whole; a damaged stretch (a chunk
+that does not decode) ends the derived log before it, said in ``notes``.
+"""
+from __future__ import annotations
+
+import os
+import re
+import struct
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+from soccerbt.log import format as lf
+from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
+from soccerbt.log.inputs import decode_part, pad_of, team_messages_of
+from soccerbt.log.format import ReplayError, ShapeError
+from soccerbt.log.reader import McapLog
+from soccerbt.log.scene_update import scene_json_of, team_rgb
+from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
+
+__all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only"]
+
+_SEGMENT = re.compile(r"^(?P<run>.+)-(?P<n>\d{3})\.mcap$")
+_DERIVED_KINDS = ("tree", "keys", "keyframe")  # a robot's channels the derive writes (the others are copied)
+PROGRESS_STEPS = 500  # derive_log's progress: five simulated seconds
+_STEP_TAIL = frozenset((lf.GC_TOPIC, lf.EVENTS_TOPIC, lf.SCENE_TOPIC, lf.COMMANDS_TOPIC))  # after a step's ticks
+
+
+def is_inputs_only(log: McapLog) -> bool:
+    """A log recorded with its node data left out, to be derived (inputs there, no node data)."""
+    return not log.node_data and "inputs" in log.header and "converted_from" not in log.header
+
+
+@dataclass
+class DeriveResult:
+    """What ``derive_log`` wrote: steps, robots, the earlier segments fed first, notes."""
+
+    out: Path
+    steps: int
+    robots: list[str]
+    segments_fed: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class _Brain:
+    """One robot's re-run: its brain, the stand-ins it senses through, and a full recorder
+    whose messages ``_Mine`` keeps."""
+
+    def __init__(self, log: McapLog, robot: str, k: int, trees: _Trees) -> None:
+        self.robot, self.k = robot, k
+        self.tree, recorded = trees.of(robot)
+        self.spec, desc = _brain_spec(log, robot, self.tree)
+        self.agent, self.driver, self.link, self.pad, self.stop = _build(self.spec, desc)
+        trees.check_loaded(self.agent)
+        self.agent.tree_path = recorded  # what the recorder writes: the path the run loaded
+        self.view = _View(log, self.agent, self.spec)
+        self.mine = _Mine(robot)
+        self.recorder: Any = None
+
+    def start(self, tap: Any = None) -> None:
+        """A new full recorder (a log's, or a segment's as the flight recorder starts one): its
+        header, tree and first keyframe from the brain's state now, its steps from 1; its
+        messages go to `tap` (an object with ``message``: a deriving child's), else a new _Mine."""
+        from soccerbt.log.writer import McapRecorder
+
+        if self.recorder is not None:
+            self.recorder.close()  # closes its sink too
+        self.mine = tap if tap is not None else _Mine(self.robot)
+        self.view.steps = 0
+        self.recorder = McapRecorder(Path(os.devnull), stream=open(os.devnull, "wb"), tap=self.mine.message)
+        self.recorder.on_start(self.view)
+
+    def feed(self, part: bytes, step: int) -> None:
+        """Step the brain on its part of an inputs message (``step``: the log's step)."""
+        from soccerbt.gamecontroller.protocol import PacketError, decode
+
+        rec = decode_part(part)
+        self.driver.observations = rec.observations
+        if rec.packet is not None:
+            try:
+                self.agent.receive_packet(decode(rec.packet))
+            except PacketError:  # recorded as b"": it did not encode; where it mattered, the tick check stops
+                pass
+        if rec.team:
+            self.link.pending = team_messages_of(rec.team)
+        if self.pad is not None and rec.pad is not None:
+            self.pad.next = pad_of(rec.pad)
+        if self.stop is not None and rec.estop is not None:
+            self.stop.follow(rec.estop)
+        self.agent.step(rec.t_s)
+        self.view.steps = step
+        self.view.world.t_s = rec.t_s
+
+    def record(self) -> None:
+        """The recorder's step (after ``feed``)."""
+        self.recorder.on_step(self.view)
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+
+
+class _Trees:
+    """Each robot's recorded tree: the file on disk when unchanged, else the log's embedded copy
+    (``tree_files``) written under a temporary folder (see the module docstring)."""
+
+    MAX_FILES = 256
+
+    def __init__(self, log: McapLog, folder: Path) -> None:
+        self.log = log
+        self.folder = folder
+        self.copies: dict[str, Path] | None = None
+
+    def of(self, robot: str) -> tuple[Path, Path]:
+        """(the file to load, the path the run loaded it from)."""
+        try:
+            tree = recorded_tree(self.log, robot)
+            return tree, tree
+        except ReplayError:
+            if not self.log.header.get("tree_files"):
+                raise
+        recorded = ((self.log.header.get("inputs") or {}).get("brains") or {}).get(robot, {}).get("tree")
+        copies = self._copies()
+        if not isinstance(recorded, str) or os.path.normpath(recorded) not in copies:
+            raise ReplayError(self.log.path, None, f"the log's copy of the tree files holds no {recorded!r}, "
+                                                   f"{robot}'s tree: cannot derive it")
+        return copies[os.path.normpath(recorded)], Path(recorded)
+
+    def check_loaded(self, agent: Any) -> None:
+        """Every file the copied tree loaded is a copy (an include by an absolute path would
+        read a file on disk that may have changed)."""
+        if self.copies is None:
+            return
+        inside = os.path.realpath(self.folder) + os.sep
+        for f in agent.tree_file_list:
+            if not os.path.realpath(f).startswith(inside):
+                raise ReplayError(self.log.path, None, f"the copied tree includes {f}, outside its copy (an "
+                                                       "absolute include): cannot derive from the copy")
+
+    def _copies(self) -> dict[str, Path]:
+        """The embedded files written under the folder in their layout, each checked against the
+        SHA-256 the header lists for it; ReplayError for a copy that does not match."""
+        if self.copies is not None:
+            return self.copies
+        import hashlib
+
+        path = self.log.path
+        embedded = self.log.header.get("tree_files")
+        if not isinstance(embedded, dict) or not 0 < len(embedded) <= self.MAX_FILES or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in embedded.items()):
+            raise ReplayError(path, None, "the header's tree_files is not a table of file texts")
+        listed = {}
+        for tree in (self.log.header.get("trees") or {}).values():
+            for entry in tree.get("files") or [] if isinstance(tree, dict) else []:
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    listed[os.path.normpath(entry["path"])] = entry.get("sha256")
+        names = {}
+        for name, text in embedded.items():
+            norm = os.path.normpath(name)
+            if "\0" in name or not os.path.isabs(name) or norm != name.rstrip("/"):
+                raise ReplayError(path, None, f"the header's tree_files names {name!r}: not a plain absolute path")
+            if listed.get(norm) != hashlib.sha256(text.encode("utf-8")).hexdigest():
+                raise ReplayError(path, None, f"the log's copy of {name} is not the file the run hashed: refused")
+            names[norm] = text
+        root = os.path.commonpath([os.path.dirname(n) for n in names])
+        self.copies = {}
+        for norm, text in names.items():
+            target = self.folder / os.path.relpath(norm, root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "x", encoding="utf-8", newline="") as f:
+                f.write(text)
+            self.copies[norm] = target
+        return self.copies
+
+
+def _same_tick(recorded: lf.TickRecord, derived: lf.TickRecord) -> bool:
+    return (recorded.tick == derived.tick and recorded.root == derived.root
+            and lf.same_command(recorded.command, derived.command))
+
+
+def earlier_segments(log: McapLog) -> list[Path]:
+    """The run's segments before this one, in order (a flight log's ``segment`` > 0)."""
+    n = log.header.get("segment")
+    run = log.header.get("flight_run")
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        return []
+    if not isinstance(run, str) or "/" in run or "\0" in run or not 0 < n < 1000:
+        raise ReplayError(log.path, None, "the header's flight_run and segment do not name a run's segment")
+    found = _SEGMENT.match(log.path.name)
+    if found is None or found.group("run") != run:
+        raise ReplayError(log.path, None, f"a segment of run {run} must keep its name ({run}-{n:03d}.mcap) to be "
+                                          "derived with the segments before it")
+    earlier = [log.path.with_name(f"{run}-{i:03d}.mcap") for i in range(n)]
+    missing = [p.name for p in earlier if not p.is_file()]
+    if missing:
+        raise ReplayError(log.path, None, f"segment {n} of run {run} starts mid-run: its brain's state comes from the "
+                                          f"segments before it, and {', '.join(missing)} "
+                                          f"{'is' if len(missing) == 1 else 'are'} not beside it (deleted by the "
+                                          "folder's cap?): cannot derive it")
+    return earlier
+
+
+def _feed_segment(path: Path, robots: list[str], brains: list[_Brain]) -> None:
+    """Step the brains (of the run's `robots`) through an earlier segment's inputs, recorded into
+    nothing as the flight recorder recorded that segment (so that what the recorder keeps on
+    the nodes, the writers of the entries, is the same at the next segment's start)."""
+    seg = McapLog.open(path)
+    if seg.robots != robots or "inputs" not in seg.header:
+        raise ReplayError(path, None, "not a segment of the same brain's run (robots or inputs differ)")
+    for b in brains:
+        b.start()
+    for step, data in inputs_in_order(seg):
+        if data is None:
+            raise ReplayError(path, None, f"step {step} is missing (damaged): the segments after it cannot "
+                                          "be derived")
+        try:
+            step_brains(brains, data, step)
+        except (ValueError, IndexError, ShapeError) as exc:
+            raise ReplayError(path, None, f"step {step} is unreadable ({exc}): the segments after it cannot "
+                                          "be derived") from None
+
+
+def derive_log(log: McapLog, out: Path, progress: Callable[[int, int], None] | None = None,
+               processes: int | None = None) -> DeriveResult:
+    """Re-run every robot of the inputs-only `log` and write the full log to `out` (see the
+    module docstring); ReplayError for a log that cannot be derived. `progress(step, last)` is
+    called every PROGRESS_STEPS steps and at the end. `processes`: how many processes step the
+    brains (``derive_procs``; None: ``default_processes``, one per core); the same bytes."""
+    if log.node_data:
+        raise ReplayError(log.path, None, "holds node data already: there is nothing to derive")
+    if not is_inputs_only(log):
+        raise ReplayError(log.path, None, NO_INPUTS)
+    robots = list(log.robots)
+    with tempfile.TemporaryDirectory(prefix="soccerbt-derive-") as folder:
+        trees = _Trees(log, Path(folder))
+        brains = [_Brain(log, robot, k, trees) for k, robot in enumerate(robots)]
+        if processes is None:
+            processes = default_processes(len(brains))
+        return _derive(log, out, robots, brains, progress, processes)
+
+
+def _derive(log: McapLog, out: Path, robots: list[str], brains: list[Any],
+            progress: Callable[[int, int], None] | None, processes: int) -> DeriveResult:
+    """derive_log with the brains built: spread over `processes`, the earlier segments fed, then
+    the log written; the deriving children ended, however it ends."""
+    earlier = earlier_segments(log)
+    target = Path(os.path.realpath(out))
+    if any(os.path.realpath(p) == str(target) for p in earlier):
+        raise ReplayError(log.path, None, f"{out} is one of the run's earlier segments, which derive reads: "
+                                          "refused (it would overwrite an input)")
+    brains = spread(log.path, brains, earlier, robots, _feed_segment, processes)
+    try:
+        for path in earlier:
+            _feed_segment(path, robots, [b for b in brains if isinstance(b, _Brain)])
+        return _write(log, target, robots, brains, earlier, progress)
+    finally:
+        for b in brains:
+            b.close()
+
+
+def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], earlier: list[Path],
+           progress: Callable[[int, int], None] | None) -> DeriveResult:
+    """The derived log written to `target` (under a temporary name, renamed when whole)."""
+    from soccerbt.cli.outputs import open_exclusive
+    from soccerbt.log.writer import LogWriter
+
+    tmp, stream = open_exclusive(target.parent, target.name)
+    writer = LogWriter(tmp, stream=stream)
+    writer.dt_s = log.dt_s
+    notes: list[str] = []
+
+    def put(topic: str, step: int, data: bytes) -> None:
+        kind = lf.kind_of_topic(topic)
+        if kind is not None:
+            writer.put(writer.channel(topic, kind), step, data)
+
+    try:
+        header = {k: v for k, v in log.header.items() if k not in ("node_data", "tree_files")}
+        header["derived_from"] = log.path.name
+        put(lf.HEADER_TOPIC, 0, lf.json_bytes(header))
+        for b in brains:
+            b.start()
+        for b in brains:  # each robot's tree and first keyframe, in the header's order
+            for topic, step, data in b.mine.drain():
+                put(topic, step, data)
+        events: list[dict[str, Any]] = []
+        held: tuple[int, bytes] | None = None
+        expect = 1
+        last = 0
+        scenes = _Scenes(log, brains)
+        for topic, step, data in log.messages(0, log.last_step):
+            if step != scenes.step or topic not in _STEP_TAIL:
+                scenes.flush(put)  # the last step's scene and commands, when the log left them out
+            if topic == lf.STEP_TOPIC:
+                held = (step, data)
+                continue
+            if topic != lf.INPUTS_TOPIC:
+                scenes.seen(topic, step, data)
+                if topic == lf.EVENTS_TOPIC:
+                    try:
+                        events.append(lf.check_event(lf.load_json(data)))
+                    except ShapeError as exc:  # copied as it is; the index lists the readable ones
+                        notes.append(f"{log.path}: the event at step {step} is damaged ({exc})")
+                mine = lf.robot_of_topic(topic)
+                if topic != lf.HEADER_TOPIC and (mine is None or mine[1] not in _DERIVED_KINDS):
+                    put(topic, step, data)
+                continue
+            if held is None or held[0] != step or step != expect:
+                notes.append(f"{log.path}: step {expect} is missing from the log (damaged): the derived log ends "
+                             f"at step {expect - 1}")
+                break
+            _derive_step(log, brains, step, held[1], data, put)
+            scenes.due(step, held[1])
+            held = None
+            last = step
+            expect = step + 1
+            if progress is not None and step % PROGRESS_STEPS == 0:
+                progress(step, log.last_step)
+        scenes.flush(put)
+        if progress is not None:
+            progress(log.last_step, log.last_step)
+        loads = [ld for b in brains for ld in b.mine.loads]
+        writer.finish(last, {"events": events, "loads": loads, "steps": last})
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            writer.file.close()
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    return DeriveResult(target, last, robots, earlier, notes)
+
+
+class _Scenes:
+    """The scene and the commands of every SCENE_PERIOD_STEPS step that the inputs-only log left
+    out (the recorder leaves them to derive: the scene from the truth as logged and the brains'
+    beliefs, the commands from the brains; the same bytes, ``McapRecorder._scene_of_truth``). A
+    scene the log holds (a robot without a brain) is copied, and none is made for it."""
+
+    def __init__(self, log: McapLog, brains: list[_Brain]) -> None:
+        from soccerbt.drivers.gamepad import parse_robot_key
+        from soccerbt.world.field import Field
+
+        self.path = log.path
+        self.field = Field.by_name(str(log.header.get("field")))
+        ids = {name: parse_robot_key(name) for name in log.robots}
+        self.plan = [(b.k, b.robot, team_rgb(ids[b.robot].team.name), b.agent, ids[b.robot].team.name.lower())
+                     for b in sorted(brains, key=lambda b: ids[b.robot])]
+        self.commands = [(None, b.agent, SimpleNamespace(name=b.robot)) for b in brains]  # as the recorder's tracks
+        self.attacks: dict[str, bool] = {}
+        self.step = -1  # the step whose scene is due
+        self.truth = b""
+        self.has_scene = self.has_commands = False
+
+    def seen(self, topic: str, step: int, data: bytes) -> None:
+        """A message copied from the log."""
+        if topic == lf.GC_TOPIC:
+            try:
+                words = lf.load_json(data)
+            except ShapeError:
+                return
+            if isinstance(words, dict):
+                self.attacks = {team: words[f"{team}_attacks_positive_x"] for team in ("blue", "red")
+                                if isinstance(words.get(f"{team}_attacks_positive_x"), bool)}
+        elif step == self.step:
+            self.has_scene = self.has_scene or topic == lf.SCENE_TOPIC
+            self.has_commands = self.has_commands or topic == lf.COMMANDS_TOPIC
+
+    def due(self, step: int, step_data: bytes) -> None:
+        """`step` derived (its brains stepped): its scene is due when it is a scene step."""
+        if step % lf.SCENE_PERIOD_STEPS == 0:
+            self.step, self.truth = step, lf.split_parts(step_data)[0]
+            self.has_scene = self.has_commands = False
+
+    def flush(self, put: Any) -> None:
+        """Write the due step's scene and commands that the log did not hold."""
+        from soccerbt.log.writer import commands_json
+
+        if self.step < 0:
+            return
+        step, self.step = self.step, -1
+        try:
+            truth = lf.decode_truth(self.truth)
+        except (ValueError, struct.error) as exc:
+            raise ReplayError(self.path, None, f"step {step}: the truth is unreadable ({exc}): cannot derive it") from None
+        if not self.has_scene:
+            rows = []
+            for k, name, rgb, agent, team in self.plan:
+                x_m, y_m, theta_rad, fallen, _removed = truth.robots[k]
+                rows.append((name, rgb, x_m, y_m, theta_rad, fallen, agent, self.attacks.get(team)))
+            put(lf.SCENE_TOPIC, step, scene_json_of(truth.t_s, self.field, rows, truth.ball[0], truth.ball[1]))
+        if not self.has_commands:
+            put(lf.COMMANDS_TOPIC, step, commands_json(truth.t_s, self.commands))
+
+
+def _derive_step(log: McapLog, brains: list[Any], step: int, step_data: bytes, inputs: bytes, put: Any) -> None:
+    """One step: every brain fed and recorded; the key tables, the step message with the derived
+    ticks, the inputs, then the keyframes, as the recorder orders them."""
+    try:
+        parts = lf.split_parts(step_data)
+        step_brains(brains, inputs, step)
+    except ReplayError:  # a deriving child's, said as it was raised
+        raise
+    except (ValueError, IndexError, ShapeError) as exc:
+        raise ReplayError(log.path, None, f"step {step} is unreadable ({exc}): cannot derive it") from None
+    later: list[tuple[str, int, bytes]] = []
+    for b in brains:
+        tick = b.mine.ticks.pop(step)
+        try:
+            recorded = lf.decode_tick(parts[1 + b.k])
+        except (ValueError, IndexError, ShapeError) as exc:
+            raise ReplayError(log.path, None, f"step {step}: {b.robot}'s tick is unreadable ({exc})") from None
+        derived = lf.decode_tick(tick)
+        if not _same_tick(recorded, derived):
+            raise ReplayError(log.path, None, f"step {step}: {b.robot}'s re-run differs from the recording (tick "
+                                              f"{derived.tick} root {derived.root} command {derived.command}; recorded "
+                                              f"tick {recorded.tick} root {recorded.root} command {recorded.command}): "
+                                              "the brain or soccerbt changed since the run; nothing written")
+        parts[1 + b.k] = tick
+        for topic, s, data in b.mine.drain():
+            if topic.endswith("/keys"):
+                put(topic, s, data)
+            else:
+                later.append((topic, s, data))
+        b.mine.extra.pop(step, None)
+    put(lf.STEP_TOPIC, step, lf.join_parts(parts))
+    put(lf.INPUTS_TOPIC, step, inputs)
+    for topic, s, data in later:
+        put(topic, s, data)
