@@ -126,13 +126,13 @@ class LiveLog(McapLog):
             self._seal()
             lo = (max(step, 1) - 1) // CHUNK_STEPS * CHUNK_STEPS + 1
             self._open_range = (lo, lo + CHUNK_STEPS - 1)
-        if topic == lf.STEP_TOPIC and self._first_step_seen is None:
+        if topic == self._step_topic and self._first_step_seen is None:
             self._first_step_seen = step
         if robot is not None and robot[1] == "keyframe" and robot[0] not in self._first_keyframe \
                 and self._first_step_seen is not None:
-            found = lf.table_of(data)
-            if found is not None and found[0] - 1 >= self._first_step_seen:  # the steps after it are here
-                self._first_keyframe[robot[0]] = found[0] - 1
+            after = _after_step(data)
+            if after is not None and after >= self._first_step_seen:  # the steps after it are here
+                self._first_keyframe[robot[0]] = after
         self._open.append((topic, step, data))
 
     def _header(self, data: bytes) -> None:
@@ -145,6 +145,12 @@ class LiveLog(McapLog):
             raise ReplayError(self.path, None, self.reason) from None
         if header.get("format") != lf.FORMAT:
             raise ReplayError(self.path, None, "not a soccerbt stream")
+        version = header.get("format_version", 1)
+        if version not in lf.READABLE_FORMATS:
+            self.reason = (f"the stream is of log format {str(version)[:20]}; this soccerbt reads formats "
+                           f"{min(lf.READABLE_FORMATS)} to {max(lf.READABLE_FORMATS)}")
+            raise ReplayError(self.path, None, self.reason)
+        self.format_version = version
         self.dt_s = float(header.get("dt_s", 0.01))
         self.robots = list(header["robots"])
         self.header = header
@@ -208,3 +214,12 @@ class LiveLog(McapLog):
         if tree is None:
             raise ReplayError(self.path, None, f"the tree of {robot} (load {load}) has not arrived")
         return tree
+
+
+def _after_step(data: bytes) -> int | None:
+    """A keyframe's after_step, or None when it has none (a reader of the keyframe checks it)."""
+    try:
+        after = lf.load_json(data).get("after_step")
+    except (ShapeError, AttributeError):
+        return None
+    return after if type(after) is int else None

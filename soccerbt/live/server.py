@@ -79,29 +79,29 @@ def _live_type(text: str) -> tuple[str, int]:
 
 
 RECORD_MODES = ("full", "inputs")
-DEFAULT_RECORD_MODE = "inputs"  # the always-on recording: a few per cent of the CPU; readers derive the rest
+DEFAULT_RECORD_MODE = "full"  # a log is a record: every node's status, the blackboard, the reasons, as they happen
 
 
 def add_record_mode_argument(parser: argparse.ArgumentParser, what: str = "--record") -> None:
-    """``--record-mode inputs|full``: what the log holds (soccerbt.log.writer);
+    """``--record-mode full|inputs``: what the log holds (soccerbt.log.writer);
     ``record_mode_problem`` fills in the default."""
     parser.add_argument("--record-mode", choices=RECORD_MODES, default=None,
-                        help=f"what {what} writes: inputs (the default: the brains' inputs, the truth and the "
-                             "game; every node's status is derived from them when the log is first read, and "
-                             "kept; soccerbt replay derive LOG FULL.mcap writes it out) "
-                             "or full (every node's status, the blackboard and the reasons as they happen: "
-                             "opens at once, costs about four times the CPU; the default with --live, whose "
-                             "stream needs it anyway)")
+                        help=f"what {what} writes: full (the default: what every brain did and why, as it "
+                             "happens: every node's status, the blackboard with its writers, the reasons, the "
+                             "commands, the scene, and the brains' inputs for --rerun) or inputs (an opt-in for "
+                             "long batch runs: the brains' inputs, the truth and the game only; readers re-run "
+                             "the brains to derive the rest, which needs this soccerbt's behaviour unchanged)")
 
 
 def record_mode_problem(args: argparse.Namespace, recording: bool) -> str | None:
     """What is wrong with ``--record-mode`` (given, it goes with something recorded), or None;
-    fills in the default when it was not given: DEFAULT_RECORD_MODE, or full with ``--live``."""
+    fills in the default when it was not given: DEFAULT_RECORD_MODE (full; with ``--live`` the
+    stream needs a full recorder anyway)."""
     mode = getattr(args, "record_mode", None)
     if mode is not None and not recording:
         return f"--record-mode {mode} goes with a recording (--record FILE.mcap)"
-    if mode is None:  # with --live the stream needs a full recorder anyway: the file shares it
-        args.record_mode = "full" if getattr(args, "live", None) else DEFAULT_RECORD_MODE
+    if mode is None:
+        args.record_mode = DEFAULT_RECORD_MODE
     return None
 
 

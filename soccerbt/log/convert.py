@@ -13,7 +13,7 @@ replayed; ``convert_log(old, new)`` writes what one holds as an MCAP log
 - every step: the truth, and per robot a tick whose number is the step's, with the root
   status, the command and the blackboard changes (each value exactly as the old log wrote it,
   as JSON; writer ``unknown``: the old log did not record writers), no transitions;
-- a key table when keys appear, a keyframe of each robot's blackboard every simulated second;
+- a keyframe of each robot's blackboard every simulated second;
 - the events as recorded, the summary of the end record, and the index attachment.
 
 It holds no node data, so the tree tools (``--tree``, ``--transitions``, ``--find``, ``diff``,
@@ -32,9 +32,7 @@ import math
 import os
 import re
 import stat
-import struct
 import zlib
-from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +40,9 @@ from typing import IO, Any
 
 from soccerbt.cli.outputs import RECORD_SUFFIX, open_exclusive
 from soccerbt.log import format as lf
+from soccerbt.log import proto
 from soccerbt.log.format import ReplayError
+from soccerbt.log.upgrade import truth_message
 from soccerbt.log.writer import LogWriter
 
 __all__ = ["convert_log", "Conversion", "JSONL_VERSION", "MAX_LINE_BYTES", "looks_like_jsonl"]
@@ -50,7 +50,7 @@ __all__ = ["convert_log", "Conversion", "JSONL_VERSION", "MAX_LINE_BYTES", "look
 JSONL_VERSION = 1                 # the only version of the JSON-lines log there was
 MAX_LINE_BYTES = 16 << 20         # a longer line is not a record of a soccerbt log
 _GZIP_MAGIC = b"\x1f\x8b"
-_UNKNOWN = lf.writer_code("unknown")
+_UNKNOWN = lf.WRITERS.index("unknown")  # the Adapter enum value of an unknown writer
 _NAN = float("nan")
 _EVENT_FIELDS = ("kind", "detail", "t", "team", "robot", "node_path")
 _ROBOT_NAME = re.compile(r"(blue|red)[0-9]+")
@@ -232,41 +232,28 @@ def _command(values: list) -> tuple[float, ...]:
 
 
 class _Robot:
-    """One robot's blackboard as converted so far: the key table and the latest values."""
+    """One robot's blackboard as converted so far: its latest values."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.keys: list[str] = []
-        self.index: dict[str, int] = {}
         self.board: dict[str, Any] = {}
 
-    def grow(self, names: Any) -> bool:
-        """Add new keys to the table (sorted, as the recorder keeps it); True when it grew."""
-        new = [k for k in names if k not in self.index]
-        if not new:
-            return False
-        self.keys = sorted(self.index.keys() | set(new))
-        self.index = {k: i for i, k in enumerate(self.keys)}
-        return True
-
-    def changes(self, changes: dict[str, Any]) -> bytes:
-        """The blackboard section of a tick: every change as a JSON text, writer ``unknown``."""
-        if not changes:
-            return b""
-        indexes, writers, kinds = array("H"), array("h"), bytearray()
-        texts = []
+    def tick(self, step: int, root: int, command: tuple[float, ...], changes: dict[str, Any]) -> bytes:
+        """The robot's ``soccerbt.Tick``: the root, the command and every change as JSON text
+        (the old log's values exactly), writer ``unknown``."""
+        vx, vy, vth, pan, tilt, kick_dir, kick_strength = command
+        msg = proto.Tick(step=step, tick=step, root=root, command=proto.Command(
+            vx_mps=vx, vy_mps=vy, vtheta_radps=vth, head_pan_rad=pan, head_tilt_rad=tilt))
+        if kick_dir == kick_dir:  # a kick (NaN: none)
+            msg.command.kick, msg.command.kick_direction_rad, msg.command.kick_strength = True, kick_dir, kick_strength
         for key, value in changes.items():
             self.board[key] = value
-            indexes.append(self.index[key])
-            writers.append(_UNKNOWN)
-            kinds.append(lf.KIND_JSON)
-            texts.append(lf.json_text(value))
-        return lf.encode_changes(indexes, writers, kinds, array("f"), texts)
+            msg.changes.add(key=key, adapter=_UNKNOWN, json=lf.json_text(value))
+        return msg.SerializeToString()
 
     def keyframe(self, after_step: int) -> bytes:
         return lf.json_bytes({"after_step": after_step, "tick": after_step, "load": 0, "statuses": [],
-                              "keys": self.keys, "blackboard": {k: [self.board[k], "unknown"] for k in self.keys
-                                                                if k in self.board}})
+                              "blackboard": {k: [v, "unknown"] for k, v in sorted(self.board.items())}})
 
 
 def _header(old: dict[str, Any], robots: list[str], path: Path) -> dict[str, Any]:
@@ -321,7 +308,8 @@ def _convert(path: Path, out: LogWriter) -> Conversion:
     tracks = [_Robot(name) for name in robots]
     for track in tracks:
         out.put(out.channel(lf.keyframe_topic(track.name), "keyframe"), 1, track.keyframe(0))
-    step_channel = out.channel(lf.STEP_TOPIC, "step")
+    truth_channel = out.channel(lf.TRUTH_TOPIC, "truth")
+    tick_channels = [out.channel(lf.tick_topic(track.name), "tick") for track in tracks]
     events: list[dict[str, Any]] = []
     result: Any = None
     last_step = 0
@@ -358,20 +346,15 @@ def _convert(path: Path, out: LogWriter) -> Conversion:
             raise ReplayError(path, lineno, f"time goes backwards: t={t} after t={last_step * dt:g}")
         truth = [(float(p[0]), float(p[1]), float(p[2]), 1 if p[3] else 0, 1 if p[4] else 0)
                  for p in (poses[key] for key in robots)]
+        record_truth = lf.TruthRecord(step, float(t), tuple(float(v) for v in (ball + [0.0, 0.0])[:4]),
+                                      tuple(int(v) for v in gc[:5]), truth)
         try:
-            parts = [lf.encode_truth(step, float(t), tuple(float(v) for v in (ball + [0.0, 0.0])[:4]),
-                                     tuple(gc[:5]), truth)]
-        except (struct.error, OverflowError) as exc:
+            out.put(truth_channel, step, truth_message(record_truth, robots))
+        except (ValueError, OverflowError) as exc:
             raise ReplayError(path, lineno, f"step record: a value out of range ({exc})") from None
-        for track in tracks:
-            mine = changes.get(track.name) or {}
-            if track.grow(mine):
-                out.put(out.channel(lf.keys_topic(track.name), "keys"), step,
-                        lf.json_bytes({"from_step": step, "keys": track.keys}))
+        for track, channel in zip(tracks, tick_channels):
             root = _ROOT_CODES.get(str(status.get(track.name, "")), 0)
-            parts.append(lf.encode_tick(step, root, _command(poses[track.name]), 0, b"", b"", [], b"",
-                                        track.changes(mine)))
-        out.put(step_channel, step, lf.join_parts(parts))
+            out.put(channel, step, track.tick(step, root, _command(poses[track.name]), changes.get(track.name) or {}))
         if step // lf.KEYFRAME_STEPS > last_step // lf.KEYFRAME_STEPS:
             for track in tracks:
                 out.put(out.channel(lf.keyframe_topic(track.name), "keyframe"), step, track.keyframe(step))

@@ -1,108 +1,112 @@
-"""The MCAP replay log's layout: channel names, schemas and message encodings, in one place.
+"""The MCAP replay log's format: channel names, schemas and message layouts, in one place.
 
-A run recorded with ``soccerbt run --record FILE.mcap`` is an MCAP file (zstd-compressed
-chunks, message and chunk indexes, a summary) whose message times are simulated time in
-nanoseconds. Channels (the topic names below):
+A run recorded with ``soccerbt run --record FILE.mcap`` (or ``view``, ``brain``'s flight
+recorder, ``sim --serve``, ``--live``) is an MCAP file (zstd-compressed chunks, message and
+chunk indexes, a summary) whose message times are simulated time in nanoseconds (a step of
+10 ms is 10,000,000 ns). **It is a record**: what every brain did and why is written as it
+happens, so that any later soccerbt, and any MCAP tool, reads it without re-running anything.
+Every channel carries a schema a standard MCAP reader decodes: JSON Schema for the JSON
+channels (``soccerbt.log.schemas``), protobuf for the per-step ones (``soccerbt.log.proto``).
 
-``/soccerbt/header`` (JSON, once at t=0): format and soccerbt versions, seed, the match
-configuration, the field, the robots, dt, which goal blue attacks first, and for each team the
-tree file and every file it includes with their SHA-256 hashes.
+Format 2 (``FORMAT_VERSION``; ``CHANGELOG.md`` records every change), its channels:
 
-``/match/step`` (binary, every step): length-prefixed parts (u32 each, ``join_parts``). First
-the truth (``truth_struct``): step number, simulated time, the ball (x, y, vx, vy), the
-GameController state (state, secondary state, sub-state, score blue, score red) and for each
-robot in header order its true pose, fallen and removed flags. Then each robot's tick
-(``encode_tick``): the agent's tick number (as ``Agent.ticks``), the root status, the command
-(vx, vy, vtheta, head pan, head tilt, kick direction and strength or NaN, f32), every status
-transition of the tick in order (u16 uids, then the previous codes, then the new codes, u8:
-BT.CPP's IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3), the uids the tick skipped, the uids of the
-nodes ticked (in the order their ticks returned), the reasons the decision nodes gave for what
-they decided in that tick (``encode_reasons``: uid and one line of text each, e.g. ``ball_x 0.52
-outside reach 0.29..0.41 -> approach``; a section only present when the tick's flags say so, so
-logs written before reasons existed read as ticks without reasons), and the blackboard changes
-(``encode_changes``: key indexes into the robot's key table, writers, floats as f32, other
-values as JSON) where a writer is a node uid (a node wrote it through an output port, a Script,
-SetBlackboard or a pre/post-condition script) or the adapter that owns the key
+``/soccerbt/header`` (JSON, once at t=0): the format and its version, soccerbt's version, the
+digest of its source and the git commit it ran from, the Python and library versions
+(``software``), seed, the match configuration, the field, the robots, dt, which goal blue
+attacks first, for each team the tree file and every file it includes with their SHA-256, and
+what each brain was built with (``inputs``).
+
+``/match/truth`` (``soccerbt.Truth``, every step): step, simulated time, the ball, the
+GameController state and score, and every robot's true pose, fallen and removed flags, by name.
+
+``/robots/<robot>/tick`` (``soccerbt.Tick``, every step): the brain's tick number, the root
+status, the command, every status transition of the tick in BehaviorTree.CPP's logger order
+(uid, previous, new), the uids skipped and ticked, the reasons decision nodes gave for what they
+decided (the rules evaluated, the values compared, the verdicts) and the root blackboard's
+changes, each with its key, its new value and its writer: a node uid (an output port, a
+Script, SetBlackboard or a pre/post-condition script) or the adapter that owns the key
 (``gamecontroller``, ``world_model``, ``team``, ``gamepad``, ``nodes``).
 
-``/robots/<robot>/keys`` (JSON, when the robot's root keys change): the key table from a step on.
+``/match/inputs`` (``soccerbt.StepInputs``, every step): every brain's inputs (observations,
+GameController packet, team messages, pad, emergency stop), exactly; what ``--rerun``,
+``--verify`` and a derive feed a fresh brain (``soccerbt.log.inputs``).
 
 ``/robots/<robot>/tree`` (JSON, at load and at every hot reload): the tree's nodes in uid order
 (uid, parent, name, registration ID, kind, full path, ports, pre/post conditions) and its
 subtree instances, with the time and tick the tree took effect.
 
-``/robots/<robot>/keyframe`` (JSON, at load, every ``KEYFRAME_STEPS`` and whenever a root key
-appears or goes): every node's status, the key table (the root keys, sorted), the whole root
-blackboard with writers and each node's latest reason with its tick (``reasons``: [uid, tick,
-text] rows; absent in older logs), so a reader seeks without replaying from the start.
-
-``/match/inputs`` (binary, every step; since the header's ``inputs``): each robot's brain
-inputs (observations, GameController packet, team messages, pad, emergency stop), laid out in
-``soccerbt.log.inputs``; what ``soccerbt replay LOG --rerun`` feeds a fresh brain.
+``/robots/<robot>/keyframe`` (JSON, at load, every ``KEYFRAME_STEPS`` and at the start of every
+log, a flight log's segments included): every node's status, the whole root blackboard with
+writers and each node's latest reason with its tick, so that a reader seeks (and a log opens)
+without what came before.
 
 ``/events`` (JSON): referee and agent events (goals, penalties, set plays, node exceptions,
 reloads) and the recorder's own (falls, role changes). ``/gamecontroller`` (JSON, on change):
 the GameController state in words. ``/commands`` (JSON, ``SCENE_PERIOD_STEPS``): every robot's
-command (vx, vy, vtheta, head pan, head tilt, kick direction, kick strength; null: no kick).
-``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``; built in
+command. ``/foxglove/scene`` (``foxglove.SceneUpdate`` JSON, ``SCENE_PERIOD_STEPS``; built in
 ``scene_update``): field lines, goals, robots with their pose estimates and ball beliefs, and the
-ball, which Foxglove and Lichtblick draw in their 3D panel. Every JSON channel embeds a JSON
-schema (``schemas``; the scene's is Foxglove's published SceneUpdate). At the end an attachment
+ball, which Foxglove and Lichtblick draw in their 3D panel. At the end an attachment
 ``soccerbt/index.json`` lists the events and each robot's tree loads (a reader reads it from the
 summary instead of scanning), and ``/soccerbt/summary`` holds the match result.
 
-A log converted from the JSON-lines format of earlier versions (``soccerbt replay convert``)
-has the same channels but no ``/robots/<robot>/tree``: its header says ``"node_data": false``
-and ``converted_from``; its ticks carry the root status and the command, no transitions, and
-its blackboard changes the writer ``unknown`` (the old format did not record writers).
+A log recorded with ``--record-mode inputs`` (an opt-in for long batch runs: the header says
+``"node_data": false``) leaves out the node data (transitions, blackboard, reasons, trees,
+keyframes, scene, commands): its ticks carry the root and the command only, and
+``soccerbt.resim.derive`` makes it whole. A log converted from the JSON-lines format of earlier
+versions (``soccerbt replay convert``) has no trees either: its header says ``converted_from``.
+
+Format 1 (soccerbt 0.1) held each step in one binary message of its own layout and blackboard
+changes by key index; ``soccerbt.log.format_v1`` reads it (``READABLE_FORMATS``).
 
 The same seed and trees give the same bytes: no wall-clock time is written. ``ReplayError`` is
 the error of every reader of a log (``path:line: message``).
 
 A log is untrusted input: every message a reader uses is checked here, once, where it is read
-(``check_header``, ``check_index``, ``check_tree``, ``check_keyframe``, ``check_keys``,
-``check_event``, ``check_summary``; the binary step in ``split_parts``, ``decode_truth``,
-``decode_tick`` and ``decode_changes``), and a message of the wrong shape raises ``ShapeError``
-(a ``ValueError`` naming the field: ``nodes[3].parent: not an earlier node's uid``). JSON is
-parsed by ``load_json``: bounded in size, nested at most ``MAX_JSON_DEPTH`` levels (checked
-without recursion), so that nothing downstream recurses on the log's depth. A stored tree is
-held to the XML limits of a tree file: at most ``max_tree_nodes()`` nodes (20,000, or
-``SOCCERBT_MAX_TREE_NODES``) and ``MAX_ATTRIBUTES`` ports and conditions a node.
+(``check_header``, ``check_index``, ``check_tree``, ``check_keyframe``, ``check_event``,
+``check_summary``; the protobuf messages in ``decode_tick`` and ``decode_truth``), and a message
+of the wrong shape raises ``ShapeError`` or ``ValueError`` naming the field (``nodes[3].parent:
+not an earlier node's uid``). JSON is parsed by ``load_json``: bounded in size, nested at most
+``MAX_JSON_DEPTH`` levels (checked without recursion), so that nothing downstream recurses on the
+log's depth. A stored tree is held to the XML limits of a tree file: at most
+``max_tree_nodes()`` nodes (20,000, or ``SOCCERBT_MAX_TREE_NODES``) and ``MAX_ATTRIBUTES`` ports
+and conditions a node.
 """
 from __future__ import annotations
 
 import json
 import math
 import re
-import struct
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from soccerbt.log import proto as _proto
 from soccerbt.log import schemas as _schemas
 
 __all__ = [
-    "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "HEADER_TOPIC", "STEP_TOPIC", "join_parts", "split_parts", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC",
-    "SUMMARY_TOPIC", "INDEX_ATTACHMENT", "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES",
-    "STATUS_NAMES", "tree_topic", "keyframe_topic", "keys_topic", "robot_of_topic", "TickRecord",
-    "TruthRecord", "truth_struct", "encode_tick", "decode_tick", "encode_truth", "decode_truth", "json_bytes", "json_text", "encode_changes", "decode_changes", "writer_code", "WRITERS",
-    "SCHEMAS", "ns_of", "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree",
-    "check_keyframe", "check_keys", "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES",
-    "max_tree_nodes", "ROBOT_NAME", "table_of", "INPUTS_TOPIC", "kind_of_topic", "FLAG_REASONS", "encode_reasons",
-    "reason_text", "MAX_REASON_CHARS", "same_value", "same_command",
+    "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "READABLE_FORMATS", "HEADER_TOPIC", "TRUTH_TOPIC",
+    "INPUTS_TOPIC", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC", "SUMMARY_TOPIC", "INDEX_ATTACHMENT",
+    "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES", "STATUS_NAMES", "ROOT_EXCEPTION", "tree_topic",
+    "keyframe_topic", "tick_topic", "robot_of_topic", "kind_of_topic", "TickRecord", "TruthRecord", "decode_tick",
+    "decode_truth", "json_bytes", "json_text", "writer_code", "writer_of_code", "WRITERS", "SCHEMAS", "ns_of",
+    "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree", "check_keyframe",
+    "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES", "max_tree_nodes", "ROBOT_NAME",
+    "reason_text", "MAX_REASON_CHARS", "same_value", "same_command", "command_tuple", "nice_f32", "nice_value",
+    "json_value_of_text",
 ]
 
 FORMAT = "soccerbt-mcap"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_FORMATS = (1, 2)  # the format versions this soccerbt reads (1: soccerbt.log.format_v1)
 HEADER_TOPIC = "/soccerbt/header"
-STEP_TOPIC = "/match/step"
+TRUTH_TOPIC = "/match/truth"
+INPUTS_TOPIC = "/match/inputs"  # every robot's brain inputs of a step (soccerbt.log.inputs)
 EVENTS_TOPIC = "/events"
 GC_TOPIC = "/gamecontroller"
 SCENE_TOPIC = "/foxglove/scene"
 COMMANDS_TOPIC = "/commands"
 SUMMARY_TOPIC = "/soccerbt/summary"
-INPUTS_TOPIC = "/match/inputs"  # every robot's brain inputs of a step (soccerbt.log.inputs)
 INDEX_ATTACHMENT = "soccerbt/index.json"
 KEYFRAME_STEPS = 100      # one keyframe per robot per simulated second
 SCENE_PERIOD_STEPS = 10   # the Foxglove scene at 10 Hz
@@ -136,8 +140,8 @@ def tree_topic(robot: str) -> str:
     return f"{_ROBOT_PREFIX}{robot}/tree"
 
 
-def keys_topic(robot: str) -> str:
-    return f"{_ROBOT_PREFIX}{robot}/keys"
+def tick_topic(robot: str) -> str:
+    return f"{_ROBOT_PREFIX}{robot}/tick"
 
 
 def keyframe_topic(robot: str) -> str:
@@ -158,10 +162,10 @@ def kind_of_topic(topic: str) -> str | None:
     if kind is not None:
         return kind
     robot = robot_of_topic(topic)
-    return robot[1] if robot is not None and robot[1] in ("tree", "keys", "keyframe") else None
+    return robot[1] if robot is not None and robot[1] in ("tree", "keyframe", "tick") else None
 
 
-_KIND_OF_TOPIC = {HEADER_TOPIC: "header", STEP_TOPIC: "step", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
+_KIND_OF_TOPIC = {HEADER_TOPIC: "header", TRUTH_TOPIC: "truth", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
                   SCENE_TOPIC: "scene", COMMANDS_TOPIC: "commands", SUMMARY_TOPIC: "summary", INPUTS_TOPIC: "inputs"}
 
 
@@ -207,62 +211,47 @@ def _finite(obj: Any) -> Any:
 _ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_no_json).encode
 
 
-# --- per-robot tick -----------------------------------------------------------------------------
+# --- decoded records (both formats read into these) ----------------------------------------------
 
-_TICK_HEAD = struct.Struct("<IBB7fHHH")   # tick, root status, flags, command, counts
-_STATUS_BYTES = bytes(range(5))            # the node status codes a transition may hold
 _NAN = float("nan")
 
 
 @dataclass(slots=True)
 class TickRecord:
-    """One robot's tick as recorded (see the module docstring)."""
+    """One robot's tick as recorded: the brain's tick count, the root status (a STATUS_CODES
+    value, or ROOT_EXCEPTION), the command (vx, vy, vtheta, head pan, head tilt, kick direction
+    and strength, NaN without a kick), every transition (uid, previous, new), the uids skipped
+    and ticked (in the order their ticks returned), the blackboard's changes {key: [value,
+    writer]} and the reasons (uid -> why it decided, this tick). ``changes``: a format-1 tick's
+    blackboard section, undecoded (not compared)."""
 
     tick: int
-    root: int                       # STATUS_CODES value, or ROOT_EXCEPTION
-    command: tuple[float, ...]      # vx, vy, vtheta, head pan, head tilt, kick dir, kick strength
+    root: int
+    command: tuple[float, ...]
     transitions: list[tuple[int, int, int]] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)
-    ticked: list[int] = field(default_factory=list)   # uids, in the order their ticks returned
-    blackboard: dict[str, list[Any]] = field(default_factory=dict)  # key -> [value, writer]
-    changes: bytes = b""                                  # the blackboard section, undecoded
-    reasons: dict[int, str] = field(default_factory=dict)  # uid -> why it decided (this tick)
-
-    def changed_indexes(self) -> list[int]:
-        """The key-table indexes this tick changed (no value decoded)."""
-        if len(self.changes) < _BB_HEAD.size:
-            return []
-        n = _BB_HEAD.unpack_from(self.changes)[0]
-        idx = array("H")
-        idx.frombytes(self.changes[_BB_HEAD.size:_BB_HEAD.size + 2 * n])
-        return list(idx)
+    ticked: list[int] = field(default_factory=list)
+    blackboard: dict[str, list[Any]] = field(default_factory=dict)
+    reasons: dict[int, str] = field(default_factory=dict)
+    changes: bytes = field(default=b"", compare=False)
 
 
-def encode_tick(tick: int, root: int, command: tuple[float, ...], n_transitions: int, uids: bytes,
-                codes: bytes, skipped: list[int], ticked: bytes, changes: bytes,
-                reasons: dict[int, str] | None = None, *, one_line: bool = False) -> bytes:
-    """`uids`: u16 per transition; `codes`: the previous codes of all transitions, then their
-    new codes (u8 each); `ticked`: the u16 uids of the nodes ticked, in the order their ticks
-    returned; `changes`: the blackboard section (encode_changes); `reasons`: uid -> the reason
-    the node reported in this tick (a reasons section, ``FLAG_REASONS``; none when empty);
-    `one_line`: the texts are ``reason_text``'s already."""
-    if not reasons:
-        head = _TICK_HEAD.pack(tick, root, 0, *command, n_transitions, len(skipped), len(ticked) // 2)
-        return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, changes))
-    head = _TICK_HEAD.pack(tick, root, FLAG_REASONS, *command, n_transitions, len(skipped), len(ticked) // 2)
-    return b"".join((head, uids, codes, array("H", skipped).tobytes(), ticked, encode_reasons(reasons, one_line),
-                     changes))
+@dataclass(slots=True)
+class TruthRecord:
+    """The world after a step: the ball (x, y, vx, vy), the GameController state (state,
+    secondary state, sub-state, score blue, score red) and each robot (x, y, theta, fallen,
+    removed) in the header's order; floats at f32 precision."""
+
+    step: int
+    t_s: float
+    ball: tuple[float, float, float, float]
+    gc: tuple[int, int, int, int, int]
+    robots: list[tuple[float, float, float, int, int]]
 
 
 # --- reasons ------------------------------------------------------------------------------------
-# A tick whose flags hold FLAG_REASONS carries, after its ticked uids, the reasons its nodes
-# reported (TreeNode.set_reason): u16 n, u32 text bytes, n u16 uids, then the n texts (UTF-8)
-# joined by REASON_SEPARATOR. Logs written before reasons existed have no such section (flags 0).
 
-FLAG_REASONS = 1
-REASON_SEPARATOR = "\n"
 MAX_REASON_CHARS = 240      # a longer reason is cut (with "...") when recorded
-_REASONS_HEAD = struct.Struct("<HI")
 
 
 def reason_text(text: object) -> str:
@@ -271,53 +260,17 @@ def reason_text(text: object) -> str:
     return out if len(out) <= MAX_REASON_CHARS else out[:MAX_REASON_CHARS - 3] + "..."
 
 
-def encode_reasons(reasons: dict[int, str], one_line: bool = False) -> bytes:
-    """The reasons section of a tick (see above); texts are made one line (``reason_text``)
-    unless `one_line` says they are."""
-    uids = array("H", reasons)
-    texts = reasons.values() if one_line else map(reason_text, reasons.values())
-    text = REASON_SEPARATOR.join(texts).encode("utf-8")
-    return b"".join((_REASONS_HEAD.pack(len(uids), len(text)), uids.tobytes(), text))
+# --- blackboard values and writers -------------------------------------------------------------
 
-
-def _decode_reasons(data: bytes, o: int) -> tuple[dict[int, str], int]:
-    """(uid -> reason, the offset after the section) of the reasons section at `o`."""
-    if o + _REASONS_HEAD.size > len(data):
-        raise ValueError("tick message cut short (reasons)")
-    n, size = _REASONS_HEAD.unpack_from(data, o)
-    o += _REASONS_HEAD.size
-    if o + 2 * n + size > len(data):
-        raise ValueError("tick message cut short (reasons)")
-    uids = array("H")
-    uids.frombytes(data[o:o + 2 * n])
-    o += 2 * n
-    try:
-        texts = bytes(data[o:o + size]).decode("utf-8").split(REASON_SEPARATOR) if n else []
-    except UnicodeDecodeError:
-        raise ValueError("a reason is not UTF-8 text") from None
-    if len(texts) != n:
-        raise ValueError(f"{n} reasons announced, {len(texts)} texts")
-    return dict(zip(uids, texts)), o + size
-
-
-# --- blackboard changes -------------------------------------------------------------------------
-# A tick's blackboard section: u16 n, u32 floats, u16 kind bytes, u32 text bytes; then n u16 key
-# indexes (into the key table of the robot's latest keyframe: a new or removed key makes the
-# recorder write a keyframe), n i16 writers (a node uid, or minus 1 + the index of an adapter in
-# WRITERS), the kind bytes, the f32 values, and the JSON texts of the other values joined by
-# newlines. Kinds: 1 a float (one f32), 2 a tuple of floats (then its length byte), 3 a pose
-# (x, y, theta), 4 false, 5 true, 6 any other value (one JSON text), 7 removed, 8 a tuple of
-# (x, y) points (then its length byte; two f32 each).
-
-_BB_HEAD = struct.Struct("<HIHI")
-KIND_FLOAT, KIND_FLOATS, KIND_POSE, KIND_FALSE, KIND_TRUE, KIND_JSON, KIND_REMOVED, KIND_POINTS = 1, 2, 3, 4, 5, 6, 7, 8
+# the adapters a change's writer names when no node wrote it, in the order of proto's Adapter enum;
 # "unknown": a change converted from a JSON-lines log, which did not record who wrote it
 WRITERS = ("adapter", "gamecontroller", "world_model", "team", "gamepad", "nodes", "tree", "removed", "unknown")
 _WRITER_CODE = {name: -1 - i for i, name in enumerate(WRITERS)}
 
 
 def writer_code(writer: object) -> int:
-    """A writer as stored: a node uid as it is, an adapter name as -1 - its index in WRITERS."""
+    """A writer as the recorder keeps it: a node uid as it is, an adapter name as -1 - its index
+    in WRITERS."""
     if isinstance(writer, int) and not isinstance(writer, bool):
         return writer
     return _WRITER_CODE.get(str(writer), -1)
@@ -327,77 +280,7 @@ def writer_of_code(code: int) -> object:
     return code if code > 0 else WRITERS[-1 - code] if -1 - code < len(WRITERS) else "adapter"
 
 
-def encode_changes(indexes: array, writers: array, kinds: bytearray, floats: array, texts: list[str]) -> bytes:
-    """The blackboard section of a tick (b"" when nothing changed)."""
-    if not indexes:
-        return b""
-    text = "\n".join(texts).encode("utf-8")
-    return b"".join((_BB_HEAD.pack(len(indexes), len(floats), len(kinds), len(text)), indexes.tobytes(),
-                     writers.tobytes(), bytes(kinds), floats.tobytes(), text))
-
-
-def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
-    """{key: [value, writer]} of a blackboard section, with the key table in force; floats come
-    back at f32 precision, shown with 7 significant digits."""
-    if not data:
-        return {}
-    if len(data) < _BB_HEAD.size:
-        raise ValueError("blackboard section cut short")
-    n, n_floats, n_kinds, n_text = _BB_HEAD.unpack_from(data)
-    o = _BB_HEAD.size
-    if o + 4 * n + n_kinds + 4 * n_floats + n_text > len(data):
-        raise ValueError("blackboard section cut short")
-    idx = array("H")
-    idx.frombytes(data[o:o + 2 * n])
-    o += 2 * n
-    writers = array("h")
-    writers.frombytes(data[o:o + 2 * n])
-    o += 2 * n
-    kinds = data[o:o + n_kinds]
-    o += n_kinds
-    floats = array("f")
-    floats.frombytes(data[o:o + 4 * n_floats])
-    o += 4 * n_floats
-    texts = data[o:o + n_text].decode("utf-8").split("\n") if n_text else []
-    out: dict[str, list[Any]] = {}
-    try:
-        k = f = t = 0
-        for i in range(n):
-            kind = kinds[k]
-            k += 1
-            if kind == KIND_FLOAT:
-                value: Any = _nice(floats[f])
-                f += 1
-            elif kind == KIND_FLOATS or kind == KIND_POSE:
-                count = 3 if kind == KIND_POSE else kinds[k]
-                if kind == KIND_FLOATS:
-                    k += 1
-                value = [_nice(v) for v in floats[f:f + count]]
-                f += count
-            elif kind == KIND_POINTS:
-                count = kinds[k]
-                k += 1
-                value = [[_nice(floats[f + 2 * j]), _nice(floats[f + 2 * j + 1])] for j in range(count)]
-                f += 2 * count
-            elif kind == KIND_FALSE or kind == KIND_TRUE:
-                value = kind == KIND_TRUE
-            elif kind == KIND_JSON:
-                value = _json_value(texts[t])
-                t += 1
-            elif kind == KIND_REMOVED:
-                value = None
-            else:
-                raise ValueError(f"unknown blackboard value kind {kind}")
-            index = idx[i]
-            if index >= len(keys):
-                raise ValueError(f"blackboard key index {index} outside the key table ({len(keys)} keys)")
-            out[keys[index]] = [value, writer_of_code(writers[i])]
-    except IndexError:
-        raise ValueError("blackboard section cut short (fewer kinds or texts than changes)") from None
-    return out
-
-
-def _json_value(text: str) -> Any:
+def json_value_of_text(text: str) -> Any:
     """A blackboard value stored as JSON text; ValueError for bad JSON or deep nesting."""
     if "[" not in text and "{" not in text:
         return json.loads(text)
@@ -405,78 +288,15 @@ def _json_value(text: str) -> Any:
 
 
 def nice_f32(value: float) -> float | str:
-    """A double as a blackboard change stores and reads it back: an f32, then ``_nice``."""
-    return _nice(array("f", (value,))[0])
+    """A double as a blackboard change stores and reads it back: an f32, then ``nice_value``."""
+    return nice_value(array("f", (value,))[0])
 
 
-def _nice(value: float) -> float | str:
+def nice_value(value: float) -> float | str:
     """An f32 read back as the shortest decimal that names it (NaN and infinities as text)."""
     if value - value != 0.0:
         return repr(value)
     return float(f"{value:.7g}")
-
-
-def join_parts(parts: list[bytes]) -> bytes:
-    """Length-prefixed parts (u32 each): a step message is the truth then each robot's tick."""
-    out = []
-    for part in parts:
-        out.append(_U32.pack(len(part)))
-        out.append(part)
-    return b"".join(out)
-
-
-def split_parts(data: bytes) -> list[bytes]:
-    parts, o = [], 0
-    while o < len(data):
-        if o + 4 > len(data):
-            raise ValueError("step message cut short")
-        (n,) = _U32.unpack_from(data, o)
-        o += 4
-        if o + n > len(data):
-            raise ValueError("step message cut short")
-        parts.append(bytes(data[o:o + n]))
-        o += n
-    return parts
-
-
-_U32 = struct.Struct("<I")
-
-
-def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
-    """The inverse of encode_tick; ValueError on a message of the wrong shape. The blackboard
-    changes are decoded with `keys` (the robot's key table); without it they stay in
-    `changes`."""
-    if len(data) < _TICK_HEAD.size:
-        raise ValueError("tick message too short")
-    tick, root, flags, *rest = _TICK_HEAD.unpack_from(data)
-    command = tuple(rest[:7])
-    n, n_skipped, n_ticked = rest[7:]
-    if root > ROOT_EXCEPTION:
-        raise ValueError(f"root status code {root} (0..{ROOT_EXCEPTION})")
-    o = _TICK_HEAD.size
-    end = o + 2 * n + 2 * n + 2 * n_skipped + 2 * n_ticked
-    if end > len(data):
-        raise ValueError("tick message cut short")
-    uids = array("H")
-    uids.frombytes(data[o:o + 2 * n])
-    o += 2 * n
-    codes = data[o:o + 2 * n]
-    if codes.translate(None, _STATUS_BYTES):  # anything left is no status code
-        raise ValueError(f"status code {max(codes)} in a transition (0..{MAX_STATUS})")
-    o += 2 * n
-    skipped = array("H")
-    skipped.frombytes(data[o:o + 2 * n_skipped])
-    o += 2 * n_skipped
-    ticked_uids = array("H")
-    ticked_uids.frombytes(data[o:o + 2 * n_ticked])
-    o += 2 * n_ticked
-    reasons: dict[int, str] = {}
-    if flags & FLAG_REASONS:
-        reasons, o = _decode_reasons(data, o)
-    changes = bytes(data[o:])
-    transitions = list(zip(uids, codes[:n], codes[n:]))
-    bb = decode_changes(changes, keys) if keys is not None else {}
-    return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb, changes, reasons)
 
 
 def same_value(x: float, y: float) -> bool:
@@ -496,46 +316,83 @@ def command_tuple(command: Any) -> tuple[float, ...]:
             _NAN if kick is None else kick.strength)
 
 
-# --- truth --------------------------------------------------------------------------------------
+# --- format 2: the per-step protobuf messages, decoded ------------------------------------------
+# (their encoders are the recorder's: soccerbt.log.tick_encode, soccerbt.log.inputs)
 
-_TRUTH_HEAD = struct.Struct("<Id4f5h")
-_TRUTH_ROBOT = struct.Struct("<3fBB")
-
-
-@dataclass(slots=True)
-class TruthRecord:
-    step: int
-    t_s: float
-    ball: tuple[float, float, float, float]
-    gc: tuple[int, int, int, int, int]
-    robots: list[tuple[float, float, float, int, int]]
+_ROOT_CODES = frozenset(range(ROOT_EXCEPTION + 1))
+_NODE_CODES = frozenset(range(5))
 
 
-def encode_truth(step: int, t_s: float, ball: tuple[float, ...], gc: tuple[int, ...],
-                 robots: list[tuple[float, float, float, int, int]]) -> bytes:
-    """The truth part of a step message (the recorder packs the same layout in one call)."""
-    flat = [v for robot in robots for v in robot]
-    return truth_struct(len(robots)).pack(step, t_s, *ball, *gc, *flat)
+def _parse(cls: Any, data: bytes, what: str) -> Any:
+    try:
+        return cls.FromString(data)
+    except Exception as exc:  # protobuf's DecodeError: the bytes are no such message
+        raise ValueError(f"{what} message does not decode ({exc})") from None
 
 
-_TRUTH_STRUCTS: dict[int, struct.Struct] = {}
+def decode_tick(data: bytes) -> TickRecord:
+    """A ``soccerbt.Tick`` message as a TickRecord; ValueError for bytes of the wrong shape (no
+    such message, a status or writer out of range, a change without a value)."""
+    msg = _parse(_proto.Tick, data, "tick")
+    root = msg.root
+    if root not in _ROOT_CODES:
+        raise ValueError(f"root status code {root} (0..{ROOT_EXCEPTION})")
+    c = msg.command
+    command = (c.vx_mps, c.vy_mps, c.vtheta_radps, c.head_pan_rad, c.head_tilt_rad,
+               c.kick_direction_rad if c.kick else _NAN, c.kick_strength if c.kick else _NAN)
+    transitions = [(t.uid, t.previous, t.status) for t in msg.transitions]
+    for _uid, prev, new in transitions:
+        if prev not in _NODE_CODES or new not in _NODE_CODES:
+            raise ValueError(f"status code {max(prev, new)} in a transition (0..{MAX_STATUS})")
+    blackboard = {}
+    for change in msg.changes:
+        blackboard[change.key] = _change_value(change)
+    reasons = {r.uid: r.text for r in msg.reasons}
+    return TickRecord(msg.tick, root, command, transitions, list(msg.skipped), list(msg.ticked), blackboard, reasons)
 
 
-def truth_struct(robots: int) -> struct.Struct:
-    """The struct of a whole truth part with `robots` robots (what encode_truth writes)."""
-    st = _TRUTH_STRUCTS.get(robots)
-    if st is None:
-        st = _TRUTH_STRUCTS[robots] = struct.Struct(_TRUTH_HEAD.format + _TRUTH_ROBOT.format[1:] * robots)
-    return st
+def _change_value(change: Any) -> list[Any]:
+    """[value, writer] of a ``soccerbt.Change`` as the readers show them (floats at f32
+    precision with 7 significant digits, poses and tuples as lists)."""
+    kind = change.WhichOneof("value")
+    if kind == "number":
+        value: Any = nice_value(change.number)
+    elif kind == "flag":
+        value = change.flag
+    elif kind == "json":
+        value = json_value_of_text(change.json)
+    elif kind == "pose":
+        pose = change.pose
+        value = [nice_value(pose.x_m), nice_value(pose.y_m), nice_value(pose.theta_rad)]
+    elif kind == "floats":
+        value = [nice_value(v) for v in change.floats.values]
+    elif kind == "points":
+        flat = change.points.values
+        if len(flat) % 2:
+            raise ValueError(f"blackboard {change.key[:40]}: points of an odd number of values")
+        value = [[nice_value(flat[k]), nice_value(flat[k + 1])] for k in range(0, len(flat), 2)]
+    elif kind == "removed":
+        return [None, "removed"]
+    else:
+        raise ValueError(f"blackboard {change.key[:40]}: a change without a value")
+    who = change.WhichOneof("writer")
+    if who == "node_uid":
+        writer: object = change.node_uid
+    elif who == "adapter" and 0 <= change.adapter < len(WRITERS):
+        writer = WRITERS[change.adapter]
+    else:
+        writer = "adapter"
+    return [value, writer]
 
 
 def decode_truth(data: bytes) -> TruthRecord:
-    if len(data) < _TRUTH_HEAD.size or (len(data) - _TRUTH_HEAD.size) % _TRUTH_ROBOT.size:
-        raise ValueError("truth message of the wrong size")
-    step, t_s, *rest = _TRUTH_HEAD.unpack_from(data)
-    robots = [_TRUTH_ROBOT.unpack_from(data, o)
-              for o in range(_TRUTH_HEAD.size, len(data), _TRUTH_ROBOT.size)]
-    return TruthRecord(step, t_s, tuple(rest[:4]), tuple(rest[4:9]), robots)  # type: ignore[arg-type]
+    """A ``soccerbt.Truth`` message as a TruthRecord (its robots in the message's order);
+    ValueError for bytes that are no such message."""
+    msg = _parse(_proto.Truth, data, "truth")
+    b, g = msg.ball, msg.game
+    robots = [(r.x_m, r.y_m, r.theta_rad, int(r.fallen), int(r.removed)) for r in msg.robots]
+    return TruthRecord(msg.step, msg.t_s, (b.x_m, b.y_m, b.vx_mps, b.vy_mps),
+                       (g.state, g.secondary_state, g.sub_state, g.score_blue, g.score_red), robots)
 
 
 # --- checking what a reader reads -----------------------------------------------------------------
@@ -868,34 +725,6 @@ def check_keyframe(obj: Any) -> dict[str, Any]:
     return kf
 
 
-def table_of(data: bytes) -> tuple[int, list[str]] | None:
-    """(the first step it holds for, the key table) of a /keys or keyframe message, or None when
-    it has no well-formed table: a reader following key tables needs no more of the message."""
-    try:
-        msg = json.loads(data)
-    except (RecursionError, ValueError, UnicodeDecodeError):
-        return None
-    if not isinstance(msg, dict):
-        return None
-    keys = msg.get("keys")
-    if not isinstance(keys, list) or not all(type(k) is str for k in keys):
-        return None
-    if "from_step" in msg:
-        valid = msg["from_step"]
-    else:
-        valid = msg.get("after_step")
-        valid = valid + 1 if _is_int(valid) else None
-    return (valid, keys) if _is_int(valid) else None
-
-
-def check_keys(obj: Any) -> dict[str, Any]:
-    """A key table (``/robots/NAME/keys``): from_step and the keys."""
-    msg = _dict(obj, "key table")
-    _int(msg, "from_step", "key table: ")
-    _str_list(msg, "keys", "key table: ")
-    return msg
-
-
 def check_summary(obj: Any) -> dict[str, Any]:
     """The match summary (``/soccerbt/summary``): an object with the score {team: goals}."""
     m = _dict(obj, "summary")
@@ -912,6 +741,10 @@ def _jsonschema(schema: dict[str, Any], message_encoding: str = "json") -> tuple
     return schema["title"], "jsonschema", json_bytes(schema), message_encoding
 
 
+def _protobuf(message: str) -> tuple[str, str, bytes, str]:
+    return f"{_proto.PACKAGE}.{message}", "protobuf", _proto.SCHEMA_DATA, "protobuf"
+
+
 # topic kind -> (schema name, encoding, schema data, message encoding)
 SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
     "header": _jsonschema(_schemas.HEADER),
@@ -921,8 +754,8 @@ SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
     "commands": _jsonschema(_schemas.COMMANDS),
     "scene": _jsonschema(_schemas.SCENE_UPDATE),
     "tree": _jsonschema(_schemas.TREE),
-    "keys": _jsonschema(_schemas.KEYS),
     "keyframe": _jsonschema(_schemas.KEYFRAME),
-    "step": ("soccerbt.Step", "", b"", "soccerbt.step.v1"),
-    "inputs": ("soccerbt.Inputs", "", b"", "soccerbt.inputs.v1"),
+    "truth": _protobuf("Truth"),
+    "tick": _protobuf("Tick"),
+    "inputs": _protobuf("StepInputs"),
 }

@@ -1,25 +1,22 @@
 """A brain's inputs in the replay log, so that a log can be re-run through a tree (``--rerun``).
 
-Everything a robot's brain takes in during a step is recorded, per robot and step, on the
-binary channel ``/match/inputs`` (``logformat.INPUTS_TOPIC``, one message a step: a part per
-robot in header order, ``logformat.join_parts``): the step's brain time, the ``Observations`` the
-driver sensed (odometry, IMU heading, fall, head joints, the camera frame's detections and line
-segments, as f64: exact), the GameController packet when a new one arrived (its bytes, as the
-protocol encodes it), the team messages the team link delivered (JSON, floats exact), what the
-pad wrote (its manual command and the blackboard keys it writes) and the emergency stop's state.
-The header's ``inputs`` object gives what the brain was built with (``brain_description``: the
-``BrainSpec``, the driver's limits, whether a pad and a stop were there).
-
-A part's layout (little-endian): u8 flags (``F_*``), f64 brain time, f64 the observations'
-time, odometry x, y, theta, IMU yaw, head pan, head tilt (f64 each), u16 detections, u16 line
-segments; per detection u8 kind (index into ``KINDS``; 255: a u8 length and the kind's text
-follow), u8 team (0 none, 1 blue, 2 red), f64 x, y, confidence; per segment four f64; then, as
-the flags say, u32-length-prefixed: the packet's bytes, the team messages' JSON, the pad's JSON.
+Everything a robot's brain takes in during a step is recorded, per robot and step, on
+``/match/inputs`` (``format.INPUTS_TOPIC``, one ``soccerbt.StepInputs`` message a step: a
+``soccerbt.BrainInputs`` per robot that has stepped, named): the step's brain time, the
+``Observations`` the driver sensed (odometry, IMU heading, fall, head joints, the camera frame's
+detections and line segments, as doubles: exact), the GameController packet when a new one
+arrived (its bytes, as the protocol encodes them), the team messages the team link delivered
+(JSON, floats exact), what the pad wrote (its manual command and the blackboard keys it writes)
+and the emergency stop's state. The header's ``inputs`` object gives what the brain was built
+with (``brain_description``: the ``BrainSpec``, the driver's limits, whether a pad and a stop
+were there).
 
 ``InputTap`` is what the recorder uses: it wraps each agent's team link and pad (passing every
 call through) to see what they delivered, and reads the observations and the newest packet the
-agent kept. ``decode_inputs`` and ``team_messages_of``/``pad_of`` are the re-run's side. Logs of
-earlier versions have no inputs (the header says ``inputs`` when they are there).
+agent kept; a brain's part is encoded by soccerbt.native's ``encode_inputs`` (or its twin
+``py_encode_inputs``). ``decode_inputs`` (format 2), ``decode_inputs_v1`` (format 1's binary
+parts) and ``team_messages_of``/``pad_of`` are the re-run's side. Logs of earlier versions have
+no inputs (the header says ``inputs`` when they are there).
 """
 from __future__ import annotations
 
@@ -29,16 +26,18 @@ import struct
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from soccerbt.native import recording as _native
 from soccerbt.log import format as lf
+from soccerbt.log import proto
+from soccerbt.log.format_v1 import split_parts
+from soccerbt.log.tick_encode import join_repeated, varint
+from soccerbt.native import recording as _native
 
-__all__ = ["INPUTS_VERSION", "InputTap", "InputRecord", "decode_inputs", "brain_description", "team_messages_of",
-           "pad_of", "KINDS", "PAD_KEYS"]
+__all__ = ["INPUTS_VERSION", "InputTap", "InputRecord", "decode_inputs", "decode_inputs_v1", "py_encode_inputs",
+           "encode_step_inputs", "exact_json", "brain_description", "team_messages_of", "pad_of", "KINDS", "PAD_KEYS"]
 
-INPUTS_VERSION = 1
-KINDS = ("ball", "robot", "goal_post", "L", "T", "X", "penalty_mark", "centre_circle")
-_KIND_CODE = {k: i for i, k in enumerate(KINDS)}
-F_CAMERA, F_FALLEN, F_PACKET, F_TEAM, F_PAD, F_ESTOP, F_HAS_ESTOP = 1, 2, 4, 8, 16, 32, 64
+INPUTS_VERSION = 1  # the header's brain descriptions (the messages' layout is the log format's)
+KINDS = ("ball", "robot", "goal_post", "L", "T", "X", "penalty_mark", "centre_circle")  # format 1's kind codes
+F_CAMERA, F_FALLEN, F_PACKET, F_TEAM, F_PAD, F_ESTOP, F_HAS_ESTOP = 1, 2, 4, 8, 16, 32, 64  # format 1's flags
 _HEAD = struct.Struct("<Bd7dHH")
 _DET = struct.Struct("<BB3d")
 _SEG = struct.Struct("<4d")
@@ -66,41 +65,40 @@ class InputRecord:
     estop: bool | None = None     # None: the brain had no emergency stop
 
 
-def encode_part(t_s: float, obs: Any, packet: bytes | None, team: str | None, pad: str | None,
-                estop: bool | None, kind_codes: dict[str, int] | None = None) -> bytes:
-    """One robot's part of an inputs message (see the module docstring); `kind_codes`: the
-    detections' kind codes (``KINDS``' indexes, the default; soccerbt.native's
-    ``encode_inputs_part`` takes them the same way)."""
-    codes = _KIND_CODE if kind_codes is None else kind_codes
-    flags = (F_CAMERA if obs.camera_frame else 0) | (F_FALLEN if obs.fallen else 0)
-    tail = []
-    for bit, section in ((F_PACKET, packet), (F_TEAM, team), (F_PAD, pad)):
-        if section is not None:
-            flags |= bit
-            data = section if isinstance(section, bytes) else section.encode("utf-8")
-            tail.append(_U32.pack(len(data)) + data)
-    if estop is not None:
-        flags |= F_HAS_ESTOP | (F_ESTOP if estop else 0)
+def py_encode_inputs(robot: str, t_s: float, obs: Any, packet: bytes | None, team: str | None, pad: str | None,
+                     estop: bool | None) -> bytes:
+    """One brain's ``soccerbt.BrainInputs``: the pure-Python twin of soccerbt.native's
+    ``encode_inputs``. `packet`: the new GameController packet's bytes (None: none arrived);
+    `team`, `pad`: the JSON of what the team link delivered and what the pad did (None:
+    nothing); `estop`: whether the stop is engaged (None: the brain has none)."""
     odo = obs.odometry
-    dets = obs.detections
-    segs = obs.line_segments
-    out = [_HEAD.pack(flags, t_s, obs.t_s, odo.x_m, odo.y_m, odo.theta_rad, obs.imu_yaw_rad, obs.head_pan_rad,
-                      obs.head_tilt_rad, len(dets), len(segs))]
-    for d in dets:
-        code = codes.get(d.kind)
-        if code is None:
-            text = str(d.kind).encode("utf-8")[:255]
-            out.append(_DET.pack(255, _team_code(d.team), d.x_m, d.y_m, d.confidence) + bytes((len(text),)) + text)
-        else:
-            out.append(_DET.pack(code, _team_code(d.team), d.x_m, d.y_m, d.confidence))
-    for s in segs:
-        out.append(_SEG.pack(*s))
-    out.extend(tail)
-    return b"".join(out)
+    msg = proto.BrainInputs(robot=robot, brain_t_s=t_s, observations_t_s=obs.t_s, odometry_x_m=odo.x_m,
+                            odometry_y_m=odo.y_m, odometry_theta_rad=odo.theta_rad, imu_yaw_rad=obs.imu_yaw_rad,
+                            head_pan_rad=obs.head_pan_rad, head_tilt_rad=obs.head_tilt_rad,
+                            camera_frame=bool(obs.camera_frame), fallen=bool(obs.fallen))
+    for d in obs.detections:
+        msg.detections.add(kind=d.kind if isinstance(d.kind, str) else str(d.kind), team=_team_code(d.team),
+                           x_m=d.x_m, y_m=d.y_m, confidence=d.confidence)
+    for x0, y0, x1, y1 in obs.line_segments:
+        msg.line_segments.add(x0_m=x0, y0_m=y0, x1_m=x1, y1_m=y1)
+    if packet is not None:
+        msg.packet.data = packet
+        msg.packet.SetInParent()
+    if team is not None:
+        msg.team_messages_json = team
+    if pad is not None:
+        msg.pad_json = pad
+    if estop is not None:
+        msg.estop = 2 if estop else 1
+    return msg.SerializeToString()
 
 
-_encode_part = _native.encode_inputs_part if _native is not None else encode_part  # both: (..., kind codes)
-_join_parts = _native.join_parts if _native is not None else lf.join_parts
+_encode_inputs = _native.encode_inputs if _native is not None else py_encode_inputs
+
+
+def encode_step_inputs(step: int, parts: list[bytes]) -> bytes:
+    """The ``soccerbt.StepInputs`` of a step from its brains' ``BrainInputs``."""
+    return join_repeated(b"\x08" + varint(step) if step else b"", 2, parts)
 
 
 def _packet_bytes(packet: Any) -> bytes:
@@ -114,8 +112,8 @@ def _packet_bytes(packet: Any) -> bytes:
         return b""
 
 
-def decode_part(data: bytes) -> InputRecord:
-    """The inverse of encode_part; ValueError for a part of the wrong shape."""
+def decode_part_v1(data: bytes) -> InputRecord:
+    """One robot's part of a format-1 inputs message; ValueError for a part of the wrong shape."""
     from soccerbt.world.types import Detection, Observations, Pose2D, Team
 
     if len(data) < _HEAD.size:
@@ -176,18 +174,67 @@ def decode_part(data: bytes) -> InputRecord:
     return rec
 
 
-def decode_inputs(data: bytes, robots: int) -> list[InputRecord | None]:
-    """Every robot's inputs of one ``/match/inputs`` message (header order; None for a robot
-    that had not stepped)."""
-    parts = lf.split_parts(data)
+def decode_inputs_v1(data: bytes, robots: int) -> list[InputRecord | None]:
+    """Every robot's inputs of one format-1 ``/match/inputs`` message (header order; None for a
+    robot that had not stepped)."""
+    parts = split_parts(data)
     if len(parts) != robots:
         raise ValueError(f"{len(parts)} robots in the inputs, the header names {robots}")
-    return [decode_part(p) if p else None for p in parts]
+    return [decode_part_v1(p) if p else None for p in parts]
+
+
+def decode_inputs(data: bytes) -> dict[str, InputRecord]:
+    """Every brain's inputs of one ``soccerbt.StepInputs`` message, by robot name (a robot that
+    had not stepped is absent); ValueError for a message of the wrong shape."""
+    from soccerbt.world.types import Detection, Observations, Pose2D, Team
+
+    try:
+        msg = proto.StepInputs.FromString(data)
+    except Exception as exc:  # protobuf's DecodeError
+        raise ValueError(f"inputs message does not decode ({exc})") from None
+    teams = (None, Team.BLUE, Team.RED)
+    out: dict[str, InputRecord] = {}
+    for b in msg.robots:
+        if b.robot in out:
+            raise ValueError(f"inputs: {b.robot[:40]!r} twice in one step")
+        dets = []
+        for d in b.detections:
+            if not 0 <= d.team < len(teams):
+                raise ValueError(f"detection team {d.team} unknown")
+            dets.append(Detection(d.kind, d.x_m, d.y_m, d.confidence, teams[d.team]))
+        segs = tuple((s.x0_m, s.y0_m, s.x1_m, s.y1_m) for s in b.line_segments)
+        obs = Observations(b.observations_t_s, b.camera_frame, tuple(dets),
+                           Pose2D(b.odometry_x_m, b.odometry_y_m, b.odometry_theta_rad), b.imu_yaw_rad, b.fallen,
+                           b.head_pan_rad, b.head_tilt_rad, segs)
+        rec = InputRecord(b.brain_t_s, obs)
+        if b.HasField("packet"):
+            rec.packet = b.packet.data
+        for text, what in ((b.team_messages_json, "team"), (b.pad_json, "pad")):
+            if not text:
+                continue
+            if len(text) > MAX_INPUT_TEXT:
+                raise ValueError("a JSON section of the inputs is too large")
+            value = lf.load_json(text)
+            if what == "team":
+                if not isinstance(value, list) or len(value) > MAX_TEAM_MESSAGES:
+                    raise ValueError("team messages: not a list of at most 64")
+                rec.team = value
+            else:
+                if not isinstance(value, dict):
+                    raise ValueError("pad: not an object")
+                rec.pad = value
+        if b.estop not in (0, 1, 2):
+            raise ValueError(f"emergency stop state {b.estop} unknown")
+        if b.estop:
+            rec.estop = b.estop == 2
+        out[b.robot] = rec
+    return out
 
 
 # --- team messages and the pad as JSON (floats written exactly: repr, infinities as Infinity) -----
 
-def _exact(obj: Any) -> str:
+def exact_json(obj: Any) -> str:
+    """JSON with every float written exactly (repr; infinities and NaN as JSON-ish words)."""
     return json.dumps(obj, separators=(",", ":"), allow_nan=True)
 
 
@@ -288,7 +335,7 @@ class _PadTap:
         writes = [[k, blackboard.get(k)] for k in _PAD_FLAGS]  # written at every update
         writes += [[k, blackboard.get(k)] for k, old in zip(PAD_KEYS[3:], before[3:]) if blackboard.get(k) != old]
         cmd = None if command is None else [command.vx_mps, command.vy_mps, command.vtheta_radps]
-        seen = _exact({"command": cmd, "writes": writes})
+        seen = exact_json({"command": cmd, "writes": writes})
         for sink in self.sinks:
             sink[:] = [seen]
         return command
@@ -298,9 +345,10 @@ class _PadTap:
 
 
 class _Track:
-    __slots__ = ("agent", "link", "pad", "packet", "delivered", "pad_seen")
+    __slots__ = ("name", "agent", "link", "pad", "packet", "delivered", "pad_seen")
 
-    def __init__(self, agent: Any) -> None:
+    def __init__(self, name: str, agent: Any) -> None:
+        self.name = name
         self.agent = agent
         self.link: _LinkTap | None = None
         self.pad: _PadTap | None = None
@@ -316,8 +364,8 @@ class InputTap:
 
     def __init__(self, agents: dict[Any, Any]) -> None:
         self.tracks: list[_Track] = []
-        for agent in agents.values():
-            track = _Track(agent)
+        for rid, agent in agents.items():
+            track = _Track(str(rid), agent)
             team = getattr(agent, "team", None)
             if team is not None and getattr(team, "link", None) is not None:
                 if not isinstance(team.link, _LinkTap):
@@ -339,13 +387,13 @@ class InputTap:
             if track.pad is not None and track.pad_seen in track.pad.sinks:
                 track.pad.sinks.remove(track.pad_seen)
 
-    def encode(self) -> bytes:
+    def encode(self, step: int) -> bytes:
+        """The step's ``soccerbt.StepInputs`` (a brain that has not stepped yet is left out)."""
         parts = []
         for track in self.tracks:
             agent = track.agent
             obs = agent.observations
             if obs is None:  # no step yet
-                parts.append(b"")
                 continue
             packet = getattr(agent, "_packet", None)
             data = None
@@ -354,15 +402,15 @@ class InputTap:
                 data = _packet_bytes(packet)
             team = None
             if track.delivered:
-                team = _exact([_message_json(m) for m in track.delivered])
+                team = exact_json([_message_json(m) for m in track.delivered])
                 track.delivered.clear()
             pad = None
             if track.pad_seen:
                 pad = track.pad_seen.pop()
             estop = getattr(agent, "estop", None)
-            parts.append(_encode_part(agent.now_s, obs, data, team, pad, None if estop is None else estop.engaged,
-                                      _KIND_CODE))
-        return _join_parts(parts)
+            parts.append(_encode_inputs(track.name, agent.now_s, obs, data, team, pad,
+                                        None if estop is None else estop.engaged))
+        return encode_step_inputs(step, parts)
 
 
 def brain_description(agent: Any) -> dict[str, Any] | None:

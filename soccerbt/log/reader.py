@@ -46,8 +46,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from soccerbt import __version__
 from soccerbt.log import format as lf
+from soccerbt.log import format_v1 as v1
 from soccerbt.log.format import ReplayError, ShapeError
+from soccerbt.log.inputs import InputRecord, decode_inputs, decode_inputs_v1
 
 __all__ = ["McapLog", "RobotState", "StepView", "Gap", "ReplayError", "is_mcap", "NO_NODE_DATA",
            "MAX_CHUNK_BYTES", "MAX_CHUNK_RECORDS", "MAX_REPLAY_STEPS", "BUDGET_RATIO", "apply_step",
@@ -201,6 +204,7 @@ class McapLog:
         self.size = 0
         self.complete = False
         self.robots: list[str] = []
+        self.format_version = lf.FORMAT_VERSION
         self._cache: OrderedDict[int, list[tuple[str, int, bytes]]] = OrderedDict()
         self._cache_bytes: dict[int, int] = {}
         self._damaged: dict[int, str] = {}
@@ -276,6 +280,15 @@ class McapLog:
                 raise ReplayError(p, None, "the first chunk, which holds the header, is damaged; "
                                            f"nothing can be replayed without it ({self._damaged.get(0)})")
             raise ReplayError(p, None, "not a soccerbt replay log (no soccerbt header)")
+        version = header.get("format_version", 1)
+        if type(version) is not int or version not in lf.READABLE_FORMATS:
+            if type(version) is int and version > max(lf.READABLE_FORMATS):
+                raise ReplayError(p, None, f"written by a newer soccerbt ({str(header.get('soccerbt_version'))[:40]}, "
+                                           f"log format {version}); this soccerbt ({__version__}) reads log formats "
+                                           f"{min(lf.READABLE_FORMATS)} to {max(lf.READABLE_FORMATS)}: update soccerbt")
+            raise ReplayError(p, None, f"header: format_version: {str(version)[:40]!r} is no log format soccerbt "
+                                       f"knows ({min(lf.READABLE_FORMATS)} to {max(lf.READABLE_FORMATS)})")
+        self.format_version = version
         try:
             self.header = lf.check_header(header)
         except ShapeError as exc:
@@ -522,6 +535,21 @@ class McapLog:
                 if first_step <= step <= last and (topics is None or topic in topics):
                     yield topic, step, data
 
+    def step_groups(self, first_step: int = 0, last_step: int | None = None) -> Iterator[tuple[int, list[tuple[str, bytes]]]]:
+        """(step, [(topic, data), ...]) of the messages of each step first..last in file order,
+        grouped by their step (a step's tree and keyframe at a load, its truth, ticks, inputs,
+        keyframes, GameController, events, scene and commands)."""
+        current: int | None = None
+        group: list[tuple[str, bytes]] = []
+        for topic, step, data in self.messages(first_step, last_step):
+            if step != current:
+                if current is not None:
+                    yield current, group
+                current, group = step, []
+            group.append((topic, data))
+        if current is not None:
+            yield current, group
+
     # --- what the log holds ---------------------------------------------------------------------
 
     @property
@@ -571,7 +599,7 @@ class McapLog:
                                   "reason": msg.get("reason"), "load": msg["load"]})
         last_step = 0
         for i in reversed(range(len(self.chunks))):
-            steps = [s for topic, s, _d in self._chunk(i) if topic == lf.STEP_TOPIC]
+            steps = [s for topic, s, _d in self._chunk(i) if topic == self._step_topic]
             if steps:
                 last_step = max(steps)
                 break
@@ -642,25 +670,60 @@ class McapLog:
 
     # --- steps and states -----------------------------------------------------------------------
 
+    @property
+    def _step_topic(self) -> str:
+        """The channel every step writes once (format 1: the step message; 2: the truth)."""
+        return v1.STEP_TOPIC if self.format_version == 1 else lf.TRUTH_TOPIC
+
     def decode_step(self, data: bytes, tables: dict[str, list[str]] | None = None,
                     robots: list[str] | None = None) -> StepView:
-        """A step message decoded; blackboard changes with the robots' key tables (`tables`,
-        by default those in force at the step, looked up). `robots`: decode only these robots'
-        ticks (default: all). ValueError for a message of the wrong shape (another number of
-        robots, a status code out of range, ...)."""
-        parts = lf.split_parts(data)
+        """A format-1 step message decoded; blackboard changes with the robots' key tables
+        (`tables`, by default those in force at the step, looked up). `robots`: decode only these
+        robots' ticks (default: all). ValueError for a message of the wrong shape (another number
+        of robots, a status code out of range, ...)."""
+        parts = v1.split_parts(data)
         if len(parts) != 1 + len(self.robots):
             raise ValueError(f"{len(parts) - 1} robots in the step, the header names {len(self.robots)}")
-        truth = lf.decode_truth(parts[0])
+        truth = v1.decode_truth(parts[0])
         if len(truth.robots) != len(self.robots):
             raise ValueError(f"the truth holds {len(truth.robots)} robots, the header names {len(self.robots)}")
         if tables is None:
             tables = {robot: self.key_table(robot, truth.step) for robot in robots or self.robots}
         if robots is None:
-            ticks = {robot: lf.decode_tick(part, tables.get(robot)) for robot, part in zip(self.robots, parts[1:])}
+            ticks = {robot: v1.decode_tick(part, tables.get(robot)) for robot, part in zip(self.robots, parts[1:])}
         else:
-            ticks = {robot: lf.decode_tick(parts[1 + self.robots.index(robot)], tables.get(robot)) for robot in robots}
+            ticks = {robot: v1.decode_tick(parts[1 + self.robots.index(robot)], tables.get(robot)) for robot in robots}
         return StepView(truth.step, truth, ticks)
+
+    def view_of(self, raw: Any, robots: list[str] | None = None) -> StepView:
+        """A step as ``step_messages`` gives it (format 1: the step message; 2: the truth and each
+        robot's tick, in header order) decoded; ValueError for one of the wrong shape."""
+        if self.format_version == 1:
+            return self.decode_step(raw, robots=robots)
+        truth_data, tick_data = raw
+        return self._view_v2(truth_data, dict(zip(self.robots, tick_data)), robots)
+
+    def _view_v2(self, truth_data: bytes | None, ticks: dict[str, bytes], robots: list[str] | None) -> StepView:
+        if truth_data is None:
+            raise ValueError("its truth is missing")
+        truth = lf.decode_truth(truth_data)
+        if len(truth.robots) != len(self.robots):
+            raise ValueError(f"the truth holds {len(truth.robots)} robots, the header names {len(self.robots)}")
+        out = {}
+        for robot in self.robots if robots is None else robots:
+            data = ticks.get(robot)
+            if data is None:
+                raise ValueError(f"{robot}'s tick is missing")
+            out[robot] = lf.decode_tick(data)
+        return StepView(truth.step, truth, out)
+
+    def inputs_of(self, data: bytes) -> dict[str, InputRecord]:
+        """Every brain's inputs of one ``/match/inputs`` message, by robot (a robot that had not
+        stepped is absent); ValueError for one of the wrong shape."""
+        if self.format_version == 1:
+            return {robot: rec for robot, rec in zip(self.robots, decode_inputs_v1(data, len(self.robots)))
+                    if rec is not None}
+        return decode_inputs(data)
 
     def _gap(self, first: int, last: int, on_gap: Callable[[Gap], None] | None, why: str | None = None) -> Gap:
         if why is None:
@@ -676,22 +739,79 @@ class McapLog:
 
     def steps(self, first_step: int = 1, last_step: int | None = None,
               on_gap: Callable[[Gap], None] | None = None, robots: list[str] | None = None) -> Iterator[StepView]:
+        """Decoded steps first..last, in order. Steps that are missing (a damaged chunk, an
+        unreadable step) are gaps: recorded in ``gaps`` and handed to `on_gap` before the step
+        after them (or at the end). `robots`: decode only these robots' ticks (default: all)."""
+        if self.format_version == 1:
+            yield from self._steps_v1(first_step, last_step, on_gap, robots)
+            return
+        wanted = self.robots if robots is None else robots
+        topics: dict[str, str | None] = {lf.TRUTH_TOPIC: None}
+        topics.update((lf.tick_topic(robot), robot) for robot in wanted)
+        expect = max(first_step, self.first_step)
+        last = self.last_step if last_step is None else min(last_step, self.last_step)
+        unreadable: dict[int, str] = {}
+        current: int | None = None
+        truth: bytes | None = None
+        ticks: dict[str, bytes] = {}
+
+        def finish() -> StepView | None:
+            try:
+                view = self._view_v2(truth, ticks, wanted)
+                if view.step != current:
+                    raise ValueError(f"its truth says step {view.step}")
+                return view
+            except ValueError as exc:
+                unreadable[current] = str(exc)
+                self.warnings.append(f"{self.path}: step {current} unreadable ({exc}); skipped")
+                return None
+
+        def emit(view: StepView) -> StepView:
+            nonlocal expect
+            if view.step > expect:
+                self._gap(expect, view.step - 1, on_gap, _why(unreadable, expect, view.step - 1))
+            expect = view.step + 1
+            return view
+
+        for topic, step, data in self.messages(first_step, last_step, set(topics)):
+            if step < expect or (current is not None and step < current):
+                continue  # out of order, or a step given twice: damage already passed
+            if step != current:
+                if current is not None:
+                    view = finish()
+                    if view is not None:
+                        yield emit(view)
+                current, truth, ticks = step, None, {}
+            robot = topics[topic]
+            if robot is None:
+                truth = data
+            else:
+                ticks[robot] = data
+        if current is not None:
+            view = finish()
+            if view is not None:
+                yield emit(view)
+        if expect <= last:
+            self._gap(expect, last, on_gap, _why(unreadable, expect, last))
+
+    def _steps_v1(self, first_step: int = 1, last_step: int | None = None,
+              on_gap: Callable[[Gap], None] | None = None, robots: list[str] | None = None) -> Iterator[StepView]:
         """Decoded steps first..last, in order (key tables followed as they change). Steps that
         are missing (a damaged chunk, an unreadable step) are gaps: recorded in ``gaps`` and
         handed to `on_gap` before the step after them (or at the end). `robots`: decode only
-        these robots' ticks (default: all)."""
+        these robots' ticks (default: all). Format 1."""
         wanted = self.robots if robots is None else robots
         tables = {robot: self.key_table(robot, first_step) for robot in wanted}
         table_topics = {}
         for robot in wanted:
-            table_topics[lf.keys_topic(robot)] = robot
+            table_topics[v1.keys_topic(robot)] = robot
             table_topics[lf.keyframe_topic(robot)] = robot
         expect = max(first_step, self.first_step)
         last = self.last_step if last_step is None else min(last_step, self.last_step)
         unreadable: dict[int, str] = {}
-        for topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC, *table_topics}):
-            if topic != lf.STEP_TOPIC:
-                found = lf.table_of(data)
+        for topic, step, data in self.messages(first_step, last_step, {v1.STEP_TOPIC, *table_topics}):
+            if topic != v1.STEP_TOPIC:
+                found = v1.table_of(data)
                 if found is not None:
                     tables[table_topics[topic]] = found[1]
                 continue
@@ -717,16 +837,49 @@ class McapLog:
 
     def key_changes(self, robot: str, key: str, first_step: int, last_step: int) -> list[tuple[int, Any, Any]]:
         """(step, value, writer) of every change of `robot`'s blackboard `key` in the steps
-        first..last, decoding only that robot's part, and its values only where the key changed."""
+        first..last, decoding only that robot's ticks, and only those that name the key."""
         self.check_robot(robot)
+        if self.format_version == 1:
+            return self._key_changes_v1(robot, key, first_step, last_step)
+        needle = key.encode("utf-8")
+        out: list[tuple[int, Any, Any]] = []
+        for _topic, step, data in self.messages(first_step, last_step, {lf.tick_topic(robot)}):
+            if needle not in data:
+                continue
+            try:
+                entry = lf.decode_tick(data).blackboard.get(key)
+            except ValueError:
+                continue
+            if entry is not None:
+                out.append((step, entry[0], entry[1]))
+        return out
+
+    def robot_ticks(self, robot: str, first_step: int, last_step: int) -> Iterator[tuple[int, lf.TickRecord]]:
+        """(step, tick) of `robot`'s ticks first..last (without their blackboard changes in a
+        format-1 log: no key table is followed); unreadable ticks are left out."""
+        if self.format_version == 1:
+            k = 1 + self.robots.index(robot)
+            for _t, step, data in self.messages(first_step, last_step, {v1.STEP_TOPIC}):
+                try:
+                    yield step, v1.decode_tick(v1.split_parts(data)[k])
+                except (ValueError, IndexError):
+                    continue
+            return
+        for _t, step, data in self.messages(first_step, last_step, {lf.tick_topic(robot)}):
+            try:
+                yield step, lf.decode_tick(data)
+            except ValueError:
+                continue
+
+    def _key_changes_v1(self, robot: str, key: str, first_step: int, last_step: int) -> list[tuple[int, Any, Any]]:
         k = 1 + self.robots.index(robot)
-        keys_topic, kf_topic = lf.keys_topic(robot), lf.keyframe_topic(robot)
+        keys_topic, kf_topic = v1.keys_topic(robot), lf.keyframe_topic(robot)
         table = self.key_table(robot, first_step)
         index = table.index(key) if key in table else -1
         out: list[tuple[int, Any, Any]] = []
-        for topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC, keys_topic, kf_topic}):
-            if topic != lf.STEP_TOPIC:
-                found = lf.table_of(data)
+        for topic, step, data in self.messages(first_step, last_step, {v1.STEP_TOPIC, keys_topic, kf_topic}):
+            if topic != v1.STEP_TOPIC:
+                found = v1.table_of(data)
                 if found is not None:
                     table = found[1]
                     index = table.index(key) if key in table else -1
@@ -734,10 +887,10 @@ class McapLog:
             if index < 0:
                 continue
             try:
-                rec = lf.decode_tick(lf.split_parts(data)[k])
-                if index not in rec.changed_indexes():
+                rec = v1.decode_tick(v1.split_parts(data)[k])
+                if index not in v1.changed_indexes(rec.changes):
                     continue
-                entry = lf.decode_changes(rec.changes, table).get(key)
+                entry = v1.decode_changes(rec.changes, table).get(key)
             except (ValueError, IndexError):
                 continue
             if entry is not None:
@@ -746,17 +899,20 @@ class McapLog:
 
     def key_table(self, robot: str, step: int) -> list[str]:
         """`robot`'s blackboard key table in force at `step` (from the latest /keys message or
-        keyframe before it, looked for at most MAX_REPLAY_STEPS back)."""
+        keyframe before it, looked for at most MAX_REPLAY_STEPS back): a format-1 log's; []
+        in a format-2 log, whose changes name their keys."""
+        if self.format_version != 1:
+            return []
         cached = self._tables.get((robot, step))
         if cached is not None:
             return cached
-        keys_topic, kf_topic = lf.keys_topic(robot), lf.keyframe_topic(robot)
+        keys_topic, kf_topic = v1.keys_topic(robot), lf.keyframe_topic(robot)
         best: tuple[int, list[str]] | None = None
         for i in reversed(self._chunks_for(step - MAX_REPLAY_STEPS, step)):
             for topic, _s, data in self._chunk(i):
                 if topic != keys_topic and topic != kf_topic:
                     continue
-                found = lf.table_of(data)
+                found = v1.table_of(data)
                 if found is not None and found[0] <= step and (best is None or found[0] >= best[0]):
                     best = found
             if best is not None:
@@ -921,16 +1077,41 @@ def apply_step(state: RobotState, view: StepView) -> None:
             reasons[uid] = (tick, text)
 
 
-def step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, bytes]]:
-    """(step, data) of the log's step messages in increasing order; the steps missing between
+def step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, Any]]:
+    """(step, raw) of the log's steps in increasing order, undecoded (format 1: the step
+    message's bytes; 2: the truth's bytes and each robot's tick's in header order, a tuple):
+    two equal raws are the same step. ``log.view_of(raw)`` decodes one. The steps missing between
     and after them are added to `gaps` (and to ``log.gaps``)."""
     expect = log.first_step
-    for _topic, step, data in log.messages(topics={lf.STEP_TOPIC}):
+    if log.format_version == 1:
+        pairs: Iterator[tuple[int, Any]] = ((step, data) for _t, step, data in log.messages(topics={v1.STEP_TOPIC}))
+    else:
+        pairs = _raw_steps_v2(log)
+    for step, raw in pairs:
         if step < expect:
             continue
         if step > expect:
             gaps.append(log._gap(expect, step - 1, None))
         expect = step + 1
-        yield step, data
+        yield step, raw
     if expect <= log.last_step:
         gaps.append(log._gap(expect, log.last_step, None))
+
+
+def _raw_steps_v2(log: McapLog) -> Iterator[tuple[int, Any]]:
+    index = {lf.TRUTH_TOPIC: -1} | {lf.tick_topic(robot): k for k, robot in enumerate(log.robots)}
+    current: int | None = None
+    parts: list[bytes | None] = []
+    truth: bytes | None = None
+    for topic, step, data in log.messages(topics=set(index)):
+        if step != current:
+            if current is not None:
+                yield current, (truth, tuple(parts))
+            current, truth, parts = step, None, [None] * len(log.robots)
+        k = index[topic]
+        if k < 0:
+            truth = data
+        else:
+            parts[k] = data
+    if current is not None:
+        yield current, (truth, tuple(parts))

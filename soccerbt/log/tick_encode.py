@@ -1,26 +1,29 @@
 """What the recorder encodes each tick, and the choice between soccerbt.native and Python.
 
-A robot's tick part (``py_encode_tick``: the command, the ticked uids, the reasons), its
-blackboard section (``py_bb_changes``: the root entries written since the last tick whose value
-is new, by sequence number, floats as f32, other values as JSON text), the uids of nodes as u16
-(``py_uids_u16``) and the JSON text of blackboard values (``_json_text``, ``keyframe_value``):
-the pure-Python twins of soccerbt.native's compiled functions. ``bb_changes``, ``encode_tick``
-and ``join_parts`` are the compiled ones when built (``_native_or_python``), else the twins
-(``logformat.join_parts`` the third).
+A robot's tick (``py_encode_tick``: a ``soccerbt.Tick`` of the command, the transitions, the
+skipped and ticked uids, the reasons), its blackboard changes (``py_bb_changes``: the root
+entries written since the last tick whose value is new, by sequence number, as the Tick's
+repeated ``changes``; other values as JSON text), a step's truth (``py_encode_truth``) and a
+repeated field joined under a head (``py_join_repeated``: the StepInputs of every brain's
+inputs), and the JSON text of blackboard values (``_json_text``, ``keyframe_value``): the
+pure-Python twins of soccerbt.native's compiled functions, built with protobuf's own classes
+(``soccerbt.log.proto``). ``bb_changes``, ``encode_tick``, ``encode_truth`` and
+``join_repeated`` are the compiled ones when built (``_native_or_python``), else the twins.
 """
 from __future__ import annotations
 
 import math
-from array import array
 from dataclasses import asdict, is_dataclass
 from itertools import compress
 from operator import attrgetter, ne
 from typing import Any
 
-from soccerbt.log import format as lf
+from soccerbt.log import proto
+from soccerbt.log.format import json_text, nice_f32
 
-__all__ = ["bb_changes", "encode_tick", "join_parts", "py_bb_changes", "py_encode_tick", "py_uids_u16",
-           "collect_changes", "keyframe_value", "json_value", "UNSET", "NO_TICK"]
+__all__ = ["bb_changes", "encode_tick", "encode_truth", "join_repeated", "py_bb_changes", "py_encode_tick",
+           "py_encode_truth", "py_join_repeated", "collect_changes", "changes_bytes", "removed_change",
+           "keyframe_value", "json_value", "UNSET", "NO_TICK", "varint"]
 
 def json_value(value: object) -> object:
     """A JSON-ready, deterministic rendering of a blackboard value (poses as [x, y, theta])."""
@@ -47,24 +50,29 @@ def json_value(value: object) -> object:
     return repr(value)
 
 
-_UID = attrgetter("uid")
 _SEQ = attrgetter("sequence_id")
 _DIGITS = 4
 
 UNSET = object()  # a key-table slot whose value was never logged
 
 
+def _change(key: str, writer: int) -> Any:
+    """A Change of `key` by `writer` (a node uid, or -1 - the adapter's index), no value yet."""
+    if writer > 0:
+        return proto.Change(key=key, node_uid=writer)
+    return proto.Change(key=key, adapter=-1 - writer if writer < -1 else 0)
+
+
 def collect_changes(entries: list[Any], seqs: list[int], raws: list[object], adapter: list[int],
-                     role_index: int) -> tuple[array, array, bytearray, array, list[str], bool]:
-    """The root entries written since `seqs` whose value is new, as encode_changes' arrays, and
-    whether the entry at `role_index` is one; `seqs` and `raws` are brought up to date in place.
-    Sequence numbers are compared in C (map, compress); floats go to an f32 array."""
-    indexes, writers, kinds, floats = array("H"), array("h"), bytearray(), array("f")
-    texts: list[str] = []
+                    role_index: int, keys: list[str]) -> tuple[list[Any], bool]:
+    """The root entries written since `seqs` whose value is new, as ``soccerbt.Change``
+    messages, and whether the entry at `role_index` is one; `seqs` and `raws` are brought up to
+    date in place. Sequence numbers are compared in C (map, compress)."""
+    out: list[Any] = []
     role = False
     now = list(map(_SEQ, entries))
     if now == seqs:
-        return indexes, writers, kinds, floats, texts, role
+        return out, role
     changed = list(compress(range(len(entries)), map(ne, now, seqs)))
     seqs[:] = now
     for i in changed:
@@ -77,53 +85,102 @@ def collect_changes(entries: list[Any], seqs: list[int], raws: list[object], ada
         raws[i] = value
         if i == role_index:
             role = True
-        indexes.append(i)
-        writers.append(entry.writer if entry.writer_seq == now[i] else adapter[i])
+        change = _change(keys[i], entry.writer if entry.writer_seq == now[i] else adapter[i])
         if cls is float:
-            kinds.append(lf.KIND_FLOAT)
-            floats.append(value)
+            change.number = value
         elif cls is _POSE:
-            kinds.append(lf.KIND_POSE)
-            floats.extend((value.x_m, value.y_m, value.theta_rad))
+            change.pose.x_m, change.pose.y_m, change.pose.theta_rad = value.x_m, value.y_m, value.theta_rad
+            change.pose.SetInParent()
         elif cls is bool:
-            kinds.append(lf.KIND_TRUE if value else lf.KIND_FALSE)
-        elif cls is tuple and 0 < len(value) < 256 and _all_floats(value):
-            kinds.append(lf.KIND_FLOATS)
-            kinds.append(len(value))
-            floats.extend(value)
-        elif cls is tuple and 0 < len(value) < 256 and _all_points(value):
-            kinds.append(lf.KIND_POINTS)  # obstacles and the like: (x, y) pairs
-            kinds.append(len(value))
-            for point in value:
-                floats.extend(point)
+            change.flag = value
+        elif cls is tuple and value and _all_floats(value):
+            change.floats.values.extend(value)
+        elif cls is tuple and value and _all_points(value):  # obstacles and the like: (x, y) pairs
+            change.points.values.extend(v for point in value for v in point)
         else:
-            kinds.append(lf.KIND_JSON)
-            texts.append(_json_text(value))
-    return indexes, writers, kinds, floats, texts, role
+            change.json = _json_text(value)
+        out.append(change)
+    return out, role
+
+
+def removed_change(key: str) -> Any:
+    """The Change of a root key that went (its writer: the adapter "removed")."""
+    return proto.Change(key=key, adapter=7, removed=True)
+
+
+def changes_bytes(changes: list[Any]) -> bytes:
+    """The changes as soccerbt.Tick's repeated field 9 (appended to a Tick without changes)."""
+    return proto.Tick(changes=changes).SerializeToString() if changes else b""
 
 
 def py_bb_changes(entries: list[Any], seqs: list[int], raws: list[object], adapter: list[int],
-                  role_index: int) -> tuple[bytes, bool]:
-    """A tick's blackboard section (logformat.encode_changes; b"" when no value is new) and
-    whether the entry at `role_index` changed: the pure-Python twin of soccerbt.native's
-    ``bb_changes``. `seqs` and `raws` are brought up to date in place."""
-    indexes, writers, kinds, floats, texts, role = collect_changes(entries, seqs, raws, adapter, role_index)
-    return lf.encode_changes(indexes, writers, kinds, floats, texts), role
+                  role_index: int, keys: list[str]) -> tuple[bytes, bool]:
+    """A tick's blackboard changes (b"" when no value is new) and whether the entry at
+    `role_index` changed: the pure-Python twin of soccerbt.native's ``bb_changes``. `seqs` and
+    `raws` are brought up to date in place."""
+    changes, role = collect_changes(entries, seqs, raws, adapter, role_index, keys)
+    return changes_bytes(changes), role
 
 
-def py_encode_tick(tick: int, root: int, command: Any, n: int, uids: bytes, codes: bytes, skipped: list[int],
-                   ticked: list[Any] | None, changes: bytes, reasons: dict[int, str] | None) -> bytes:
-    """A robot's tick part (logformat.encode_tick) from the command object and the ticked nodes
-    (None: no node data), the reasons one line each already: the pure-Python twin of
-    soccerbt.native's ``encode_tick``."""
-    return lf.encode_tick(tick, root, lf.command_tuple(command), n, uids, codes, skipped,
-                          py_uids_u16(ticked) if ticked is not None else b"", changes, reasons, one_line=True)
+def py_encode_tick(step: int, tick: int, root: int, command: Any, transitions: list[int], skipped: list[int],
+                   ticked: list[Any] | None, reasons: dict[int, str] | None, changes: bytes) -> bytes:
+    """A robot's ``soccerbt.Tick`` from the command object, the flat (uid, previous, new) status
+    log, the ticked nodes (None: no node data) and the reasons (one line each already), the
+    changes (``bb_changes``) appended: the pure-Python twin of soccerbt.native's ``encode_tick``."""
+    cmd = proto.Command(vx_mps=command.vx_mps, vy_mps=command.vy_mps, vtheta_radps=command.vtheta_radps,
+                        head_pan_rad=command.head_pan_rad, head_tilt_rad=command.head_tilt_rad)
+    kick = command.kick
+    if kick is not None:
+        cmd.kick = True
+        cmd.kick_direction_rad = kick.direction_rad
+        cmd.kick_strength = kick.strength
+    msg = proto.Tick(step=step, tick=tick, root=root, command=cmd, skipped=skipped)
+    if transitions:
+        msg.transitions.extend(proto.Transition(uid=u, previous=p, status=n)
+                               for u, p, n in zip(transitions[0::3], transitions[1::3], transitions[2::3]))
+    if ticked:
+        msg.ticked.extend(map(_UID, ticked))
+    if reasons:
+        msg.reasons.extend(proto.Reason(uid=uid, text=text) for uid, text in reasons.items())
+    return msg.SerializeToString() + changes
 
 
-def py_uids_u16(nodes: list[Any]) -> bytes:
-    """The nodes' uids as u16 bytes: the pure-Python twin of soccerbt.native's ``uids_u16``."""
-    return array("H", map(_UID, nodes)).tobytes()
-NO_TICK: tuple[bytes, bytes, int, list[int], dict[int, str]] = (b"", b"", 0, [], {})
+def py_encode_truth(step: int, t_s: float, ball: Any, gc: tuple[int, ...], names: list[str],
+                    bodies: list[Any]) -> bytes:
+    """A step's ``soccerbt.Truth`` from the ball, the GameController numbers (state, secondary
+    state, sub-state, scores blue and red) and the robots' bodies in `names`' order: the
+    pure-Python twin of soccerbt.native's ``encode_truth``."""
+    msg = proto.Truth(step=step, t_s=t_s)
+    msg.ball.x_m, msg.ball.y_m, msg.ball.vx_mps, msg.ball.vy_mps = ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps
+    msg.ball.SetInParent()
+    g = msg.game
+    g.state, g.secondary_state, g.sub_state, g.score_blue, g.score_red = gc
+    g.SetInParent()
+    for name, body in zip(names, bodies, strict=True):
+        msg.robots.add(name=name, x_m=body.x_m, y_m=body.y_m, theta_rad=body.theta_rad, fallen=bool(body.fallen),
+                       removed=bool(body.removed))
+    return msg.SerializeToString()
+
+
+def varint(value: int) -> bytes:
+    """protobuf's base-128 varint of a whole number of 0 or more."""
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def py_join_repeated(head: bytes, field: int, parts: list[bytes]) -> bytes:
+    """`head`, then each part as one entry of the length-delimited repeated field `field`: the
+    pure-Python twin of soccerbt.native's ``join_repeated``."""
+    tag = varint(field << 3 | 2)
+    return head + b"".join(tag + varint(len(part)) + part for part in parts)
+
+
+_UID = attrgetter("uid")
+NO_TICK: tuple[list[int], list[int], dict[int, str]] = ([], [], {})
 
 
 def _identity(value: object) -> object:
@@ -157,7 +214,7 @@ def _fast_json() -> dict[type, Any]:
 
 # the usual entry types rendered as json_value renders them, without its chain of type tests
 _FAST_JSON = _fast_json()
-_ENCODE = lf.json_text
+_ENCODE = json_text
 _KEY_TEXT: dict[str, str] = {}
 _WRITER_TEXT: dict[object, str] = {}
 
@@ -208,7 +265,7 @@ def keyframe_value(value: object) -> object:
     if cls is float:
         # through an f32 first, as a change is stored: rounding the double straight to 7 digits
         # can land one unit apart (0.074735335 -> 0.07473533, its f32 -> 0.07473534)
-        return lf.nice_f32(value)
+        return nice_f32(value)
     if cls is _POSE:
         return [keyframe_value(v) for v in (value.x_m, value.y_m, value.theta_rad)]  # type: ignore[attr-defined]
     if cls is tuple and value and all(v.__class__ is float for v in value):  # type: ignore[union-attr]
@@ -250,15 +307,15 @@ def _pose_class() -> type:
 _POSE = _pose_class()
 
 
-def _native_or_python() -> tuple[Any, Any, Any]:
-    """(bb_changes, encode_tick, join_parts): soccerbt.native's compiled ones when built, else
-    the twins (here, and logformat.join_parts)."""
+def _native_or_python() -> tuple[Any, Any, Any, Any]:
+    """(bb_changes, encode_tick, encode_truth, join_repeated): soccerbt.native's compiled ones
+    when built, else the twins."""
     from soccerbt.native import recording
 
     if recording is None:
-        return py_bb_changes, py_encode_tick, lf.join_parts
+        return py_bb_changes, py_encode_tick, py_encode_truth, py_join_repeated
     recording.setup(_POSE, _json_text)
-    return recording.bb_changes, recording.encode_tick, recording.join_parts
+    return recording.bb_changes, recording.encode_tick, recording.encode_truth, recording.join_repeated
 
 
-bb_changes, encode_tick, join_parts = _native_or_python()
+bb_changes, encode_tick, encode_truth, join_repeated = _native_or_python()

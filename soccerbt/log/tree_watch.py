@@ -13,16 +13,14 @@ attached (``attach`` / ``detach``), and left alone after the last one.
 """
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
-from soccerbt.native import recording as _native
 from soccerbt.log.format import reason_text
 
-__all__ = ["TreeWatch", "py_split_status_log"]
+__all__ = ["TreeWatch"]
 
-Taken = tuple[bytes, bytes, int, list[int], dict[int, str]]
-_NOTHING: Taken = (b"", b"", 0, [], {})
+Taken = tuple[list[int], list[int], dict[int, str]]
+_NOTHING: Taken = ([], [], {})
 _WATCHES: dict[int, TreeWatch] = {}   # id(tree) -> its watch (holding the tree while watched)
 
 
@@ -68,39 +66,21 @@ class TreeWatch:
             env.track_writers = False
 
     def take(self, seen: int) -> tuple[Taken, int]:
-        """(the transitions since the recorder's generation `seen` — u16 uids, the previous
-        codes then the new codes, their count — the skipped uids and the reasons given, as
-        ``logformat.reason_text`` makes them; the
-        generation it has now). Read from the engine once, the same for every recorder."""
+        """(the transitions since the recorder's generation `seen` — flat (uid, previous, new)
+        integers — the skipped uids and the reasons given, as ``format.reason_text`` makes
+        them; the generation it has now). Read from the engine once, the same for every recorder."""
         log = self.log
         if not log and not self.skipped and not self.reasons:
             if seen < self.generation:
                 return self._taken, self.generation  # another recorder took this tick's
             return _NOTHING, self.generation
-        if log:
-            uids, codes, n = _split_status_log(log)
-        else:
-            uids = codes = b""
-            n = 0
+        transitions = log[:]
+        log.clear()
         skipped = self.skipped[:] if self.skipped else []
         self.skipped.clear()
         # one line each, once for every recorder (logformat.reason_text)
         reasons = {uid: reason_text(text) for uid, text in self.reasons.items()} if self.reasons else {}
         self.reasons.clear()
-        self._taken = (uids, codes, n, skipped, reasons)
+        self._taken = (transitions, skipped, reasons)
         self.generation += 1
         return self._taken, self.generation
-
-
-def py_split_status_log(log: list[int]) -> tuple[bytes, bytes, int]:
-    """(u16 uids, the previous codes then the new codes as u8, the count) of a status log's flat
-    (uid, previous, new) integers, emptying it: the pure-Python twin of soccerbt.native's
-    ``split_status_log`` (C-level slices)."""
-    uids = array("H", log[0::3]).tobytes()
-    codes = bytes(log[1::3]) + bytes(log[2::3])
-    n = len(log) // 3
-    log.clear()
-    return uids, codes, n
-
-
-_split_status_log = _native.split_status_log if _native is not None else py_split_status_log

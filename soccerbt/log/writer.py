@@ -1,4 +1,4 @@
-"""The MCAP replay log writer: a match observer recording every node of every robot.
+"""The MCAP replay log writer: a match observer recording every node of every robot as it happens.
 
 ``make_recorder(path, match)`` attaches one before the first step (``soccerbt run --record
 FILE.mcap``; ``on_start`` then ``match.observers``). It watches each agent's tree through
@@ -6,32 +6,33 @@ FILE.mcap``; ``on_start`` then ``match.observers``). It watches each agent's tre
 tick skipped (``env.skip_sink``) and the nodes it ticked (``env.ticked``), asks nodes to stamp
 the blackboard entries they write (``env.track_writers``), collects the reasons decision nodes
 give (``Tree.start_reasons``: only then do nodes build them) — all through a
-``tree_watch.TreeWatch`` shared with any other recorder of the same tree — and per step writes the messages laid
-out in ``soccerbt.log.format``. A hot reload is seen through the agent's tree listeners,
-so the new tree is watched from its first tick. ``file_hashes`` gives the tree files' SHA-256
-for the header (``--verify`` checks them).
+``tree_watch.TreeWatch`` shared with any other recorder of the same tree — and per step writes the
+messages laid out in ``soccerbt.log.format``: the truth, each robot's tick, the brains' inputs,
+keyframes, the GameController, events, the scene and the commands. A hot reload is seen through
+the agent's tree listeners, so the new tree is watched from its first tick. ``file_hashes`` gives
+the tree files' SHA-256 for the header (``--verify`` checks them); the header also says which
+software wrote the log (``soccerbt.log.software``).
 
 Blackboard changes are found by each root entry's sequence number; a change is logged when the
-value differs from the last one logged (floats as f32, see logformat.encode_changes). The writer of a
-change is the node uid stamped on the entry when that stamp belongs to the last write, else the
-adapter that owns the key in the blackboard schema.
+value differs from the last one logged (floats as f32). The writer of a change is the node uid
+stamped on the entry when that stamp belongs to the last write, else the adapter that owns the
+key in the blackboard schema.
 
-The per-tick encoding (the blackboard diff, the tick part, values as JSON text) and the choice
-between soccerbt.native and its twins are in ``tick_encode``.
+The per-tick encoding (the blackboard diff, the tick, the truth; values as JSON text) and the
+choice between soccerbt.native and its twins are in ``tick_encode``.
 
-``node_data=False`` (``--record-mode inputs`` on ``run``, ``view`` and ``brain``) records what
-cannot be derived and leaves out what can: no tree is watched, no key table, keyframe or tree
-structure is written, and each tick carries the root status and the command only (the header
-says ``"node_data": false`` and carries the tree files' text, ``tree_files``); the brains'
-inputs, the truth, the GameController, the events (roles seen by ``player_role``'s entry), the
-scene and the commands are written as in a full log. ``soccerbt replay derive`` (``soccerbt.resim.derive``)
-re-runs every brain from its inputs and writes the full log, the same messages a full recording
-of the run gives.
+``node_data=False`` (``--record-mode inputs`` on ``run`` and ``view``, an opt-in for long batch
+runs) records what cannot be derived and leaves out what can: no tree is watched, no tree
+structure, keyframe, scene or commands are written, and each tick carries the root status and
+the command only (the header says ``"node_data": false`` and carries the tree files' text,
+``tree_files``); the brains' inputs, the truth, the GameController and the events (roles seen by
+``player_role``'s entry) are written as in a full log. ``soccerbt.resim.derive`` re-runs every
+brain from its inputs and writes the full log.
 """
 from __future__ import annotations
 
 import hashlib
-from itertools import chain
+import struct
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -40,23 +41,25 @@ from mcap.writer import CompressionType, Writer
 
 from soccerbt import __version__
 from soccerbt.blackboard.schema import SCHEMA
-from soccerbt.nodes.status import NodeStatus
 from soccerbt.log import format as lf
+from soccerbt.log.inputs import INPUTS_VERSION, InputTap, brain_description
 from soccerbt.log.mcap_append import MessageAppender
 from soccerbt.log.scene_update import scene_json, scene_json_of, team_rgb
+from soccerbt.log.software import software
 from soccerbt.log.tick_encode import NO_TICK as _NO_TICK
 from soccerbt.log.tick_encode import UNSET as _UNSET
 from soccerbt.log.tick_encode import bb_changes as _bb_changes
-from soccerbt.log.tick_encode import collect_changes as _collect_changes
+from soccerbt.log.tick_encode import changes_bytes, json_value, keyframe_value, removed_change
 from soccerbt.log.tick_encode import encode_tick as _encode_tick
-from soccerbt.log.tick_encode import join_parts as _join_parts
-from soccerbt.log.tick_encode import json_value, keyframe_value
+from soccerbt.log.tick_encode import encode_truth as _encode_truth
 from soccerbt.log.tree_watch import TreeWatch
+from soccerbt.nodes.status import NodeStatus
 from soccerbt.trees.structure import describe_tree
 
 __all__ = ["McapRecorder", "LogWriter", "make_recorder", "file_hashes", "json_value"]
 
-_TRUTH_OF = attrgetter("x_m", "y_m", "theta_rad", "fallen", "removed")
+_FALLEN = attrgetter("fallen")
+_F32X3 = struct.Struct("<3f")  # the scene draws the truth as the log holds it: f32
 
 
 def _teams() -> tuple[Any, Any]:
@@ -141,8 +144,7 @@ class _RobotTrack:
         self.role_entry: Any = None
         self.role_seq = -1
         self.role_value: object = _UNSET
-        self.logged: dict[str, object] = {}
-        self.channels: dict[str, int] = {}
+        self.tick_channel = -1            # /robots/<name>/tick
 
 
 class LogWriter:
@@ -235,6 +237,7 @@ class McapRecorder:
         self._truth_order: Any = None    # the order and world.robots the bodies below were read from
         self._truth_robots: Any = None
         self._truth_bodies: list[Any] = []
+        self._truth_names: list[str] = []
         self._plan_key: Any = None  # what _scene_plan's plan was made from
         self._plan: list[Any] | None = None
 
@@ -261,6 +264,7 @@ class McapRecorder:
                                         "idle": bool(cfg.is_idle(team))}
         header = {
             "format": lf.FORMAT, "format_version": lf.FORMAT_VERSION, "soccerbt_version": __version__,
+            "software": software(),
             "seed": cfg.seed, "field": match.field.name, "team_size": match.team_size, "dt_s": match.dt_s,
             "half_s": cfg.half_s, "duration_s": cfg.duration_s,
             "config": {"field": cfg.field, "team_size": cfg.team_size, "seed": cfg.seed,
@@ -289,6 +293,7 @@ class McapRecorder:
         self._put(self._channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
         for rid, agent in match.agents.items():
             track = _RobotTrack(str(rid))
+            track.tick_channel = self._channel(lf.tick_topic(track.name), "tick")
             self._tracks[track.name] = track
             self._watch(track, agent, agent.tree, "load", match.steps)
             listeners = getattr(agent, "tree_listeners", None)
@@ -298,8 +303,6 @@ class McapRecorder:
     def _inputs_header(self, match: Any) -> dict[str, Any]:
         """The header's ``inputs`` (what each brain was built with) when every agent says; the
         tap that records their inputs is set up then (soccerbt.log.inputs)."""
-        from soccerbt.log.inputs import INPUTS_VERSION, InputTap, brain_description
-
         brains = {str(rid): brain_description(agent) for rid, agent in match.agents.items()}
         if not brains or None in brains.values():
             return {}
@@ -353,8 +356,7 @@ class McapRecorder:
         """Every node's status and the whole root blackboard after step `after_step`."""
         bb = self._full_blackboard(track, agent)
         message = {"after_step": after_step, "tick": agent.ticks, "load": track.loads,
-                   "statuses": [n.node_status.code for n in track.nodes], "keys": track.keys,
-                   "blackboard": bb}
+                   "statuses": [n.node_status.code for n in track.nodes], "blackboard": bb}
         if track.last_reasons:
             message["reasons"] = [[uid, tick, text] for uid, (tick, text) in sorted(track.last_reasons.items())]
         self._put(self._channel(lf.keyframe_topic(track.name), "keyframe"),
@@ -376,16 +378,15 @@ class McapRecorder:
         ref = match.referee
         robots = self._robots(match)
         shown = _shown_state(ref)  # a property of properties: read once a step
-        parts = [self._truth(match, step, robots, shown)]
-        keyframe_due = step % lf.KEYFRAME_STEPS == 0 and self.node_data
+        put, channel = self._put, self._channel
+        put(channel(lf.TRUTH_TOPIC, "truth"), step, self._truth(match, step, robots, shown))
         for _rid, agent, track in robots:
             if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
                 self._on_tree_swap(agent, track.tree, agent.tree)
-            parts.append(self._tick(track, agent, step))
-        self._put(self._channel(lf.STEP_TOPIC, "step"), step, _join_parts(parts))
+            put(track.tick_channel, step, self._tick(track, agent, step))
         if self._inputs is not None:
-            self._put(self._channel(lf.INPUTS_TOPIC, "inputs"), step, self._inputs.encode())
-        if keyframe_due:
+            put(channel(lf.INPUTS_TOPIC, "inputs"), step, self._inputs.encode(step))
+        if step % lf.KEYFRAME_STEPS == 0 and self.node_data:
             for _rid, agent, track in robots:
                 self._keyframe(track, agent, step)
         scores = ref.scores
@@ -394,16 +395,16 @@ class McapRecorder:
               None if attacks is None else attacks(_BLUE), None if attacks is None else attacks(_RED))
         if gc != self._last_gc:
             self._last_gc = gc
-            self._put(self._channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, gc)))
+            put(channel(lf.GC_TOPIC, "gc"), step, lf.json_bytes(self._gc_words(ref, gc)))
         self._write_events(match, step, robots)
         if step % lf.SCENE_PERIOD_STEPS == 0:
             plan = self._scene_plan(match, robots)
             if plan is None:  # a robot without a brain: the truth does not hold it, the scene is written
-                self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, scene_json(match))
-            elif self.node_data:  # an inputs-only log leaves it to replay derive (the same bytes)
-                self._put(self._channel(lf.SCENE_TOPIC, "scene"), step, self._scene_of_truth(match, parts[0], plan))
+                put(channel(lf.SCENE_TOPIC, "scene"), step, scene_json(match))
+            elif self.node_data:  # an inputs-only log leaves it to the derive (the same bytes)
+                put(channel(lf.SCENE_TOPIC, "scene"), step, self._scene_of_truth(match, plan))
             if self.node_data:
-                self._put(self._channel(lf.COMMANDS_TOPIC, "commands"), step, commands_json(match.world.t_s, robots))
+                put(channel(lf.COMMANDS_TOPIC, "commands"), step, commands_json(match.world.t_s, robots))
 
     @staticmethod
     def _gc_words(ref: Any, gc: tuple[Any, ...]) -> dict[str, Any]:
@@ -435,60 +436,58 @@ class McapRecorder:
                                rid.team) for rid in sorted(robots)]
         return self._plan
 
-    @staticmethod
-    def _scene_of_truth(match: Any, truth: bytes, plan: list[Any]) -> bytes:
-        """The scene of the step from its truth part as written (f32 positions) and the brains'
-        beliefs: what ``replay derive`` rebuilds from an inputs-only log."""
-        values = lf.truth_struct(len(plan)).unpack(truth)
+    def _scene_of_truth(self, match: Any, plan: list[Any]) -> bytes:
+        """The scene of the step from the truth as the log holds it (f32 positions) and the
+        brains' beliefs: what the derive of an inputs-only log rebuilds from its truth."""
+        bodies = self._truth_bodies
         attacks = getattr(match.referee, "attacks_positive_x", None)
         rows = []
         for k, name, rgb, agent, team in plan:
-            o = 11 + 5 * k
-            rows.append((name, rgb, values[o], values[o + 1], values[o + 2], values[o + 3], agent,
+            body = bodies[k]
+            x, y, theta = _F32X3.unpack(_F32X3.pack(body.x_m, body.y_m, body.theta_rad))
+            rows.append((name, rgb, x, y, theta, int(bool(body.fallen)), agent,
                          None if attacks is None else attacks(team)))
-        return scene_json_of(values[1], match.field, rows, values[2], values[3])
+        ball = match.world.ball
+        bx, by, _z = _F32X3.unpack(_F32X3.pack(ball.x_m, ball.y_m, 0.0))
+        return scene_json_of(match.world.t_s, match.field, rows, bx, by)
 
     def _truth(self, match: Any, step: int, order: list[tuple[Any, Any, _RobotTrack]], shown: Any) -> bytes:
-        """The truth part of the step message (one struct for the whole step; `shown`: the game
-        state the robots are sent); notes falls."""
+        """The step's ``soccerbt.Truth`` (`shown`: the game state the robots are sent); notes falls."""
         world, ref = match.world, match.referee
-        ball = world.ball
         robots = world.robots
         scores = ref.scores
-        values: list[Any] = [step, world.t_s, ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps, int(shown),
-                             int(ref.secondary_state), int(ref.sub_state), scores[_BLUE], scores[_RED]]
         if order is not self._truth_order or robots is not self._truth_robots:  # the world's robots, kept
             self._truth_order, self._truth_robots = order, robots               # (they are updated in place)
             self._truth_bodies = [robots[rid] for rid, _agent, _track in order]
-        rows = list(map(_TRUTH_OF, self._truth_bodies))  # x, y, theta, fallen, removed (bools pack as 0/1)
-        values.extend(chain.from_iterable(rows))
-        fallen_now = [row[3] for row in rows]
+            self._truth_names = [track.name for _rid, _agent, track in order]
+        bodies = self._truth_bodies
+        fallen_now = list(map(_FALLEN, bodies))
         if fallen_now != self._fallen_before:
-            for (rid, _agent, track), was, now in zip(order, self._fallen_before or [0] * len(fallen_now),
+            for (rid, _agent, track), was, now in zip(order, self._fallen_before or [False] * len(fallen_now),
                                                       fallen_now):
                 if now and not was:
                     self._pending_events.append({"kind": "fall", "detail": track.name, "t": round(world.t_s, 3),
                                                  "team": rid.team.name.lower(), "robot": track.name,
                                                  "node_path": None})
             self._fallen_before = fallen_now
-        return lf.truth_struct(len(rows)).pack(*values)
+        gc = (int(shown), int(ref.secondary_state), int(ref.sub_state), scores[_BLUE], scores[_RED])
+        return _encode_truth(step, world.t_s, world.ball, gc, self._truth_names, bodies)
 
     def _tick(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
-        tree = track.tree
         if agent.tree_failed:
             root = lf.ROOT_EXCEPTION
         else:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
         if not self.node_data:  # the root and the command
             self._role_written(track)
-            return _encode_tick(agent.ticks, root, agent.last_command, 0, b"", b"", [], None, b"", None)
+            return _encode_tick(step, agent.ticks, root, agent.last_command, [], [], None, None, b"")
         if track.watch is not None:
-            (uids, codes, n, skipped, reasons), track.seen = track.watch.take(track.seen)
+            (transitions, skipped, reasons), track.seen = track.watch.take(track.seen)
         else:
-            uids, codes, n, skipped, reasons = _NO_TICK
+            transitions, skipped, reasons = _NO_TICK
         changes = self._changes(track, agent, step)
-        data = _encode_tick(agent.ticks, root, agent.last_command, n, uids, codes, skipped,
-                            tree.env.ticked if track.nodes else None, changes, reasons or None)
+        data = _encode_tick(step, agent.ticks, root, agent.last_command, transitions, skipped,
+                            track.tree.env.ticked if track.nodes else None, reasons or None, changes)
         if reasons:
             tick = agent.ticks
             last = track.last_reasons
@@ -523,6 +522,8 @@ class McapRecorder:
         items = sorted(storage.items())
         track.keys = [k for k, _e in items]
         track.entries = [e for _k, e in items]
+        # every entry is logged again at its next tick (as format 1 did: a decoded step of either
+        # format reads the same)
         track.seqs = [-1] * len(items)
         track.raw = [_UNSET] * len(items)
         track.adapter = [lf.writer_code(_SCHEMA_WRITER.get(k, "adapter")) for k in track.keys]
@@ -542,41 +543,21 @@ class McapRecorder:
         return out
 
     def _changes(self, track: _RobotTrack, agent: Any, step: int) -> bytes:
-        """The blackboard section of this tick (logformat.encode_changes): the root entries
-        written since the last tick whose value is new (``bb_changes``: soccerbt.native's compiled
-        diff, or its twin ``py_bb_changes``). A new or removed key writes the new key table first
-        (a /keys message from this step on)."""
-        removed: list[str] = []
+        """The blackboard changes of this tick: the root entries written since the last tick
+        whose value is new (``bb_changes``: soccerbt.native's compiled diff, or its twin
+        ``py_bb_changes``), and a removal for every root key that went."""
         bb = agent.blackboard
+        removed: list[str] = []
         if bb.layout_version != track.layout or not track.keys:  # a key added, removed or set anew
             old = track.keys
             if self._table(track, agent):
                 removed = sorted(set(old) - set(track.keys))
-                self._put(self._channel(lf.keys_topic(track.name), "keys"), step,
-                          lf.json_bytes({"from_step": step, "keys": track.keys + removed}))
-                track.keys = track.keys + removed  # removed keys keep an index for their removal
+        data, role = _bb_changes(track.entries, track.seqs, track.raw, track.adapter, track.role_index, track.keys)
+        if role:
+            track.role_changed = True
         if removed:
-            return self._changes_with_removed(track, removed)
-        data, role = _bb_changes(track.entries, track.seqs, track.raw, track.adapter, track.role_index)
-        if role:
-            track.role_changed = True
+            data += changes_bytes([removed_change(key) for key in removed])
         return data
-
-    @staticmethod
-    def _changes_with_removed(track: _RobotTrack, removed: list[str]) -> bytes:
-        """A tick's blackboard section when keys went (rare): the changes, then the removals."""
-        entries = track.entries
-        indexes, writers, kinds, floats, texts, role = _collect_changes(
-            entries, track.seqs, track.raw, track.adapter, track.role_index)
-        if role:
-            track.role_changed = True
-        base = len(entries)
-        for n, _key in enumerate(removed):
-            indexes.append(base + n)
-            writers.append(lf.writer_code("removed"))
-            kinds.append(lf.KIND_REMOVED)
-        track.keys = track.keys[:base]  # the removed keys have no entry: only the table keeps them
-        return lf.encode_changes(indexes, writers, kinds, floats, texts)
 
     def _write_events(self, match: Any, step: int, order: list[tuple[Any, Any, _RobotTrack]]) -> None:
         channel = None

@@ -2,10 +2,10 @@
 when it was built at install (setuptools builds it when a C compiler is there), else None.
 
 Every function of it has a pure-Python twin beside its user, used when ``recording`` is None:
-the watched status slot in ``soccerbt.nodes.observe``; in ``soccerbt.tools.replay``, the
-blackboard diff and a robot's tick part (``tick_encode``), the status log split
-(``tree_watch``), a robot's inputs part (``inputs``) and the parts of a message joined
-(``logformat.join_parts``). Both give the same results (tests run
+the watched status slot in ``soccerbt.nodes.observe``; in ``soccerbt.log``, the blackboard
+diff, a robot's tick, a step's truth and a repeated field joined (``tick_encode``) and a brain's
+inputs (``inputs``): the log's protobuf messages, written as protobuf's own serializer writes
+them. Both give the same results (tests run
 both on the same inputs, and a match recorded either way gives the same bytes). ``SOCCERBT_NATIVE=0`` in the
 environment leaves the compiled module out (the fallback, as on a machine without a compiler).
 A build whose ``API_VERSION`` is not this package's (an in-place build left from an older
@@ -20,7 +20,7 @@ from types import ModuleType
 
 __all__ = ["recording", "load_recording", "API_VERSION"]
 
-API_VERSION = 7  # what _recording.c's module says it implements: raise both when the C's API changes
+API_VERSION = 8  # what _recording.c's module says it implements: raise both when the C's API changes
 
 
 def load_recording() -> ModuleType | None:

@@ -14,17 +14,20 @@
  *                       the slots of the blackboard's Entry and of TreeEnv, read in place.
  *   setup(pose_cls, json_text)
  *                       the Pose2D class and the JSON rendering of "other" values, once.
- *   bb_changes(entries, seqs, raws, adapter, role_index)
- *                       the blackboard section of a tick (logformat.encode_changes), updating
- *                       `seqs` and `raws` in place; (bytes, role written).
- *   encode_inputs_part(t_s, obs, packet, team, pad, estop, kind_codes)
- *                       one robot's part of an inputs message (soccerbt.tools.replay.inputs).
- *   encode_tick(tick, root, command, n, uids, codes, skipped, ticked, changes, reasons)
- *                       one robot's tick part (logformat.encode_tick with the command object
- *                       and the ticked nodes; reasons already one line each, or None).
- *   split_status_log(log)
- *                       a status log's flat (uid, previous, new) integers as (u16 uids, the
- *                       previous codes then the new codes as u8, the count); empties the list.
+ *   bb_changes(entries, seqs, raws, adapter, role_index, keys)
+ *                       a tick's blackboard changes as soccerbt.Tick's repeated `changes`
+ *                       (soccerbt.log.proto), updating `seqs` and `raws` in place; (bytes, role
+ *                       written).
+ *   encode_tick(step, tick, root, command, transitions, skipped, ticked, reasons, changes)
+ *                       a robot's soccerbt.Tick from the command object, the flat status log,
+ *                       the ticked nodes and the reasons (one line each), the changes appended.
+ *   encode_inputs(robot, t_s, obs, packet, team, pad, estop)
+ *                       a brain's soccerbt.BrainInputs (soccerbt.log.inputs).
+ *   encode_truth(step, t_s, ball, gc, names, bodies)
+ *                       a step's soccerbt.Truth from the ball and the robots' bodies.
+ *   join_repeated(head, field, parts)
+ *                       `head`, then each part as one entry of repeated field `field`.
+ * (encode.c says how these bytes are the ones protobuf writes.)
  */
 #include "recording.h"
 
@@ -32,7 +35,7 @@ PyObject *s_bt_status, *s_env, *s_status_log, *s_status_observer, *s_uid, *s_cod
 PyObject *s_t_s, *s_camera_frame, *s_fallen, *s_odometry, *s_imu_yaw_rad, *s_head_pan_rad,
     *s_head_tilt_rad, *s_detections, *s_line_segments, *s_kind, *s_team, *s_confidence, *s_value_attr;
 PyObject *s_vx_mps, *s_vy_mps, *s_vtheta_radps, *s_kick, *s_direction_rad, *s_strength;
-PyObject *s_sequence_id, *s_value, *s_writer, *s_writer_seq, *s_x_m, *s_y_m, *s_theta_rad;
+PyObject *s_sequence_id, *s_value, *s_writer, *s_writer_seq, *s_x_m, *s_y_m, *s_theta_rad, *s_removed;
 PyObject *g_pose_cls = NULL, *g_json_text = NULL;
 
 /* ---------------------------------------------------------------- slots read in place */
@@ -270,15 +273,15 @@ static PyMethodDef methods[] = {
      "setup_classes(entry_cls, env_cls): the blackboard Entry's and the TreeEnv's slots, read in place."},
     {"setup", setup, METH_VARARGS, "setup(pose_cls, json_text): the Pose2D class and the JSON rendering of other values."},
     {"bb_changes", bb_changes, METH_VARARGS,
-     "bb_changes(entries, seqs, raws, adapter, role_index) -> (bytes, role written): a tick's blackboard section."},
-    {"encode_inputs_part", encode_inputs_part, METH_VARARGS,
-     "encode_inputs_part(t_s, obs, packet, team, pad, estop, kind_codes) -> bytes: one robot's inputs part."},
+     "bb_changes(entries, seqs, raws, adapter, role_index, keys) -> (bytes, role written): a tick's changes."},
     {"encode_tick", encode_tick, METH_VARARGS,
-     "encode_tick(tick, root, command, n, uids, codes, skipped, ticked, changes, reasons) -> bytes: a tick part."},
-    {"split_status_log", split_status_log, METH_O,
-     "split_status_log(log) -> (uids, codes, n): a status log as bytes; the list is emptied."},
-    {"join_parts", join_parts, METH_O,
-     "join_parts(parts) -> bytes: the parts, each after its length as a little-endian u32."},
+     "encode_tick(step, tick, root, command, transitions, skipped, ticked, reasons, changes) -> soccerbt.Tick."},
+    {"encode_inputs", encode_inputs, METH_VARARGS,
+     "encode_inputs(robot, t_s, obs, packet, team, pad, estop) -> soccerbt.BrainInputs."},
+    {"encode_truth", encode_truth, METH_VARARGS,
+     "encode_truth(step, t_s, ball, gc, names, bodies) -> soccerbt.Truth."},
+    {"join_repeated", join_repeated, METH_VARARGS,
+     "join_repeated(head, field, parts) -> bytes: head, then each part as an entry of a repeated field."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -303,6 +306,7 @@ PyMODINIT_FUNC PyInit__recording(void) {
     INTERN(s_x_m, "x_m");
     INTERN(s_y_m, "y_m");
     INTERN(s_theta_rad, "theta_rad");
+    INTERN(s_removed, "removed");
     INTERN(s_t_s, "t_s");
     INTERN(s_vx_mps, "vx_mps");
     INTERN(s_vy_mps, "vy_mps");
@@ -326,7 +330,7 @@ PyMODINIT_FUNC PyInit__recording(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     /* soccerbt.native.API_VERSION: a build of another version (a stale in-place build) is not used */
-    if (PyModule_AddIntConstant(m, "API_VERSION", 7) < 0) { Py_DECREF(m); return NULL; }
+    if (PyModule_AddIntConstant(m, "API_VERSION", 8) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&StatusSlotType);
     if (PyModule_AddObject(m, "StatusSlot", (PyObject *)&StatusSlotType) < 0) {
         Py_DECREF(&StatusSlotType);

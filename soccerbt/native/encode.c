@@ -1,9 +1,121 @@
-/* soccerbt.native._recording's encoders: a tick's blackboard section, a robot's inputs part,
- * a robot's tick part and a status log's bytes (see _recording.c for the list and the twins). */
+/* soccerbt.native._recording's encoders: the log's protobuf messages (soccerbt.log.proto) written
+ * straight from the recorder's objects: a tick's blackboard changes, a robot's tick, a brain's
+ * inputs and the truth of a step, and a repeated field joined under a head.
+ *
+ * The bytes are those protobuf's own serializer writes for the same message (its canonical form:
+ * fields in number order, proto3 scalars left out at their default, a float or double left out
+ * only when all its bits are zero so that -0.0 stays, packed repeated scalars, members of a
+ * oneof always written); the twins build the messages with protobuf and serialize them, and the
+ * tests compare both. */
 #include "recording.h"
 
-enum { KIND_FLOAT = 1, KIND_FLOATS = 2, KIND_POSE = 3, KIND_FALSE = 4, KIND_TRUE = 5, KIND_JSON = 6,
-       KIND_POINTS = 8 };
+/* ---------------------------------------------------------------- protobuf's wire format */
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+
+static int pb_varint(Buf *b, uint64_t v) {
+    unsigned char tmp[10];
+    int n = 0;
+    while (v >= 0x80) { tmp[n++] = (unsigned char)(v | 0x80); v >>= 7; }
+    tmp[n++] = (unsigned char)v;
+    return buf_put(b, tmp, n);
+}
+
+static int pb_tag(Buf *b, unsigned field, unsigned wire) { return pb_varint(b, ((uint64_t)field << 3) | wire); }
+
+/* a varint field; `always`: a oneof member, written at 0 too */
+static int pb_uint(Buf *b, unsigned field, uint64_t v, int always) {
+    if (v == 0 && !always) return 0;
+    return (pb_tag(b, field, WT_VARINT) < 0 || pb_varint(b, v) < 0) ? -1 : 0;
+}
+
+static int pb_int32(Buf *b, unsigned field, long v) {  /* a negative int32 is ten bytes, sign-extended */
+    return pb_uint(b, field, (uint64_t)(int64_t)v, 0);
+}
+
+static int pb_float(Buf *b, unsigned field, double v, int always) {
+    float f = (float)v;
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    if (bits == 0 && !always) return 0;
+    unsigned char p[4] = {(unsigned char)bits, (unsigned char)(bits >> 8), (unsigned char)(bits >> 16),
+                          (unsigned char)(bits >> 24)};
+    return (pb_tag(b, field, WT_I32) < 0 || buf_put(b, p, 4) < 0) ? -1 : 0;
+}
+
+static int pb_double(Buf *b, unsigned field, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    if (bits == 0) return 0;
+    unsigned char p[8];
+    for (int k = 0; k < 8; k++) p[k] = (unsigned char)(bits >> (8 * k));
+    return (pb_tag(b, field, WT_I64) < 0 || buf_put(b, p, 8) < 0) ? -1 : 0;
+}
+
+/* a length-delimited field: `always` writes an empty one too (a set submessage, a oneof member) */
+static int pb_bytes(Buf *b, unsigned field, const char *data, Py_ssize_t n, int always) {
+    if (n == 0 && !always) return 0;
+    return (pb_tag(b, field, WT_LEN) < 0 || pb_varint(b, (uint64_t)n) < 0 || buf_put(b, data, n) < 0) ? -1 : 0;
+}
+
+static int pb_sub(Buf *b, unsigned field, const Buf *sub) {
+    return pb_bytes(b, field, sub->data ? sub->data : "", sub->len, 1);
+}
+
+/* a str's UTF-8 (kept by the str object: nothing to free), or the text of str(obj) in *keep */
+static const char *utf8_of(PyObject *obj, Py_ssize_t *n, PyObject **keep) {
+    *keep = NULL;
+    if (!PyUnicode_Check(obj)) {
+        if ((*keep = PyObject_Str(obj)) == NULL) return NULL;
+        obj = *keep;
+    }
+    const char *s = PyUnicode_AsUTF8AndSize(obj, n);
+    if (s == NULL) Py_CLEAR(*keep);
+    return s;
+}
+
+static int pb_text(Buf *b, unsigned field, PyObject *text, int always) {
+    Py_ssize_t n;
+    PyObject *keep;
+    const char *s = utf8_of(text, &n, &keep);
+    if (s == NULL) return -1;
+    int rc = pb_bytes(b, field, s, n, always);
+    Py_XDECREF(keep);
+    return rc;
+}
+
+static int float_attr_field(Buf *b, unsigned field, PyObject *obj, PyObject *name) {
+    double v;
+    if (float_attr(obj, name, &v) < 0) return -1;
+    return pb_float(b, field, v, 0);
+}
+
+static int double_attr_field(Buf *b, unsigned field, PyObject *obj, PyObject *name) {
+    double v;
+    if (float_attr(obj, name, &v) < 0) return -1;
+    return pb_double(b, field, v);
+}
+
+static int truthy_attr(PyObject *obj, PyObject *name) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    int t = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return t;
+}
+
+static int uint_of(PyObject *v, uint64_t *out, const char *what) {  /* a whole number of 0 or more */
+    unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s: not a whole number of 0 or more", what);
+        }
+        return -1;
+    }
+    *out = u;
+    return 0;
+}
 
 /* ---------------------------------------------------------------- bb_changes */
 
@@ -24,26 +136,76 @@ static int all_points(PyObject *t) {
     return 1;
 }
 
+/* Floats{values: packed floats} of the exact floats of `items` (n of them), as field `field` */
+static int pb_floats_message(Buf *b, unsigned field, PyObject *const *items, Py_ssize_t n) {
+    Buf packed = {0}, sub = {0};
+    int rc = 0;
+    for (Py_ssize_t k = 0; rc == 0 && k < n; k++) {
+        float f = (float)PyFloat_AS_DOUBLE(items[k]);
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        unsigned char p[4] = {(unsigned char)bits, (unsigned char)(bits >> 8), (unsigned char)(bits >> 16),
+                              (unsigned char)(bits >> 24)};
+        rc = buf_put(&packed, p, 4);
+    }
+    if (rc == 0) rc = pb_bytes(&sub, 1, packed.data ? packed.data : "", packed.len, 0);
+    if (rc == 0) rc = pb_sub(b, field, &sub);
+    buf_free(&packed); buf_free(&sub);
+    return rc;
+}
+
+/* the value of a Change (its oneof `value`) */
+static int put_value(Buf *c, PyObject *value) {
+    PyTypeObject *cls = Py_TYPE(value);
+    if (cls == &PyFloat_Type) return pb_float(c, 4, PyFloat_AS_DOUBLE(value), 1);
+    if (cls == &PyBool_Type) return pb_uint(c, 5, value == Py_True, 1);
+    if ((PyObject *)cls == g_pose_cls) {
+        Buf pose = {0};
+        int rc = (float_attr_field(&pose, 1, value, s_x_m) < 0 || float_attr_field(&pose, 2, value, s_y_m) < 0 ||
+                  float_attr_field(&pose, 3, value, s_theta_rad) < 0 || pb_sub(c, 8, &pose) < 0) ? -1 : 0;
+        buf_free(&pose);
+        return rc;
+    }
+    if (cls == &PyTuple_Type && PyTuple_GET_SIZE(value) > 0 && all_floats(value))
+        return pb_floats_message(c, 7, &PyTuple_GET_ITEM(value, 0), PyTuple_GET_SIZE(value));
+    if (cls == &PyTuple_Type && PyTuple_GET_SIZE(value) > 0 && all_points(value)) {
+        Py_ssize_t m = PyTuple_GET_SIZE(value);
+        PyObject **flat = PyMem_New(PyObject *, 2 * m);
+        if (flat == NULL) { PyErr_NoMemory(); return -1; }
+        for (Py_ssize_t k = 0; k < m; k++) {
+            PyObject *p = PyTuple_GET_ITEM(value, k);
+            flat[2 * k] = PyTuple_GET_ITEM(p, 0);
+            flat[2 * k + 1] = PyTuple_GET_ITEM(p, 1);
+        }
+        int rc = pb_floats_message(c, 9, flat, 2 * m);
+        PyMem_Free(flat);
+        return rc;
+    }
+    PyObject *text = PyObject_CallOneArg(g_json_text, value);
+    if (text == NULL) return -1;
+    int rc = pb_text(c, 6, text, 1);
+    Py_DECREF(text);
+    return rc;
+}
 
 PyObject *bb_changes(PyObject *mod, PyObject *args) {
-    PyObject *entries, *seqs, *raws, *adapter;
+    PyObject *entries, *seqs, *raws, *adapter, *keys;
     Py_ssize_t role_index;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!n:bb_changes", &PyList_Type, &entries, &PyList_Type, &seqs,
-                          &PyList_Type, &raws, &PyList_Type, &adapter, &role_index))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!nO!:bb_changes", &PyList_Type, &entries, &PyList_Type, &seqs,
+                          &PyList_Type, &raws, &PyList_Type, &adapter, &role_index, &PyList_Type, &keys))
         return NULL;
     if (g_pose_cls == NULL || g_json_text == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "bb_changes: setup() not called");
         return NULL;
     }
     Py_ssize_t n = PyList_GET_SIZE(entries);
-    if (PyList_GET_SIZE(seqs) != n || PyList_GET_SIZE(raws) != n || PyList_GET_SIZE(adapter) != n) {
-        PyErr_SetString(PyExc_ValueError, "bb_changes: entries, seqs, raws and adapter differ in length");
+    if (PyList_GET_SIZE(seqs) != n || PyList_GET_SIZE(raws) != n || PyList_GET_SIZE(adapter) != n ||
+        PyList_GET_SIZE(keys) < n) {
+        PyErr_SetString(PyExc_ValueError, "bb_changes: entries, seqs, raws, adapter and keys differ in length");
         return NULL;
     }
-    Buf idx = {0}, wri = {0}, kinds = {0}, floats = {0};
-    PyObject *texts = NULL, *result = NULL;
+    Buf out = {0}, c = {0};
     int role_changed = 0;
-    Py_ssize_t n_changes = 0;
     /* the sequence numbers first: the usual tick changes a few of the entries */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *entry = PyList_GET_ITEM(entries, i);
@@ -71,456 +233,295 @@ PyObject *bb_changes(PyObject *mod, PyObject *args) {
         /* the writer: the stamped node when its stamp is of this write, else the key's adapter */
         PyObject *wseq = slot_get(&g_entry, E_WRITER_SEQ, entry, s_writer_seq);
         if (wseq == NULL) { Py_DECREF(value); goto fail; }
-        PyObject *cur = PyList_GET_ITEM(seqs, i);
-        int stamped = PyObject_RichCompareBool(wseq, cur, Py_EQ);
+        int stamped = PyObject_RichCompareBool(wseq, PyList_GET_ITEM(seqs, i), Py_EQ);
         Py_DECREF(wseq);
         if (stamped < 0) { Py_DECREF(value); goto fail; }
-        PyObject *writer = stamped ? slot_get(&g_entry, E_WRITER, entry, s_writer) : (Py_INCREF(PyList_GET_ITEM(adapter, i)), PyList_GET_ITEM(adapter, i));
+        PyObject *writer = stamped ? slot_get(&g_entry, E_WRITER, entry, s_writer)
+                                   : (Py_INCREF(PyList_GET_ITEM(adapter, i)), PyList_GET_ITEM(adapter, i));
         if (writer == NULL) { Py_DECREF(value); goto fail; }
-        long w = PyLong_AsLong(writer);
+        long long w = PyLong_AsLongLong(writer);
         Py_DECREF(writer);
         if (w == -1 && PyErr_Occurred()) { Py_DECREF(value); goto fail; }
-        if (w < -32768 || w > 32767) {
-            Py_DECREF(value);
-            PyErr_SetString(PyExc_OverflowError, "signed short integer is greater than maximum");
-            goto fail;
-        }
-        if (i > 65535) {
-            Py_DECREF(value);
-            PyErr_SetString(PyExc_OverflowError, "unsigned short is greater than maximum");
-            goto fail;
-        }
-        uint16_t iv = (uint16_t)i;
-        int16_t wv = (int16_t)w;
-        if (buf_put(&idx, &iv, 2) < 0 || buf_put(&wri, &wv, 2) < 0) { Py_DECREF(value); goto fail; }
-        n_changes++;
-        PyTypeObject *cls = Py_TYPE(value);
-        int rc = 0;
-        if (cls == &PyFloat_Type) {
-            rc = (buf_u8(&kinds, KIND_FLOAT) < 0 || buf_f32(&floats, PyFloat_AS_DOUBLE(value)) < 0) ? -1 : 0;
-        } else if ((PyObject *)cls == g_pose_cls) {
-            double x, y, th;
-            rc = (float_attr(value, s_x_m, &x) < 0 || float_attr(value, s_y_m, &y) < 0 ||
-                  float_attr(value, s_theta_rad, &th) < 0 || buf_u8(&kinds, KIND_POSE) < 0 ||
-                  buf_f32(&floats, x) < 0 || buf_f32(&floats, y) < 0 || buf_f32(&floats, th) < 0) ? -1 : 0;
-        } else if (cls == &PyBool_Type) {
-            rc = buf_u8(&kinds, value == Py_True ? KIND_TRUE : KIND_FALSE);
-        } else if (cls == &PyTuple_Type && PyTuple_GET_SIZE(value) > 0 && PyTuple_GET_SIZE(value) < 256
-                   && all_floats(value)) {
-            Py_ssize_t m = PyTuple_GET_SIZE(value);
-            rc = (buf_u8(&kinds, KIND_FLOATS) < 0 || buf_u8(&kinds, (unsigned char)m) < 0) ? -1 : 0;
-            for (Py_ssize_t k = 0; rc == 0 && k < m; k++)
-                rc = buf_f32(&floats, PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(value, k)));
-        } else if (cls == &PyTuple_Type && PyTuple_GET_SIZE(value) > 0 && PyTuple_GET_SIZE(value) < 256
-                   && all_points(value)) {
-            Py_ssize_t m = PyTuple_GET_SIZE(value);
-            rc = (buf_u8(&kinds, KIND_POINTS) < 0 || buf_u8(&kinds, (unsigned char)m) < 0) ? -1 : 0;
-            for (Py_ssize_t k = 0; rc == 0 && k < m; k++) {
-                PyObject *p = PyTuple_GET_ITEM(value, k);
-                rc = (buf_f32(&floats, PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(p, 0))) < 0 ||
-                      buf_f32(&floats, PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(p, 1))) < 0) ? -1 : 0;
-            }
-        } else {
-            rc = buf_u8(&kinds, KIND_JSON);
-            if (rc == 0 && texts == NULL && (texts = PyList_New(0)) == NULL) rc = -1;
-            if (rc == 0) {
-                PyObject *text = PyObject_CallOneArg(g_json_text, value);
-                if (text == NULL) rc = -1;
-                else { rc = PyList_Append(texts, text); Py_DECREF(text); }
-            }
-        }
+        c.len = 0;
+        int rc = pb_text(&c, 1, PyList_GET_ITEM(keys, i), 0);
+        if (rc == 0) rc = w > 0 ? pb_uint(&c, 2, (uint64_t)w, 1) : pb_uint(&c, 3, (uint64_t)(w < -1 ? -1 - w : 0), 1);
+        if (rc == 0) rc = put_value(&c, value);
         Py_DECREF(value);
-        if (rc < 0) goto fail;
+        if (rc < 0 || pb_sub(&out, 9, &c) < 0) goto fail;
     }
-    if (n_changes == 0) {
-        result = PyBytes_FromStringAndSize("", 0);
-    } else {
-        PyObject *text = NULL;
-        const char *tdata = "";
-        Py_ssize_t tlen = 0;
-        if (texts != NULL) {
-            PyObject *sep = PyUnicode_FromString("\n");
-            if (sep == NULL) goto fail;
-            PyObject *joined = PyUnicode_Join(sep, texts);
-            Py_DECREF(sep);
-            if (joined == NULL) goto fail;
-            text = PyUnicode_AsUTF8String(joined);
-            Py_DECREF(joined);
-            if (text == NULL) goto fail;
-            tdata = PyBytes_AS_STRING(text);
-            tlen = PyBytes_GET_SIZE(text);
-        }
-        Py_ssize_t n_floats = floats.len / 4;
-        if (n_changes > 65535 || kinds.len > 65535 || n_floats > 0xFFFFFFFFLL || tlen > 0xFFFFFFFFLL) {
-            Py_XDECREF(text);
-            PyErr_SetString(PyExc_OverflowError, "bb_changes: a tick's blackboard section is too large");
-            goto fail;
-        }
-        Py_ssize_t size = 12 + idx.len + wri.len + kinds.len + floats.len + tlen;
-        result = PyBytes_FromStringAndSize(NULL, size);
-        if (result == NULL) { Py_XDECREF(text); goto fail; }
-        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(result);
-        uint16_t h16 = (uint16_t)n_changes, k16 = (uint16_t)kinds.len;
-        uint32_t f32n = (uint32_t)n_floats, t32 = (uint32_t)tlen;
-        memcpy(o, &h16, 2); memcpy(o + 2, &f32n, 4); memcpy(o + 6, &k16, 2); memcpy(o + 8, &t32, 4);
-        o += 12;
-        const Buf *parts[4] = {&idx, &wri, &kinds, &floats};
-        for (int k = 0; k < 4; k++) {
-            if (parts[k]->len) memcpy(o, parts[k]->data, parts[k]->len);
-            o += parts[k]->len;
-        }
-        if (tlen) memcpy(o, tdata, tlen);
-        Py_XDECREF(text);
-    }
-    buf_free(&idx); buf_free(&wri); buf_free(&kinds); buf_free(&floats);
-    Py_XDECREF(texts);
-    PyObject *out = Py_BuildValue("(NO)", result, role_changed ? Py_True : Py_False);
-    return out;
+    PyObject *bytes = PyBytes_FromStringAndSize(out.data ? out.data : "", out.len);
+    buf_free(&out); buf_free(&c);
+    if (bytes == NULL) return NULL;
+    return Py_BuildValue("(NO)", bytes, role_changed ? Py_True : Py_False);
 fail:
-    buf_free(&idx); buf_free(&wri); buf_free(&kinds); buf_free(&floats);
-    Py_XDECREF(texts);
-    Py_XDECREF(result);
+    buf_free(&out); buf_free(&c);
     return NULL;
 }
 
-/* ---------------------------------------------------------------- encode_inputs_part */
+/* ---------------------------------------------------------------- encode_tick */
 
-enum { F_CAMERA = 1, F_FALLEN = 2, F_PACKET = 4, F_TEAM = 8, F_PAD = 16, F_ESTOP = 32, F_HAS_ESTOP = 64 };
-
-static int buf_f64(Buf *b, double v) { return buf_put(b, &v, 8); }
-
-static int buf_f64_attr(Buf *b, PyObject *obj, PyObject *name) {
-    double v;
-    if (float_attr(obj, name, &v) < 0) return -1;
-    return buf_f64(b, v);
+/* a packed repeated uint32 field of a list of ints (or of the uids of a list of nodes) */
+static int pb_packed_uids(Buf *b, unsigned field, PyObject *list, int of_nodes) {
+    Py_ssize_t m = PyList_GET_SIZE(list);
+    if (m == 0) return 0;
+    Buf packed = {0};
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *item = PyList_GET_ITEM(list, i);
+        PyObject *uid = of_nodes ? PyObject_GetAttr(item, s_uid) : (Py_INCREF(item), item);
+        if (uid == NULL) { buf_free(&packed); return -1; }
+        uint64_t v;
+        int rc = uint_of(uid, &v, "a uid");
+        Py_DECREF(uid);
+        if (rc < 0 || v > 0xFFFFFFFFu || pb_varint(&packed, v) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a uid out of the range of uint32");
+            buf_free(&packed);
+            return -1;
+        }
+    }
+    int rc = pb_bytes(b, field, packed.data, packed.len, 1);
+    buf_free(&packed);
+    return rc;
 }
 
-static int truthy_attr(PyObject *obj, PyObject *name) {
-    PyObject *v = PyObject_GetAttr(obj, name);
-    if (v == NULL) return -1;
-    int t = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return t;
+static int put_command(Buf *b, PyObject *command) {
+    Buf c = {0};
+    PyObject *kick = NULL;
+    int rc = (float_attr_field(&c, 1, command, s_vx_mps) < 0 || float_attr_field(&c, 2, command, s_vy_mps) < 0 ||
+              float_attr_field(&c, 3, command, s_vtheta_radps) < 0 ||
+              float_attr_field(&c, 4, command, s_head_pan_rad) < 0 ||
+              float_attr_field(&c, 5, command, s_head_tilt_rad) < 0) ? -1 : 0;
+    if (rc == 0 && (kick = PyObject_GetAttr(command, s_kick)) == NULL) rc = -1;
+    if (rc == 0 && kick != Py_None)
+        rc = (pb_uint(&c, 6, 1, 0) < 0 || float_attr_field(&c, 7, kick, s_direction_rad) < 0 ||
+              float_attr_field(&c, 8, kick, s_strength) < 0) ? -1 : 0;
+    if (rc == 0) rc = pb_sub(b, 4, &c);
+    Py_XDECREF(kick);
+    buf_free(&c);
+    return rc;
 }
 
-/* a section's bytes: bytes as they are, text as UTF-8 (new reference) */
-static PyObject *section_bytes(PyObject *section) {
-    if (PyBytes_Check(section)) { Py_INCREF(section); return section; }
-    if (PyUnicode_Check(section)) return PyUnicode_AsUTF8String(section);
-    PyErr_SetString(PyExc_TypeError, "an inputs section is bytes or text");
-    return NULL;
+PyObject *encode_tick(PyObject *mod, PyObject *args) {
+    unsigned long long step, tick;
+    int root;
+    PyObject *command, *transitions, *skipped, *ticked, *reasons, *changes;
+    if (!PyArg_ParseTuple(args, "KKiOO!O!OOS:encode_tick", &step, &tick, &root, &command, &PyList_Type, &transitions,
+                          &PyList_Type, &skipped, &ticked, &reasons, &changes))
+        return NULL;
+    if (tick > 0xFFFFFFFFull || root < 0 || root > 5 || PyList_GET_SIZE(transitions) % 3) {
+        PyErr_SetString(PyExc_ValueError, "encode_tick: a tick, root or transition list out of its range");
+        return NULL;
+    }
+    if (reasons != Py_None && !PyDict_Check(reasons)) {
+        PyErr_SetString(PyExc_TypeError, "encode_tick: reasons is a dict or None");
+        return NULL;
+    }
+    if (ticked != Py_None && !PyList_Check(ticked)) {
+        PyErr_SetString(PyExc_TypeError, "encode_tick: ticked is a list of nodes or None");
+        return NULL;
+    }
+    Buf b = {0}, t = {0};
+    PyObject *out = NULL;
+    if (pb_uint(&b, 1, step, 0) < 0 || pb_uint(&b, 2, tick, 0) < 0 || pb_uint(&b, 3, (uint64_t)root, 0) < 0 ||
+        put_command(&b, command) < 0)
+        goto done;
+    Py_ssize_t n3 = PyList_GET_SIZE(transitions);
+    for (Py_ssize_t i = 0; i < n3; i += 3) {  /* flat (uid, previous, new) integers */
+        uint64_t uid, prev, now;
+        if (uint_of(PyList_GET_ITEM(transitions, i), &uid, "a transition's uid") < 0 ||
+            uint_of(PyList_GET_ITEM(transitions, i + 1), &prev, "a transition's status") < 0 ||
+            uint_of(PyList_GET_ITEM(transitions, i + 2), &now, "a transition's status") < 0)
+            goto done;
+        if (uid > 0xFFFFFFFFu || prev > 5 || now > 5) {
+            PyErr_SetString(PyExc_ValueError, "encode_tick: a transition out of range");
+            goto done;
+        }
+        t.len = 0;
+        if (pb_uint(&t, 1, uid, 0) < 0 || pb_uint(&t, 2, prev, 0) < 0 || pb_uint(&t, 3, now, 0) < 0 ||
+            pb_sub(&b, 5, &t) < 0)
+            goto done;
+    }
+    if (pb_packed_uids(&b, 6, skipped, 0) < 0) goto done;
+    if (ticked != Py_None && pb_packed_uids(&b, 7, ticked, 1) < 0) goto done;
+    if (reasons != Py_None) {
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(reasons, &pos, &key, &value)) {
+            uint64_t uid;
+            if (uint_of(key, &uid, "a reason's uid") < 0) goto done;
+            if (uid > 0xFFFFFFFFu) { PyErr_SetString(PyExc_ValueError, "a reason's uid out of range"); goto done; }
+            t.len = 0;
+            if (pb_uint(&t, 1, uid, 0) < 0 || pb_text(&t, 2, value, 0) < 0 || pb_sub(&b, 8, &t) < 0) goto done;
+        }
+    }
+    if (buf_put(&b, PyBytes_AS_STRING(changes), PyBytes_GET_SIZE(changes)) < 0) goto done;  /* field 9, last */
+    out = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
+done:
+    buf_free(&b); buf_free(&t);
+    return out;
 }
 
-static int team_code(PyObject *team, unsigned char *out) {
+/* ---------------------------------------------------------------- encode_inputs */
+
+static int team_code(PyObject *team, uint64_t *out) {
     if (team == Py_None) { *out = 0; return 0; }
     PyObject *v = PyObject_GetAttr(team, s_value_attr);
     if (v == NULL) return -1;
     long code = PyLong_AsLong(v);
     Py_DECREF(v);
     if (code == -1 && PyErr_Occurred()) return -1;
-    if (code < 0 || code > 254) { PyErr_SetString(PyExc_ValueError, "a team value out of range"); return -1; }
-    *out = (unsigned char)(code + 1);
+    if (code < 0 || code > 1000) { PyErr_SetString(PyExc_ValueError, "a team value out of range"); return -1; }
+    *out = (uint64_t)(code + 1);
     return 0;
 }
 
-static int put_detection(Buf *b, PyObject *det, PyObject *kind_codes) {
-    PyObject *kind = PyObject_GetAttr(det, s_kind);
-    if (kind == NULL) return -1;
-    PyObject *code = PyDict_GetItemWithError(kind_codes, kind);  /* borrowed */
-    if (code == NULL && PyErr_Occurred()) { Py_DECREF(kind); return -1; }
-    PyObject *team = PyObject_GetAttr(det, s_team);
-    if (team == NULL) { Py_DECREF(kind); return -1; }
-    unsigned char tc;
-    int rc = team_code(team, &tc);
-    Py_DECREF(team);
-    unsigned char kc = 255;
-    if (rc == 0 && code != NULL) {
-        long c = PyLong_AsLong(code);
-        if (c < 0 || c > 254) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a kind code out of range"); rc = -1; }
-        else kc = (unsigned char)c;
-    }
-    if (rc == 0) rc = (buf_u8(b, kc) < 0 || buf_u8(b, tc) < 0 || buf_f64_attr(b, det, s_x_m) < 0 ||
-                       buf_f64_attr(b, det, s_y_m) < 0 || buf_f64_attr(b, det, s_confidence) < 0) ? -1 : 0;
-    if (rc == 0 && code == NULL) {  /* a kind of no code: its name follows, at most 255 bytes */
-        PyObject *text = PyObject_Str(kind);
-        PyObject *utf8 = text == NULL ? NULL : PyUnicode_AsUTF8String(text);
-        Py_XDECREF(text);
-        if (utf8 == NULL) rc = -1;
-        else {
-            Py_ssize_t n = PyBytes_GET_SIZE(utf8) > 255 ? 255 : PyBytes_GET_SIZE(utf8);
-            rc = (buf_u8(b, (unsigned char)n) < 0 || buf_put(b, PyBytes_AS_STRING(utf8), n) < 0) ? -1 : 0;
-            Py_DECREF(utf8);
-        }
-    }
-    Py_DECREF(kind);
+static int put_detection(Buf *b, PyObject *det) {
+    Buf d = {0};
+    PyObject *kind = NULL, *team = NULL;
+    uint64_t tc = 0;
+    int rc = ((kind = PyObject_GetAttr(det, s_kind)) == NULL || pb_text(&d, 1, kind, 0) < 0 ||
+              (team = PyObject_GetAttr(det, s_team)) == NULL || team_code(team, &tc) < 0 ||
+              pb_uint(&d, 2, tc, 0) < 0 || double_attr_field(&d, 3, det, s_x_m) < 0 ||
+              double_attr_field(&d, 4, det, s_y_m) < 0 || double_attr_field(&d, 5, det, s_confidence) < 0 ||
+              pb_sub(b, 12, &d) < 0) ? -1 : 0;
+    Py_XDECREF(kind); Py_XDECREF(team);
+    buf_free(&d);
     return rc;
 }
 
-PyObject *encode_inputs_part(PyObject *mod, PyObject *args) {
+static int put_segment(Buf *b, PyObject *segment) {
+    PyObject *seg = PySequence_Fast(segment, "a line segment: four numbers");
+    if (seg == NULL) return -1;
+    if (PySequence_Fast_GET_SIZE(seg) != 4) {
+        Py_DECREF(seg);
+        PyErr_SetString(PyExc_ValueError, "a line segment: four numbers");
+        return -1;
+    }
+    Buf s = {0};
+    int rc = 0;
+    for (int k = 0; rc == 0 && k < 4; k++) {
+        double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seg, k));
+        rc = (v == -1.0 && PyErr_Occurred()) ? -1 : pb_double(&s, (unsigned)k + 1, v);
+    }
+    if (rc == 0) rc = pb_sub(b, 13, &s);
+    Py_DECREF(seg);
+    buf_free(&s);
+    return rc;
+}
+
+PyObject *encode_inputs(PyObject *mod, PyObject *args) {
     double t_s;
-    PyObject *obs, *packet, *team, *pad, *estop, *kind_codes;
-    if (!PyArg_ParseTuple(args, "dOOOOOO!:encode_inputs_part", &t_s, &obs, &packet, &team, &pad, &estop,
-                          &PyDict_Type, &kind_codes))
+    PyObject *robot, *obs, *packet, *team, *pad, *estop;
+    if (!PyArg_ParseTuple(args, "UdOOOOO:encode_inputs", &robot, &t_s, &obs, &packet, &team, &pad, &estop))
         return NULL;
     Buf b = {0};
-    PyObject *sections[3] = {NULL, NULL, NULL}, *dets = NULL, *segs = NULL, *odo = NULL, *out = NULL;
-    int camera = truthy_attr(obs, s_camera_frame);
-    if (camera < 0) goto done;
-    int fallen = truthy_attr(obs, s_fallen);
-    if (fallen < 0) goto done;
-    unsigned char flags = (camera ? F_CAMERA : 0) | (fallen ? F_FALLEN : 0);
-    PyObject *given[3] = {packet, team, pad};
-    const unsigned char bits[3] = {F_PACKET, F_TEAM, F_PAD};
-    for (int k = 0; k < 3; k++) {
-        if (given[k] == Py_None) continue;
-        flags |= bits[k];
-        if ((sections[k] = section_bytes(given[k])) == NULL) goto done;
-        if (PyBytes_GET_SIZE(sections[k]) > 0xFFFFFFFFLL) { PyErr_SetString(PyExc_OverflowError, "an inputs section too large"); goto done; }
-    }
-    if (estop != Py_None) {
-        int engaged = PyObject_IsTrue(estop);
-        if (engaged < 0) goto done;
-        flags |= F_HAS_ESTOP | (engaged ? F_ESTOP : 0);
-    }
+    PyObject *dets = NULL, *segs = NULL, *odo = NULL, *out = NULL;
+    int camera, fallen;
+    if (pb_text(&b, 1, robot, 0) < 0 || pb_double(&b, 2, t_s) < 0 || double_attr_field(&b, 3, obs, s_t_s) < 0)
+        goto done;
     if ((odo = PyObject_GetAttr(obs, s_odometry)) == NULL) goto done;
+    if (double_attr_field(&b, 4, odo, s_x_m) < 0 || double_attr_field(&b, 5, odo, s_y_m) < 0 ||
+        double_attr_field(&b, 6, odo, s_theta_rad) < 0 || double_attr_field(&b, 7, obs, s_imu_yaw_rad) < 0 ||
+        double_attr_field(&b, 8, obs, s_head_pan_rad) < 0 || double_attr_field(&b, 9, obs, s_head_tilt_rad) < 0)
+        goto done;
+    if ((camera = truthy_attr(obs, s_camera_frame)) < 0 || pb_uint(&b, 10, (uint64_t)camera, 0) < 0) goto done;
+    if ((fallen = truthy_attr(obs, s_fallen)) < 0 || pb_uint(&b, 11, (uint64_t)fallen, 0) < 0) goto done;
     if ((dets = PyObject_GetAttr(obs, s_detections)) == NULL) goto done;
-    if ((segs = PyObject_GetAttr(obs, s_line_segments)) == NULL) goto done;
     PyObject *det_seq = PySequence_Fast(dets, "detections: a sequence");
     if (det_seq == NULL) goto done;
     Py_SETREF(dets, det_seq);
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(dets); i++)
+        if (put_detection(&b, PySequence_Fast_GET_ITEM(dets, i)) < 0) goto done;
+    if ((segs = PyObject_GetAttr(obs, s_line_segments)) == NULL) goto done;
     PyObject *seg_seq = PySequence_Fast(segs, "line segments: a sequence");
     if (seg_seq == NULL) goto done;
     Py_SETREF(segs, seg_seq);
-    Py_ssize_t n_det = PySequence_Fast_GET_SIZE(dets), n_seg = PySequence_Fast_GET_SIZE(segs);
-    if (n_det > 65535 || n_seg > 65535) { PyErr_SetString(PyExc_OverflowError, "too many detections or segments"); goto done; }
-    uint16_t nd = (uint16_t)n_det, ns = (uint16_t)n_seg;
-    if (buf_u8(&b, flags) < 0 || buf_f64(&b, t_s) < 0 || buf_f64_attr(&b, obs, s_t_s) < 0 ||
-        buf_f64_attr(&b, odo, s_x_m) < 0 || buf_f64_attr(&b, odo, s_y_m) < 0 || buf_f64_attr(&b, odo, s_theta_rad) < 0 ||
-        buf_f64_attr(&b, obs, s_imu_yaw_rad) < 0 || buf_f64_attr(&b, obs, s_head_pan_rad) < 0 ||
-        buf_f64_attr(&b, obs, s_head_tilt_rad) < 0 || buf_put(&b, &nd, 2) < 0 || buf_put(&b, &ns, 2) < 0)
-        goto done;
-    for (Py_ssize_t i = 0; i < n_det; i++)
-        if (put_detection(&b, PySequence_Fast_GET_ITEM(dets, i), kind_codes) < 0) goto done;
-    for (Py_ssize_t i = 0; i < n_seg; i++) {
-        PyObject *seg = PySequence_Fast(PySequence_Fast_GET_ITEM(segs, i), "a line segment: four numbers");
-        if (seg == NULL) goto done;
-        if (PySequence_Fast_GET_SIZE(seg) != 4) {
-            Py_DECREF(seg);
-            PyErr_SetString(PyExc_ValueError, "a line segment: four numbers");
-            goto done;
-        }
-        for (int k = 0; k < 4; k++) {
-            double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seg, k));
-            if ((v == -1.0 && PyErr_Occurred()) || buf_f64(&b, v) < 0) { Py_DECREF(seg); goto done; }
-        }
-        Py_DECREF(seg);
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(segs); i++)
+        if (put_segment(&b, PySequence_Fast_GET_ITEM(segs, i)) < 0) goto done;
+    if (packet != Py_None) {  /* Packet{data}: present even when the packet did not encode (empty) */
+        if (!PyBytes_Check(packet)) { PyErr_SetString(PyExc_TypeError, "encode_inputs: a packet is bytes"); goto done; }
+        Buf p = {0};
+        int rc = (pb_bytes(&p, 1, PyBytes_AS_STRING(packet), PyBytes_GET_SIZE(packet), 0) < 0 ||
+                  pb_sub(&b, 14, &p) < 0) ? -1 : 0;
+        buf_free(&p);
+        if (rc < 0) goto done;
     }
-    for (int k = 0; k < 3; k++) {
-        if (sections[k] == NULL) continue;
-        uint32_t n = (uint32_t)PyBytes_GET_SIZE(sections[k]);
-        if (buf_put(&b, &n, 4) < 0 || buf_put(&b, PyBytes_AS_STRING(sections[k]), n) < 0) goto done;
+    if (team != Py_None && pb_text(&b, 15, team, 0) < 0) goto done;
+    if (pad != Py_None && pb_text(&b, 16, pad, 0) < 0) goto done;
+    if (estop != Py_None) {
+        int engaged = PyObject_IsTrue(estop);
+        if (engaged < 0 || pb_uint(&b, 17, engaged ? 2 : 1, 0) < 0) goto done;
     }
     out = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
 done:
     buf_free(&b);
-    for (int k = 0; k < 3; k++) Py_XDECREF(sections[k]);
     Py_XDECREF(dets); Py_XDECREF(segs); Py_XDECREF(odo);
     return out;
 }
 
-/* ---------------------------------------------------------------- encode_tick */
+/* ---------------------------------------------------------------- encode_truth */
 
-enum { FLAG_REASONS = 1 };
-
-static int put_f32_checked(Buf *b, double v) {  /* as struct's "f": too large a finite value raises */
-    unsigned char p[4];
-    if (PyFloat_Pack4(v, (char *)p, 1) < 0) return -1;
-    return buf_put(b, p, 4);
-}
-
-static int put_f32_attr(Buf *b, PyObject *obj, PyObject *name) {
-    double v;
-    if (float_attr(obj, name, &v) < 0) return -1;
-    return put_f32_checked(b, v);
-}
-
-static int put_u16_list(Buf *b, PyObject *list) {
-    Py_ssize_t n = PyList_GET_SIZE(list);
+PyObject *encode_truth(PyObject *mod, PyObject *args) {
+    unsigned long long step;
+    double t_s;
+    PyObject *ball, *gc, *names, *bodies;
+    if (!PyArg_ParseTuple(args, "KdOO!O!O!:encode_truth", &step, &t_s, &ball, &PyTuple_Type, &gc, &PyList_Type,
+                          &names, &PyList_Type, &bodies))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(bodies);
+    if (PyList_GET_SIZE(names) != n || PyTuple_GET_SIZE(gc) != 5) {
+        PyErr_SetString(PyExc_ValueError, "encode_truth: names and bodies differ in length, or gc is not 5 numbers");
+        return NULL;
+    }
+    Buf b = {0}, s = {0};
+    PyObject *out = NULL;
+    if (pb_uint(&b, 1, step, 0) < 0 || pb_double(&b, 2, t_s) < 0) goto done;
+    if (float_attr_field(&s, 1, ball, s_x_m) < 0 || float_attr_field(&s, 2, ball, s_y_m) < 0 ||
+        float_attr_field(&s, 3, ball, s_vx_mps) < 0 || float_attr_field(&s, 4, ball, s_vy_mps) < 0 ||
+        pb_sub(&b, 3, &s) < 0)
+        goto done;
+    s.len = 0;
+    for (int k = 0; k < 5; k++) {
+        long v = PyLong_AsLong(PyTuple_GET_ITEM(gc, k));
+        if ((v == -1 && PyErr_Occurred()) || pb_int32(&s, (unsigned)k + 1, v) < 0) goto done;
+    }
+    if (pb_sub(&b, 4, &s) < 0) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        long v = PyLong_AsLong(PyList_GET_ITEM(list, i));
-        if (v == -1 && PyErr_Occurred()) return -1;
-        if (v < 0 || v > 65535) {
-            PyErr_SetString(PyExc_OverflowError, "unsigned short out of range");
-            return -1;
-        }
-        uint16_t u = (uint16_t)v;
-        if (buf_put(b, &u, 2) < 0) return -1;
+        PyObject *body = PyList_GET_ITEM(bodies, i);
+        int fallen, removed;
+        s.len = 0;
+        if (pb_text(&s, 1, PyList_GET_ITEM(names, i), 0) < 0 || float_attr_field(&s, 2, body, s_x_m) < 0 ||
+            float_attr_field(&s, 3, body, s_y_m) < 0 || float_attr_field(&s, 4, body, s_theta_rad) < 0 ||
+            (fallen = truthy_attr(body, s_fallen)) < 0 || pb_uint(&s, 5, (uint64_t)fallen, 0) < 0 ||
+            (removed = truthy_attr(body, s_removed)) < 0 || pb_uint(&s, 6, (uint64_t)removed, 0) < 0 ||
+            pb_sub(&b, 5, &s) < 0)
+            goto done;
     }
-    return 0;
-}
-
-PyObject *encode_tick(PyObject *mod, PyObject *args) {
-    unsigned long tick;
-    int root;
-    Py_ssize_t n;
-    PyObject *command, *uids, *codes, *skipped, *ticked, *changes, *reasons;
-    if (!PyArg_ParseTuple(args, "kiOnSSO!OSO:encode_tick", &tick, &root, &command, &n, &uids, &codes,
-                          &PyList_Type, &skipped, &ticked, &changes, &reasons))
-        return NULL;
-    if (tick > 0xFFFFFFFFUL || root < 0 || root > 255 || n < 0 || n > 65535 || PyList_GET_SIZE(skipped) > 65535) {
-        PyErr_SetString(PyExc_OverflowError, "encode_tick: a field out of its range");
-        return NULL;
-    }
-    int has_reasons = reasons != Py_None && PyDict_Check(reasons) && PyDict_GET_SIZE(reasons) > 0;
-    if (reasons != Py_None && !PyDict_Check(reasons)) {
-        PyErr_SetString(PyExc_TypeError, "encode_tick: reasons is a dict or None");
-        return NULL;
-    }
-    Buf tk = {0}, b = {0};
-    PyObject *kick = NULL, *out = NULL, *texts = NULL, *joined = NULL, *utf8 = NULL;
-    /* the ticked nodes' uids first: their count goes in the head */
-    if (ticked != Py_None) {
-        if (!PyList_Check(ticked)) { PyErr_SetString(PyExc_TypeError, "encode_tick: ticked is a list of nodes"); goto done; }
-        Py_ssize_t m = PyList_GET_SIZE(ticked);
-        if (m > 65535) { PyErr_SetString(PyExc_OverflowError, "encode_tick: too many ticked nodes"); goto done; }
-        for (Py_ssize_t i = 0; i < m; i++) {
-            PyObject *uid = PyObject_GetAttr(PyList_GET_ITEM(ticked, i), s_uid);
-            if (uid == NULL) goto done;
-            long v = PyLong_AsLong(uid);
-            Py_DECREF(uid);
-            if (v == -1 && PyErr_Occurred()) goto done;
-            if (v < 0 || v > 65535) { PyErr_SetString(PyExc_OverflowError, "unsigned short out of range"); goto done; }
-            uint16_t u = (uint16_t)v;
-            if (buf_put(&tk, &u, 2) < 0) goto done;
-        }
-    }
-    uint32_t t32 = (uint32_t)tick;
-    unsigned char rb = (unsigned char)root, flags = has_reasons ? FLAG_REASONS : 0;
-    if (buf_put(&b, &t32, 4) < 0 || buf_u8(&b, rb) < 0 || buf_u8(&b, flags) < 0) goto done;
-    if (put_f32_attr(&b, command, s_vx_mps) < 0 || put_f32_attr(&b, command, s_vy_mps) < 0 ||
-        put_f32_attr(&b, command, s_vtheta_radps) < 0 || put_f32_attr(&b, command, s_head_pan_rad) < 0 ||
-        put_f32_attr(&b, command, s_head_tilt_rad) < 0)
-        goto done;
-    if ((kick = PyObject_GetAttr(command, s_kick)) == NULL) goto done;
-    if (kick == Py_None) {
-        if (put_f32_checked(&b, Py_NAN) < 0 || put_f32_checked(&b, Py_NAN) < 0) goto done;
-    } else if (put_f32_attr(&b, kick, s_direction_rad) < 0 || put_f32_attr(&b, kick, s_strength) < 0) {
-        goto done;
-    }
-    uint16_t c16[3] = {(uint16_t)n, (uint16_t)PyList_GET_SIZE(skipped), (uint16_t)(tk.len / 2)};
-    if (buf_put(&b, c16, 6) < 0 || buf_put(&b, PyBytes_AS_STRING(uids), PyBytes_GET_SIZE(uids)) < 0 ||
-        buf_put(&b, PyBytes_AS_STRING(codes), PyBytes_GET_SIZE(codes)) < 0 || put_u16_list(&b, skipped) < 0 ||
-        buf_put(&b, tk.data ? tk.data : "", tk.len) < 0)
-        goto done;
-    if (has_reasons) {  /* u16 n, u32 text bytes, n u16 uids, the texts joined by newlines */
-        Py_ssize_t m = PyDict_GET_SIZE(reasons);
-        if (m > 65535) { PyErr_SetString(PyExc_OverflowError, "encode_tick: too many reasons"); goto done; }
-        Buf ru = {0};
-        PyObject *key, *value;
-        Py_ssize_t pos = 0;
-        if ((texts = PyList_New(0)) == NULL) goto done;
-        while (PyDict_Next(reasons, &pos, &key, &value)) {
-            long v = PyLong_AsLong(key);
-            if ((v == -1 && PyErr_Occurred()) || v < 0 || v > 65535) {
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_OverflowError, "unsigned short out of range");
-                buf_free(&ru);
-                goto done;
-            }
-            uint16_t u = (uint16_t)v;
-            if (buf_put(&ru, &u, 2) < 0 || PyList_Append(texts, value) < 0) { buf_free(&ru); goto done; }
-        }
-        PyObject *sep = PyUnicode_FromString("\n");
-        if (sep == NULL) { buf_free(&ru); goto done; }
-        joined = PyUnicode_Join(sep, texts);
-        Py_DECREF(sep);
-        if (joined == NULL || (utf8 = PyUnicode_AsUTF8String(joined)) == NULL) { buf_free(&ru); goto done; }
-        if (PyBytes_GET_SIZE(utf8) > 0xFFFFFFFFLL) { buf_free(&ru); PyErr_SetString(PyExc_OverflowError, "reasons too long"); goto done; }
-        uint16_t n16 = (uint16_t)m;
-        uint32_t l32 = (uint32_t)PyBytes_GET_SIZE(utf8);
-        int rc = (buf_put(&b, &n16, 2) < 0 || buf_put(&b, &l32, 4) < 0 || buf_put(&b, ru.data ? ru.data : "", ru.len) < 0 ||
-                  buf_put(&b, PyBytes_AS_STRING(utf8), PyBytes_GET_SIZE(utf8)) < 0) ? -1 : 0;
-        buf_free(&ru);
-        if (rc < 0) goto done;
-    }
-    if (buf_put(&b, PyBytes_AS_STRING(changes), PyBytes_GET_SIZE(changes)) < 0) goto done;
-    out = PyBytes_FromStringAndSize(b.data, b.len);
+    out = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
 done:
-    buf_free(&tk); buf_free(&b);
-    Py_XDECREF(kick); Py_XDECREF(texts); Py_XDECREF(joined); Py_XDECREF(utf8);
+    buf_free(&b); buf_free(&s);
     return out;
 }
 
-/* ---------------------------------------------------------------- split_status_log */
+/* ---------------------------------------------------------------- join_repeated */
 
-PyObject *split_status_log(PyObject *mod, PyObject *log) {
-    if (!PyList_Check(log)) {
-        PyErr_SetString(PyExc_TypeError, "split_status_log: a list");
-        return NULL;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(log) / 3;
-    PyObject *uids = PyBytes_FromStringAndSize(NULL, 2 * n);
-    PyObject *codes = PyBytes_FromStringAndSize(NULL, 2 * n);
-    if (uids == NULL || codes == NULL) { Py_XDECREF(uids); Py_XDECREF(codes); return NULL; }
-    uint16_t *u = (uint16_t *)PyBytes_AS_STRING(uids);
-    unsigned char *c = (unsigned char *)PyBytes_AS_STRING(codes);
-    /* the uids first, then the codes: the twin's order (array("H") of the uids, then bytes()) */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long v = PyLong_AsLong(PyList_GET_ITEM(log, 3 * i));
-        if (v == -1 && PyErr_Occurred()) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
-        if (v < 0 || v > 65535) {
-            Py_DECREF(uids); Py_DECREF(codes);
-            PyErr_SetString(PyExc_OverflowError, v < 0 ? "unsigned short is less than minimum"
-                                                       : "unsigned short is greater than maximum");
-            return NULL;
-        }
-        u[i] = (uint16_t)v;
-    }
-    for (Py_ssize_t k = 1; k <= 2; k++) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            long v = PyLong_AsLong(PyList_GET_ITEM(log, 3 * i + k));
-            if (v == -1 && PyErr_Occurred()) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
-            if (v < 0 || v > 255) {
-                Py_DECREF(uids); Py_DECREF(codes);
-                PyErr_SetString(PyExc_ValueError, "bytes must be in range(0, 256)");
-                return NULL;
-            }
-            c[(k - 1) * n + i] = (unsigned char)v;
-        }
-    }
-    if (PyList_SetSlice(log, 0, PyList_GET_SIZE(log), NULL) < 0) { Py_DECREF(uids); Py_DECREF(codes); return NULL; }
-    return Py_BuildValue("(NNn)", uids, codes, n);
-}
-
-/* ---------------------------------------------------------------- join_parts */
-
-PyObject *join_parts(PyObject *mod, PyObject *parts) {
-    if (!PyList_Check(parts)) {
-        PyErr_SetString(PyExc_TypeError, "join_parts: a list of bytes");
-        return NULL;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(parts), total = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
+PyObject *join_repeated(PyObject *mod, PyObject *args) {
+    PyObject *head, *parts;
+    unsigned int field;
+    if (!PyArg_ParseTuple(args, "SIO!:join_repeated", &head, &field, &PyList_Type, &parts)) return NULL;
+    if (field == 0 || field > 0x1FFFFFFF) { PyErr_SetString(PyExc_ValueError, "join_repeated: a field number"); return NULL; }
+    Buf b = {0};
+    PyObject *out = NULL;
+    if (buf_put(&b, PyBytes_AS_STRING(head), PyBytes_GET_SIZE(head)) < 0) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(parts); i++) {
         PyObject *part = PyList_GET_ITEM(parts, i);
         if (!PyBytes_Check(part)) {
-            PyErr_Format(PyExc_TypeError, "join_parts: part %zd is %.50s, not bytes", i, Py_TYPE(part)->tp_name);
-            return NULL;
+            PyErr_Format(PyExc_TypeError, "join_repeated: part %zd is %.50s, not bytes", i, Py_TYPE(part)->tp_name);
+            goto done;
         }
-        if ((uint64_t)PyBytes_GET_SIZE(part) > 0xFFFFFFFFu) {
-            PyErr_SetString(PyExc_OverflowError, "join_parts: a part of 4 GiB or more");
-            return NULL;
-        }
-        total += 4 + PyBytes_GET_SIZE(part);
+        if (pb_bytes(&b, field, PyBytes_AS_STRING(part), PyBytes_GET_SIZE(part), 1) < 0) goto done;
     }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
-    if (out == NULL) return NULL;
-    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *part = PyList_GET_ITEM(parts, i);
-        uint32_t len = (uint32_t)PyBytes_GET_SIZE(part);
-        o[0] = (unsigned char)len; o[1] = (unsigned char)(len >> 8);   /* u32 little-endian, as "<I" */
-        o[2] = (unsigned char)(len >> 16); o[3] = (unsigned char)(len >> 24);
-        memcpy(o + 4, PyBytes_AS_STRING(part), len);
-        o += 4 + len;
-    }
+    out = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
+done:
+    buf_free(&b);
     return out;
 }

@@ -15,7 +15,7 @@ extern PyObject *s_bt_status, *s_env, *s_status_log, *s_status_observer, *s_uid,
 extern PyObject *s_t_s, *s_camera_frame, *s_fallen, *s_odometry, *s_imu_yaw_rad, *s_head_pan_rad,
     *s_head_tilt_rad, *s_detections, *s_line_segments, *s_kind, *s_team, *s_confidence, *s_value_attr;
 extern PyObject *s_vx_mps, *s_vy_mps, *s_vtheta_radps, *s_kick, *s_direction_rad, *s_strength;
-extern PyObject *s_sequence_id, *s_value, *s_writer, *s_writer_seq, *s_x_m, *s_y_m, *s_theta_rad;
+extern PyObject *s_sequence_id, *s_value, *s_writer, *s_writer_seq, *s_x_m, *s_y_m, *s_theta_rad, *s_removed;
 /* setup(): the Pose2D class and the JSON text of other blackboard values */
 extern PyObject *g_pose_cls, *g_json_text;
 
@@ -47,11 +47,6 @@ static inline int buf_put(Buf *b, const void *src, Py_ssize_t n) {
 
 static inline int buf_u8(Buf *b, unsigned char v) { return buf_put(b, &v, 1); }
 
-static inline int buf_f32(Buf *b, double v) {
-    float f = (float)v;
-    return buf_put(b, &f, 4);
-}
-
 static inline void buf_free(Buf *b) { PyMem_Free(b->data); b->data = NULL; b->len = b->cap = 0; }
 
 /* ---------------------------------------------------------------- slots read in place */
@@ -71,9 +66,9 @@ int float_attr(PyObject *obj, PyObject *name, double *out);
 
 /* encode.c: the module's functions */
 PyObject *bb_changes(PyObject *mod, PyObject *args);
-PyObject *encode_inputs_part(PyObject *mod, PyObject *args);
 PyObject *encode_tick(PyObject *mod, PyObject *args);
-PyObject *split_status_log(PyObject *mod, PyObject *log);
-PyObject *join_parts(PyObject *mod, PyObject *parts);
+PyObject *encode_inputs(PyObject *mod, PyObject *args);
+PyObject *encode_truth(PyObject *mod, PyObject *args);
+PyObject *join_repeated(PyObject *mod, PyObject *args);
 
 #endif

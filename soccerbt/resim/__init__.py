@@ -5,7 +5,7 @@
 - ``verify``: ``soccerbt replay LOG --verify``: the match played again from the log's header and
   compared step by step.
 - ``derive``: a log recorded with ``--record-mode inputs`` made whole by re-running every brain
-  from its inputs (``derive_procs``: on every core; ``derive_cache``: kept for the next reading).
+  from its inputs (``derive_procs``: on every core), up to the first step that does not reproduce.
 - ``compare``: two runs' ticks compared (the re-run's report, ``diff``'s and ``--verify``'s lines).
 
 Floor: above ``soccerbt.log`` (its only way into a log); may import ``soccerbt.match`` and below.

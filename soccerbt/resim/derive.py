@@ -1,13 +1,14 @@
 """``soccerbt replay derive LOG FULL.mcap``: an inputs-only log made whole.
 
-An inputs-only log (``--record-mode inputs`` on ``soccerbt run``, ``view`` and ``brain``:
-the default) holds what cannot be derived: each brain's inputs, the truth, the GameController, the
-events, the scene and the commands, and per tick only the root status and the command. ``derive``
-re-runs every robot's brain from its inputs with the recorded tree and writes the full log: each robot's tree, key
-tables, keyframes and ticks (transitions, blackboard changes with their writers, reasons) in
-place of the short ticks, everything else copied. The result holds the messages a full
-recording of the same run holds (tested message by message), so every reader opens it; its
-header says ``derived_from``.
+An inputs-only log (``--record-mode inputs``, an opt-in of ``soccerbt run`` and ``view`` for
+long batch runs; before soccerbt 0.2 the default of ``run``, ``view`` and ``brain``) holds what
+cannot be derived: each brain's inputs, the truth, the GameController and the events, and per
+tick only the root status and the command. ``derive`` re-runs every robot's brain from its
+inputs with the recorded tree and writes the full log: each robot's tree, keyframes and ticks
+(transitions, blackboard changes with their writers, reasons), the scene and the commands,
+everything else copied; the log written is of the current format whatever the format read.
+The result holds the messages a full recording of the same run holds, so every reader opens
+it; its header says ``derived_from``.
 
 The recorded tree is the one on disk when it is unchanged (its files' SHA-256 as the header lists
 them, as ``--rerun`` requires); else the copy the log carries (``tree_files`` in the header: the
@@ -15,9 +16,11 @@ recorder embeds the tree files' text, up to 1 MiB), checked against the same has
 to a temporary folder in the same layout, so that a tree edited since the run still derives.
 
 The re-run is checked against the recording at every step: its tick count, root status and
-command must be the recorded ones. A difference (a brain that is not deterministic, a tree file
-edited since with the same hash: impossible; a soccerbt of another version) stops the derive
-naming the step, and nothing is written.
+command must be the recorded ones. **Nothing derived is thrown away**: at the first step that
+does not reproduce the derive stops, writes everything up to the step before, and says where
+and why (``DeriveResult.stopped``): the software that wrote the log (its header's ``software``)
+against this one (``soccerbt.log.software.compare_software``): a different source or library
+version explains it; the same everything is a determinism bug, reported as one.
 
 A flight log's later segment (``segment`` > 0 in its header) starts in the middle of a run: its
 brains' state there is derived by feeding them the run's earlier segments first, found beside it
@@ -32,27 +35,30 @@ from __future__ import annotations
 
 import os
 import re
-import struct
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 from soccerbt.log import format as lf
-from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
-from soccerbt.log.inputs import decode_part, pad_of, team_messages_of
+from soccerbt.log import format_v1 as v1
 from soccerbt.log.format import ReplayError, ShapeError
+from soccerbt.log.inputs import InputRecord
 from soccerbt.log.reader import McapLog
 from soccerbt.log.scene_update import scene_json_of, team_rgb
-from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, recorded_tree
+from soccerbt.log.software import compare_software, software
+from soccerbt.log.upgrade import inputs_message, truth_message
+from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
+from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, recorded_tree
 
-__all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only"]
+__all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only", "derived_for_reading",
+           "why_not_reproduced"]
 
 _SEGMENT = re.compile(r"^(?P<run>.+)-(?P<n>\d{3})\.mcap$")
-_DERIVED_KINDS = ("tree", "keys", "keyframe")  # a robot's channels the derive writes (the others are copied)
+_DERIVED_KINDS = ("tree", "keys", "keyframe", "tick")  # a robot's channels the derive writes (the others are copied)
 PROGRESS_STEPS = 500  # derive_log's progress: five simulated seconds
-_STEP_TAIL = frozenset((lf.GC_TOPIC, lf.EVENTS_TOPIC, lf.SCENE_TOPIC, lf.COMMANDS_TOPIC))  # after a step's ticks
 
 
 def is_inputs_only(log: McapLog) -> bool:
@@ -69,6 +75,7 @@ class DeriveResult:
     robots: list[str]
     segments_fed: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    stopped: str | None = None   # why the derive stopped before the log's end (what it wrote ends before)
 
 
 class _Brain:
@@ -99,24 +106,10 @@ class _Brain:
         self.recorder = McapRecorder(Path(os.devnull), stream=open(os.devnull, "wb"), tap=self.mine.message)
         self.recorder.on_start(self.view)
 
-    def feed(self, part: bytes, step: int) -> None:
-        """Step the brain on its part of an inputs message (``step``: the log's step)."""
-        from soccerbt.gamecontroller.protocol import PacketError, decode
-
-        rec = decode_part(part)
-        self.driver.observations = rec.observations
-        if rec.packet is not None:
-            try:
-                self.agent.receive_packet(decode(rec.packet))
-            except PacketError:  # recorded as b"": it did not encode; where it mattered, the tick check stops
-                pass
-        if rec.team:
-            self.link.pending = team_messages_of(rec.team)
-        if self.pad is not None and rec.pad is not None:
-            self.pad.next = pad_of(rec.pad)
-        if self.stop is not None and rec.estop is not None:
-            self.stop.follow(rec.estop)
-        self.agent.step(rec.t_s)
+    def feed(self, rec: InputRecord, step: int) -> None:
+        """Step the brain on its inputs of a step (``step``: the log's step). A recorded packet
+        that does not decode is not given (where it mattered, the tick check stops)."""
+        feed_brain(rec, self.agent, self.driver, self.link, self.pad, self.stop)
         self.view.steps = step
         self.view.world.t_s = rec.t_s
 
@@ -208,6 +201,16 @@ def _same_tick(recorded: lf.TickRecord, derived: lf.TickRecord) -> bool:
             and lf.same_command(recorded.command, derived.command))
 
 
+def why_not_reproduced(log: McapLog) -> str:
+    """Why a re-run of `log`'s brains may not reproduce it: which software differs from the one
+    that wrote it, or that none does (then it is a determinism bug)."""
+    differs = compare_software(log.header.get("software"))
+    if not differs:
+        return ("soccerbt's source, Python and the libraries are those that wrote the log: this is a determinism "
+                "bug in soccerbt; please report it with the log")
+    return "the software differs from the one that wrote the log: " + "; ".join(differs)
+
+
 def earlier_segments(log: McapLog) -> list[Path]:
     """The run's segments before this one, in order (a flight log's ``segment`` > 0)."""
     n = log.header.get("segment")
@@ -244,8 +247,8 @@ def _feed_segment(path: Path, robots: list[str], brains: list[_Brain]) -> None:
             raise ReplayError(path, None, f"step {step} is missing (damaged): the segments after it cannot "
                                           "be derived")
         try:
-            step_brains(brains, data, step)
-        except (ValueError, IndexError, ShapeError) as exc:
+            step_brains(brains, seg.inputs_of(data), step)
+        except (ValueError, KeyError, ShapeError) as exc:
             raise ReplayError(path, None, f"step {step} is unreadable ({exc}): the segments after it cannot "
                                           "be derived") from None
 
@@ -298,6 +301,7 @@ def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], ear
     writer = LogWriter(tmp, stream=stream)
     writer.dt_s = log.dt_s
     notes: list[str] = []
+    stopped: str | None = None
 
     def put(topic: str, step: int, data: bytes) -> None:
         kind = lf.kind_of_topic(topic)
@@ -307,6 +311,12 @@ def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], ear
     try:
         header = {k: v for k, v in log.header.items() if k not in ("node_data", "tree_files")}
         header["derived_from"] = log.path.name
+        if log.format_version != lf.FORMAT_VERSION:
+            header["upgraded_from"] = {"format_version": log.format_version,
+                                       "soccerbt_version": log.header.get("soccerbt_version")}
+            header["format_version"] = lf.FORMAT_VERSION
+        header["recorded_software"] = log.header.get("software")
+        header["software"] = software()
         put(lf.HEADER_TOPIC, 0, lf.json_bytes(header))
         for b in brains:
             b.start()
@@ -314,43 +324,31 @@ def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], ear
             for topic, step, data in b.mine.drain():
                 put(topic, step, data)
         events: list[dict[str, Any]] = []
-        held: tuple[int, bytes] | None = None
         expect = 1
         last = 0
         scenes = _Scenes(log, brains)
-        for topic, step, data in log.messages(0, log.last_step):
-            if step != scenes.step or topic not in _STEP_TAIL:
-                scenes.flush(put)  # the last step's scene and commands, when the log left them out
-            if topic == lf.STEP_TOPIC:
-                held = (step, data)
-                continue
-            if topic != lf.INPUTS_TOPIC:
-                scenes.seen(topic, step, data)
-                if topic == lf.EVENTS_TOPIC:
-                    try:
-                        events.append(lf.check_event(lf.load_json(data)))
-                    except ShapeError as exc:  # copied as it is; the index lists the readable ones
-                        notes.append(f"{log.path}: the event at step {step} is damaged ({exc})")
-                mine = lf.robot_of_topic(topic)
-                if topic != lf.HEADER_TOPIC and (mine is None or mine[1] not in _DERIVED_KINDS):
-                    put(topic, step, data)
-                continue
-            if held is None or held[0] != step or step != expect:
+        for step, group in log.step_groups(0, log.last_step):
+            if step == 0:
+                continue  # the header, written above
+            if step != expect:
                 notes.append(f"{log.path}: step {expect} is missing from the log (damaged): the derived log ends "
                              f"at step {expect - 1}")
                 break
-            _derive_step(log, brains, step, held[1], data, put)
-            scenes.due(step, held[1])
-            held = None
+            try:
+                stopped = _derive_step(log, brains, step, group, put, events, notes, scenes)
+            except _Missing as exc:
+                notes.append(f"{log.path}: step {step}: {exc}: the derived log ends at step {expect - 1}")
+                break
+            if stopped is not None:
+                break
             last = step
             expect = step + 1
             if progress is not None and step % PROGRESS_STEPS == 0:
                 progress(step, log.last_step)
-        scenes.flush(put)
         if progress is not None:
-            progress(log.last_step, log.last_step)
+            progress(last if stopped else log.last_step, log.last_step)
         loads = [ld for b in brains for ld in b.mine.loads]
-        writer.finish(last, {"events": events, "loads": loads, "steps": last})
+        writer.finish(last, {"events": [e for e in events if e["step"] <= last], "loads": loads, "steps": last})
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -359,7 +357,11 @@ def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], ear
         except OSError:
             pass
         raise
-    return DeriveResult(target, last, robots, earlier, notes)
+    return DeriveResult(target, last, robots, earlier, notes, stopped)
+
+
+class _Missing(ValueError):
+    """A step of the log lacks what the derive needs (damage): the derived log ends before it."""
 
 
 class _Scenes:
@@ -379,82 +381,162 @@ class _Scenes:
                      for b in sorted(brains, key=lambda b: ids[b.robot])]
         self.commands = [(None, b.agent, SimpleNamespace(name=b.robot)) for b in brains]  # as the recorder's tracks
         self.attacks: dict[str, bool] = {}
-        self.step = -1  # the step whose scene is due
-        self.truth = b""
-        self.has_scene = self.has_commands = False
 
-    def seen(self, topic: str, step: int, data: bytes) -> None:
-        """A message copied from the log."""
-        if topic == lf.GC_TOPIC:
-            try:
-                words = lf.load_json(data)
-            except ShapeError:
-                return
-            if isinstance(words, dict):
-                self.attacks = {team: words[f"{team}_attacks_positive_x"] for team in ("blue", "red")
-                                if isinstance(words.get(f"{team}_attacks_positive_x"), bool)}
-        elif step == self.step:
-            self.has_scene = self.has_scene or topic == lf.SCENE_TOPIC
-            self.has_commands = self.has_commands or topic == lf.COMMANDS_TOPIC
+    def seen(self, topic: str, data: bytes) -> None:
+        """A GameController message copied from the log: which goal each team attacks."""
+        if topic != lf.GC_TOPIC:
+            return
+        try:
+            words = lf.load_json(data)
+        except ShapeError:
+            return
+        if isinstance(words, dict):
+            self.attacks = {team: words[f"{team}_attacks_positive_x"] for team in ("blue", "red")
+                            if isinstance(words.get(f"{team}_attacks_positive_x"), bool)}
 
-    def due(self, step: int, step_data: bytes) -> None:
-        """`step` derived (its brains stepped): its scene is due when it is a scene step."""
-        if step % lf.SCENE_PERIOD_STEPS == 0:
-            self.step, self.truth = step, lf.split_parts(step_data)[0]
-            self.has_scene = self.has_commands = False
-
-    def flush(self, put: Any) -> None:
-        """Write the due step's scene and commands that the log did not hold."""
+    def write(self, step: int, truth: lf.TruthRecord, has_scene: bool, has_commands: bool, put: Any) -> None:
+        """The step's scene and commands that the log did not hold."""
         from soccerbt.log.writer import commands_json
 
-        if self.step < 0:
-            return
-        step, self.step = self.step, -1
-        try:
-            truth = lf.decode_truth(self.truth)
-        except (ValueError, struct.error) as exc:
-            raise ReplayError(self.path, None, f"step {step}: the truth is unreadable ({exc}): cannot derive it") from None
-        if not self.has_scene:
+        if not has_scene:
             rows = []
             for k, name, rgb, agent, team in self.plan:
                 x_m, y_m, theta_rad, fallen, _removed = truth.robots[k]
                 rows.append((name, rgb, x_m, y_m, theta_rad, fallen, agent, self.attacks.get(team)))
             put(lf.SCENE_TOPIC, step, scene_json_of(truth.t_s, self.field, rows, truth.ball[0], truth.ball[1]))
-        if not self.has_commands:
+        if not has_commands:
             put(lf.COMMANDS_TOPIC, step, commands_json(truth.t_s, self.commands))
 
 
-def _derive_step(log: McapLog, brains: list[Any], step: int, step_data: bytes, inputs: bytes, put: Any) -> None:
-    """One step: every brain fed and recorded; the key tables, the step message with the derived
-    ticks, the inputs, then the keyframes, as the recorder orders them."""
+def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[str, bytes]], put: Any,
+                 events: list[dict[str, Any]], notes: list[str], scenes: _Scenes) -> str | None:
+    """One step: every brain fed and recorded, checked against the recording, and the step's
+    messages written as the recorder orders them (the truth, the derived ticks, the inputs,
+    keyframes, then the rest as the log holds them, the scene and commands made where due).
+    Returns why the derive stops here (a re-run that does not reproduce), else None."""
+    truth_data = step_data = inputs = None
+    recorded_ticks: dict[str, bytes] = {}
+    tick_topics = {lf.tick_topic(b.robot): b.robot for b in brains}
+    rest: list[tuple[str, bytes]] = []
+    for topic, data in group:
+        if topic == lf.TRUTH_TOPIC:
+            truth_data = data
+        elif topic == v1.STEP_TOPIC:
+            step_data = data
+        elif topic == lf.INPUTS_TOPIC:
+            inputs = data
+        elif topic in tick_topics:
+            recorded_ticks[tick_topics[topic]] = data
+        else:
+            mine = lf.robot_of_topic(topic)
+            if topic != lf.HEADER_TOPIC and (mine is None or mine[1] not in _DERIVED_KINDS):
+                rest.append((topic, data))
+    if inputs is None or (truth_data is None and step_data is None):
+        raise _Missing("its inputs or truth are missing (damaged)")
     try:
-        parts = lf.split_parts(step_data)
-        step_brains(brains, inputs, step)
+        if step_data is not None:  # format 1: the truth and every robot's root and command in one message
+            parts = v1.split_parts(step_data)
+            truth = v1.decode_truth(parts[0])
+            recorded = {b.robot: v1.decode_tick(parts[1 + b.k]) for b in brains}
+        else:
+            truth = lf.decode_truth(truth_data)
+            recorded = {b.robot: lf.decode_tick(recorded_ticks[b.robot]) for b in brains}
+        records = log.inputs_of(inputs)
+    except (ValueError, IndexError, KeyError, ShapeError) as exc:
+        raise _Missing(f"unreadable ({exc})") from None
+    try:
+        step_brains(brains, records, step)
     except ReplayError:  # a deriving child's, said as it was raised
         raise
-    except (ValueError, IndexError, ShapeError) as exc:
-        raise ReplayError(log.path, None, f"step {step} is unreadable ({exc}): cannot derive it") from None
+    except (ValueError, KeyError, ShapeError) as exc:
+        raise _Missing(f"its inputs are unreadable ({exc})") from None
+    derived_ticks: dict[str, bytes] = {}
     later: list[tuple[str, int, bytes]] = []
     for b in brains:
         tick = b.mine.ticks.pop(step)
-        try:
-            recorded = lf.decode_tick(parts[1 + b.k])
-        except (ValueError, IndexError, ShapeError) as exc:
-            raise ReplayError(log.path, None, f"step {step}: {b.robot}'s tick is unreadable ({exc})") from None
         derived = lf.decode_tick(tick)
-        if not _same_tick(recorded, derived):
-            raise ReplayError(log.path, None, f"step {step}: {b.robot}'s re-run differs from the recording (tick "
-                                              f"{derived.tick} root {derived.root} command {derived.command}; recorded "
-                                              f"tick {recorded.tick} root {recorded.root} command {recorded.command}): "
-                                              "the brain or soccerbt changed since the run; nothing written")
-        parts[1 + b.k] = tick
-        for topic, s, data in b.mine.drain():
-            if topic.endswith("/keys"):
-                put(topic, s, data)
-            else:
-                later.append((topic, s, data))
+        was = recorded[b.robot]
+        if not _same_tick(was, derived):
+            return (f"step {step} (t={truth.t_s:.2f}s): {b.robot}'s re-run differs from the recording (tick "
+                    f"{derived.tick} root {lf.status_name(derived.root)} command {_command_text(derived.command)}; "
+                    f"recorded tick {was.tick} root {lf.status_name(was.root)} command {_command_text(was.command)}): "
+                    f"{why_not_reproduced(log)}; the derived log ends at step {step - 1}")
+        derived_ticks[b.robot] = tick
+        later.extend(b.mine.drain())
         b.mine.extra.pop(step, None)
-    put(lf.STEP_TOPIC, step, lf.join_parts(parts))
+    put(lf.TRUTH_TOPIC, step, truth_data if truth_data is not None else truth_message(truth, log.robots))
+    for robot in log.robots:
+        if robot in derived_ticks:
+            put(lf.tick_topic(robot), step, derived_ticks[robot])
+    if log.format_version == 1:
+        inputs = inputs_message(step, [(r, records[r]) for r in log.robots if r in records])
     put(lf.INPUTS_TOPIC, step, inputs)
     for topic, s, data in later:
         put(topic, s, data)
+    has_scene = has_commands = False
+    for topic, data in rest:
+        put(topic, step, data)
+        scenes.seen(topic, data)
+        has_scene = has_scene or topic == lf.SCENE_TOPIC
+        has_commands = has_commands or topic == lf.COMMANDS_TOPIC
+        if topic == lf.EVENTS_TOPIC:
+            try:
+                events.append(lf.check_event(lf.load_json(data)))
+            except ShapeError as exc:  # copied as it is; the index lists the readable ones
+                notes.append(f"{log.path}: the event at step {step} is damaged ({exc})")
+    if step % lf.SCENE_PERIOD_STEPS == 0:
+        scenes.write(step, truth, has_scene, has_commands, put)
+    return None
+
+
+def _command_text(command: tuple[float, ...]) -> str:
+    return "(" + ", ".join(f"{v:.7g}" for v in command) + ")"
+
+
+def derived_for_reading(log: McapLog, budget_ratio: int | None, err: TextIO | None = None) -> McapLog:
+    """The full log of the inputs-only `log`, for the readers (the tree tools, the viewer, diff,
+    --rerun): derived now into a temporary file (removed at once: it lives while the returned
+    log is open). A derive that stops at a step that does not reproduce gives the log up to the
+    step before, and says why. The returned log answers to `log`'s path and carries `log`'s
+    warnings and derive's notes; `log` is closed. `err`: where the lines that say so go."""
+    def say(text: str) -> None:
+        if err is not None:
+            print(f"soccerbt replay: {text}", file=err, flush=True)
+
+    scratch = Path(tempfile.mkdtemp(prefix="soccerbt-derived-"))
+    out = scratch / "derived.mcap"
+    try:
+        say(f"{log.path} holds its brains' inputs only (--record-mode inputs): deriving every node's status from "
+            f"them ({len(log.robots)} brains, {log.last_step} steps; soccerbt replay derive {log.path} FULL.mcap "
+            "keeps the result)")
+        start = time.perf_counter()
+        done = derive_log(log, out, progress=_progress(err))
+        derived = McapLog.open(out, budget_ratio=budget_ratio)
+        say(f"derived in {time.perf_counter() - start:.1f} s")
+        notes = list(done.notes)
+        if done.stopped is not None:
+            notes.append(f"{log.path}: the derive stopped at {done.stopped}")
+            say(f"the derive stopped at {done.stopped}")
+        derived.path = log.path
+        derived.warnings[:0] = [*log.warnings, *notes]
+        return derived
+    finally:
+        log.close()
+        try:
+            out.unlink(missing_ok=True)  # the open log keeps reading it
+            scratch.rmdir()
+        except OSError:
+            pass
+
+
+def _progress(err: TextIO | None) -> Callable[[int, int], None] | None:
+    """derive's progress on a terminal: one line rewritten in place."""
+    if err is None or not getattr(err, "isatty", lambda: False)():
+        return None
+
+    def show(step: int, last: int) -> None:
+        end = "\n" if step >= last else ""
+        print(f"\rsoccerbt replay: deriving {100 * step // max(1, last):3d}% (step {step} of {last})", end=end,
+              file=err, flush=True)
+
+    return show

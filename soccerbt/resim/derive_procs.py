@@ -90,26 +90,21 @@ class _AgentView:
 def inputs_in_order(log: Any) -> Iterator[tuple[int, bytes | None]]:
     """(step, its inputs message) of each step of `log` from 1 in order, then (the first step that
     is missing, None) where one is (damaged) and nothing after it."""
-    held: int | None = None
     expect = 1
-    for topic, step, data in log.messages(0, log.last_step):
-        if topic == lf.STEP_TOPIC:
-            held = step
-        elif topic == lf.INPUTS_TOPIC:
-            if held != step or step != expect:
-                yield expect, None
-                return
-            yield step, data
-            held = None
-            expect = step + 1
+    for step, group in log.step_groups(1, log.last_step):
+        inputs = next((data for topic, data in group if topic == lf.INPUTS_TOPIC), None)
+        if step != expect or inputs is None:
+            yield expect, None
+            return
+        yield step, inputs
+        expect = step + 1
 
 
-def step_brains(brains: list[Any], inputs: bytes, step: int) -> None:
-    """Every brain fed its part of a step's inputs message and recorded (ValueError, IndexError
-    or ShapeError for inputs that do not decode)."""
-    parts = lf.split_parts(inputs)
+def step_brains(brains: list[Any], records: dict[str, Any], step: int) -> None:
+    """Every brain fed its inputs of a step (robot -> InputRecord, ``McapLog.inputs_of``) and
+    recorded (KeyError for a robot the step holds no inputs of)."""
     for b in brains:
-        b.feed(parts[b.k], step)
+        b.feed(records[b.robot], step)
         b.record()
 
 
@@ -126,12 +121,13 @@ def _child(path: Path, brains: list[Any], earlier: list[Path], robots: list[str]
             b.start(tap)
         conn.send(("start", [tap.take() for tap in taps]))
         batch: list[tuple[int, list[Any]]] = []
-        for step, data in inputs_in_order(McapLog.open(path)):
+        log = McapLog.open(path)
+        for step, data in inputs_in_order(log):
             if data is None:
                 break  # the parent stops here too (the same log, read the same way)
             try:
-                step_brains(brains, data, step)
-            except (ValueError, IndexError, ShapeError) as exc:
+                step_brains(brains, log.inputs_of(data), step)
+            except (ValueError, KeyError, ShapeError) as exc:
                 conn.send(("steps", batch))
                 conn.send(("bad", str(exc)))
                 return
@@ -240,7 +236,7 @@ class RemoteBrain:
         for message in self.group.started(self.index):
             self.mine.message(*message)
 
-    def feed(self, part: bytes, step: int) -> None:
+    def feed(self, rec: Any, step: int) -> None:
         self.step = step  # the brain itself steps in the child
 
     def record(self) -> None:

@@ -5,15 +5,16 @@ the driver's limits, a pad and an emergency stop when there were), with the give
 recorded one when none is given: it must be unchanged, checked by its SHA-256 as ``--verify``
 does), is fed R's recorded inputs step by step (``/match/inputs``: brain time, observations,
 GameController packets, team messages, the pad, the stop) and recorded by the match recorder
-into no file; its ticks are compared with the log's (``rerun_compare``) over ``--from``..``--to``
+into no file (logs of format 1 and 2 alike); its ticks are compared with the log's (``rerun_compare``) over ``--from``..``--to``
 (the brain always runs from the log's first step, so that its state at ``--from`` is the one it
 reached by then). The re-run is open loop: the world does not react to its commands, the
 observations are those of the recorded run.
 
-``--out NEW.mcap`` writes the log again with R's part replaced by the re-run's (its tree, key
-tables, keyframes, every tick and its entry of ``/commands``), everything else copied (truth, the other robots, the
-GameController, events), so ``soccerbt replay diff LOG NEW.mcap`` and the viewer open it beside
-the original. It is written under a temporary name and renamed when whole.
+``--out NEW.mcap`` writes the log again with R's part replaced by the re-run's (its tree,
+keyframes, every tick and its entry of ``/commands``), everything else copied (truth, the other
+robots, the GameController, events), so ``soccerbt replay diff LOG NEW.mcap`` and the viewer open
+it beside the original. It is written in the current format (a format-1 log's steps upgraded:
+``soccerbt.log.upgrade``), under a temporary name and renamed when whole.
 
 Exit codes as ``replay diff``: 0 nothing differs, 1 something does (or steps the range holds
 could not be compared: a damaged log, as ``diff`` says of its gaps), 2 a log that cannot be
@@ -26,10 +27,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from soccerbt.gamecontroller.protocol import PacketError, decode
 from soccerbt.log import format as lf
-from soccerbt.log.inputs import INPUTS_VERSION, decode_part, pad_of, team_messages_of
+from soccerbt.log import format_v1 as v1
 from soccerbt.log.format import ReplayError, ShapeError
+from soccerbt.log.inputs import INPUTS_VERSION, InputRecord, pad_of, team_messages_of
 from soccerbt.log.reader import McapLog
+from soccerbt.log.software import software
+from soccerbt.log.upgrade import inputs_message, tick_message, truth_message
+from soccerbt.log.writer import LogWriter, McapRecorder, file_hashes
 from soccerbt.resim.compare import Comparison, Side
 
 __all__ = ["rerun_log", "RerunResult", "NO_INPUTS"]
@@ -38,7 +44,7 @@ NO_INPUTS = ("holds no brain inputs: --rerun needs a log recorded by soccerbt wi
              f"{lf.FORMAT} with the header's inputs version {INPUTS_VERSION}, this version's "
              "soccerbt run --record and soccerbt brain); record the run again")
 MAX_PARTICLES = 10_000
-_ROBOT_TOPICS = ("tree", "keys", "keyframe")
+_ROBOT_TOPICS = ("tree", "keys", "keyframe", "tick")  # a robot's channels the re-run writes itself
 
 
 class RerunResult:
@@ -274,12 +280,11 @@ def rerun_log(log: McapLog, robot: str, tree: Path | None, first_step: int, last
     tree_path = tree if tree is not None else recorded_tree(log, robot)
     spec, desc = _brain_spec(log, robot, tree_path)
     agent, driver, link, pad, stop = _build(spec, desc)  # TreeLoadError for a tree that does not load
-    k = log.robots.index(robot)
     comparison = Comparison()
     notes: list[str] = []
     writer = _OutLog(log, robot, out, tree_path) if out is not None else None
     try:
-        expect = _run(log, robot, k, first_step, last_step, agent, driver, link, pad, stop, spec, comparison, notes,
+        expect = _run(log, robot, first_step, last_step, agent, driver, link, pad, stop, spec, comparison, notes,
                       writer)
     except BaseException:
         if writer is not None:
@@ -292,14 +297,81 @@ def rerun_log(log: McapLog, robot: str, tree: Path | None, first_step: int, last
     return RerunResult(comparison, notes, out, complete=expect > last_step)
 
 
-def _run(log: McapLog, robot: str, k: int, first_step: int, last_step: int, agent: Any, driver: _Driver, link: _Link,
+def feed_brain(rec: InputRecord, agent: Any, driver: _Driver, link: _Link, pad: _Pad | None, stop: Any) -> str | None:
+    """Give a brain one step's recorded inputs and step it; a note when a recorded
+    GameController packet does not decode (it is not given), else None."""
+    note = None
+    driver.observations = rec.observations
+    if rec.packet is not None:
+        try:
+            agent.receive_packet(decode(rec.packet))
+        except PacketError:
+            note = "a recorded GameController packet does not decode; not given"
+    if rec.team:
+        link.pending = team_messages_of(rec.team)
+    if pad is not None and rec.pad is not None:
+        pad.next = pad_of(rec.pad)
+    if stop is not None and rec.estop is not None:
+        stop.follow(rec.estop)
+    agent.step(rec.t_s)
+    return note
+
+
+class _LogStep:
+    """One step of the log as the re-run reads it: the robot's recorded tick, the time, the
+    inputs message and the robot's other channels (a format-1 log's blackboard decoded with the
+    key table in force)."""
+
+    def __init__(self, log: McapLog, robot: str) -> None:
+        self.log, self.robot = log, robot
+        self.tick_topic = lf.tick_topic(robot)
+        v1_log = log.format_version == 1
+        self.tables = {r: log.key_table(r, 1) for r in log.robots} if v1_log else {}
+        self.table_topics = ({v1.keys_topic(r): r for r in log.robots} | {lf.keyframe_topic(r): r for r in log.robots}
+                             if v1_log else {})
+        self.all_robots = False   # a format-1 step: decode every robot's tick (the --out log writes them)
+        self.view: Any = None
+
+    def read(self, step: int, group: list[tuple[str, bytes]]) -> tuple[lf.TickRecord, float, bytes, dict[str, bytes]]:
+        """(the robot's tick, the step's time, the inputs message, the robot's other channels);
+        ValueError naming what is missing or unreadable. A format-1 step message is decoded
+        where it lies among the key tables (``view``: every robot's when ``all_robots``)."""
+        tick = truth = inputs = None
+        self.view = None
+        extra: dict[str, bytes] = {}
+        for topic, data in group:
+            if topic in self.table_topics:  # a format-1 log's key tables, followed for every robot
+                found = v1.table_of(data)
+                if found is not None:
+                    self.tables[self.table_topics[topic]] = found[1]
+            elif topic == self.tick_topic:
+                tick = data
+            elif topic == lf.TRUTH_TOPIC:
+                truth = data
+            elif topic == v1.STEP_TOPIC:
+                self.view = self.log.decode_step(data, dict(self.tables), None if self.all_robots else [self.robot])
+            elif topic == lf.INPUTS_TOPIC:
+                inputs = data
+            else:
+                mine = lf.robot_of_topic(topic)
+                if mine is not None and mine[0] == self.robot and mine[1] not in _ROBOT_TOPICS:
+                    extra[mine[1]] = data
+        if inputs is None:
+            raise ValueError("its inputs are missing")
+        if self.log.format_version == 1:
+            if self.view is None:
+                raise ValueError("its step message is missing")
+            return self.view.ticks[self.robot], self.view.truth.t_s, inputs, extra
+        if tick is None or truth is None:
+            raise ValueError(f"its {'truth' if truth is None else 'tick of ' + self.robot} is missing")
+        return lf.decode_tick(tick), lf.decode_truth(truth).t_s, inputs, extra
+
+
+def _run(log: McapLog, robot: str, first_step: int, last_step: int, agent: Any, driver: _Driver, link: _Link,
          pad: _Pad | None, stop: Any, spec: Any, comparison: Comparison, notes: list[str],
          writer: _OutLog | None) -> int:
-    """The re-run's loop: the log's messages in order, the brain stepped at each step's inputs;
+    """The re-run's loop: the log's steps in order, the brain stepped at each step's inputs;
     returns the step after the last one run."""
-    from soccerbt.gamecontroller.protocol import PacketError, decode
-    from soccerbt.log.writer import McapRecorder
-
     mine = _Mine(robot)
     view = _View(log, agent, spec)
     with open(os.devnull, "wb") as sink:
@@ -314,77 +386,44 @@ def _run(log: McapLog, robot: str, k: int, first_step: int, last_step: int, agen
         log_side.set_keyframe(start.statuses, start.blackboard)
         if mine.keyframe is not None:
             new_side.set_keyframe(mine.keyframe.get("statuses", []), mine.keyframe.get("blackboard", {}))
-        tables = {robot: log.key_table(robot, 1)}
-        own = {lf.keys_topic(robot), lf.keyframe_topic(robot), lf.tree_topic(robot)}
-        log_extra: dict[int, dict[str, bytes]] = {}
-        held: tuple[int, bytes] | None = None
-        done: list[Any] = []   # the step ticked last, compared once its step's messages are all read
+        reader = _LogStep(log, robot)
+        reader.all_robots = writer is not None
         expect = 1
         if writer is not None:
             writer.robot_messages(mine.drain())
-
-        def compare_done() -> None:
-            if done:
-                step, t_s, log_tick, new_tick, new_channels = done.pop()
-                log_side.apply(log_tick)
-                if new_tick is not None:
-                    new_side.apply(new_tick)
-                log_side.channels, new_side.channels = log_extra.pop(step, {}), new_channels
-                if first_step <= step:
-                    comparison.tick(step, t_s, log_side, new_side)
-
-        for topic, step, data in log.messages(0, last_step):
-            if topic in own:
-                found = lf.table_of(data) if not topic.endswith("/tree") else None
-                if found is not None:
-                    tables[robot] = found[1]
-                continue
-            mine_topic = lf.robot_of_topic(topic)
-            if mine_topic is not None and mine_topic[0] == robot:  # the robot's other channels
-                log_extra.setdefault(step, {})[mine_topic[1]] = data
-                continue
-            if topic == lf.STEP_TOPIC:
-                compare_done()
-                held = (step, data)
-                continue
-            if topic != lf.INPUTS_TOPIC:
-                if writer is not None:
-                    writer.copy(topic, step, data, mine)
-                continue
-            if held is None or held[0] != step or step != expect:
+        for step, group in log.step_groups(0, last_step):
+            if step == 0:
+                continue  # the header
+            if step != expect:
                 notes.append(f"{log.path}: step {expect} is missing from the log (damaged): the re-run stops there")
                 break
             try:
-                rec = decode_part(lf.split_parts(data)[k])
-                view_step = log.decode_step(held[1], dict(tables), robots=[robot])
-            except (ValueError, IndexError, ShapeError) as exc:
+                log_tick, t_s, inputs, log_extra = reader.read(step, group)
+                rec = log.inputs_of(inputs).get(robot)
+                if rec is None:
+                    raise ValueError(f"it holds no inputs of {robot}")
+            except (ValueError, ShapeError) as exc:
                 notes.append(f"{log.path}: step {step} is unreadable ({exc}): the re-run stops there")
                 break
-            driver.observations = rec.observations
-            if rec.packet is not None:
-                try:
-                    agent.receive_packet(decode(rec.packet))
-                except PacketError:
-                    notes.append(f"step {step}: a recorded GameController packet does not decode; not given")
-            if rec.team:
-                link.pending = team_messages_of(rec.team)
-            if pad is not None and rec.pad is not None:
-                pad.next = pad_of(rec.pad)
-            if stop is not None and rec.estop is not None:
-                stop.follow(rec.estop)
-            agent.step(rec.t_s)
+            note = feed_brain(rec, agent, driver, link, pad, stop)
+            if note is not None:
+                notes.append(f"step {step}: {note}")
             view.steps = step
             view.world.t_s = rec.t_s
             recorder.on_step(view)
-            done.append((step, view_step.truth.t_s, view_step.ticks[robot], mine.tick(step), mine.channels(step)))
+            new_tick = mine.tick(step)
+            log_side.apply(log_tick)
+            if new_tick is not None:
+                new_side.apply(new_tick)
+            log_side.channels, new_side.channels = log_extra, mine.channels(step)
+            if first_step <= step:
+                comparison.tick(step, t_s, log_side, new_side)
             if writer is not None:
-                writer.step(step, held[1], k, mine)
+                writer.step(step, group, reader, mine)
             else:  # nothing to write: what the re-run's recorder gave is done with
                 mine.ticks.pop(step, None)
                 mine.drain()
-            held = None
             expect = step + 1
-        compare_done()
         recorder.close()
     if writer is not None:
         writer.loads = mine.loads
@@ -392,19 +431,19 @@ def _run(log: McapLog, robot: str, k: int, first_step: int, last_step: int, agen
 
 
 def _extra_kinds(log: McapLog, robot: str) -> list[str]:
-    """The robot's own channels besides tree, keys and keyframe (compared message by message)."""
+    """The robot's own channels besides its tree, keyframes and ticks (compared message by message)."""
     prefix = f"/robots/{robot}/"
     kinds = {t[len(prefix):] for t in log.topics.values() if t.startswith(prefix)}
     return sorted(kinds - set(_ROBOT_TOPICS))
 
 
 class _Mine:
-    """The re-run's recorder output for its robot (a tap): tree, key tables, keyframes, ticks."""
+    """The re-run's recorder output for its robot (a tap): tree, keyframes, ticks."""
 
     def __init__(self, robot: str) -> None:
         self.robot = robot
         self.prefix = f"/robots/{robot}/"
-        self.tables: list[str] = []
+        self.tick_topic = lf.tick_topic(robot)
         self.tree: dict[str, Any] = {}
         self.keyframe: dict[str, Any] | None = None
         self.pending: list[tuple[str, int, bytes]] = []
@@ -414,8 +453,8 @@ class _Mine:
         self.commands: tuple[int, bytes] | None = None   # the re-run's newest /commands message
 
     def message(self, topic: str, step: int, data: bytes) -> None:
-        if topic == lf.STEP_TOPIC:
-            self.ticks[step] = lf.split_parts(data)[1]
+        if topic == self.tick_topic:
+            self.ticks[step] = data
             return
         if topic == lf.COMMANDS_TOPIC:
             self.commands = (step, data)
@@ -427,11 +466,8 @@ class _Mine:
             self.tree = lf.load_json(data)
             self.loads.append({"robot": self.robot, "t": self.tree.get("t"), "step": step,
                                "reason": self.tree.get("reason"), "load": self.tree.get("load", 1)})
-        elif kind in ("keys", "keyframe"):
-            found = lf.table_of(data)
-            if found is not None:
-                self.tables = found[1]
-            if kind == "keyframe" and self.keyframe is None:
+        elif kind == "keyframe":
+            if self.keyframe is None:
                 self.keyframe = lf.load_json(data)
         else:
             self.extra.setdefault(step, {})[kind] = data
@@ -439,7 +475,7 @@ class _Mine:
 
     def tick(self, step: int) -> lf.TickRecord | None:
         data = self.ticks.get(step)
-        return None if data is None else lf.decode_tick(data, self.tables)
+        return None if data is None else lf.decode_tick(data)
 
     def channels(self, step: int) -> dict[str, bytes]:
         return self.extra.pop(step, {})
@@ -450,11 +486,11 @@ class _Mine:
 
 
 class _OutLog:
-    """The --out log: the original's messages, the robot's part replaced by the re-run's."""
+    """The --out log: the original's messages, the robot's part replaced by the re-run's, in the
+    current format (a format-1 log's steps upgraded)."""
 
     def __init__(self, log: McapLog, robot: str, out: Path, tree: Path) -> None:
         from soccerbt.cli.outputs import open_exclusive
-        from soccerbt.log.writer import LogWriter, file_hashes
         from soccerbt.trees.includes import tree_files
 
         self.log = log
@@ -470,18 +506,17 @@ class _OutLog:
         trees[team] = {**(trees.get(team) or {}), "path": str(tree), "files": file_hashes(tree_files(tree))}
         header["trees"] = trees
         header["rerun"] = {"of": str(log.path), "robot": robot, "tree": str(tree), "open_loop": True}
+        if log.format_version != lf.FORMAT_VERSION:
+            header["upgraded_from"] = {"format_version": log.format_version,
+                                       "soccerbt_version": log.header.get("soccerbt_version")}
+            header["format_version"] = lf.FORMAT_VERSION
+        header["software"] = software()
         self._put(lf.HEADER_TOPIC, 0, lf.json_bytes(header))
 
     def _put(self, topic: str, step: int, data: bytes) -> None:
-        self.out.put(self.out.channel(topic, lf.kind_of_topic(topic)), step, data)
-
-    def copy(self, topic: str, step: int, data: bytes, mine: _Mine | None = None) -> None:
-        if topic == lf.HEADER_TOPIC:
-            return  # written first, with the re-run's tree
-        if topic == lf.COMMANDS_TOPIC and mine is not None and mine.commands is not None and mine.commands[0] == step:
-            data = self._commands(data, mine.commands[1])
-        if lf.kind_of_topic(topic) is not None:
-            self._put(topic, step, data)
+        kind = lf.kind_of_topic(topic)
+        if kind is not None:
+            self.out.put(self.out.channel(topic, kind), step, data)
 
     def _commands(self, original: bytes, rerun: bytes) -> bytes:
         """The /commands message with the robot's command the re-run's."""
@@ -494,22 +529,33 @@ class _OutLog:
 
     def robot_messages(self, messages: list[tuple[str, int, bytes]]) -> None:
         for topic, step, data in messages:
-            if topic != lf.STEP_TOPIC and lf.kind_of_topic(topic) is not None:
-                self._put(topic, step, data)
+            self._put(topic, step, data)
 
-    def step(self, step: int, original: bytes, k: int, mine: _Mine) -> None:
-        """The step message with the robot's tick replaced (the re-run's key tables first, its
-        keyframe after, as the recorder orders them)."""
-        parts = lf.split_parts(original)
+    def step(self, step: int, group: list[tuple[str, bytes]], reader: _LogStep, mine: _Mine) -> None:
+        """A step's messages with the robot's replaced by the re-run's: its tick where the log's
+        was, then its tree and keyframes; everything else as it was (a format-1 step message
+        as the truth and every robot's tick, its inputs as StepInputs)."""
         tick = mine.ticks.pop(step, None)
+        ours = {lf.tick_topic(self.robot), lf.tree_topic(self.robot), lf.keyframe_topic(self.robot)}
+        for topic, data in group:
+            if topic == lf.HEADER_TOPIC or topic in ours or topic.endswith("/keys"):
+                continue
+            if topic == v1.STEP_TOPIC:
+                view = reader.view
+                self._put(lf.TRUTH_TOPIC, step, truth_message(view.truth, self.log.robots))
+                for robot in self.log.robots:
+                    if robot != self.robot:
+                        self._put(lf.tick_topic(robot), step, tick_message(step, view.ticks[robot]))
+                continue
+            if topic == lf.INPUTS_TOPIC and self.log.format_version == 1:
+                records = self.log.inputs_of(data)
+                data = inputs_message(step, [(r, records[r]) for r in self.log.robots if r in records])
+            elif topic == lf.COMMANDS_TOPIC and mine.commands is not None and mine.commands[0] == step:
+                data = self._commands(data, mine.commands[1])
+            self._put(topic, step, data)
         if tick is not None:
-            parts[1 + k] = tick
-        pending = mine.drain()
-        for topic, s, data in pending:
-            if topic.endswith("/keys"):
-                self._put(topic, s, data)
-        self._put(lf.STEP_TOPIC, step, lf.join_parts(parts))
-        self.robot_messages([m for m in pending if not m[0].endswith("/keys")])
+            self._put(lf.tick_topic(self.robot), step, tick)
+        self.robot_messages(mine.drain())
 
     def finish(self, last_step: int, loads: list[dict[str, Any]]) -> None:
         index = dict(self.log.index or {})

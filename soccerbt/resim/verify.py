@@ -12,7 +12,7 @@ from typing import Any
 
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
-from soccerbt.log.reader import Gap, McapLog, step_messages
+from soccerbt.log.reader import Gap, McapLog, StepView, step_messages
 from soccerbt.resim.compare import step_differences, tree_notes
 
 __all__ = ["verify_config", "verify_trees", "verify_log", "MAX_PARTICLES"]
@@ -161,6 +161,7 @@ def verify_log(log: McapLog) -> tuple[bool, list[str]]:
         match.observers.append(recorder)
         while match.steps < log.last_step and not match.finished() and compare.going:
             match.step()
+            compare.check(match.steps)
         recorder.close()
     for _ in steps:  # the gaps after the last compared step
         pass
@@ -179,9 +180,11 @@ def verify_log(log: McapLog) -> tuple[bool, list[str]]:
 
 
 class _Compare:
-    """The re-run's messages (a recorder's tap) against the log's steps, as they come."""
+    """The re-run's messages (a recorder's tap) against the log's steps, a step at a time: a
+    format-2 log's truth and ticks byte for byte, a format-1 log's decoded (the re-run writes
+    format 2), the first difference said value by value."""
 
-    def __init__(self, log: McapLog, steps: Iterator[tuple[int, bytes]]) -> None:
+    def __init__(self, log: McapLog, steps: Iterator[tuple[int, Any]]) -> None:
         self.log = log
         self.steps = steps
         self.next = next(steps, None)
@@ -189,25 +192,29 @@ class _Compare:
         self.lines: list[str] = []
         self.notes: list[str] = []
         self.ended: str | None = None
-        self.tables: dict[str, list[str]] = {}
-        self.topics = {lf.keys_topic(r): r for r in log.robots} | {lf.keyframe_topic(r): r for r in log.robots}
         self.trees = {lf.tree_topic(r): r for r in log.robots}
+        self.ticks = {lf.tick_topic(r): k for k, r in enumerate(log.robots)}
+        self.truth: bytes | None = None
+        self.tick_data: list[bytes | None] = [None] * len(log.robots)
 
     def message(self, topic: str, step: int, data: bytes) -> None:
         if not self.going:
             return
-        if topic in self.topics:
-            keys = lf.load_json(data).get("keys")
-            if keys is not None:
-                self.tables[self.topics[topic]] = keys
-            return
-        if topic in self.trees:
+        if topic == lf.TRUTH_TOPIC:
+            self.truth = data
+        elif topic in self.ticks:
+            self.tick_data[self.ticks[topic]] = data
+        elif topic in self.trees:
             robot = self.trees[topic]
             again = lf.load_json(data)
             if again.get("load") == 1:
                 self.notes += tree_notes(robot, self.log.tree(robot, 1), again)
-            return
-        if topic != lf.STEP_TOPIC:
+
+    def check(self, step: int) -> None:
+        """Compare the re-run's step `step` (its messages just tapped) with the log's."""
+        ours = (self.truth, tuple(self.tick_data))
+        self.truth, self.tick_data = None, [None] * len(self.log.robots)
+        if not self.going:
             return
         while self.next is not None and self.next[0] < step:
             self.next = next(self.steps, None)
@@ -218,14 +225,27 @@ class _Compare:
         if self.next[0] > step:
             return  # a step the log is missing: its gap says so
         mine = self.next[1]
-        if mine == data:
+        if self.log.format_version == lf.FORMAT_VERSION and mine == ours:
             return
-        self.going = False
         try:
-            va = self.log.decode_step(mine)
+            va = self.log.view_of(mine)
         except ValueError as exc:
+            self.going = False
             self.lines = [f"step {step} of the log is unreadable ({exc})"]
             return
-        vb = self.log.decode_step(data, dict(self.tables))
+        vb = self.log.view_of(ours) if self.log.format_version == lf.FORMAT_VERSION else _view_v2(self.log, ours)
+        differences = step_differences(self.log.robots, va, vb, ("log", "re-run"))
+        if not differences and self.log.format_version != lf.FORMAT_VERSION:
+            return  # a format-1 log: the same values, written in the other format
+        self.going = False
         self.lines = [f"first difference at step {step} (t={va.truth.t_s:.2f}s), log / re-run:",
-                      *step_differences(self.log.robots, va, vb, ("log", "re-run"))]
+                      *(differences or ["  the messages' bytes differ; their decoded values are the same"])]
+
+
+def _view_v2(log: McapLog, raw: tuple[bytes | None, tuple[bytes | None, ...]]) -> StepView:
+    """The re-run's step (format 2) as a StepView, whatever the log's format."""
+    truth, ticks = raw
+    if truth is None or any(t is None for t in ticks):
+        raise ValueError("the re-run wrote no truth or tick for the step")
+    decoded = lf.decode_truth(truth)
+    return StepView(decoded.step, decoded, {robot: lf.decode_tick(t) for robot, t in zip(log.robots, ticks)})

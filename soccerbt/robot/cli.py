@@ -72,9 +72,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-dir-mb", type=positive_float, default=1024.0, metavar="MB",
                         help="the oldest flight logs are deleted to keep the folder under this (1024)")
     parser.add_argument("--json", action="store_true", help="print one report object on stdout at exit")
-    from soccerbt.live.server import add_live_argument, add_record_mode_argument
+    from soccerbt.live.server import add_live_argument
 
-    add_record_mode_argument(parser, "--record and the flight recorder")
     add_live_argument(parser)
     parser.add_argument("--seconds", type=positive_float, default=None, help="stop after this much brain time")
     parser.add_argument("--field", type=field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
@@ -123,12 +122,6 @@ def run(args: argparse.Namespace) -> int:
             return 2
     if args.tree is not None and not Path(args.tree).is_file():
         print(f"soccerbt brain: {args.tree}: no such tree file (--tree)", file=err)
-        return 2
-    from soccerbt.live.server import record_mode_problem
-
-    problem = record_mode_problem(args, bool(args.record) or not args.no_record)
-    if problem is not None:
-        print(f"soccerbt brain: {problem} or the flight recorder (not --no-record)", file=err)
         return 2
     try:
         brain = build_brain(args, robot)
@@ -264,17 +257,14 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     if args.record:
         from soccerbt.robot.recording import BrainRecorder
 
-        full = args.record_mode != "inputs"
-        recorder = BrainRecorder(args.record, runner, spec, tap=live.tap if live is not None and full else None,
-                                 node_data=full)
+        recorder = BrainRecorder(args.record, runner, spec, tap=live.tap if live is not None else None)
     elif not args.no_record:
         from soccerbt.robot.flight import FlightRecorder, default_log_dir
 
         folder = args.log_dir or default_log_dir()
         try:
             recorder = FlightRecorder(folder, runner, spec, max_file_bytes=int(args.log_file_mb * 1e6),
-                                      max_folder_bytes=int(args.log_dir_mb * 1e6),
-                                      node_data=args.record_mode != "inputs")
+                                      max_folder_bytes=int(args.log_dir_mb * 1e6))
         except (OSError, ValueError) as exc:  # a robot plays on without its log, and says so
             logging.getLogger("soccerbt.brain").error("flight recorder off: %s: %s", folder, exc)
     if recorder is not None:
@@ -282,9 +272,8 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     brain = Brain(robot, agent, driver, runner, recorder, team_link, gc)
     if live is not None:
         brain.live = live
-        # the flight recorder's files rotate, an inputs-only file holds no node data: the stream
-        # gets a full recorder of its own
-        if not args.record or args.record_mode == "inputs":
+        # the flight recorder's files rotate: the stream gets a recorder of its own
+        if not args.record:
             from soccerbt.robot.recording import BrainRecorder
             from soccerbt.live.server import LiveWriter
 

@@ -52,9 +52,7 @@ class FlightRecorder:
     """Records a brain into rotating files in ``folder`` (see the module docstring)."""
 
     def __init__(self, folder: str | Path, runner: Any, spec: Any, *, max_file_bytes: int = 64 << 20,
-                 max_folder_bytes: int = 1 << 30, sync_period_s: float = 5.0, node_data: bool = True) -> None:
-        """`node_data` False: inputs-only segments (``--record-mode inputs``; ``soccerbt replay
-        derive`` makes a segment whole, fed the run's earlier segments first)."""
+                 max_folder_bytes: int = 1 << 30, sync_period_s: float = 5.0) -> None:
         if max_file_bytes < CHUNK_BYTES * 4:
             raise ValueError(f"a flight log of {max_file_bytes} bytes is too small (at least {CHUNK_BYTES * 4})")
         if max_folder_bytes < max_file_bytes:
@@ -68,7 +66,6 @@ class FlightRecorder:
         self.max_file_bytes = max_file_bytes
         self.max_folder_bytes = max_folder_bytes
         self.sync_period_s = sync_period_s
-        self.node_data = node_data
         self.run_name = f"{spec.robot}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
         self.segment = 0
         self.files: list[Path] = []
@@ -90,8 +87,7 @@ class FlightRecorder:
         self._current = BrainRecorder(path, self.runner, self.spec, chunk_bytes=CHUNK_BYTES,
                                       header_extra={"flight_run": self.run_name, "segment": self.segment,
                                                     "segment_start_s": round(self.runner.now_s, 3),
-                                                    "segment_first_brain_step": self._steps + 1},
-                                      node_data=self.node_data)
+                                                    "segment_first_brain_step": self._steps + 1})
         self.files.append(path)
         self._trim()
 

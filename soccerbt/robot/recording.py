@@ -18,6 +18,7 @@ from typing import Any
 
 from soccerbt.gamecontroller.hsl_protocol import HslControlData, SetPlay
 from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
+from soccerbt.log.writer import McapRecorder
 from soccerbt.world.types import Pose2D, RobotId, Team
 
 __all__ = ["BrainRecorder"]
@@ -199,16 +200,14 @@ class BrainRecorder:
 
     def __init__(self, path: str | Path, runner: Any, spec: Any, *, chunk_bytes: int | None = None,
                  view: _BrainMatchView | None = None, header_extra: dict[str, Any] | None = None,
-                 tap: Any = None, out: Any = None, node_data: bool = True) -> None:
-        """`tap`, `out` and `node_data`: as McapRecorder's (``--live``: the messages streamed
-        too, or only; ``--record-mode inputs``: the inputs-only log)."""
-        from soccerbt.log.writer import McapRecorder
+                 tap: Any = None, out: Any = None) -> None:
+        """`tap` and `out`: as McapRecorder's (``--live``: the messages streamed too, or only)."""
 
         self.path = Path(path)
         self.view = view if view is not None else _BrainMatchView(runner, spec)
         extra = {"truth": "estimate", "source": "brain", "robot": str(spec.robot), **(header_extra or {})}
         options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
-        self.recorder = McapRecorder(path, header_extra=extra, tap=tap, out=out, node_data=node_data, **options)
+        self.recorder = McapRecorder(path, header_extra=extra, tap=tap, out=out, **options)
         self.recorder.on_start(self.view)
         self._finished = False
 

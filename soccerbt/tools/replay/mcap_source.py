@@ -198,12 +198,7 @@ class McapReplaySource:
     def _ticks(self, robot: str, first: int, last: int) -> Iterator[tuple[int, lf.TickRecord]]:
         """(step, ``robot``'s tick) for every step in [first, last] with a readable tick of it
         (decoding only that robot's part of each step)."""
-        k = 1 + self.log.robots.index(robot)
-        for _t, step, data in self.log.messages(first, last, {lf.STEP_TOPIC}):
-            try:
-                yield step, lf.decode_tick(lf.split_parts(data)[k])
-            except (ValueError, IndexError):
-                continue
+        return self.log.robot_ticks(robot, first, last)
 
     def _transitions(self, robot: str, first: int, last: int) -> list[tuple[int, set[int]]]:
         """Steps in [first, last] where ``robot``'s tick has transitions, with their uids."""

@@ -5,21 +5,23 @@ it, the timeline, each robot's whole tree and blackboard; its keys are in that m
 docstring). Without a window: ``--info`` prints the header and a summary, ``--robot blue2
 [--from S] [--to S]`` that robot's ticks, ``--screenshot OUT.png [--at T]`` saves the frame at T
 (default: the last tick) off-screen; the tree tools ``--tree``/``--json``/``--tick``, ``--node
-NAME --transitions``, ``--find CONDITION``, ``--btlog OUT``, ``--verify`` and ``soccerbt replay
-diff A.mcap B.mcap`` are in ``tree_tools``. ``soccerbt replay FOLDER [--json]`` lists a folder's
-logs (``listing``); ``--robot R --rerun [--tree NEW.xml] [--from S] [--to S] [--out NEW.mcap]``
-re-runs a robot's brain on its recorded inputs (``rerun``); ``--connect HOST:PORT`` opens the
-viewer on a live stream (``live_source``).
+NAME --transitions``, ``--find CONDITION``, ``--btlog OUT`` and ``soccerbt replay diff A.mcap
+B.mcap`` are in ``tree_tools``; ``--verify`` is ``soccerbt.resim.verify``. ``soccerbt replay
+FOLDER [--json]`` lists a folder's logs (``soccerbt.log.listing``); ``--robot R --rerun [--tree
+NEW.xml] [--from S] [--to S] [--out NEW.mcap]`` re-runs a robot's brain on its recorded inputs
+(``soccerbt.resim.rerun``); ``--connect HOST:PORT`` opens the viewer on a live stream
+(``connect``).
 
-MCAP is the one log format. ``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap`` converts a
-JSON-lines log of an earlier soccerbt once (``convert``); given to ``soccerbt replay`` such a log
-is refused with that command line. ``soccerbt replay derive LOG.mcap FULL.mcap`` writes the
-full log of one recorded with ``--record-mode inputs`` (``derive``); every other reader of such a
-log derives it as it opens it, once: the result is kept (``derive_cache``; ``--cache-dir``,
-``--cache-mb``, ``--no-cache``). (A log literally named
-``diff``, ``convert`` or ``derive`` is given as ``./diff``.) Exit codes: 0 done, 1 a usage problem or ``diff``: the runs differ, 2 a bad log or
-output (``path: what is wrong``, one line); a log cut short replays up to its last whole chunk,
-with a warning.
+MCAP is the one log format, and every format soccerbt has written opens. ``soccerbt replay
+convert OLD NEW.mcap`` writes an older log in the current format: a JSON-lines log of an earlier
+soccerbt (``soccerbt.log.convert``; given to ``soccerbt replay`` such a log is refused with that
+command line), or an MCAP log of format 1 (``soccerbt.log.upgrade``: for Foxglove and other MCAP
+tools; soccerbt itself reads format 1 as it is). ``soccerbt replay derive LOG.mcap FULL.mcap``
+writes the full log of one recorded with ``--record-mode inputs`` (``soccerbt.resim.derive``);
+every other reader of such a log derives it as it opens it. (A log literally named ``diff``,
+``convert`` or ``derive`` is given as ``./diff``.) Exit codes: 0 done, 1 a usage problem or
+``diff``: the runs differ, 2 a bad log or output (``path: what is wrong``, one line); a log cut
+short replays up to its last whole chunk, with a warning.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import TextIO
 
 from soccerbt.cli.display import display_available
+from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 
 EXIT_BAD_LOG = 2
@@ -113,24 +116,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --robot: first simulated second (default: the start)")
     parser.add_argument("--to", dest="to_s", type=_seconds, default=None, metavar="SECONDS",
                         help="with --robot: last simulated second (default: the end)")
-    parser.add_argument("--cache-dir", metavar="DIR", type=Path, default=None,
-                        help="where the logs derived from inputs-only logs are kept for the next reading "
-                             "(default $XDG_CACHE_HOME/soccerbt/derived, else ~/.cache/soccerbt/derived)")
-    parser.add_argument("--cache-mb", type=_megabytes, default=None, metavar="MB",
-                        help="the cap on that folder: the entries used least recently go first (default 2048)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="derive an inputs-only log for this command only: nothing kept")
+    # the derive cache of soccerbt 0.1: accepted, no effect (a log is a record now; CHANGELOG 0.2.0)
+    parser.add_argument("--cache-dir", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--cache-mb", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=replay)
-
-
-def _megabytes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of MB, got {text!r}") from None
-    if not 0 <= value <= 1 << 30:
-        raise argparse.ArgumentTypeError(f"expected 0 MB or more, got {text!r}")
-    return value
 
 
 def replay(args: argparse.Namespace) -> int:
@@ -250,8 +240,7 @@ def _convert(args: argparse.Namespace, err: TextIO) -> int:
         return names
     old, new = names
     if is_mcap(old):
-        print(f"soccerbt replay convert: {old}: already an MCAP log (soccerbt replay {old} opens it)", file=err)
-        return EXIT_BAD_LOG
+        return _upgrade(old, new, err)
     try:
         done = convert_log(old, new)
     except ReplayError as exc:
@@ -267,9 +256,37 @@ def _convert(args: argparse.Namespace, err: TextIO) -> int:
     return 0
 
 
+def _upgrade(old: str, new: str, err: TextIO) -> int:
+    """``soccerbt replay convert OLD.mcap NEW.mcap``: an MCAP log of an older format written in
+    the current one; 0 written, 2 a log that is no older MCAP log or an output that cannot be
+    written."""
+    from soccerbt.log.reader import McapLog
+    from soccerbt.log.upgrade import upgrade_log
+
+    try:
+        log = McapLog.open(old)
+        if log.format_version == lf.FORMAT_VERSION:
+            print(f"soccerbt replay convert: {old}: already of the current log format ({lf.FORMAT_VERSION}): "
+                  "nothing to convert", file=err)
+            return EXIT_BAD_LOG
+        steps, notes = upgrade_log(log, Path(new))
+    except ReplayError as exc:
+        print(str(exc), file=err)
+        return EXIT_BAD_LOG
+    except OSError as exc:
+        print(f"soccerbt replay convert: {new}: cannot write ({exc.strerror or exc})", file=err)
+        return EXIT_BAD_LOG
+    for note in notes:
+        print(f"note: {note}", file=err)
+    print(f"soccerbt replay convert: {old} (log format {log.format_version}) -> {new} (log format "
+          f"{lf.FORMAT_VERSION}): {steps} steps", file=err)
+    return 0
+
+
 def _derive(args: argparse.Namespace, err: TextIO) -> int:
-    """``soccerbt replay derive LOG FULL.mcap``: 0 written, 1 a usage problem, 2 a log that
-    cannot be derived or an output that cannot be written (nothing is written then)."""
+    """``soccerbt replay derive LOG FULL.mcap``: 0 written whole; 1 a usage problem, or written up
+    to a step that did not reproduce (said, with why); 2 a log that cannot be derived or an output
+    that cannot be written (nothing is written then)."""
     from soccerbt.resim.derive import derive_log
     from soccerbt.log.reader import McapLog
     from soccerbt.trees.errors import TreeLoadError
@@ -294,24 +311,20 @@ def _derive(args: argparse.Namespace, err: TextIO) -> int:
         if done.segments_fed else ""
     print(f"soccerbt replay derive: {src} -> {dst}: {done.steps} steps of {', '.join(done.robots)} re-run from their "
           f"inputs{fed}; every node's status, the blackboard and the reasons written", file=err)
+    if done.stopped is not None:
+        print(f"soccerbt replay derive: stopped at {done.stopped}", file=err)
+        return 1
     return 0
 
 
 def _readable(log, budget_ratio: int | None, err: TextIO, args: argparse.Namespace):  # noqa: ANN001, ANN202
-    """`log`, or for an inputs-only log (``--record-mode inputs``) its full log, kept from an
-    earlier reading or derived now (``derive_cache``: every reader works on it; a line on `err`
-    says which); ``--cache-dir``, ``--cache-mb`` and ``--no-cache`` choose the cache."""
-    from soccerbt.resim.derive import is_inputs_only
-    from soccerbt.resim.derive_cache import DEFAULT_CACHE_MB, DeriveCache, default_cache_dir, derived_for_reading
+    """`log`, or for an inputs-only log (``--record-mode inputs``) its full log derived now
+    (``derive.derived_for_reading``: every reader works on it; lines on `err` say so)."""
+    from soccerbt.resim.derive import derived_for_reading, is_inputs_only
 
     if not is_inputs_only(log):
         return log
-    cache = None
-    if not getattr(args, "no_cache", False):
-        mb = getattr(args, "cache_mb", None)
-        cache = DeriveCache(getattr(args, "cache_dir", None) or default_cache_dir(),
-                            (DEFAULT_CACHE_MB if mb is None else mb) * 1024 * 1024)
-    return derived_for_reading(log, budget_ratio, err, cache)
+    return derived_for_reading(log, budget_ratio, err)
 
 
 def _diff(args: argparse.Namespace, err: TextIO) -> int:

@@ -1,0 +1,164 @@
+"""Format-1 records written in format 2: a step's truth, a robot's tick and a step's inputs.
+
+A format-1 log (soccerbt 0.1) is read into the same records as a format-2 one
+(``soccerbt.log.reader``); what writes a log from it (a re-run's ``--out``, a derive, ``replay
+convert``) writes format 2, from those records: ``truth_message``, ``tick_message`` and
+``inputs_message`` give the protobuf messages whose decoding is the record again (the same
+values, the same writers, the same reasons; a format-1 pose, stored as three floats, comes back
+as the same three numbers). ``upgrade_log`` writes a whole format-1 log in format 2, so that
+Foxglove and other MCAP tools read it.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from soccerbt.log import format as lf
+from soccerbt.log import format_v1 as v1
+from soccerbt.log import proto
+from soccerbt.log.format import ReplayError, ShapeError
+from soccerbt.log.inputs import InputRecord, exact_json, py_encode_inputs
+from soccerbt.log.software import software
+from soccerbt.log.tick_encode import join_repeated, varint
+
+__all__ = ["truth_message", "tick_message", "inputs_message", "upgrade_log"]
+
+_ADAPTERS = {name: i for i, name in enumerate(lf.WRITERS)}
+
+
+def truth_message(rec: lf.TruthRecord, names: list[str]) -> bytes:
+    """A TruthRecord as ``soccerbt.Truth`` (its robots named as the header names them)."""
+    msg = proto.Truth(step=rec.step, t_s=rec.t_s)
+    msg.ball.x_m, msg.ball.y_m, msg.ball.vx_mps, msg.ball.vy_mps = rec.ball
+    msg.ball.SetInParent()
+    g = msg.game
+    g.state, g.secondary_state, g.sub_state, g.score_blue, g.score_red = rec.gc
+    g.SetInParent()
+    for name, (x, y, theta, fallen, removed) in zip(names, rec.robots, strict=True):
+        msg.robots.add(name=name, x_m=x, y_m=y, theta_rad=theta, fallen=bool(fallen), removed=bool(removed))
+    return msg.SerializeToString()
+
+
+def _numbers(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+
+
+def _change(key: str, entry: list[Any]) -> Any:
+    value, writer = entry
+    if isinstance(writer, int) and not isinstance(writer, bool) and writer > 0:
+        change = proto.Change(key=key, node_uid=writer)
+    else:
+        change = proto.Change(key=key, adapter=_ADAPTERS.get(str(writer), 0))
+    if value is None and writer == "removed":
+        change.removed = True
+    elif isinstance(value, float):
+        change.number = value
+    elif isinstance(value, bool):
+        change.flag = value
+    elif _numbers(value):
+        change.floats.values.extend(value)
+    elif isinstance(value, list) and value and all(isinstance(p, list) and len(p) == 2 and _numbers(p) for p in value):
+        change.points.values.extend(v for point in value for v in point)
+    else:
+        change.json = lf.json_text(value)
+    return change
+
+
+def tick_message(step: int, rec: lf.TickRecord) -> bytes:
+    """A TickRecord (with its blackboard decoded) as ``soccerbt.Tick``."""
+    vx, vy, vth, pan, tilt, kick_dir, kick_strength = rec.command
+    command = proto.Command(vx_mps=vx, vy_mps=vy, vtheta_radps=vth, head_pan_rad=pan, head_tilt_rad=tilt)
+    if not math.isnan(kick_dir):
+        command.kick = True
+        command.kick_direction_rad = kick_dir
+        command.kick_strength = kick_strength
+    msg = proto.Tick(step=step, tick=rec.tick, root=rec.root, command=command, skipped=rec.skipped,
+                     ticked=rec.ticked)
+    msg.transitions.extend(proto.Transition(uid=u, previous=p, status=n) for u, p, n in rec.transitions)
+    msg.reasons.extend(proto.Reason(uid=uid, text=text) for uid, text in rec.reasons.items())
+    msg.changes.extend(_change(key, entry) for key, entry in rec.blackboard.items())
+    return msg.SerializeToString()
+
+
+def inputs_message(step: int, records: list[tuple[str, InputRecord]]) -> bytes:
+    """Every brain's inputs of a step (robot, record) as ``soccerbt.StepInputs``."""
+    parts = [py_encode_inputs(robot, rec.t_s, rec.observations, rec.packet,
+                              None if rec.team is None else exact_json(rec.team),
+                              None if rec.pad is None else exact_json(rec.pad), rec.estop)
+             for robot, rec in records]
+    return join_repeated(b"\x08" + varint(step) if step else b"", 2, parts)
+
+
+def upgrade_log(log: Any, out: Path) -> tuple[int, list[str]]:
+    """Write the format-1 `log` (an McapLog) to `out` in format 2: the same header (its format
+    version raised, ``upgraded_from`` and this soccerbt's ``software`` added), every step's truth,
+    ticks and inputs as protobuf, the other channels as they are (format 1's key tables left
+    out: format 2's changes name their keys). (steps written, notes: the steps a damaged chunk
+    lost). Written under a temporary name and renamed when whole."""
+    from soccerbt.cli.outputs import open_exclusive
+    from soccerbt.log.writer import LogWriter
+
+    if log.format_version != 1:
+        raise ReplayError(log.path, None, f"is of log format {log.format_version} already: nothing to upgrade")
+    target = Path(os.path.realpath(out))
+    tmp, stream = open_exclusive(target.parent, target.name)
+    writer = LogWriter(tmp, stream=stream)
+    writer.dt_s = log.dt_s
+    notes: list[str] = []
+
+    def put(topic: str, step: int, data: bytes) -> None:
+        kind = lf.kind_of_topic(topic)
+        if kind is not None:
+            writer.put(writer.channel(topic, kind), step, data)
+
+    try:
+        header = dict(log.header)
+        header["format_version"] = lf.FORMAT_VERSION
+        header["upgraded_from"] = {"format_version": 1, "soccerbt_version": log.header.get("soccerbt_version")}
+        header["software"] = software()
+        put(lf.HEADER_TOPIC, 0, lf.json_bytes(header))
+        tables = {robot: log.key_table(robot, 1) for robot in log.robots}
+        table_topics = {v1.keys_topic(r): r for r in log.robots} | {lf.keyframe_topic(r): r for r in log.robots}
+        last = 0
+        for topic, step, data in log.messages(0, log.last_step):
+            if topic in table_topics:
+                found = v1.table_of(data)
+                if found is not None:
+                    tables[table_topics[topic]] = found[1]
+                if topic.endswith("/keys"):
+                    continue
+            if topic == lf.HEADER_TOPIC:
+                continue
+            if topic == v1.STEP_TOPIC:
+                try:
+                    view = log.decode_step(data, tables)
+                except (ValueError, ShapeError) as exc:
+                    notes.append(f"{log.path}: step {step} unreadable ({exc}); left out")
+                    continue
+                put(lf.TRUTH_TOPIC, step, truth_message(view.truth, log.robots))
+                for robot in log.robots:
+                    put(lf.tick_topic(robot), step, tick_message(step, view.ticks[robot]))
+                last = step
+            elif topic == lf.INPUTS_TOPIC:
+                try:
+                    records = log.inputs_of(data)
+                except (ValueError, ShapeError) as exc:
+                    notes.append(f"{log.path}: the inputs of step {step} are unreadable ({exc}); left out")
+                    continue
+                put(lf.INPUTS_TOPIC, step, inputs_message(step, [(r, records[r]) for r in log.robots if r in records]))
+            else:
+                put(topic, step, data)
+        notes += [f"{log.path}: {gap.text(log.dt_s)}" for gap in log.gaps]
+        writer.finish(last, {**(log.index or {}), "steps": last})
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            writer.file.close()
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    return last, notes
