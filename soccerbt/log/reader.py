@@ -695,13 +695,18 @@ class McapLog:
             ticks = {robot: v1.decode_tick(parts[1 + self.robots.index(robot)], tables.get(robot)) for robot in robots}
         return StepView(truth.step, truth, ticks)
 
-    def view_of(self, raw: Any, robots: list[str] | None = None) -> StepView:
-        """A step as ``step_messages`` gives it (format 1: the step message; 2: the truth and each
-        robot's tick, in header order) decoded; ValueError for one of the wrong shape."""
+    def view_of(self, raw: Any, step: int, robots: list[str] | None = None) -> StepView:
+        """Step `step` as ``step_messages`` gives it (format 1: the step message; 2: the truth and
+        each robot's tick, in header order) decoded; ValueError for one of the wrong shape (or
+        that says another step)."""
         if self.format_version == 1:
-            return self.decode_step(raw, robots=robots)
-        truth_data, tick_data = raw
-        return self._view_v2(truth_data, dict(zip(self.robots, tick_data)), robots)
+            view = self.decode_step(raw, robots=robots)
+        else:
+            truth_data, tick_data = raw
+            view = self._view_v2(truth_data, dict(zip(self.robots, tick_data)), robots)
+        if view.step != step:
+            raise ValueError(f"its truth says step {view.step}")
+        return view
 
     def _view_v2(self, truth_data: bytes | None, ticks: dict[str, bytes], robots: list[str] | None) -> StepView:
         if truth_data is None:
@@ -726,10 +731,12 @@ class McapLog:
         return decode_inputs(data)
 
     def _gap(self, first: int, last: int, on_gap: Callable[[Gap], None] | None, why: str | None = None) -> Gap:
-        if why is None:
-            hits = [self._damaged[i] for i, c in enumerate(self.chunks)
-                    if i in self._damaged and c.end_step >= first and c.start_step <= last]
-            why = "; ".join(hits[:3]) if hits else "no step message in the log"
+        hits = [self._damaged[i] for i, c in enumerate(self.chunks)
+                if i in self._damaged and c.end_step >= first and c.start_step <= last]
+        if hits:  # the damage says why, rather than what it left of a step
+            why = "; ".join(hits[:3])
+        elif why is None:
+            why = "no step message in the log"
         gap = Gap(first, last, why)
         if not any(g.first <= first and last <= g.last for g in self.gaps):
             self.gaps.append(gap)

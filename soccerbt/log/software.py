@@ -100,13 +100,10 @@ def _version(name: str) -> str | None:
 @cache
 def software() -> dict[str, Any]:
     """What the header's ``software`` holds: soccerbt's version, source digest and git commit,
-    the Python version and implementation, whether the compiled recorder ran, and the
-    libraries' versions."""
-    from soccerbt.native import recording
-
+    the Python version and implementation, and the libraries' versions. (Whether the compiled
+    recorder ran is not said: its bytes are its twins'.)"""
     return {"soccerbt": __version__, "source_digest": source_digest(), "git_commit": git_commit(),
             "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "native_recorder": recording is not None,
             "libraries": {name: _version(name) for name in LIBRARIES}}
 
 

@@ -127,6 +127,9 @@ def py_encode_tick(step: int, tick: int, root: int, command: Any, transitions: l
     """A robot's ``soccerbt.Tick`` from the command object, the flat (uid, previous, new) status
     log, the ticked nodes (None: no node data) and the reasons (one line each already), the
     changes (``bb_changes``) appended: the pure-Python twin of soccerbt.native's ``encode_tick``."""
+    if not 0 <= root <= 5 or len(transitions) % 3 or any(not 0 <= code <= 5 for code in transitions[1::3]) \
+            or any(not 0 <= code <= 5 for code in transitions[2::3]):
+        raise ValueError("encode_tick: a tick, root or transition list out of its range")
     cmd = proto.Command(vx_mps=command.vx_mps, vy_mps=command.vy_mps, vtheta_radps=command.vtheta_radps,
                         head_pan_rad=command.head_pan_rad, head_tilt_rad=command.head_tilt_rad)
     kick = command.kick

@@ -242,6 +242,11 @@ PyObject *bb_changes(PyObject *mod, PyObject *args) {
         long long w = PyLong_AsLongLong(writer);
         Py_DECREF(writer);
         if (w == -1 && PyErr_Occurred()) { Py_DECREF(value); goto fail; }
+        if (w > 0xFFFFFFFFLL) {  /* a uid is a uint32, as protobuf's own field says */
+            Py_DECREF(value);
+            PyErr_SetString(PyExc_ValueError, "bb_changes: a writer uid out of the range of uint32");
+            goto fail;
+        }
         c.len = 0;
         int rc = pb_text(&c, 1, PyList_GET_ITEM(keys, i), 0);
         if (rc == 0) rc = w > 0 ? pb_uint(&c, 2, (uint64_t)w, 1) : pb_uint(&c, 3, (uint64_t)(w < -1 ? -1 - w : 0), 1);
@@ -482,7 +487,12 @@ PyObject *encode_truth(PyObject *mod, PyObject *args) {
     s.len = 0;
     for (int k = 0; k < 5; k++) {
         long v = PyLong_AsLong(PyTuple_GET_ITEM(gc, k));
-        if ((v == -1 && PyErr_Occurred()) || pb_int32(&s, (unsigned)k + 1, v) < 0) goto done;
+        if (v == -1 && PyErr_Occurred()) goto done;
+        if (v < -2147483648L || v > 2147483647L) {  /* int32 fields, as protobuf's own says */
+            PyErr_SetString(PyExc_ValueError, "encode_truth: a GameController number out of the range of int32");
+            goto done;
+        }
+        if (pb_int32(&s, (unsigned)k + 1, v) < 0) goto done;
     }
     if (pb_sub(&b, 4, &s) < 0) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {

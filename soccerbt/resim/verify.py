@@ -228,12 +228,12 @@ class _Compare:
         if self.log.format_version == lf.FORMAT_VERSION and mine == ours:
             return
         try:
-            va = self.log.view_of(mine)
+            va = self.log.view_of(mine, step)
         except ValueError as exc:
             self.going = False
             self.lines = [f"step {step} of the log is unreadable ({exc})"]
             return
-        vb = self.log.view_of(ours) if self.log.format_version == lf.FORMAT_VERSION else _view_v2(self.log, ours)
+        vb = self.log.view_of(ours, step) if self.log.format_version == lf.FORMAT_VERSION else _view_v2(self.log, ours)
         differences = step_differences(self.log.robots, va, vb, ("log", "re-run"))
         if not differences and self.log.format_version != lf.FORMAT_VERSION:
             return  # a format-1 log: the same values, written in the other format

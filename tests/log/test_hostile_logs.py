@@ -57,8 +57,8 @@ def test_a_log_taken_apart_and_put_together_reads_as_the_original(small: Path, p
 
 
 def _step_records(parts, n: int, size: int) -> bytes:
-    """`n` step messages of `size` bytes each (not a soccerbt step: damage found when decoded)."""
-    cid = parts.cids["/match/step"]
+    """`n` truth messages of `size` bytes each (no soccerbt truth: damage found when decoded)."""
+    cid = parts.cids["/match/truth"]
     return b"".join(H.message(cid, (k + 1) * STEP_NS, bytes(size)) for k in range(n))
 
 
@@ -166,7 +166,7 @@ def damaged(small: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
     whole = McapLog.open(small)
     k = next(i for i, c in enumerate(whole.chunks) if c.start_step <= 120 <= c.end_step)
     victim = whole.chunks[k]
-    lost = sorted(s for t, s, _d in whole._chunk(k) if t == "/match/step")
+    lost = sorted({s for t, s, _d in whole._chunk(k) if t in ("/match/truth", "/robots/blue1/tick")})
     data = bytearray(small.read_bytes())
     data[victim.offset + victim.length - 40] ^= 0xFF
     path = tmp_path_factory.mktemp("damaged") / "damaged.mcap"
@@ -228,9 +228,7 @@ def _with_tree(parts, path: Path, tree: dict) -> Path:
         elif m.topic == "/robots/blue1/keyframe":
             kf = json.loads(m.data)
             kf["statuses"] = [0] * len(tree["nodes"])
-            m.data = json.dumps(kf).encode()
-        elif m.topic == "/match/step":  # no transitions of the old tree's uids matter
-            pass
+            m.data = json.dumps(kf).encode()  # (the ticks' transitions of the old tree's uids do not matter)
     return parts.write(path)
 
 

@@ -1,6 +1,6 @@
 """Issue 28, item 9: every message a reader uses is checked once, where it is read. A message of
-the wrong shape in a log (the header, the index, a tree, a keyframe, a key table, an event, the
-summary, a step) ends in ``path: what is wrong`` or a partial load that says so, never a
+the wrong shape in a log (the header, the index, a tree, a keyframe, an event, the summary, a
+step's truth or tick) ends in ``path: what is wrong`` or a partial load that says so, never a
 traceback: named examples first, then a property test that mutates each kind of message of a
 real small log and runs every reader on it (the text tools, diff, the viewer's scene).
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import struct
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from soccerbt.tools.replay import tree_tools as tt
+from soccerbt.log import proto
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog
+from soccerbt.tools.replay import tree_tools as tt
 
 
 import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 DEEP = "__deep__"  # a value that becomes 100,000 nested lists in the JSON text
+TICK, TRUTH = "/robots/blue1/tick", "/match/truth"
+_PROTOBUF = (TICK, TRUTH)
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +36,12 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _mutated(small: Path, out: Path, topic: str | None, change: Any, *, index: Any = None, which: int = 0) -> Path:
     """The small log with the `which`-th message of `topic` replaced by change(its JSON) (a
-    JSON text, or bytes for a step), and/or the index attachment by index(its JSON)."""
+    JSON text, or its bytes for a protobuf message: a truth, a tick), and/or the index
+    attachment by index(its JSON)."""
     log = H.read_log(small)
     if topic is not None:
         m = log.messages(topic)[which]
-        m.data = change(m.data) if topic == "/match/step" else _dumps(change(json.loads(m.data)))
+        m.data = change(m.data) if topic in _PROTOBUF else _dumps(change(json.loads(m.data)))
     if index is not None:
         log.index = _dumps(index(json.loads(log.index)))
     return log.write(out)
@@ -128,33 +131,39 @@ def test_a_bad_tree_or_keyframe_is_named(small: Path, tmp_path: Path, topic: str
 
 
 def _without_robot(data: bytes) -> bytes:
-    (n,) = struct.unpack_from("<I", data)
-    return data[:4 + n]
+    truth = proto.Truth.FromString(data)
+    del truth.robots[:]
+    return truth.SerializeToString()
 
 
 def _status_99(data: bytes) -> bytes:
-    (n,) = struct.unpack_from("<I", data)
-    tick = bytearray(data[4 + n + 4:])
-    count = struct.unpack_from("<H", tick, 34)[0]  # after tick, root, flags and the command
-    assert count > 0
-    tick[40 + 2 * count] = 99  # the first transition's previous status
-    return data[:4 + n + 4] + bytes(tick)
+    tick = proto.Tick.FromString(data)
+    assert tick.transitions
+    tick.transitions[0].previous = 99  # proto3 keeps an enum value it does not know
+    return tick.SerializeToString()
 
 
-@pytest.mark.parametrize("change,why", [
-    (_without_robot, "0 robots in the step, the header names 1"),
-    (_status_99, "status code 99 in a transition (0..4)"),
-    (lambda d: d[:-3], "step message cut short"),
+def _step_7(data: bytes) -> bytes:
+    truth = proto.Truth.FromString(data)
+    truth.step = 7
+    return truth.SerializeToString()
+
+
+@pytest.mark.parametrize("topic,change,why", [
+    (TRUTH, _without_robot, "the truth holds 0 robots, the header names 1"),
+    (TICK, _status_99, "status code 99 in a transition (0..4)"),
+    (TICK, lambda d: d[:-3], "tick message does not decode (Error parsing message"),
+    (TRUTH, lambda d: _step_7(d), "its truth says step 7"),
 ])
-def test_a_bad_step_is_a_gap_that_every_command_names(small: Path, tmp_path: Path, change, why: str) -> None:
-    path = _mutated(small, tmp_path / "s.mcap", "/match/step", change)  # step 1
+def test_a_bad_step_is_a_gap_that_every_command_names(small: Path, tmp_path: Path, topic: str, change, why: str) -> None:
+    path = _mutated(small, tmp_path / "s.mcap", topic, change)  # step 1
     code, out, err = _replay(str(path), "--robot", "blue1")
-    assert code == 0 and out.splitlines()[0] == f"t=0.00-0.01s (step 1) missing: step 1 unreadable ({why})"
+    assert code == 0 and out.splitlines()[0].startswith(f"t=0.00-0.01s (step 1) missing: step 1 unreadable ({why}")
     code, out, err = _replay(str(path), "--find", "blue1: marker == 1")
     assert code == 0 and out.splitlines() == ["1.01-1.50s  ticks 101-150"]  # the state comes back at a keyframe
-    assert f"warning: {path}: t=0.00-0.01s (step 1) missing: step 1 unreadable ({why})" in err
+    assert f"warning: {path}: t=0.00-0.01s (step 1) missing: step 1 unreadable ({why}" in err
     code, out, err = _replay("diff", str(small), str(path))
-    assert code == 1 and f"{path}: t=0.00-0.01s (step 1) missing: step 1 unreadable ({why}); not compared" in out
+    assert code == 1 and f"{path}: t=0.00-0.01s (step 1) missing: step 1 unreadable ({why}" in out
 
 
 # --- the property: any change to any message's JSON, only clean errors -----------------------------
@@ -164,8 +173,8 @@ _SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(2 ** 70), max_va
             | st.sampled_from([0, -1, 5, 99, 2 ** 63, 1e308, "nan", "", "blue1", "IDLE", DEEP]))
 _VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3)
                        | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=6)
-_KINDS = ["/soccerbt/header", "index", "/robots/blue1/tree", "/robots/blue1/keyframe", "/robots/blue1/keys",
-          "/events", "/soccerbt/summary"]
+_KINDS = ["/soccerbt/header", "index", "/robots/blue1/tree", "/robots/blue1/keyframe", "/events",
+          "/soccerbt/summary"]
 
 
 def _edit(obj: Any, steps: list[int], op: int, value: Any) -> Any:
@@ -245,9 +254,9 @@ def test_any_change_to_a_json_message_gives_only_clean_errors(small: Path, tmp_p
 
 
 @settings(max_examples=int(__import__("os").environ.get("HOSTILE_EXAMPLES", 30)) // 2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(which=st.integers(0, 149), edits=st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 255)), max_size=6),
-       cut=st.integers(0, 4000))
-def test_any_change_to_a_step_gives_only_clean_errors(small: Path, tmp_path: Path, which: int,
+@given(topic=st.sampled_from(_PROTOBUF), which=st.integers(0, 149),
+       edits=st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 255)), max_size=6), cut=st.integers(0, 4000))
+def test_any_change_to_a_step_gives_only_clean_errors(small: Path, tmp_path: Path, topic: str, which: int,
                                                       edits: list[tuple[int, int]], cut: int) -> None:
     def change(data: bytes) -> bytes:
         raw = bytearray(data)
@@ -256,5 +265,5 @@ def test_any_change_to_a_step_gives_only_clean_errors(small: Path, tmp_path: Pat
                 raw[at % len(raw)] = byte
         return bytes(raw[:len(raw) - cut % 8])
 
-    path = _mutated(small, tmp_path / "s.mcap", "/match/step", change, which=which)
+    path = _mutated(small, tmp_path / "s.mcap", topic, change, which=which)
     _run_everything(small, path, tmp_path)

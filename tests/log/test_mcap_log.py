@@ -401,6 +401,6 @@ def test_a_keyframe_float_reads_as_the_f32_change_of_the_same_value() -> None:
     from soccerbt.log.tick_encode import keyframe_value as _keyframe_value
 
     value = 0.074735335  # to 7 digits 0.07473533, through an f32 (0.074735336) 0.07473534
-    changed = lf._nice(array("f", (value,))[0])
+    changed = lf.nice_value(array("f", (value,))[0])
     assert _keyframe_value(value) == changed == 0.07473534
     assert _keyframe_value((value, -0.212322)) == [changed, -0.212322]

@@ -2,8 +2,9 @@
 
 - The C module is built wherever a C compiler is (``.ci/run`` installs on such a machine), and a
   stale build (another API_VERSION) or SOCCERBT_NATIVE=0 leaves it out.
-- The blackboard diff, a tick part, an inputs part and the status log split: C and Python on
-  the same inputs give the same bytes, the same lists left behind and errors alike.
+- The blackboard diff, a tick, a step's truth, a brain's inputs and a repeated field joined: C
+  and Python (protobuf's own serializer) on the same inputs give the same bytes, the same lists
+  left behind and errors alike, and the bytes are protobuf's canonical form of the message.
 - Watching through the status slot: it serves while any tree is watched and the member comes
   back with the last watcher; a tree nobody watches reports nothing; a node class with a
   __setattr__ of its own keeps it, either way.
@@ -17,7 +18,6 @@ import math
 import os
 import random
 import shutil
-import struct
 import subprocess
 import sys
 import sysconfig
@@ -32,7 +32,7 @@ from soccerbt.nodes.status import NodeStatus
 from soccerbt.log import inputs as inputs_module
 from soccerbt.log import format as lf
 from soccerbt.log import tick_encode as mr
-from soccerbt.log import tree_watch
+from soccerbt.log import proto
 from soccerbt.nodes.base import TreeNode
 from soccerbt.trees import TreeFactory
 from soccerbt.world.types import Detection, Observations, Pose2D, Team
@@ -125,17 +125,23 @@ def _random_value(rng: random.Random) -> object:
         return ()
     if kind == 12:
         return {"x": rng.random(), "n": [1, 2]}
-    return tuple(float(i) for i in range(300))  # too long for the f32 kinds: JSON
+    return tuple(float(i) for i in range(300))  # a long tuple of floats
 
 
-def _table(rng: random.Random, size: int) -> tuple[list[Entry], list[int], list[object], list[int]]:
+def _table(rng: random.Random, size: int) -> tuple[list[Entry], list[int], list[object], list[int], list[str]]:
     entries = []
     for _ in range(size):
         e = Entry()
         e.value = _random_value(rng)
         e.sequence_id = rng.randrange(3)
         entries.append(e)
-    return entries, [-1] * size, [mr.UNSET] * size, [-1 - rng.randrange(6) for _ in range(size)]
+    keys = [rng.choice(["ball_x_m", "decision", "é_key", ""]) + str(k) for k in range(size)]
+    return entries, [-1] * size, [mr.UNSET] * size, [-1 - rng.randrange(10) for _ in range(size)], keys
+
+
+def _canonical(message: type, data: bytes) -> bool:
+    """Whether `data` is protobuf's own serialization of the message it decodes to."""
+    return message.FromString(data).SerializeToString() == data
 
 
 @needs_compiled
@@ -143,7 +149,7 @@ def _table(rng: random.Random, size: int) -> tuple[list[Entry], list[int], list[
 def test_bb_changes_c_and_python_agree_tick_after_tick(seed: int) -> None:
     compiled.setup(mr._POSE, mr._json_text)
     rng = random.Random(seed)
-    entries, seqs, raws, adapter = _table(rng, rng.randrange(1, 40))
+    entries, seqs, raws, adapter, keys = _table(rng, rng.randrange(1, 40))
     c_state = (list(seqs), list(raws))
     py_state = (list(seqs), list(raws))
     role = rng.randrange(len(entries))
@@ -155,9 +161,10 @@ def test_bb_changes_c_and_python_agree_tick_after_tick(seed: int) -> None:
                     e.value = _random_value(rng)
                 if rng.random() < 0.4:
                     e.writer, e.writer_seq = rng.randrange(1, 3000), e.sequence_id
-        got_c = compiled.bb_changes(entries, c_state[0], c_state[1], adapter, role)
-        got_py = mr.py_bb_changes(entries, py_state[0], py_state[1], adapter, role)
+        got_c = compiled.bb_changes(entries, c_state[0], c_state[1], adapter, role, keys)
+        got_py = mr.py_bb_changes(entries, py_state[0], py_state[1], adapter, role, keys)
         assert got_c == got_py, f"tick {tick}"
+        assert _canonical(proto.Tick, got_c[0])
         assert c_state[0] == py_state[0]
         assert [id(v) for v in c_state[1]] == [id(v) for v in py_state[1]]
 
@@ -166,12 +173,31 @@ def test_bb_changes_c_and_python_agree_tick_after_tick(seed: int) -> None:
 def test_bb_changes_errors_are_the_twins() -> None:
     compiled.setup(mr._POSE, mr._json_text)
     e = Entry()
-    e.value, e.sequence_id, e.writer, e.writer_seq = 1.0, 1, 40000, 1  # a writer past i16
+    e.value, e.sequence_id, e.writer, e.writer_seq = 1.0, 1, 1 << 33, 1  # a writer past uint32
     for fn in (compiled.bb_changes, mr.py_bb_changes):
-        with pytest.raises(OverflowError):
-            fn([e], [-1], [mr.UNSET], [-1], -1)
+        with pytest.raises(ValueError, match="out of"):
+            fn([e], [-1], [mr.UNSET], [-1], -1, ["k"])
     with pytest.raises(ValueError, match="differ in length"):
-        compiled.bb_changes([e], [], [], [], -1)
+        compiled.bb_changes([e], [], [], [], -1, [])
+
+
+def test_a_change_decodes_to_the_value_and_writer_recorded() -> None:
+    """Each kind of value as a change reads back: floats at f32 precision, poses and tuples as
+    lists, other values as their JSON, and the writer a node uid or the adapter's name."""
+    values = [(0.1, 0.1), (-0.0, -0.0), (True, True), (False, False), (Pose2D(1.5, -0.0, 3.0), [1.5, -0.0, 3.0]),
+              ((1.25, 2.5), [1.25, 2.5]), (((1.0, 2.0), (3.0, 4.5)), [[1.0, 2.0], [3.0, 4.5]]), ("kick", "kick"),
+              (None, None), (3, 3), ((), []), ({"x": 1}, {"x": 1}), (float("nan"), "nan")]
+    entries = []
+    for k, (value, _expected) in enumerate(values):
+        e = Entry()
+        e.value, e.sequence_id = value, 1
+        e.writer, e.writer_seq = (k + 1, 1) if k % 2 else (0, 0)
+        entries.append(e)
+    data, _role = mr.bb_changes(entries, [-1] * len(values), [mr.UNSET] * len(values),
+                                [-1 - lf.WRITERS.index("world_model")] * len(values), -1, [f"k{k}" for k in range(len(values))])
+    record = lf.decode_tick(data)
+    for k, (_value, expected) in enumerate(values):
+        assert record.blackboard[f"k{k}"] == [expected, k + 1 if k % 2 else "world_model"], k
 
 
 class _Node:
@@ -192,56 +218,72 @@ class _Command:
 
 
 @needs_compiled
-def test_tick_parts_agree() -> None:
+def test_ticks_agree() -> None:
     rng = random.Random(5)
     for _ in range(300):
         n = rng.randrange(20)
         reasons = {rng.randrange(1, 400): rng.choice(["ball far -> approach", "é 0.52 outside reach", ""])
                    for _ in range(rng.randrange(4))} or None
-        args = (rng.randrange(1 << 32), rng.randrange(6), _Command(rng), n, bytes(rng.randrange(256) for _ in range(2 * n)),
-                bytes(rng.randrange(4) for _ in range(2 * n)), [rng.randrange(400) for _ in range(rng.randrange(3))],
-                rng.choice([None, [_Node(rng.randrange(65536)) for _ in range(rng.randrange(30))]]),
-                rng.choice([b"", bytes(range(30))]), reasons)
+        transitions = [v for _ in range(n) for v in (rng.randrange(70000), rng.randrange(5), rng.randrange(5))]
+        changes = rng.choice([b"", proto.Tick(changes=[proto.Change(key="k", flag=True)]).SerializeToString()])
+        args = (rng.randrange(1 << 40), rng.randrange(1 << 32), rng.randrange(6), _Command(rng), transitions,
+                [rng.randrange(400) for _ in range(rng.randrange(3))],
+                rng.choice([None, [_Node(rng.randrange(70000)) for _ in range(rng.randrange(30))]]), reasons, changes)
         data = compiled.encode_tick(*args)
         assert data == mr.py_encode_tick(*args)
+        assert _canonical(proto.Tick, data)
         record = lf.decode_tick(data)
-        assert (record.tick, record.root, record.reasons) == (args[0], args[1], reasons or {})
+        assert (record.tick, record.root, record.reasons) == (args[1], args[2], reasons or {})
+        assert record.transitions == [tuple(transitions[i:i + 3]) for i in range(0, len(transitions), 3)]
+        assert record.skipped == args[5] and record.ticked == [node.uid for node in args[6] or []]
     fast = _Command(rng)
-    fast.vx_mps = 1e39  # past f32: struct says so, and so does the C
-    for bad in ((1 << 32, 0, _Command(rng)), (1, 0, fast), (1, 256, _Command(rng))):
+    fast.vx_mps = 1e39  # past f32: infinity, as protobuf's own float field makes it
+    assert compiled.encode_tick(1, 1, 0, fast, [], [], None, None, b"") == mr.py_encode_tick(1, 1, 0, fast, [], [], None, None, b"")
+    assert lf.decode_tick(compiled.encode_tick(1, 1, 0, fast, [], [], None, None, b"")).command[0] == math.inf
+    for bad in ((1, 1 << 32, 0, [], []), (1, 0, 6, [], []), (1, 0, 0, [1, 0], []), (1, 0, 0, [1, 0, 9], []),
+                (1, 0, 0, [], [-1])):
         for fn in (compiled.encode_tick, mr.py_encode_tick):
-            with pytest.raises((OverflowError, struct.error)):
-                fn(*bad, 0, b"", b"", [], None, b"", None)
+            step, tick, root, transitions, skipped = bad
+            with pytest.raises(ValueError):
+                fn(step, tick, root, _Command(rng), transitions, skipped, None, None, b"")
+
+
+class _Body:
+    def __init__(self, rng: random.Random) -> None:
+        self.x_m, self.y_m, self.theta_rad = rng.uniform(-7, 7), rng.choice([0.0, -0.0, rng.uniform(-4, 4)]), rng.uniform(-3, 3)
+        self.fallen, self.removed = rng.random() < 0.2, rng.choice([0, 1, False, True])
+        self.vx_mps, self.vy_mps = rng.uniform(-3, 3), 0.0
 
 
 @needs_compiled
-def test_status_log_bytes_agree() -> None:
-    rng = random.Random(3)
-    nodes = [_Node(rng.randrange(65536)) for _ in range(200)]
-    assert mr.py_uids_u16(nodes) == struct.pack(f"<{len(nodes)}H", *(n.uid for n in nodes))
-    log = [v for _ in range(100) for v in (rng.randrange(65536), rng.randrange(4), rng.randrange(4))]
-    a, b = list(log), list(log)
-    assert compiled.split_status_log(a) == tree_watch.py_split_status_log(b)
-    assert a == b == []
-    for bad, error in (([70000, 0, 1], OverflowError), ([3, 0, 300], ValueError), ([3, 400, 0, 70000, 0, 0], OverflowError)):
-        a, b = list(bad), list(bad)
-        for fn, arg in ((compiled.split_status_log, a), (tree_watch.py_split_status_log, b)):
-            with pytest.raises(error):
-                fn(arg)
-        assert a == b == bad  # left as it was
+def test_truths_agree() -> None:
+    rng = random.Random(8)
+    for _ in range(200):
+        bodies = [_Body(rng) for _ in range(rng.randrange(0, 14))]
+        names = [rng.choice(["blue", "red", "é"]) + str(k) for k in range(len(bodies))]
+        gc = tuple(rng.choice([0, 1, 3, -1, 255, 2 ** 31 - 1]) for _ in range(5))
+        args = (rng.randrange(1 << 40), rng.uniform(0, 1200), _Body(rng), gc, names, bodies)
+        data = compiled.encode_truth(*args)
+        assert data == mr.py_encode_truth(*args)
+        assert _canonical(proto.Truth, data)
+        truth = lf.decode_truth(data)
+        assert truth.gc == gc and [r[3:] for r in truth.robots] == [(int(b.fallen), int(b.removed)) for b in bodies]
+    for fn in (compiled.encode_truth, mr.py_encode_truth):
+        with pytest.raises(ValueError):
+            fn(1, 0.0, _Body(rng), (1 << 40, 0, 0, 0, 0), [], [])
 
 
 @needs_compiled
-def test_joined_parts_agree() -> None:
+def test_joined_repeated_fields_agree() -> None:
     rng = random.Random(5)
     for _ in range(200):
         parts = [rng.randbytes(rng.choice([0, 1, 7, 300, 70000])) for _ in range(rng.randrange(9))]
-        joined = compiled.join_parts(parts)
-        assert joined == lf.join_parts(parts) and lf.split_parts(joined) == parts
+        head = rng.choice([b"", b"\x08\x05"])
+        assert compiled.join_repeated(head, 2, parts) == mr.py_join_repeated(head, 2, parts)
     for bad in ([b"a", "text"], [None]):
-        for fn in (compiled.join_parts, lf.join_parts):
+        for fn in (compiled.join_repeated, mr.py_join_repeated):
             with pytest.raises(TypeError):
-                fn(bad)
+                fn(b"", 2, bad)
 
 
 def _observations(rng: random.Random) -> Observations:
@@ -255,22 +297,24 @@ def _observations(rng: random.Random) -> Observations:
 
 
 @needs_compiled
-def test_inputs_parts_agree() -> None:
+def test_inputs_agree_and_read_back_exactly() -> None:
     rng = random.Random(11)
     for _ in range(300):
         obs = _observations(rng)
-        args = (rng.uniform(0, 600), obs, rng.choice([None, b"", bytes(range(40))]),
+        args = (rng.choice(["blue1", "red2", "é"]), rng.uniform(0, 600), obs, rng.choice([None, b"", bytes(range(40))]),
                 rng.choice([None, "[]", '[{"a": 1.5, "é": 2}]']), rng.choice([None, '{"go_manual": true}']),
                 rng.choice([None, True, False]))
-        data = compiled.encode_inputs_part(*args, inputs_module._KIND_CODE)
-        assert data == inputs_module.encode_part(*args)
-        record = inputs_module.decode_part(data)
-        if all(len(d.kind.encode()) <= 255 for d in obs.detections):  # a longer kind name is cut
-            assert record.observations == obs
+        data = compiled.encode_inputs(*args)
+        assert data == inputs_module.py_encode_inputs(*args)
+        assert _canonical(proto.BrainInputs, data)
+        step = rng.randrange(1 << 20)
+        (robot, record), = inputs_module.decode_inputs(inputs_module.encode_step_inputs(step, [data])).items()
+        assert robot == args[0] and record.observations == obs and record.packet == args[3]
+        assert record.estop == args[6]
     bad = Observations(0.0, True, (), Pose2D(0, 0, 0), 0.0, False, 0.0, 0.0, ((1.0, 2.0),))  # a short segment
-    for fn in (lambda *a: compiled.encode_inputs_part(*a, inputs_module._KIND_CODE), inputs_module.encode_part):
-        with pytest.raises(Exception):  # noqa: B017 - struct.error from Python, ValueError from C
-            fn(0.0, bad, None, None, None, None)
+    for fn in (compiled.encode_inputs, inputs_module.py_encode_inputs):
+        with pytest.raises(ValueError):
+            fn("blue1", 0.0, bad, None, None, None, None)
 
 
 # --- watching through the status slot -----------------------------------------------------------

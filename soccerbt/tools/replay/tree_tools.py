@@ -305,12 +305,12 @@ def diff_logs(a: McapLog, b: McapLog) -> list[str]:
         if data_a == data_b and a.format_version == b.format_version:
             continue
         try:
-            va = a.view_of(data_a)
+            va = a.view_of(data_a, step)
         except ValueError as exc:
             gaps_a.append(a._gap(step, step, None, f"step {step} unreadable ({exc})"))
             continue
         try:
-            vb = b.view_of(data_b)
+            vb = b.view_of(data_b, step)
         except ValueError as exc:
             gaps_b.append(b._gap(step, step, None, f"step {step} unreadable ({exc})"))
             continue
