@@ -248,7 +248,7 @@ def _feed_segment(path: Path, robots: list[str], brains: list[_Brain]) -> None:
                                           "be derived")
         try:
             step_brains(brains, seg.inputs_of(data), step)
-        except (ValueError, KeyError, ShapeError) as exc:
+        except (ValueError, ShapeError) as exc:
             raise ReplayError(path, None, f"step {step} is unreadable ({exc}): the segments after it cannot "
                                           "be derived") from None
 
@@ -448,7 +448,7 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
         step_brains(brains, records, step)
     except ReplayError:  # a deriving child's, said as it was raised
         raise
-    except (ValueError, KeyError, ShapeError) as exc:
+    except (ValueError, ShapeError) as exc:
         raise _Missing(f"its inputs are unreadable ({exc})") from None
     derived_ticks: dict[str, bytes] = {}
     later: list[tuple[str, int, bytes]] = []
@@ -474,7 +474,10 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
     for topic, s, data in later:
         put(topic, s, data)
     has_scene = has_commands = False
+    summary = [data for topic, data in rest if topic == lf.SUMMARY_TOPIC]  # written at the end, after the scene
     for topic, data in rest:
+        if topic == lf.SUMMARY_TOPIC:
+            continue
         put(topic, step, data)
         scenes.seen(topic, data)
         has_scene = has_scene or topic == lf.SCENE_TOPIC
@@ -486,6 +489,8 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
                 notes.append(f"{log.path}: the event at step {step} is damaged ({exc})")
     if step % lf.SCENE_PERIOD_STEPS == 0:
         scenes.write(step, truth, has_scene, has_commands, put)
+    for data in summary:
+        put(lf.SUMMARY_TOPIC, step, data)
     return None
 
 

@@ -102,9 +102,12 @@ def inputs_in_order(log: Any) -> Iterator[tuple[int, bytes | None]]:
 
 def step_brains(brains: list[Any], records: dict[str, Any], step: int) -> None:
     """Every brain fed its inputs of a step (robot -> InputRecord, ``McapLog.inputs_of``) and
-    recorded (KeyError for a robot the step holds no inputs of)."""
+    recorded (ValueError for a robot the step holds no inputs of)."""
     for b in brains:
-        b.feed(records[b.robot], step)
+        rec = records.get(b.robot)
+        if rec is None:
+            raise ValueError(f"the step holds no inputs of {b.robot}")
+        b.feed(rec, step)
         b.record()
 
 
@@ -127,7 +130,7 @@ def _child(path: Path, brains: list[Any], earlier: list[Path], robots: list[str]
                 break  # the parent stops here too (the same log, read the same way)
             try:
                 step_brains(brains, log.inputs_of(data), step)
-            except (ValueError, KeyError, ShapeError) as exc:
+            except (ValueError, ShapeError) as exc:
                 conn.send(("steps", batch))
                 conn.send(("bad", str(exc)))
                 return
