@@ -99,7 +99,7 @@ def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys:
     _play(served, brain, 300)
     thread.join(30)
     assert brain.live_recorder is not None and brain.live.published > 200
-    assert lf.STEP_TOPIC in got and lf.SCENE_TOPIC in got
+    assert {lf.TRUTH_TOPIC, lf.tick_topic("blue1"), lf.SCENE_TOPIC} <= set(got)
     from soccerbt.__main__ import main
 
     (flight_log,) = brain.recorder.files
@@ -107,21 +107,18 @@ def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys:
     assert "(300 ticks)" in capsys.readouterr().out
 
 
-def test_a_brain_records_its_inputs_only_and_the_log_derives(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    """``soccerbt brain --record-mode inputs``: the flight log holds no node data; ``replay
-    derive`` writes the full one, which re-runs exactly."""
+def test_a_brains_flight_log_is_a_record_that_also_reruns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``soccerbt brain``'s flight log holds every node as it happened (nothing to derive) and the
+    brain's inputs, so that it re-runs exactly too."""
     from soccerbt.__main__ import main
     from soccerbt.log.reader import McapLog
 
-    served, brain = _flight_brain(tmp_path, 213, 8, "--record-mode", "inputs")
+    served, brain = _flight_brain(tmp_path, 213, 8)
     _play(served, brain, 300)
     (flight_log,) = brain.recorder.files
     log = McapLog.open(flight_log)
-    assert log.node_data is False and log.header["source"] == "brain" and log.last_step == 300
-    full = tmp_path / "full.mcap"
-    assert main(["replay", "derive", str(flight_log), str(full)]) == 0
-    assert main(["replay", str(full), "--robot", "blue1", "--rerun"]) == 0
+    assert log.node_data and "inputs" in log.header and log.header["source"] == "brain" and log.last_step == 300
+    assert main(["replay", str(flight_log), "--robot", "blue1", "--rerun"]) == 0
     assert "(300 ticks)" in capsys.readouterr().out
 
 

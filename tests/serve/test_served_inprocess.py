@@ -232,62 +232,51 @@ def test_the_flight_recorder_rotates_and_caps_its_folder(tmp_path) -> None:
     assert starts[-1][1] + starts[-1][2] - 1 == 4000
 
 
-def test_an_inputs_only_flight_segment_derives_to_the_full_recorders_ticks(tmp_path) -> None:
-    """Two flight recorders on one brain, full and inputs-only: a later inputs-only segment,
-    derived (fed the run's earlier segments first), has the full recorder's ticks and states at
-    the same brain steps."""
+def test_a_flight_logs_third_segment_opens_after_the_first_two_are_deleted(tmp_path) -> None:
+    """Two recorders on one brain, one file and a rotating flight recorder: with its first two
+    segments deleted (by the folder's cap, say), the third opens on its own, and holds the same
+    ticks and states as the one file at the same brain steps."""
     from soccerbt.drivers.booster.connect import open_transport
+    from soccerbt.log.reader import McapLog
     from soccerbt.robot.flight import FlightRecorder
-    from soccerbt.log import format as lf
-    from soccerbt.resim.derive import derive_log
-    from soccerbt.log.reader import McapLog, ReplayError
 
     domain = 205
     gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()
     served = ServedMatch(MatchConfig(team_size=1, seed=5), open_transport("memory", domain=domain),
                          gc_port=gc_port, gc_return_port=ret_port, count_team_messages=False)
     brain = _brain(BLUE1, domain, gc_port, ret_port, team_port)
-    (tmp_path / "full").mkdir()
-    (tmp_path / "inputs").mkdir()
-    full = FlightRecorder(tmp_path / "full", brain.runner, _spec(brain), max_file_bytes=1 << 30)
-    short = FlightRecorder(tmp_path / "inputs", brain.runner, _spec(brain), max_file_bytes=65_536, node_data=False)
-    brain.runner.observers += [full.on_step, short.on_step]
+    (tmp_path / "whole").mkdir()
+    (tmp_path / "segments").mkdir()
+    whole = FlightRecorder(tmp_path / "whole", brain.runner, _spec(brain), max_file_bytes=1 << 30)
+    segments = FlightRecorder(tmp_path / "segments", brain.runner, _spec(brain), max_file_bytes=100_000)
+    brain.runner.observers += [whole.on_step, segments.on_step]
     try:
         for _ in range(3000):
             served.match.step()
             brain.runner.step(served.t_s)
     finally:
         brain.runner.close()
-        full.finish()
-        short.finish()
+        whole.finish()
+        segments.finish()
         served.close()
-    assert short.segment >= 2 and full.segment == 0
-    whole = McapLog.open(full.path)
-    n = short.segment if McapLog.open(short.files[-1]).last_step > 100 else short.segment - 1  # one with steps
-    later = McapLog.open(short.files[n])
-    assert later.header["segment"] == n >= 1 and later.node_data is False
-    done = derive_log(later, tmp_path / "derived.mcap")
-    assert [p.name for p in done.segments_fed] == [p.name for p in short.files[:n]]
-    derived = McapLog.open(tmp_path / "derived.mcap")
-    offset = later.header["segment_first_brain_step"] - 1  # the segment's step 1 is this brain step + 1
-    assert derived.last_step == later.last_step > 100
-    ticks = {s: lf.split_parts(d)[1] for _, s, d in whole.messages(offset + 1, offset + derived.last_step,
-                                                                   {lf.STEP_TOPIC})}
+    assert segments.segment >= 3 and whole.segment == 0
+    for path in segments.files[:2]:
+        path.unlink()
+    third = McapLog.open(segments.files[2])
+    assert third.header["segment"] == 2 and third.node_data and third.last_step > 100 and not third.warnings
+    one = McapLog.open(whole.path)
+    offset = third.header["segment_first_brain_step"] - 1  # the segment's step 1 is this brain step + 1
+    for step in (1, 2, third.last_step // 2, third.last_step):  # from its first keyframe on, nothing missing
+        a, b = one.robot_state("blue1", offset + step), third.robot_state("blue1", step)
+        assert (a.tick, a.statuses, a.blackboard, a.reasons) == (b.tick, b.statuses, b.blackboard, b.reasons), step
+    ticks = dict(one.robot_ticks("blue1", offset + 1, offset + third.last_step))
     compared = 0
-    for _, step, data in derived.messages(2, None, {lf.STEP_TOPIC}):  # step 1 follows the segment's keyframe
-        a, b = lf.decode_tick(ticks[offset + step]), lf.decode_tick(lf.split_parts(data)[1])
-        assert (a.tick, a.root, repr(a.command), a.transitions, a.ticked, a.skipped, a.reasons) == \
-            (b.tick, b.root, repr(b.command), b.transitions, b.ticked, b.skipped, b.reasons), step
+    for step, b in third.robot_ticks("blue1", 1, third.last_step):
+        a = ticks[offset + step]
+        assert (a.tick, a.root, repr(a.command), a.transitions, a.blackboard, a.reasons) == \
+            (b.tick, b.root, repr(b.command), b.transitions, b.blackboard, b.reasons), step
         compared += 1
-    assert compared == derived.last_step - 1
-    for step in (1, derived.last_step // 2, derived.last_step):
-        a, b = whole.robot_state("blue1", offset + step), derived.robot_state("blue1", step)
-        assert (a.tick, a.statuses, a.blackboard) == (b.tick, b.statuses, b.blackboard), step
-    with pytest.raises(ReplayError, match="earlier segments"):  # an input of the derive
-        derive_log(McapLog.open(short.files[n]), short.files[0])
-    (tmp_path / "inputs" / short.files[0].name).unlink()  # deleted by the folder's cap, say
-    with pytest.raises(ReplayError, match="not beside it"):
-        derive_log(McapLog.open(short.files[n]), tmp_path / "again.mcap")
+    assert compared == third.last_step
 
 
 def _spec(brain: object) -> object:

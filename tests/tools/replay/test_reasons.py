@@ -95,14 +95,26 @@ def test_a_users_node_reports_its_reason_only_while_someone_records() -> None:
 
 
 def test_a_tick_with_reasons_round_trips_and_one_without_reads_as_before() -> None:
-    command = (0.0,) * 7
-    plain = lf.encode_tick(5, 2, command, 0, b"", b"", [], b"", b"")
-    assert lf.decode_tick(plain).reasons == {}  # flags 0: a log written before reasons existed
-    data = lf.encode_tick(5, 2, command, 0, b"", b"", [], b"", b"", {7: "a -> b", 9: "ü < 1"})
+    from types import SimpleNamespace
+
+    from soccerbt.log import format_v1 as v1
+    from soccerbt.log.tick_encode import encode_tick
+
+    stand = SimpleNamespace(vx_mps=0.0, vy_mps=0.0, vtheta_radps=0.0, head_pan_rad=0.0, head_tilt_rad=0.0, kick=None)
+    plain = encode_tick(5, 5, 2, stand, [], [], None, None, b"")
+    assert lf.decode_tick(plain).reasons == {}
+    data = encode_tick(5, 5, 2, stand, [], [], None, {7: "a -> b", 9: "ü < 1"}, b"")
     rec = lf.decode_tick(data)
-    assert rec.reasons == {7: "a -> b", 9: "ü < 1"} and rec.tick == 5 and rec.changes == b""
+    assert rec.reasons == {7: "a -> b", 9: "ü < 1"} and rec.tick == 5 and rec.blackboard == {}
     with pytest.raises(ValueError):
         lf.decode_tick(data[:-3])
+    # format 1: a tick without the reasons section (flags 0) reads as one without reasons
+    command = (0.0,) * 7
+    assert v1.decode_tick(v1.encode_tick(5, 2, command, 0, b"", b"", [], b"", b"")).reasons == {}
+    old = v1.encode_tick(5, 2, command, 0, b"", b"", [], b"", b"", {7: "a -> b", 9: "ü < 1"})
+    assert v1.decode_tick(old).reasons == {7: "a -> b", 9: "ü < 1"}
+    with pytest.raises(ValueError):
+        v1.decode_tick(old[:-3])
     assert lf.check_keyframe({"after_step": 1, "statuses": [], "blackboard": {}})  # no reasons: fine
     with pytest.raises(lf.ShapeError):
         lf.check_keyframe({"after_step": 1, "statuses": [], "blackboard": {}, "reasons": [[1, "x"]]})
