@@ -2,17 +2,17 @@
 
 ``soccerbt run``, ``view``, ``brain`` and ``sim --serve`` take ``--live``: a ``LiveStream`` (a
 server of the ``foxglove-sdk`` package, the ``live`` extra) publishes every message the match
-recorder writes, on the log's own topics and schemas (``logformat``): ``/foxglove/scene``
+recorder writes, on the log's own topics and schemas (``soccerbt.log.format``): ``/foxglove/scene``
 (``foxglove.SceneUpdate``, the field, robots and ball), ``/gamecontroller``, ``/events``,
-``/commands``, the binary step messages (every robot's tick: statuses, blackboard changes,
-command), the trees, key tables and keyframes. Foxglove or Lichtblick connect to
+``/commands``, the truth and every robot's tick (protobuf: statuses, blackboard changes, reasons,
+command), the trees and keyframes. Foxglove or Lichtblick connect to
 ``ws://HOST:PORT``; ``soccerbt replay --connect HOST:PORT`` reads the same stream. A message's
 time is its step's time, as in the log.
 
 The recorder hands each message to the stream (``tap``: the same bytes it writes into the file;
 with no file, ``LiveWriter`` takes the file writer's place and nothing is compressed or
 written). Messages a late client needs to make sense of the rest (the header, each robot's
-trees, its newest key table and keyframe, the newest GameController state) are kept and sent
+trees, its newest keyframe, the newest GameController state) are kept and sent
 again when a client subscribes to their channel.
 
 A slow or vanished client never slows the brain: ``Channel.log`` hands the message to the
@@ -250,7 +250,7 @@ class LiveStream:
 
 
 class LiveWriter:
-    """Takes the place of the recorder's file writer (``mcap_recorder.LogWriter``) when the
+    """Takes the place of the recorder's file writer (``soccerbt.log.writer.LogWriter``) when the
     run is streamed but not recorded: every message goes to the stream, nothing is written."""
 
     def __init__(self, stream: LiveStream) -> None:

@@ -42,7 +42,7 @@ from soccerbt.cli.outputs import RECORD_SUFFIX, open_exclusive
 from soccerbt.log import format as lf
 from soccerbt.log import proto
 from soccerbt.log.format import ReplayError
-from soccerbt.log.upgrade import truth_message
+from soccerbt.log.upgrade import ticks_message, truth_message
 from soccerbt.log.writer import LogWriter
 
 __all__ = ["convert_log", "Conversion", "JSONL_VERSION", "MAX_LINE_BYTES", "looks_like_jsonl"]
@@ -222,7 +222,7 @@ def _kick(value: object) -> bool:
 
 
 def _command(values: list) -> tuple[float, ...]:
-    """The 7 command values of logformat from a robot's row (missing: 0, no kick: NaN)."""
+    """The 7 command values of the format from a robot's row (missing: 0, no kick: NaN)."""
     motion = [float(v) for v in values[5:10]] + [0.0] * (10 - max(5, min(10, len(values))))
     kick = values[10] if len(values) > 10 else None
     return (*motion, *((float(kick[0]), float(kick[1])) if kick else (_NAN, _NAN)))
@@ -242,7 +242,7 @@ class _Robot:
         """The robot's ``soccerbt.Tick``: the root, the command and every change as JSON text
         (the old log's values exactly), writer ``unknown``."""
         vx, vy, vth, pan, tilt, kick_dir, kick_strength = command
-        msg = proto.Tick(step=step, tick=step, root=root, command=proto.Command(
+        msg = proto.Tick(robot=self.name, step=step, tick=step, root=root, command=proto.Command(
             vx_mps=vx, vy_mps=vy, vtheta_radps=vth, head_pan_rad=pan, head_tilt_rad=tilt))
         if kick_dir == kick_dir:  # a kick (NaN: none)
             msg.command.kick, msg.command.kick_direction_rad, msg.command.kick_strength = True, kick_dir, kick_strength
@@ -309,7 +309,7 @@ def _convert(path: Path, out: LogWriter) -> Conversion:
     for track in tracks:
         out.put(out.channel(lf.keyframe_topic(track.name), "keyframe"), 1, track.keyframe(0))
     truth_channel = out.channel(lf.TRUTH_TOPIC, "truth")
-    tick_channels = [out.channel(lf.tick_topic(track.name), "tick") for track in tracks]
+    ticks_channel = out.channel(lf.TICKS_TOPIC, "ticks")
     events: list[dict[str, Any]] = []
     result: Any = None
     last_step = 0
@@ -352,9 +352,9 @@ def _convert(path: Path, out: LogWriter) -> Conversion:
             out.put(truth_channel, step, truth_message(record_truth, robots))
         except (ValueError, OverflowError) as exc:
             raise ReplayError(path, lineno, f"step record: a value out of range ({exc})") from None
-        for track, channel in zip(tracks, tick_channels):
-            root = _ROOT_CODES.get(str(status.get(track.name, "")), 0)
-            out.put(channel, step, track.tick(step, root, _command(poses[track.name]), changes.get(track.name) or {}))
+        ticks = [track.tick(step, _ROOT_CODES.get(str(status.get(track.name, "")), 0), _command(poses[track.name]),
+                            changes.get(track.name) or {}) for track in tracks]
+        out.put(ticks_channel, step, ticks_message(step, ticks))
         if step // lf.KEYFRAME_STEPS > last_step // lf.KEYFRAME_STEPS:
             for track in tracks:
                 out.put(out.channel(lf.keyframe_topic(track.name), "keyframe"), step, track.keyframe(step))

@@ -19,13 +19,13 @@ what each brain was built with (``inputs``).
 ``/match/truth`` (``soccerbt.Truth``, every step): step, simulated time, the ball, the
 GameController state and score, and every robot's true pose, fallen and removed flags, by name.
 
-``/robots/<robot>/tick`` (``soccerbt.Tick``, every step): the brain's tick number, the root
-status, the command, every status transition of the tick in BehaviorTree.CPP's logger order
-(uid, previous, new), the uids skipped and ticked, the reasons decision nodes gave for what they
-decided (the rules evaluated, the values compared, the verdicts) and the root blackboard's
-changes, each with its key, its new value and its writer: a node uid (an output port, a
-Script, SetBlackboard or a pre/post-condition script) or the adapter that owns the key
-(``gamecontroller``, ``world_model``, ``team``, ``gamepad``, ``nodes``).
+``/match/ticks`` (``soccerbt.StepTicks``, every step): each robot's ``soccerbt.Tick``, named:
+the brain's tick number, the root status, the command, every status transition of the tick in
+BehaviorTree.CPP's logger order (uid, previous, new), the uids skipped and ticked, the reasons
+decision nodes gave for what they decided (the rules evaluated, the values compared, the
+verdicts) and the root blackboard's changes, each with its key, its new value and its writer: a
+node uid (an output port, a Script, SetBlackboard or a pre/post-condition script) or the adapter
+that owns the key (``gamecontroller``, ``world_model``, ``team``, ``gamepad``, ``nodes``).
 
 ``/match/inputs`` (``soccerbt.StepInputs``, every step): every brain's inputs (observations,
 GameController packet, team messages, pad, emergency stop), exactly; what ``--rerun``,
@@ -63,7 +63,7 @@ the error of every reader of a log (``path:line: message``).
 
 A log is untrusted input: every message a reader uses is checked here, once, where it is read
 (``check_header``, ``check_index``, ``check_tree``, ``check_keyframe``, ``check_event``,
-``check_summary``; the protobuf messages in ``decode_tick`` and ``decode_truth``), and a message
+``check_summary``; the protobuf messages in ``decode_ticks`` and ``decode_truth``), and a message
 of the wrong shape raises ``ShapeError`` or ``ValueError`` naming the field (``nodes[3].parent:
 not an earlier node's uid``). JSON is parsed by ``load_json``: bounded in size, nested at most
 ``MAX_JSON_DEPTH`` levels (checked without recursion), so that nothing downstream recurses on the
@@ -86,9 +86,10 @@ from soccerbt.log import schemas as _schemas
 
 __all__ = [
     "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "READABLE_FORMATS", "HEADER_TOPIC", "TRUTH_TOPIC",
+    "TICKS_TOPIC", "decode_ticks", "tick_record", "split_ticks",
     "INPUTS_TOPIC", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC", "SUMMARY_TOPIC", "INDEX_ATTACHMENT",
     "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES", "STATUS_NAMES", "ROOT_EXCEPTION", "tree_topic",
-    "keyframe_topic", "tick_topic", "robot_of_topic", "kind_of_topic", "TickRecord", "TruthRecord", "decode_tick",
+    "keyframe_topic", "robot_of_topic", "kind_of_topic", "TickRecord", "TruthRecord", "decode_tick",
     "decode_truth", "json_bytes", "json_text", "writer_code", "writer_of_code", "WRITERS", "SCHEMAS", "ns_of",
     "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree", "check_keyframe",
     "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES", "max_tree_nodes", "ROBOT_NAME",
@@ -101,6 +102,7 @@ FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)  # the format versions this soccerbt reads (1: soccerbt.log.format_v1)
 HEADER_TOPIC = "/soccerbt/header"
 TRUTH_TOPIC = "/match/truth"
+TICKS_TOPIC = "/match/ticks"
 INPUTS_TOPIC = "/match/inputs"  # every robot's brain inputs of a step (soccerbt.log.inputs)
 EVENTS_TOPIC = "/events"
 GC_TOPIC = "/gamecontroller"
@@ -140,16 +142,12 @@ def tree_topic(robot: str) -> str:
     return f"{_ROBOT_PREFIX}{robot}/tree"
 
 
-def tick_topic(robot: str) -> str:
-    return f"{_ROBOT_PREFIX}{robot}/tick"
-
-
 def keyframe_topic(robot: str) -> str:
     return f"{_ROBOT_PREFIX}{robot}/keyframe"
 
 
 def robot_of_topic(topic: str) -> tuple[str, str] | None:
-    """("blue2", "tick") for "/robots/blue2/tick"; None for a match channel."""
+    """("blue2", "tree") for "/robots/blue2/tree"; None for a match channel."""
     if not topic.startswith(_ROBOT_PREFIX):
         return None
     robot, _, kind = topic[len(_ROBOT_PREFIX):].partition("/")
@@ -162,10 +160,10 @@ def kind_of_topic(topic: str) -> str | None:
     if kind is not None:
         return kind
     robot = robot_of_topic(topic)
-    return robot[1] if robot is not None and robot[1] in ("tree", "keyframe", "tick") else None
+    return robot[1] if robot is not None and robot[1] in ("tree", "keyframe") else None
 
 
-_KIND_OF_TOPIC = {HEADER_TOPIC: "header", TRUTH_TOPIC: "truth", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
+_KIND_OF_TOPIC = {HEADER_TOPIC: "header", TRUTH_TOPIC: "truth", TICKS_TOPIC: "ticks", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
                   SCENE_TOPIC: "scene", COMMANDS_TOPIC: "commands", SUMMARY_TOPIC: "summary", INPUTS_TOPIC: "inputs"}
 
 
@@ -331,9 +329,35 @@ def _parse(cls: Any, data: bytes, what: str) -> Any:
 
 
 def decode_tick(data: bytes) -> TickRecord:
-    """A ``soccerbt.Tick`` message as a TickRecord; ValueError for bytes of the wrong shape (no
-    such message, a status or writer out of range, a change without a value)."""
-    msg = _parse(_proto.Tick, data, "tick")
+    """A ``soccerbt.Tick`` message as a TickRecord (``tick_record``); ValueError for bytes of the
+    wrong shape."""
+    return tick_record(_parse(_proto.Tick, data, "tick"))
+
+
+def decode_ticks(data: bytes, robots: Any = None) -> dict[str, TickRecord]:
+    """The ticks of a ``soccerbt.StepTicks`` message by robot (`robots`: only theirs, the others
+    not converted); ValueError for bytes of the wrong shape or a robot named twice."""
+    msg = _parse(_proto.StepTicks, data, "ticks")
+    out: dict[str, TickRecord] = {}
+    for tick in msg.robots:
+        name = tick.robot
+        if name in out:
+            raise ValueError(f"{name[:40]!r}'s tick twice in one step")
+        if robots is None or name in robots:
+            out[name] = tick_record(tick)
+    return out
+
+
+def split_ticks(data: bytes) -> list[tuple[str, bytes]]:
+    """(robot, its ``soccerbt.Tick``'s bytes) of each tick of a ``soccerbt.StepTicks`` message, in
+    order (protobuf's canonical bytes: those the recorder wrote); ValueError for bytes of the
+    wrong shape."""
+    return [(tick.robot, tick.SerializeToString()) for tick in _parse(_proto.StepTicks, data, "ticks").robots]
+
+
+def tick_record(msg: Any) -> TickRecord:
+    """A decoded ``soccerbt.Tick`` as a TickRecord; ValueError for a status or writer out of
+    range, or a change without a value."""
     root = msg.root
     if root not in _ROOT_CODES:
         raise ValueError(f"root status code {root} (0..{ROOT_EXCEPTION})")
@@ -756,6 +780,6 @@ SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
     "tree": _jsonschema(_schemas.TREE),
     "keyframe": _jsonschema(_schemas.KEYFRAME),
     "truth": _protobuf("Truth"),
-    "tick": _protobuf("Tick"),
+    "ticks": _protobuf("StepTicks"),
     "inputs": _protobuf("StepInputs"),
 }

@@ -1,9 +1,12 @@
 """The log's per-step messages as protobuf: their schema, defined once here, and its classes.
 
 A log of format 2 carries three per-step channels in protobuf (``soccerbt.log.format``):
-``/match/truth`` (``soccerbt.Truth``), ``/robots/<robot>/tick`` (``soccerbt.Tick``: the robot's
-tick, every node's status transition, the blackboard changes with their writers, the reasons,
-the command) and ``/match/inputs`` (``soccerbt.StepInputs``: what every brain took in). Each
+``/match/truth`` (``soccerbt.Truth``), ``/match/ticks`` (``soccerbt.StepTicks``: every robot's
+``soccerbt.Tick``, its tick, every node's status transition, the blackboard changes with their
+writers, the reasons, the command) and ``/match/inputs`` (``soccerbt.StepInputs``: what every
+brain took in). A step's robots share one message each (an MCAP message costs 16 bytes of index
+that zstd does not compress): a robot is picked by name, in Foxglove
+``/match/ticks.robots[:]{robot=="blue2"}``. Each
 channel's MCAP schema is ``SCHEMA_DATA``, a ``FileDescriptorSet`` of the one file
 ``soccerbt/log.proto`` that ``MESSAGES`` and ``ENUMS`` describe, so that any MCAP reader with a
 protobuf decoder (Foxglove, ``mcap-protobuf-support``) decodes them without soccerbt.
@@ -20,7 +23,7 @@ from typing import Any
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 __all__ = ["PACKAGE", "FILE_NAME", "ENUMS", "MESSAGES", "SCHEMA_DATA", "message_class", "proto_text",
-           "Tick", "Truth", "StepInputs", "BrainInputs", "Change", "Command", "Transition", "Reason"]
+           "Tick", "StepTicks", "Truth", "StepInputs", "BrainInputs", "Change", "Command", "Transition", "Reason"]
 
 PACKAGE = "soccerbt"
 FILE_NAME = "soccerbt/log.proto"
@@ -68,16 +71,19 @@ MESSAGES: dict[str, tuple[str, tuple[Field, ...]]] = {
         ("floats", 7, "Floats", "oneof:value", ""), ("pose", 8, "Pose", "oneof:value", ""),
         ("points", 9, "Floats", "oneof:value", "(x, y) pairs"),
         ("removed", 10, "bool", "oneof:value", "the key was removed"))),
-    "Tick": ("One robot's tick (/robots/<robot>/tick, every step)", (
-        ("step", 1, "uint64", "", "the match step (the log time is step * dt)"),
-        ("tick", 2, "uint32", "", "the brain's tick count"),
-        ("root", 3, "Status", "", "what the root returned"),
-        ("command", 4, "Command", "", ""),
-        ("transitions", 5, "Transition", "repeated", "every status change of the tick, in order"),
-        ("skipped", 6, "uint32", "repeated", "uids a pre-condition skipped"),
-        ("ticked", 7, "uint32", "repeated", "uids ticked, in the order their ticks returned"),
-        ("reasons", 8, "Reason", "repeated", ""),
-        ("changes", 9, "Change", "repeated", "the blackboard's new values, with their writers"))),
+    "Tick": ("One robot's tick", (
+        ("robot", 1, "string", "", ""),
+        ("step", 2, "uint64", "", "the match step (the log time is step * dt)"),
+        ("tick", 3, "uint32", "", "the brain's tick count"),
+        ("root", 4, "Status", "", "what the root returned"),
+        ("command", 5, "Command", "", ""),
+        ("transitions", 6, "Transition", "repeated", "every status change of the tick, in order"),
+        ("skipped", 7, "uint32", "repeated", "uids a pre-condition skipped"),
+        ("ticked", 8, "uint32", "repeated", "uids ticked, in the order their ticks returned"),
+        ("reasons", 9, "Reason", "repeated", ""),
+        ("changes", 10, "Change", "repeated", "the blackboard's new values, with their writers"))),
+    "StepTicks": ("Every robot's tick of a step (/match/ticks, every step), in the header's order", (
+        ("step", 1, "uint64", "", ""), ("robots", 2, "Tick", "repeated", ""))),
     "Ball": ("The ball (field frame)", (
         ("x_m", 1, "float", "", ""), ("y_m", 2, "float", "", ""), ("vx_mps", 3, "float", "", ""),
         ("vy_mps", 4, "float", "", ""))),
@@ -167,6 +173,7 @@ def message_class(name: str) -> Any:
 
 
 Tick = message_class("Tick")
+StepTicks = message_class("StepTicks")
 Truth = message_class("Truth")
 StepInputs = message_class("StepInputs")
 BrainInputs = message_class("BrainInputs")

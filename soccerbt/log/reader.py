@@ -23,7 +23,7 @@ A log is untrusted input (a file shared in a bug report). What it can cost is bo
 - reading after damage looks for the next chunk in a window moving forward, so the walk is
   linear in the file; a seek replays at most ``MAX_REPLAY_STEPS`` steps from a keyframe and looks
   for keyframes and key tables only that far back;
-- every message is checked where it is read (``logformat.check_*``, the step decoders): a
+- every message is checked where it is read (``format.check_*``, the step decoders): a
   message of the wrong shape is damage, named, never a traceback.
 
 Damage found after opening (a chunk that does not decode, a step that does not) is a gap: the
@@ -558,8 +558,11 @@ class McapLog:
 
     @property
     def last_step(self) -> int:
-        if self.index is not None and self.index.get("steps"):
-            return int(self.index["steps"])
+        """The last step the log holds (the index says it; a log cut short: its last chunk's);
+        0 for a log of no step (a flight log's segment opened as its brain stopped)."""
+        if self.index is not None and isinstance(self.index.get("steps"), int):
+            if self.index["steps"] or self.complete:
+                return int(self.index["steps"])
         return max((c.end_step for c in self.chunks), default=0)
 
     @property
@@ -639,7 +642,7 @@ class McapLog:
             raise ReplayError(self.path, None, f"no robot {robot!r} (robots: {', '.join(self.robots)})")
 
     def tree(self, robot: str, load: int) -> dict[str, Any]:
-        """The description of `robot`'s `load`-th tree (1: the first), checked (logformat.check_tree)."""
+        """The description of `robot`'s `load`-th tree (1: the first), checked (format.check_tree)."""
         if not self.node_data:
             return _EMPTY_TREE
         key = (robot, load)
@@ -696,31 +699,31 @@ class McapLog:
         return StepView(truth.step, truth, ticks)
 
     def view_of(self, raw: Any, step: int, robots: list[str] | None = None) -> StepView:
-        """Step `step` as ``step_messages`` gives it (format 1: the step message; 2: the truth and
-        each robot's tick, in header order) decoded; ValueError for one of the wrong shape (or
-        that says another step)."""
+        """Step `step` as ``step_messages`` gives it (format 1: the step message; 2: the truth's
+        and the ticks' messages) decoded; ValueError for one of the wrong shape (or that says
+        another step)."""
         if self.format_version == 1:
             view = self.decode_step(raw, robots=robots)
         else:
-            truth_data, tick_data = raw
-            view = self._view_v2(truth_data, dict(zip(self.robots, tick_data)), robots)
+            view = self._view_v2(*raw, robots)
         if view.step != step:
             raise ValueError(f"its truth says step {view.step}")
         return view
 
-    def _view_v2(self, truth_data: bytes | None, ticks: dict[str, bytes], robots: list[str] | None) -> StepView:
+    def _view_v2(self, truth_data: bytes | None, ticks_data: bytes | None, robots: list[str] | None) -> StepView:
         if truth_data is None:
             raise ValueError("its truth is missing")
         truth = lf.decode_truth(truth_data)
         if len(truth.robots) != len(self.robots):
             raise ValueError(f"the truth holds {len(truth.robots)} robots, the header names {len(self.robots)}")
-        out = {}
-        for robot in self.robots if robots is None else robots:
-            data = ticks.get(robot)
-            if data is None:
-                raise ValueError(f"{robot}'s tick is missing")
-            out[robot] = lf.decode_tick(data)
-        return StepView(truth.step, truth, out)
+        if ticks_data is None:
+            raise ValueError("its ticks are missing")
+        wanted = self.robots if robots is None else robots
+        ticks = lf.decode_ticks(ticks_data, set(wanted))
+        missing = [robot for robot in wanted if robot not in ticks]
+        if missing:
+            raise ValueError(f"{missing[0]}'s tick is missing")
+        return StepView(truth.step, truth, {robot: ticks[robot] for robot in wanted})
 
     def inputs_of(self, data: bytes) -> dict[str, InputRecord]:
         """Every brain's inputs of one ``/match/inputs`` message, by robot (a robot that had not
@@ -753,14 +756,12 @@ class McapLog:
             yield from self._steps_v1(first_step, last_step, on_gap, robots)
             return
         wanted = self.robots if robots is None else robots
-        topics: dict[str, str | None] = {lf.TRUTH_TOPIC: None}
-        topics.update((lf.tick_topic(robot), robot) for robot in wanted)
         expect = max(first_step, self.first_step)
         last = self.last_step if last_step is None else min(last_step, self.last_step)
         unreadable: dict[int, str] = {}
         current: int | None = None
         truth: bytes | None = None
-        ticks: dict[str, bytes] = {}
+        ticks: bytes | None = None
 
         def finish() -> StepView | None:
             try:
@@ -780,7 +781,7 @@ class McapLog:
             expect = view.step + 1
             return view
 
-        for topic, step, data in self.messages(first_step, last_step, set(topics)):
+        for topic, step, data in self.messages(first_step, last_step, {lf.TRUTH_TOPIC, lf.TICKS_TOPIC}):
             if step < expect or (current is not None and step < current):
                 continue  # out of order, or a step given twice: damage already passed
             if step != current:
@@ -788,12 +789,11 @@ class McapLog:
                     view = finish()
                     if view is not None:
                         yield emit(view)
-                current, truth, ticks = step, None, {}
-            robot = topics[topic]
-            if robot is None:
+                current, truth, ticks = step, None, None
+            if topic == lf.TRUTH_TOPIC:
                 truth = data
             else:
-                ticks[robot] = data
+                ticks = data
         if current is not None:
             view = finish()
             if view is not None:
@@ -849,14 +849,16 @@ class McapLog:
         if self.format_version == 1:
             return self._key_changes_v1(robot, key, first_step, last_step)
         needle = key.encode("utf-8")
+        wanted = {robot}
         out: list[tuple[int, Any, Any]] = []
-        for _topic, step, data in self.messages(first_step, last_step, {lf.tick_topic(robot)}):
+        for _topic, step, data in self.messages(first_step, last_step, {lf.TICKS_TOPIC}):
             if needle not in data:
                 continue
             try:
-                entry = lf.decode_tick(data).blackboard.get(key)
+                rec = lf.decode_ticks(data, wanted).get(robot)
             except ValueError:
                 continue
+            entry = None if rec is None else rec.blackboard.get(key)
             if entry is not None:
                 out.append((step, entry[0], entry[1]))
         return out
@@ -872,11 +874,14 @@ class McapLog:
                 except (ValueError, IndexError):
                     continue
             return
-        for _t, step, data in self.messages(first_step, last_step, {lf.tick_topic(robot)}):
+        wanted = {robot}
+        for _t, step, data in self.messages(first_step, last_step, {lf.TICKS_TOPIC}):
             try:
-                yield step, lf.decode_tick(data)
+                rec = lf.decode_ticks(data, wanted).get(robot)
             except ValueError:
                 continue
+            if rec is not None:
+                yield step, rec
 
     def _key_changes_v1(self, robot: str, key: str, first_step: int, last_step: int) -> list[tuple[int, Any, Any]]:
         k = 1 + self.robots.index(robot)
@@ -932,7 +937,7 @@ class McapLog:
 
     def _keyframe_before(self, robot: str, step: int, max_replay: int = MAX_REPLAY_STEPS) -> dict[str, Any] | None:
         """The latest keyframe of `robot` with after_step <= `step`, at most `max_replay` steps
-        before it (checked: logformat.check_keyframe); damaged ones are skipped and warned."""
+        before it (checked: format.check_keyframe); damaged ones are skipped and warned."""
         topic = lf.keyframe_topic(robot)
         for i in reversed(self._chunks_for(step - max_replay, step + 1)):
             # the latest first: a keyframe's time is its after_step (or the step after, at a load)
@@ -1086,9 +1091,9 @@ def apply_step(state: RobotState, view: StepView) -> None:
 
 def step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, Any]]:
     """(step, raw) of the log's steps in increasing order, undecoded (format 1: the step
-    message's bytes; 2: the truth's bytes and each robot's tick's in header order, a tuple):
-    two equal raws are the same step. ``log.view_of(raw)`` decodes one. The steps missing between
-    and after them are added to `gaps` (and to ``log.gaps``)."""
+    message's bytes; 2: the truth's and the ticks' messages, a pair): two equal raws are the same
+    step. ``log.view_of(raw, step)`` decodes one. The steps missing between and after them are
+    added to `gaps` (and to ``log.gaps``)."""
     expect = log.first_step
     if log.format_version == 1:
         pairs: Iterator[tuple[int, Any]] = ((step, data) for _t, step, data in log.messages(topics={v1.STEP_TOPIC}))
@@ -1105,20 +1110,18 @@ def step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, Any]]:
         gaps.append(log._gap(expect, log.last_step, None))
 
 
-def _raw_steps_v2(log: McapLog) -> Iterator[tuple[int, Any]]:
-    index = {lf.TRUTH_TOPIC: -1} | {lf.tick_topic(robot): k for k, robot in enumerate(log.robots)}
+def _raw_steps_v2(log: McapLog) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
     current: int | None = None
-    parts: list[bytes | None] = []
     truth: bytes | None = None
-    for topic, step, data in log.messages(topics=set(index)):
+    ticks: bytes | None = None
+    for topic, step, data in log.messages(topics={lf.TRUTH_TOPIC, lf.TICKS_TOPIC}):
         if step != current:
             if current is not None:
-                yield current, (truth, tuple(parts))
-            current, truth, parts = step, None, [None] * len(log.robots)
-        k = index[topic]
-        if k < 0:
+                yield current, (truth, ticks)
+            current, truth, ticks = step, None, None
+        if topic == lf.TRUTH_TOPIC:
             truth = data
         else:
-            parts[k] = data
+            ticks = data
     if current is not None:
-        yield current, (truth, tuple(parts))
+        yield current, (truth, ticks)

@@ -157,7 +157,7 @@ def _static_text(field: Any) -> tuple[str, ...]:
 
 
 def scene_json(match: Any) -> bytes:
-    """``scene_update(match)`` as the log's JSON bytes (the same bytes as ``logformat.json_bytes``
+    """``scene_update(match)`` as the log's JSON bytes (the same bytes as ``format.json_bytes``
     of it, tested step by step), written as text: the field's and the goals' entities encoded once
     a field (``_static_text``), the moving ones from f-strings (``_moving_text``); the recorder
     writes one at every ``SCENE_PERIOD_STEPS``, and the dictionaries cost more than the match."""

@@ -1,4 +1,4 @@
-"""The JSON schemas the replay log embeds for its JSON channels (``logformat.SCHEMAS``).
+"""The JSON schemas the replay log embeds for its JSON channels (``format.SCHEMAS``).
 
 ``/foxglove/scene`` carries ``foxglove.SceneUpdate`` messages in Foxglove's JSON encoding, and
 its schema is Foxglove's published one: the same messages, fields and types as the
@@ -8,10 +8,10 @@ definition field by field, and validates every scene message of a recorded match
 As in Foxglove's schemas, ``timestamp`` is ``{sec, nsec}`` and an enum an integer constant.
 
 The other JSON channels (header, summary, events, GameController state, commands, a robot's
-tree, key table and keyframe) get schemas written from the shapes the log's readers check
-(``logformat.check_*``): the fields a reader relies on, their types, and which are required.
+tree and keyframe) get schemas written from the shapes the log's readers check
+(``format.check_*``): the fields a reader relies on, their types, and which are required.
 A reader never uses these schemas; they are for other tools (Foxglove's raw message panel, a
-user's own script).
+user's own script). The per-step channels are protobuf (``soccerbt.log.proto``).
 """
 from __future__ import annotations
 
@@ -124,11 +124,21 @@ def _object(title: str, description: str, properties: JsonSchema, required: list
             "properties": properties, "required": required}
 
 
+_SOFTWARE = {"type": "object", "description": "the software that wrote the log", "properties": {
+    "soccerbt": _STR, "source_digest": {**_STR, "description": "sha256: over soccerbt's source files"},
+    "git_commit": {**_STR_OR_NULL, "description": "the checkout's commit, when run from one"},
+    "python": _STR, "libraries": {"type": "object", "additionalProperties": _STR_OR_NULL,
+                                  "description": "name -> version of the libraries that shape the numbers"}}}
+
 HEADER = _object("soccerbt.Header", "The log's header (once, at time 0)", {
-    "format": _STR, "format_version": _NAT, "soccerbt_version": _STR, "seed": {"type": ["integer", "null"]},
+    "format": _STR, "format_version": {**_NAT, "description": "the log format (CHANGELOG.md); 2 since soccerbt 0.2"},
+    "soccerbt_version": _STR, "software": _SOFTWARE,
+    "recorded_software": {"type": ["object", "null"], "description": "a derived log: the software that recorded it"},
+    "upgraded_from": {"type": "object", "description": "a log written again from an older format's"},
+    "seed": {"type": ["integer", "null"]},
     "dt_s": {"type": "number", "exclusiveMinimum": 0, "description": "the simulation step, seconds"},
     "robots": {"type": "array", "items": _STR, "uniqueItems": True, "minItems": 1,
-               "description": "the robots with a tree, in the order of the step message"},
+               "description": "the robots with a brain, in the order of the truth's robots"},
     "all_robots": {"type": "array", "items": _STR}, "team_size": _NAT,
     "half_s": {**_NUM, "description": "a half, simulated seconds"}, "duration_s": {"type": ["number", "null"]},
     "keyframe_steps": _NAT, "inputs": {"type": ["object", "null"]},
@@ -185,7 +195,7 @@ TREE = _object("soccerbt.Tree", "A robot's tree (at load and at every hot reload
         "tree_id": _STR, "instance": _STR, "root": _NAT}, "required": ["tree_id", "instance"]}},
 }, ["load", "nodes"])
 
-KEYS = _object("soccerbt.KeyTable", "A robot's root blackboard keys from a step on", {
+KEYS = _object("soccerbt.KeyTable", "A robot's root blackboard keys from a step on (format 1 only)", {
     "from_step": _NAT, "keys": {"type": "array", "items": _STR},
 }, ["from_step", "keys"])
 

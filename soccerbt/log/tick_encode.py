@@ -109,7 +109,8 @@ def removed_change(key: str) -> Any:
 
 
 def changes_bytes(changes: list[Any]) -> bytes:
-    """The changes as soccerbt.Tick's repeated field 9 (appended to a Tick without changes)."""
+    """The changes as soccerbt.Tick's repeated ``changes`` (its last field: appended to a Tick
+    without changes)."""
     return proto.Tick(changes=changes).SerializeToString() if changes else b""
 
 
@@ -122,8 +123,9 @@ def py_bb_changes(entries: list[Any], seqs: list[int], raws: list[object], adapt
     return changes_bytes(changes), role
 
 
-def py_encode_tick(step: int, tick: int, root: int, command: Any, transitions: list[int], skipped: list[int],
-                   ticked: list[Any] | None, reasons: dict[int, str] | None, changes: bytes) -> bytes:
+def py_encode_tick(robot: str, step: int, tick: int, root: int, command: Any, transitions: list[int],
+                   skipped: list[int], ticked: list[Any] | None, reasons: dict[int, str] | None,
+                   changes: bytes) -> bytes:
     """A robot's ``soccerbt.Tick`` from the command object, the flat (uid, previous, new) status
     log, the ticked nodes (None: no node data) and the reasons (one line each already), the
     changes (``bb_changes``) appended: the pure-Python twin of soccerbt.native's ``encode_tick``."""
@@ -137,7 +139,7 @@ def py_encode_tick(step: int, tick: int, root: int, command: Any, transitions: l
         cmd.kick = True
         cmd.kick_direction_rad = kick.direction_rad
         cmd.kick_strength = kick.strength
-    msg = proto.Tick(step=step, tick=tick, root=root, command=cmd, skipped=skipped)
+    msg = proto.Tick(robot=robot, step=step, tick=tick, root=root, command=cmd, skipped=skipped)
     if transitions:
         msg.transitions.extend(proto.Transition(uid=u, previous=p, status=n)
                                for u, p, n in zip(transitions[0::3], transitions[1::3], transitions[2::3]))

@@ -78,7 +78,7 @@ class TreeWatch:
         log.clear()
         skipped = self.skipped[:] if self.skipped else []
         self.skipped.clear()
-        # one line each, once for every recorder (logformat.reason_text)
+        # one line each, once for every recorder (format.reason_text)
         reasons = {uid: reason_text(text) for uid, text in self.reasons.items()} if self.reasons else {}
         self.reasons.clear()
         self._taken = (transitions, skipped, reasons)

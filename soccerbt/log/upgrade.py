@@ -2,8 +2,8 @@
 
 A format-1 log (soccerbt 0.1) is read into the same records as a format-2 one
 (``soccerbt.log.reader``); what writes a log from it (a re-run's ``--out``, a derive, ``replay
-convert``) writes format 2, from those records: ``truth_message``, ``tick_message`` and
-``inputs_message`` give the protobuf messages whose decoding is the record again (the same
+convert``) writes format 2, from those records: ``truth_message``, ``ticks_message`` (of
+``tick_message``s) and ``inputs_message`` give the protobuf messages whose decoding is the record again (the same
 values, the same writers, the same reasons; a format-1 pose, stored as three floats, comes back
 as the same three numbers). ``upgrade_log`` writes a whole format-1 log in format 2, so that
 Foxglove and other MCAP tools read it.
@@ -23,7 +23,7 @@ from soccerbt.log.inputs import InputRecord, exact_json, py_encode_inputs
 from soccerbt.log.software import software
 from soccerbt.log.tick_encode import join_repeated, varint
 
-__all__ = ["truth_message", "tick_message", "inputs_message", "upgrade_log"]
+__all__ = ["truth_message", "tick_message", "ticks_message", "inputs_message", "upgrade_log"]
 
 _ADAPTERS = {name: i for i, name in enumerate(lf.WRITERS)}
 
@@ -67,20 +67,25 @@ def _change(key: str, entry: list[Any]) -> Any:
     return change
 
 
-def tick_message(step: int, rec: lf.TickRecord) -> bytes:
-    """A TickRecord (with its blackboard decoded) as ``soccerbt.Tick``."""
+def tick_message(robot: str, step: int, rec: lf.TickRecord) -> bytes:
+    """`robot`'s TickRecord (with its blackboard decoded) as ``soccerbt.Tick``."""
     vx, vy, vth, pan, tilt, kick_dir, kick_strength = rec.command
     command = proto.Command(vx_mps=vx, vy_mps=vy, vtheta_radps=vth, head_pan_rad=pan, head_tilt_rad=tilt)
     if not math.isnan(kick_dir):
         command.kick = True
         command.kick_direction_rad = kick_dir
         command.kick_strength = kick_strength
-    msg = proto.Tick(step=step, tick=rec.tick, root=rec.root, command=command, skipped=rec.skipped,
+    msg = proto.Tick(robot=robot, step=step, tick=rec.tick, root=rec.root, command=command, skipped=rec.skipped,
                      ticked=rec.ticked)
     msg.transitions.extend(proto.Transition(uid=u, previous=p, status=n) for u, p, n in rec.transitions)
     msg.reasons.extend(proto.Reason(uid=uid, text=text) for uid, text in rec.reasons.items())
     msg.changes.extend(_change(key, entry) for key, entry in rec.blackboard.items())
     return msg.SerializeToString()
+
+
+def ticks_message(step: int, ticks: list[bytes]) -> bytes:
+    """Every robot's ``soccerbt.Tick`` of a step (in the header's order) as ``soccerbt.StepTicks``."""
+    return join_repeated(b"\x08" + varint(step) if step else b"", 2, ticks)
 
 
 def inputs_message(step: int, records: list[tuple[str, InputRecord]]) -> bytes:
@@ -139,8 +144,7 @@ def upgrade_log(log: Any, out: Path) -> tuple[int, list[str]]:
                     notes.append(f"{log.path}: step {step} unreadable ({exc}); left out")
                     continue
                 put(lf.TRUTH_TOPIC, step, truth_message(view.truth, log.robots))
-                for robot in log.robots:
-                    put(lf.tick_topic(robot), step, tick_message(step, view.ticks[robot]))
+                put(lf.TICKS_TOPIC, step, ticks_message(step, [tick_message(r, step, view.ticks[r]) for r in log.robots]))
                 last = step
             elif topic == lf.INPUTS_TOPIC:
                 try:

@@ -52,6 +52,8 @@ from soccerbt.log.tick_encode import bb_changes as _bb_changes
 from soccerbt.log.tick_encode import changes_bytes, json_value, keyframe_value, removed_change
 from soccerbt.log.tick_encode import encode_tick as _encode_tick
 from soccerbt.log.tick_encode import encode_truth as _encode_truth
+from soccerbt.log.tick_encode import join_repeated as _join_repeated
+from soccerbt.log.tick_encode import varint
 from soccerbt.log.tree_watch import TreeWatch
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.trees.structure import describe_tree
@@ -144,7 +146,6 @@ class _RobotTrack:
         self.role_entry: Any = None
         self.role_seq = -1
         self.role_value: object = _UNSET
-        self.tick_channel = -1            # /robots/<name>/tick
 
 
 class LogWriter:
@@ -165,7 +166,7 @@ class LogWriter:
         self.messages = 0
 
     def channel(self, topic: str, kind: str) -> int:
-        """The channel id of `topic`, registered with the schema of `kind` (logformat.SCHEMAS)."""
+        """The channel id of `topic`, registered with the schema of `kind` (format.SCHEMAS)."""
         cid = self._channels.get(topic)
         if cid is None:
             name, encoding, data, message_encoding = lf.SCHEMAS[kind]
@@ -187,7 +188,7 @@ class LogWriter:
         self.messages += 1
 
     def finish(self, step: int, index: dict[str, Any]) -> None:
-        """The index attachment (logformat.INDEX_ATTACHMENT) at `step`, MCAP's summary; closes the file."""
+        """The index attachment (format.INDEX_ATTACHMENT) at `step`, MCAP's summary; closes the file."""
         ns = lf.ns_of(step, self.dt_s)
         self._writer.add_attachment(create_time=ns, log_time=ns, name=lf.INDEX_ATTACHMENT,
                                     media_type="application/json", data=lf.json_bytes(index))
@@ -293,7 +294,6 @@ class McapRecorder:
         self._put(self._channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
         for rid, agent in match.agents.items():
             track = _RobotTrack(str(rid))
-            track.tick_channel = self._channel(lf.tick_topic(track.name), "tick")
             self._tracks[track.name] = track
             self._watch(track, agent, agent.tree, "load", match.steps)
             listeners = getattr(agent, "tree_listeners", None)
@@ -380,10 +380,12 @@ class McapRecorder:
         shown = _shown_state(ref)  # a property of properties: read once a step
         put, channel = self._put, self._channel
         put(channel(lf.TRUTH_TOPIC, "truth"), step, self._truth(match, step, robots, shown))
+        ticks = []
         for _rid, agent, track in robots:
             if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
                 self._on_tree_swap(agent, track.tree, agent.tree)
-            put(track.tick_channel, step, self._tick(track, agent, step))
+            ticks.append(self._tick(track, agent, step))
+        put(channel(lf.TICKS_TOPIC, "ticks"), step, _join_repeated(b"\x08" + varint(step) if step else b"", 2, ticks))
         if self._inputs is not None:
             put(channel(lf.INPUTS_TOPIC, "inputs"), step, self._inputs.encode(step))
         if step % lf.KEYFRAME_STEPS == 0 and self.node_data:
@@ -480,13 +482,13 @@ class McapRecorder:
             root = _CODE_OF_ID.get(id(agent.last_status), 0)
         if not self.node_data:  # the root and the command
             self._role_written(track)
-            return _encode_tick(step, agent.ticks, root, agent.last_command, [], [], None, None, b"")
+            return _encode_tick(track.name, step, agent.ticks, root, agent.last_command, [], [], None, None, b"")
         if track.watch is not None:
             (transitions, skipped, reasons), track.seen = track.watch.take(track.seen)
         else:
             transitions, skipped, reasons = _NO_TICK
         changes = self._changes(track, agent, step)
-        data = _encode_tick(step, agent.ticks, root, agent.last_command, transitions, skipped,
+        data = _encode_tick(track.name, step, agent.ticks, root, agent.last_command, transitions, skipped,
                             track.tree.env.ticked if track.nodes else None, reasons or None, changes)
         if reasons:
             tick = agent.ticks

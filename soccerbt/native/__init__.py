@@ -20,7 +20,7 @@ from types import ModuleType
 
 __all__ = ["recording", "load_recording", "API_VERSION"]
 
-API_VERSION = 8  # what _recording.c's module says it implements: raise both when the C's API changes
+API_VERSION = 9  # what _recording.c's module says it implements: raise both when the C's API changes
 
 
 def load_recording() -> ModuleType | None:

@@ -18,7 +18,7 @@
  *                       a tick's blackboard changes as soccerbt.Tick's repeated `changes`
  *                       (soccerbt.log.proto), updating `seqs` and `raws` in place; (bytes, role
  *                       written).
- *   encode_tick(step, tick, root, command, transitions, skipped, ticked, reasons, changes)
+ *   encode_tick(robot, step, tick, root, command, transitions, skipped, ticked, reasons, changes)
  *                       a robot's soccerbt.Tick from the command object, the flat status log,
  *                       the ticked nodes and the reasons (one line each), the changes appended.
  *   encode_inputs(robot, t_s, obs, packet, team, pad, estop)
@@ -275,7 +275,7 @@ static PyMethodDef methods[] = {
     {"bb_changes", bb_changes, METH_VARARGS,
      "bb_changes(entries, seqs, raws, adapter, role_index, keys) -> (bytes, role written): a tick's changes."},
     {"encode_tick", encode_tick, METH_VARARGS,
-     "encode_tick(step, tick, root, command, transitions, skipped, ticked, reasons, changes) -> soccerbt.Tick."},
+     "encode_tick(robot, step, tick, root, command, transitions, skipped, ticked, reasons, changes) -> soccerbt.Tick."},
     {"encode_inputs", encode_inputs, METH_VARARGS,
      "encode_inputs(robot, t_s, obs, packet, team, pad, estop) -> soccerbt.BrainInputs."},
     {"encode_truth", encode_truth, METH_VARARGS,
@@ -330,7 +330,7 @@ PyMODINIT_FUNC PyInit__recording(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     /* soccerbt.native.API_VERSION: a build of another version (a stale in-place build) is not used */
-    if (PyModule_AddIntConstant(m, "API_VERSION", 8) < 0) { Py_DECREF(m); return NULL; }
+    if (PyModule_AddIntConstant(m, "API_VERSION", 9) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&StatusSlotType);
     if (PyModule_AddObject(m, "StatusSlot", (PyObject *)&StatusSlotType) < 0) {
         Py_DECREF(&StatusSlotType);

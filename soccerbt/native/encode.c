@@ -252,7 +252,7 @@ PyObject *bb_changes(PyObject *mod, PyObject *args) {
         if (rc == 0) rc = w > 0 ? pb_uint(&c, 2, (uint64_t)w, 1) : pb_uint(&c, 3, (uint64_t)(w < -1 ? -1 - w : 0), 1);
         if (rc == 0) rc = put_value(&c, value);
         Py_DECREF(value);
-        if (rc < 0 || pb_sub(&out, 9, &c) < 0) goto fail;
+        if (rc < 0 || pb_sub(&out, 10, &c) < 0) goto fail;  /* Tick.changes */
     }
     PyObject *bytes = PyBytes_FromStringAndSize(out.data ? out.data : "", out.len);
     buf_free(&out); buf_free(&c);
@@ -299,7 +299,7 @@ static int put_command(Buf *b, PyObject *command) {
     if (rc == 0 && kick != Py_None)
         rc = (pb_uint(&c, 6, 1, 0) < 0 || float_attr_field(&c, 7, kick, s_direction_rad) < 0 ||
               float_attr_field(&c, 8, kick, s_strength) < 0) ? -1 : 0;
-    if (rc == 0) rc = pb_sub(b, 4, &c);
+    if (rc == 0) rc = pb_sub(b, 5, &c);  /* Tick.command */
     Py_XDECREF(kick);
     buf_free(&c);
     return rc;
@@ -308,9 +308,9 @@ static int put_command(Buf *b, PyObject *command) {
 PyObject *encode_tick(PyObject *mod, PyObject *args) {
     unsigned long long step, tick;
     int root;
-    PyObject *command, *transitions, *skipped, *ticked, *reasons, *changes;
-    if (!PyArg_ParseTuple(args, "KKiOO!O!OOS:encode_tick", &step, &tick, &root, &command, &PyList_Type, &transitions,
-                          &PyList_Type, &skipped, &ticked, &reasons, &changes))
+    PyObject *robot, *command, *transitions, *skipped, *ticked, *reasons, *changes;
+    if (!PyArg_ParseTuple(args, "UKKiOO!O!OOS:encode_tick", &robot, &step, &tick, &root, &command, &PyList_Type,
+                          &transitions, &PyList_Type, &skipped, &ticked, &reasons, &changes))
         return NULL;
     if (tick > 0xFFFFFFFFull || root < 0 || root > 5 || PyList_GET_SIZE(transitions) % 3) {
         PyErr_SetString(PyExc_ValueError, "encode_tick: a tick, root or transition list out of its range");
@@ -326,8 +326,8 @@ PyObject *encode_tick(PyObject *mod, PyObject *args) {
     }
     Buf b = {0}, t = {0};
     PyObject *out = NULL;
-    if (pb_uint(&b, 1, step, 0) < 0 || pb_uint(&b, 2, tick, 0) < 0 || pb_uint(&b, 3, (uint64_t)root, 0) < 0 ||
-        put_command(&b, command) < 0)
+    if (pb_text(&b, 1, robot, 0) < 0 || pb_uint(&b, 2, step, 0) < 0 || pb_uint(&b, 3, tick, 0) < 0 ||
+        pb_uint(&b, 4, (uint64_t)root, 0) < 0 || put_command(&b, command) < 0)
         goto done;
     Py_ssize_t n3 = PyList_GET_SIZE(transitions);
     for (Py_ssize_t i = 0; i < n3; i += 3) {  /* flat (uid, previous, new) integers */
@@ -342,11 +342,11 @@ PyObject *encode_tick(PyObject *mod, PyObject *args) {
         }
         t.len = 0;
         if (pb_uint(&t, 1, uid, 0) < 0 || pb_uint(&t, 2, prev, 0) < 0 || pb_uint(&t, 3, now, 0) < 0 ||
-            pb_sub(&b, 5, &t) < 0)
+            pb_sub(&b, 6, &t) < 0)
             goto done;
     }
-    if (pb_packed_uids(&b, 6, skipped, 0) < 0) goto done;
-    if (ticked != Py_None && pb_packed_uids(&b, 7, ticked, 1) < 0) goto done;
+    if (pb_packed_uids(&b, 7, skipped, 0) < 0) goto done;
+    if (ticked != Py_None && pb_packed_uids(&b, 8, ticked, 1) < 0) goto done;
     if (reasons != Py_None) {
         PyObject *key, *value;
         Py_ssize_t pos = 0;
@@ -355,10 +355,10 @@ PyObject *encode_tick(PyObject *mod, PyObject *args) {
             if (uint_of(key, &uid, "a reason's uid") < 0) goto done;
             if (uid > 0xFFFFFFFFu) { PyErr_SetString(PyExc_ValueError, "a reason's uid out of range"); goto done; }
             t.len = 0;
-            if (pb_uint(&t, 1, uid, 0) < 0 || pb_text(&t, 2, value, 0) < 0 || pb_sub(&b, 8, &t) < 0) goto done;
+            if (pb_uint(&t, 1, uid, 0) < 0 || pb_text(&t, 2, value, 0) < 0 || pb_sub(&b, 9, &t) < 0) goto done;
         }
     }
-    if (buf_put(&b, PyBytes_AS_STRING(changes), PyBytes_GET_SIZE(changes)) < 0) goto done;  /* field 9, last */
+    if (buf_put(&b, PyBytes_AS_STRING(changes), PyBytes_GET_SIZE(changes)) < 0) goto done;  /* field 10, last */
     out = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
 done:
     buf_free(&b); buf_free(&t);

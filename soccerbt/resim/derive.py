@@ -49,7 +49,7 @@ from soccerbt.log.inputs import InputRecord
 from soccerbt.log.reader import McapLog
 from soccerbt.log.scene_update import scene_json_of, team_rgb
 from soccerbt.log.software import compare_software, software
-from soccerbt.log.upgrade import inputs_message, truth_message
+from soccerbt.log.upgrade import inputs_message, ticks_message, truth_message
 from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
 from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, recorded_tree
 
@@ -57,7 +57,7 @@ __all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only", "
            "why_not_reproduced"]
 
 _SEGMENT = re.compile(r"^(?P<run>.+)-(?P<n>\d{3})\.mcap$")
-_DERIVED_KINDS = ("tree", "keys", "keyframe", "tick")  # a robot's channels the derive writes (the others are copied)
+_DERIVED_KINDS = ("tree", "keys", "keyframe")  # a robot's channels the derive writes (the others are copied)
 PROGRESS_STEPS = 500  # derive_log's progress: five simulated seconds
 
 
@@ -414,9 +414,7 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
     messages written as the recorder orders them (the truth, the derived ticks, the inputs,
     keyframes, then the rest as the log holds them, the scene and commands made where due).
     Returns why the derive stops here (a re-run that does not reproduce), else None."""
-    truth_data = step_data = inputs = None
-    recorded_ticks: dict[str, bytes] = {}
-    tick_topics = {lf.tick_topic(b.robot): b.robot for b in brains}
+    truth_data = step_data = inputs = ticks_data = None
     rest: list[tuple[str, bytes]] = []
     for topic, data in group:
         if topic == lf.TRUTH_TOPIC:
@@ -425,14 +423,14 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
             step_data = data
         elif topic == lf.INPUTS_TOPIC:
             inputs = data
-        elif topic in tick_topics:
-            recorded_ticks[tick_topics[topic]] = data
+        elif topic == lf.TICKS_TOPIC:
+            ticks_data = data
         else:
             mine = lf.robot_of_topic(topic)
             if topic != lf.HEADER_TOPIC and (mine is None or mine[1] not in _DERIVED_KINDS):
                 rest.append((topic, data))
-    if inputs is None or (truth_data is None and step_data is None):
-        raise _Missing("its inputs or truth are missing (damaged)")
+    if inputs is None or (step_data is None and (truth_data is None or ticks_data is None)):
+        raise _Missing("its inputs, truth or ticks are missing (damaged)")
     try:
         if step_data is not None:  # format 1: the truth and every robot's root and command in one message
             parts = v1.split_parts(step_data)
@@ -440,7 +438,8 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
             recorded = {b.robot: v1.decode_tick(parts[1 + b.k]) for b in brains}
         else:
             truth = lf.decode_truth(truth_data)
-            recorded = {b.robot: lf.decode_tick(recorded_ticks[b.robot]) for b in brains}
+            ticks = lf.decode_ticks(ticks_data)
+            recorded = {b.robot: ticks[b.robot] for b in brains}
         records = log.inputs_of(inputs)
     except (ValueError, IndexError, KeyError, ShapeError) as exc:
         raise _Missing(f"unreadable ({exc})") from None
@@ -454,7 +453,7 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
     later: list[tuple[str, int, bytes]] = []
     for b in brains:
         tick = b.mine.ticks.pop(step)
-        derived = lf.decode_tick(tick)
+        derived = lf.decode_tick(tick)  # the robot's Tick (the recorder's StepTicks split: _Mine)
         was = recorded[b.robot]
         if not _same_tick(was, derived):
             return (f"step {step} (t={truth.t_s:.2f}s): {b.robot}'s re-run differs from the recording (tick "
@@ -465,9 +464,7 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
         later.extend(b.mine.drain())
         b.mine.extra.pop(step, None)
     put(lf.TRUTH_TOPIC, step, truth_data if truth_data is not None else truth_message(truth, log.robots))
-    for robot in log.robots:
-        if robot in derived_ticks:
-            put(lf.tick_topic(robot), step, derived_ticks[robot])
+    put(lf.TICKS_TOPIC, step, ticks_message(step, [derived_ticks[robot] for robot in log.robots if robot in derived_ticks]))
     if log.format_version == 1:
         inputs = inputs_message(step, [(r, records[r]) for r in log.robots if r in records])
     put(lf.INPUTS_TOPIC, step, inputs)

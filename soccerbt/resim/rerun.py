@@ -34,7 +34,7 @@ from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.inputs import INPUTS_VERSION, InputRecord, pad_of, team_messages_of
 from soccerbt.log.reader import McapLog
 from soccerbt.log.software import software
-from soccerbt.log.upgrade import inputs_message, tick_message, truth_message
+from soccerbt.log.upgrade import inputs_message, tick_message, ticks_message, truth_message
 from soccerbt.log.writer import LogWriter, McapRecorder, file_hashes
 from soccerbt.resim.compare import Comparison, Side
 
@@ -44,7 +44,7 @@ NO_INPUTS = ("holds no brain inputs: --rerun needs a log recorded by soccerbt wi
              f"{lf.FORMAT} with the header's inputs version {INPUTS_VERSION}, this version's "
              "soccerbt run --record and soccerbt brain); record the run again")
 MAX_PARTICLES = 10_000
-_ROBOT_TOPICS = ("tree", "keys", "keyframe", "tick")  # a robot's channels the re-run writes itself
+_ROBOT_TOPICS = ("tree", "keys", "keyframe")  # a robot's channels the re-run writes itself
 
 
 class RerunResult:
@@ -324,7 +324,6 @@ class _LogStep:
 
     def __init__(self, log: McapLog, robot: str) -> None:
         self.log, self.robot = log, robot
-        self.tick_topic = lf.tick_topic(robot)
         v1_log = log.format_version == 1
         self.tables = {r: log.key_table(r, 1) for r in log.robots} if v1_log else {}
         self.table_topics = ({v1.keys_topic(r): r for r in log.robots} | {lf.keyframe_topic(r): r for r in log.robots}
@@ -344,7 +343,7 @@ class _LogStep:
                 found = v1.table_of(data)
                 if found is not None:
                     self.tables[self.table_topics[topic]] = found[1]
-            elif topic == self.tick_topic:
+            elif topic == lf.TICKS_TOPIC:
                 tick = data
             elif topic == lf.TRUTH_TOPIC:
                 truth = data
@@ -363,8 +362,11 @@ class _LogStep:
                 raise ValueError("its step message is missing")
             return self.view.ticks[self.robot], self.view.truth.t_s, inputs, extra
         if tick is None or truth is None:
-            raise ValueError(f"its {'truth' if truth is None else 'tick of ' + self.robot} is missing")
-        return lf.decode_tick(tick), lf.decode_truth(truth).t_s, inputs, extra
+            raise ValueError(f"its {'truth' if truth is None else 'ticks'} are missing")
+        rec = lf.decode_ticks(tick, {self.robot}).get(self.robot)
+        if rec is None:
+            raise ValueError(f"its ticks hold none of {self.robot}")
+        return rec, lf.decode_truth(truth).t_s, inputs, extra
 
 
 def _run(log: McapLog, robot: str, first_step: int, last_step: int, agent: Any, driver: _Driver, link: _Link,
@@ -443,7 +445,6 @@ class _Mine:
     def __init__(self, robot: str) -> None:
         self.robot = robot
         self.prefix = f"/robots/{robot}/"
-        self.tick_topic = lf.tick_topic(robot)
         self.tree: dict[str, Any] = {}
         self.keyframe: dict[str, Any] | None = None
         self.pending: list[tuple[str, int, bytes]] = []
@@ -453,8 +454,10 @@ class _Mine:
         self.commands: tuple[int, bytes] | None = None   # the re-run's newest /commands message
 
     def message(self, topic: str, step: int, data: bytes) -> None:
-        if topic == self.tick_topic:
-            self.ticks[step] = data
+        if topic == lf.TICKS_TOPIC:  # the re-run's one robot
+            for robot, tick in lf.split_ticks(data):
+                if robot == self.robot:
+                    self.ticks[step] = tick
             return
         if topic == lf.COMMANDS_TOPIC:
             self.commands = (step, data)
@@ -536,16 +539,21 @@ class _OutLog:
         was, then its tree and keyframes; everything else as it was (a format-1 step message
         as the truth and every robot's tick, its inputs as StepInputs)."""
         tick = mine.ticks.pop(step, None)
-        ours = {lf.tick_topic(self.robot), lf.tree_topic(self.robot), lf.keyframe_topic(self.robot)}
+        ours = {lf.tree_topic(self.robot), lf.keyframe_topic(self.robot)}
         for topic, data in group:
             if topic == lf.HEADER_TOPIC or topic in ours or topic.endswith("/keys"):
                 continue
             if topic == v1.STEP_TOPIC:
                 view = reader.view
                 self._put(lf.TRUTH_TOPIC, step, truth_message(view.truth, self.log.robots))
-                for robot in self.log.robots:
-                    if robot != self.robot:
-                        self._put(lf.tick_topic(robot), step, tick_message(step, view.ticks[robot]))
+                self._put(lf.TICKS_TOPIC, step, ticks_message(step, [
+                    tick if robot == self.robot and tick is not None else tick_message(robot, step, view.ticks[robot])
+                    for robot in self.log.robots]))
+                continue
+            if topic == lf.TICKS_TOPIC:
+                self._put(topic, step, ticks_message(step, [
+                    tick if robot == self.robot and tick is not None else data
+                    for robot, data in lf.split_ticks(data)]))
                 continue
             if topic == lf.INPUTS_TOPIC and self.log.format_version == 1:
                 records = self.log.inputs_of(data)
@@ -553,8 +561,6 @@ class _OutLog:
             elif topic == lf.COMMANDS_TOPIC and mine.commands is not None and mine.commands[0] == step:
                 data = self._commands(data, mine.commands[1])
             self._put(topic, step, data)
-        if tick is not None:
-            self._put(lf.tick_topic(self.robot), step, tick)
         self.robot_messages(mine.drain())
 
     def finish(self, last_step: int, loads: list[dict[str, Any]]) -> None:

@@ -193,17 +193,16 @@ class _Compare:
         self.notes: list[str] = []
         self.ended: str | None = None
         self.trees = {lf.tree_topic(r): r for r in log.robots}
-        self.ticks = {lf.tick_topic(r): k for k, r in enumerate(log.robots)}
         self.truth: bytes | None = None
-        self.tick_data: list[bytes | None] = [None] * len(log.robots)
+        self.ticks: bytes | None = None
 
     def message(self, topic: str, step: int, data: bytes) -> None:
         if not self.going:
             return
         if topic == lf.TRUTH_TOPIC:
             self.truth = data
-        elif topic in self.ticks:
-            self.tick_data[self.ticks[topic]] = data
+        elif topic == lf.TICKS_TOPIC:
+            self.ticks = data
         elif topic in self.trees:
             robot = self.trees[topic]
             again = lf.load_json(data)
@@ -212,8 +211,8 @@ class _Compare:
 
     def check(self, step: int) -> None:
         """Compare the re-run's step `step` (its messages just tapped) with the log's."""
-        ours = (self.truth, tuple(self.tick_data))
-        self.truth, self.tick_data = None, [None] * len(self.log.robots)
+        ours = (self.truth, self.ticks)
+        self.truth = self.ticks = None
         if not self.going:
             return
         while self.next is not None and self.next[0] < step:
@@ -242,10 +241,10 @@ class _Compare:
                       *(differences or ["  the messages' bytes differ; their decoded values are the same"])]
 
 
-def _view_v2(log: McapLog, raw: tuple[bytes | None, tuple[bytes | None, ...]]) -> StepView:
+def _view_v2(log: McapLog, raw: tuple[bytes | None, bytes | None]) -> StepView:
     """The re-run's step (format 2) as a StepView, whatever the log's format."""
     truth, ticks = raw
-    if truth is None or any(t is None for t in ticks):
-        raise ValueError("the re-run wrote no truth or tick for the step")
+    if truth is None or ticks is None:
+        raise ValueError("the re-run wrote no truth or ticks for the step")
     decoded = lf.decode_truth(truth)
-    return StepView(decoded.step, decoded, {robot: lf.decode_tick(t) for robot, t in zip(log.robots, ticks)})
+    return StepView(decoded.step, decoded, lf.decode_ticks(ticks))

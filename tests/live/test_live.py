@@ -64,16 +64,16 @@ def test_a_client_gets_the_scene_and_statuses_and_a_stalled_or_vanished_one_stop
     thread.join(30)
     stalled.close()
     topics = {topic for topic, _ns, _d in got}
-    assert {lf.HEADER_TOPIC, lf.SCENE_TOPIC, lf.GC_TOPIC, lf.TRUTH_TOPIC, lf.tick_topic("blue1"),
+    assert {lf.HEADER_TOPIC, lf.SCENE_TOPIC, lf.GC_TOPIC, lf.TRUTH_TOPIC, lf.TICKS_TOPIC,
             lf.tree_topic("blue1")} <= topics
     scene = json.loads(next(d for t, _ns, d in got if t == lf.SCENE_TOPIC))
     assert {e["id"] for e in scene["entities"]} >= {"field", "blue1", "ball"}
     tree = json.loads(next(d for t, _ns, d in got if t == lf.tree_topic("blue1")))
-    ticks = [d for t, _ns, d in got if t == lf.tick_topic("blue1")]
+    ticks = [d for t, _ns, d in got if t == lf.TICKS_TOPIC]
     assert len(ticks) > 1500
     transitions = 0
     for data in ticks:
-        tick = lf.decode_tick(data)
+        tick = lf.decode_ticks(data)["blue1"]
         assert all(1 <= uid <= len(tree["nodes"]) for uid, _p, _n in tick.transitions)
         transitions += len(tick.transitions)
     assert transitions > 100  # every node's status changes, live
@@ -222,5 +222,5 @@ def test_an_inputs_only_file_leaves_the_stream_every_node(tmp_path, monkeypatch:
     assert McapLog.open(tmp_path / "m.mcap").node_data is False
     topics = {t for t, _ in streamed}
     assert lf.tree_topic("blue1") in topics and lf.keyframe_topic("blue1") in topics
-    ticks = [lf.decode_tick(d) for t, d in streamed if t == lf.tick_topic("blue1")]
+    ticks = [lf.decode_ticks(d)["blue1"] for t, d in streamed if t == lf.TICKS_TOPIC]
     assert len(ticks) == 100 and sum(len(t.transitions) for t in ticks) > 10

@@ -166,7 +166,7 @@ def damaged(small: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
     whole = McapLog.open(small)
     k = next(i for i, c in enumerate(whole.chunks) if c.start_step <= 120 <= c.end_step)
     victim = whole.chunks[k]
-    lost = sorted({s for t, s, _d in whole._chunk(k) if t in ("/match/truth", "/robots/blue1/tick")})
+    lost = sorted({s for t, s, _d in whole._chunk(k) if t in ("/match/truth", "/match/ticks")})
     data = bytearray(small.read_bytes())
     data[victim.offset + victim.length - 40] ^= 0xFF
     path = tmp_path_factory.mktemp("damaged") / "damaged.mcap"

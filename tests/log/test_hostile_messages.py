@@ -24,7 +24,7 @@ from soccerbt.tools.replay import tree_tools as tt
 
 import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 DEEP = "__deep__"  # a value that becomes 100,000 nested lists in the JSON text
-TICK, TRUTH = "/robots/blue1/tick", "/match/truth"
+TICK, TRUTH = "/match/ticks", "/match/truth"
 _PROTOBUF = (TICK, TRUTH)
 
 
@@ -137,10 +137,10 @@ def _without_robot(data: bytes) -> bytes:
 
 
 def _status_99(data: bytes) -> bytes:
-    tick = proto.Tick.FromString(data)
-    assert tick.transitions
-    tick.transitions[0].previous = 99  # proto3 keeps an enum value it does not know
-    return tick.SerializeToString()
+    ticks = proto.StepTicks.FromString(data)
+    assert ticks.robots[0].transitions
+    ticks.robots[0].transitions[0].previous = 99  # proto3 keeps an enum value it does not know
+    return ticks.SerializeToString()
 
 
 def _step_7(data: bytes) -> bytes:
@@ -152,7 +152,7 @@ def _step_7(data: bytes) -> bytes:
 @pytest.mark.parametrize("topic,change,why", [
     (TRUTH, _without_robot, "the truth holds 0 robots, the header names 1"),
     (TICK, _status_99, "status code 99 in a transition (0..4)"),
-    (TICK, lambda d: d[:-3], "tick message does not decode (Error parsing message"),
+    (TICK, lambda d: d[:-3], "ticks message does not decode (Error parsing message"),
     (TRUTH, lambda d: _step_7(d), "its truth says step 7"),
 ])
 def test_a_bad_step_is_a_gap_that_every_command_names(small: Path, tmp_path: Path, topic: str, change, why: str) -> None:

@@ -226,26 +226,28 @@ def test_ticks_agree() -> None:
                    for _ in range(rng.randrange(4))} or None
         transitions = [v for _ in range(n) for v in (rng.randrange(70000), rng.randrange(5), rng.randrange(5))]
         changes = rng.choice([b"", proto.Tick(changes=[proto.Change(key="k", flag=True)]).SerializeToString()])
-        args = (rng.randrange(1 << 40), rng.randrange(1 << 32), rng.randrange(6), _Command(rng), transitions,
+        args = (rng.choice(["blue1", "", "é"]), rng.randrange(1 << 40), rng.randrange(1 << 32), rng.randrange(6), _Command(rng), transitions,
                 [rng.randrange(400) for _ in range(rng.randrange(3))],
                 rng.choice([None, [_Node(rng.randrange(70000)) for _ in range(rng.randrange(30))]]), reasons, changes)
         data = compiled.encode_tick(*args)
         assert data == mr.py_encode_tick(*args)
         assert _canonical(proto.Tick, data)
         record = lf.decode_tick(data)
-        assert (record.tick, record.root, record.reasons) == (args[1], args[2], reasons or {})
+        assert (record.tick, record.root, record.reasons) == (args[2], args[3], reasons or {})
+        assert proto.Tick.FromString(data).robot == args[0]
         assert record.transitions == [tuple(transitions[i:i + 3]) for i in range(0, len(transitions), 3)]
-        assert record.skipped == args[5] and record.ticked == [node.uid for node in args[6] or []]
+        assert record.skipped == args[6] and record.ticked == [node.uid for node in args[7] or []]
     fast = _Command(rng)
     fast.vx_mps = 1e39  # past f32: infinity, as protobuf's own float field makes it
-    assert compiled.encode_tick(1, 1, 0, fast, [], [], None, None, b"") == mr.py_encode_tick(1, 1, 0, fast, [], [], None, None, b"")
-    assert lf.decode_tick(compiled.encode_tick(1, 1, 0, fast, [], [], None, None, b"")).command[0] == math.inf
+    args = ("blue1", 1, 1, 0, fast, [], [], None, None, b"")
+    assert compiled.encode_tick(*args) == mr.py_encode_tick(*args)
+    assert lf.decode_tick(compiled.encode_tick(*args)).command[0] == math.inf
     for bad in ((1, 1 << 32, 0, [], []), (1, 0, 6, [], []), (1, 0, 0, [1, 0], []), (1, 0, 0, [1, 0, 9], []),
                 (1, 0, 0, [], [-1])):
         for fn in (compiled.encode_tick, mr.py_encode_tick):
             step, tick, root, transitions, skipped = bad
             with pytest.raises(ValueError):
-                fn(step, tick, root, _Command(rng), transitions, skipped, None, None, b"")
+                fn("blue1", step, tick, root, _Command(rng), transitions, skipped, None, None, b"")
 
 
 class _Body:

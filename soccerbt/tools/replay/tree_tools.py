@@ -123,7 +123,7 @@ def tree_lines(state: RobotState, t_s: float) -> list[str]:
 
 def _writer_text(writer: Any, state: RobotState) -> str:
     if isinstance(writer, int):
-        nodes = state.tree["nodes"]  # numbered 1..n in order (logformat.check_tree)
+        nodes = state.tree["nodes"]  # numbered 1..n in order (format.check_tree)
         row = nodes[writer - 1] if 1 <= writer <= len(nodes) else None
         return f"node #{writer} {row['name']}" if row else f"node #{writer}"
     return str(writer)

@@ -29,7 +29,7 @@ from soccerbt.tools.viewer.render import IDLE_COLOUR, PANEL_BG, STATUS_COLOURS, 
 __all__ = ["TreePanel", "STATUS_COLOURS_BY_CODE", "SKIPPED_COLOUR", "HistoryEntry"]
 
 SKIPPED_COLOUR = STATUS_COLOURS["SKIPPED"]
-# status codes of mcap_reader / logformat: 0 IDLE, 1 RUNNING, 2 SUCCESS, 3 FAILURE
+# status codes of soccerbt.log.reader / format: 0 IDLE, 1 RUNNING, 2 SUCCESS, 3 FAILURE
 STATUS_COLOURS_BY_CODE = {0: IDLE_COLOUR, 1: STATUS_COLOURS["RUNNING"], 2: STATUS_COLOURS["SUCCESS"],
                           3: STATUS_COLOURS["FAILURE"]}
 _RUNNING = 1

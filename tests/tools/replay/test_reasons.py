@@ -101,9 +101,9 @@ def test_a_tick_with_reasons_round_trips_and_one_without_reads_as_before() -> No
     from soccerbt.log.tick_encode import encode_tick
 
     stand = SimpleNamespace(vx_mps=0.0, vy_mps=0.0, vtheta_radps=0.0, head_pan_rad=0.0, head_tilt_rad=0.0, kick=None)
-    plain = encode_tick(5, 5, 2, stand, [], [], None, None, b"")
+    plain = encode_tick("blue1", 5, 5, 2, stand, [], [], None, None, b"")
     assert lf.decode_tick(plain).reasons == {}
-    data = encode_tick(5, 5, 2, stand, [], [], None, {7: "a -> b", 9: "ü < 1"}, b"")
+    data = encode_tick("blue1", 5, 5, 2, stand, [], [], None, {7: "a -> b", 9: "ü < 1"}, b"")
     rec = lf.decode_tick(data)
     assert rec.reasons == {7: "a -> b", 9: "ü < 1"} and rec.tick == 5 and rec.blackboard == {}
     with pytest.raises(ValueError):
