@@ -42,7 +42,8 @@ from soccerbt.cli.outputs import RECORD_SUFFIX, open_exclusive
 from soccerbt.log import format as lf
 from soccerbt.log import proto
 from soccerbt.log.format import ReplayError
-from soccerbt.log.upgrade import ticks_message, truth_message
+from soccerbt.log.tick_encode import step_message
+from soccerbt.log.upgrade import truth_message
 from soccerbt.log.writer import LogWriter
 
 __all__ = ["convert_log", "Conversion", "JSONL_VERSION", "MAX_LINE_BYTES", "looks_like_jsonl"]
@@ -308,8 +309,7 @@ def _convert(path: Path, out: LogWriter) -> Conversion:
     tracks = [_Robot(name) for name in robots]
     for track in tracks:
         out.put(out.channel(lf.keyframe_topic(track.name), "keyframe"), 1, track.keyframe(0))
-    truth_channel = out.channel(lf.TRUTH_TOPIC, "truth")
-    ticks_channel = out.channel(lf.TICKS_TOPIC, "ticks")
+    step_channel = out.channel(lf.STEP_TOPIC, "step")
     events: list[dict[str, Any]] = []
     result: Any = None
     last_step = 0
@@ -349,12 +349,12 @@ def _convert(path: Path, out: LogWriter) -> Conversion:
         record_truth = lf.TruthRecord(step, float(t), tuple(float(v) for v in (ball + [0.0, 0.0])[:4]),
                                       tuple(int(v) for v in gc[:5]), truth)
         try:
-            out.put(truth_channel, step, truth_message(record_truth, robots))
+            truth_data = truth_message(record_truth, robots)
         except (ValueError, OverflowError) as exc:
             raise ReplayError(path, lineno, f"step record: a value out of range ({exc})") from None
         ticks = [track.tick(step, _ROOT_CODES.get(str(status.get(track.name, "")), 0), _command(poses[track.name]),
                             changes.get(track.name) or {}) for track in tracks]
-        out.put(ticks_channel, step, ticks_message(step, ticks))
+        out.put(step_channel, step, step_message(step, truth_data, ticks))
         if step // lf.KEYFRAME_STEPS > last_step // lf.KEYFRAME_STEPS:
             for track in tracks:
                 out.put(out.channel(lf.keyframe_topic(track.name), "keyframe"), step, track.keyframe(step))

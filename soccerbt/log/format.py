@@ -16,16 +16,15 @@ digest of its source and the git commit it ran from, the Python and library vers
 attacks first, for each team the tree file and every file it includes with their SHA-256, and
 what each brain was built with (``inputs``).
 
-``/match/truth`` (``soccerbt.Truth``, every step): step, simulated time, the ball, the
-GameController state and score, and every robot's true pose, fallen and removed flags, by name.
-
-``/match/ticks`` (``soccerbt.StepTicks``, every step): each robot's ``soccerbt.Tick``, named:
-the brain's tick number, the root status, the command, every status transition of the tick in
-BehaviorTree.CPP's logger order (uid, previous, new), the uids skipped and ticked, the reasons
-decision nodes gave for what they decided (the rules evaluated, the values compared, the
-verdicts) and the root blackboard's changes, each with its key, its new value and its writer: a
-node uid (an output port, a Script, SetBlackboard or a pre/post-condition script) or the adapter
-that owns the key (``gamecontroller``, ``world_model``, ``team``, ``gamepad``, ``nodes``).
+``/match/step`` (``soccerbt.Step``, every step): the truth (simulated time, the ball, the
+GameController state and score, every robot's true pose, fallen and removed flags, by name) and
+each robot's ``soccerbt.Tick``, named: the brain's tick number, the root status, the command,
+every status transition of the tick in BehaviorTree.CPP's logger order (uid, previous, new), the
+uids skipped and ticked, the reasons decision nodes gave for what they decided (the rules
+evaluated, the values compared, the verdicts) and the root blackboard's changes, each with its
+key, its new value and its writer: a node uid (an output port, a Script, SetBlackboard or a
+pre/post-condition script) or the adapter that owns the key (``gamecontroller``,
+``world_model``, ``team``, ``gamepad``, ``nodes``).
 
 ``/match/inputs`` (``soccerbt.StepInputs``, every step): every brain's inputs (observations,
 GameController packet, team messages, pad, emergency stop), exactly; what ``--rerun``,
@@ -55,15 +54,15 @@ keyframes, scene, commands): its ticks carry the root and the command only, and
 ``soccerbt.resim.derive`` makes it whole. A log converted from the JSON-lines format of earlier
 versions (``soccerbt replay convert``) has no trees either: its header says ``converted_from``.
 
-Format 1 (soccerbt 0.1) held each step in one binary message of its own layout and blackboard
-changes by key index; ``soccerbt.log.format_v1`` reads it (``READABLE_FORMATS``).
+Format 1 (soccerbt 0.1) held each step on the same channel in a binary layout of its own, and
+blackboard changes by key index; ``soccerbt.log.format_v1`` reads it (``READABLE_FORMATS``).
 
 The same seed and trees give the same bytes: no wall-clock time is written. ``ReplayError`` is
 the error of every reader of a log (``path:line: message``).
 
 A log is untrusted input: every message a reader uses is checked here, once, where it is read
 (``check_header``, ``check_index``, ``check_tree``, ``check_keyframe``, ``check_event``,
-``check_summary``; the protobuf messages in ``decode_ticks`` and ``decode_truth``), and a message
+``check_summary``; the protobuf messages in ``decode_step``), and a message
 of the wrong shape raises ``ShapeError`` or ``ValueError`` naming the field (``nodes[3].parent:
 not an earlier node's uid``). JSON is parsed by ``load_json``: bounded in size, nested at most
 ``MAX_JSON_DEPTH`` levels (checked without recursion), so that nothing downstream recurses on the
@@ -85,12 +84,12 @@ from soccerbt.log import proto as _proto
 from soccerbt.log import schemas as _schemas
 
 __all__ = [
-    "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "READABLE_FORMATS", "HEADER_TOPIC", "TRUTH_TOPIC",
-    "TICKS_TOPIC", "decode_ticks", "tick_record", "split_ticks",
+    "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "READABLE_FORMATS", "HEADER_TOPIC", "STEP_TOPIC",
+    "decode_step", "split_step", "tick_record", "truth_record",
     "INPUTS_TOPIC", "EVENTS_TOPIC", "GC_TOPIC", "SCENE_TOPIC", "COMMANDS_TOPIC", "SUMMARY_TOPIC", "INDEX_ATTACHMENT",
     "KEYFRAME_STEPS", "SCENE_PERIOD_STEPS", "STATUS_CODES", "STATUS_NAMES", "ROOT_EXCEPTION", "tree_topic",
     "keyframe_topic", "robot_of_topic", "kind_of_topic", "TickRecord", "TruthRecord", "decode_tick",
-    "decode_truth", "json_bytes", "json_text", "writer_code", "writer_of_code", "WRITERS", "SCHEMAS", "ns_of",
+    "json_bytes", "json_text", "writer_code", "writer_of_code", "WRITERS", "SCHEMAS", "ns_of",
     "step_of_ns", "ShapeError", "load_json", "check_header", "check_index", "check_tree", "check_keyframe",
     "check_event", "check_summary", "MAX_JSON_DEPTH", "MAX_ATTRIBUTES", "max_tree_nodes", "ROBOT_NAME",
     "reason_text", "MAX_REASON_CHARS", "same_value", "same_command", "command_tuple", "nice_f32", "nice_value",
@@ -101,8 +100,7 @@ FORMAT = "soccerbt-mcap"
 FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)  # the format versions this soccerbt reads (1: soccerbt.log.format_v1)
 HEADER_TOPIC = "/soccerbt/header"
-TRUTH_TOPIC = "/match/truth"
-TICKS_TOPIC = "/match/ticks"
+STEP_TOPIC = "/match/step"  # format 1 wrote the same topic in its own binary layout
 INPUTS_TOPIC = "/match/inputs"  # every robot's brain inputs of a step (soccerbt.log.inputs)
 EVENTS_TOPIC = "/events"
 GC_TOPIC = "/gamecontroller"
@@ -163,7 +161,7 @@ def kind_of_topic(topic: str) -> str | None:
     return robot[1] if robot is not None and robot[1] in ("tree", "keyframe") else None
 
 
-_KIND_OF_TOPIC = {HEADER_TOPIC: "header", TRUTH_TOPIC: "truth", TICKS_TOPIC: "ticks", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
+_KIND_OF_TOPIC = {HEADER_TOPIC: "header", STEP_TOPIC: "step", EVENTS_TOPIC: "events", GC_TOPIC: "gc",
                   SCENE_TOPIC: "scene", COMMANDS_TOPIC: "commands", SUMMARY_TOPIC: "summary", INPUTS_TOPIC: "inputs"}
 
 
@@ -334,25 +332,26 @@ def decode_tick(data: bytes) -> TickRecord:
     return tick_record(_parse(_proto.Tick, data, "tick"))
 
 
-def decode_ticks(data: bytes, robots: Any = None) -> dict[str, TickRecord]:
-    """The ticks of a ``soccerbt.StepTicks`` message by robot (`robots`: only theirs, the others
-    not converted); ValueError for bytes of the wrong shape or a robot named twice."""
-    msg = _parse(_proto.StepTicks, data, "ticks")
-    out: dict[str, TickRecord] = {}
+def decode_step(data: bytes, robots: Any = None) -> tuple[TruthRecord, dict[str, TickRecord]]:
+    """The truth and the ticks by robot of a ``soccerbt.Step`` message (`robots`: only theirs
+    converted); ValueError for bytes of the wrong shape or a robot named twice."""
+    msg = _parse(_proto.Step, data, "step")
+    ticks: dict[str, TickRecord] = {}
     for tick in msg.robots:
         name = tick.robot
-        if name in out:
+        if name in ticks:
             raise ValueError(f"{name[:40]!r}'s tick twice in one step")
         if robots is None or name in robots:
-            out[name] = tick_record(tick)
-    return out
+            ticks[name] = tick_record(tick)
+    return truth_record(msg.truth), ticks
 
 
-def split_ticks(data: bytes) -> list[tuple[str, bytes]]:
-    """(robot, its ``soccerbt.Tick``'s bytes) of each tick of a ``soccerbt.StepTicks`` message, in
-    order (protobuf's canonical bytes: those the recorder wrote); ValueError for bytes of the
-    wrong shape."""
-    return [(tick.robot, tick.SerializeToString()) for tick in _parse(_proto.StepTicks, data, "ticks").robots]
+def split_step(data: bytes) -> tuple[bytes, list[tuple[str, bytes]]]:
+    """(its ``soccerbt.Truth``'s bytes, (robot, its ``soccerbt.Tick``'s bytes) of each tick) of a
+    ``soccerbt.Step`` message (protobuf's canonical bytes: those the recorder wrote); ValueError
+    for bytes of the wrong shape."""
+    msg = _parse(_proto.Step, data, "step")
+    return msg.truth.SerializeToString(), [(tick.robot, tick.SerializeToString()) for tick in msg.robots]
 
 
 def tick_record(msg: Any) -> TickRecord:
@@ -409,10 +408,8 @@ def _change_value(change: Any) -> list[Any]:
     return [value, writer]
 
 
-def decode_truth(data: bytes) -> TruthRecord:
-    """A ``soccerbt.Truth`` message as a TruthRecord (its robots in the message's order);
-    ValueError for bytes that are no such message."""
-    msg = _parse(_proto.Truth, data, "truth")
+def truth_record(msg: Any) -> TruthRecord:
+    """A decoded ``soccerbt.Truth`` as a TruthRecord (its robots in the message's order)."""
     b, g = msg.ball, msg.game
     robots = [(r.x_m, r.y_m, r.theta_rad, int(r.fallen), int(r.removed)) for r in msg.robots]
     return TruthRecord(msg.step, msg.t_s, (b.x_m, b.y_m, b.vx_mps, b.vy_mps),
@@ -779,7 +776,6 @@ SCHEMAS: dict[str, tuple[str, str, bytes, str]] = {
     "scene": _jsonschema(_schemas.SCENE_UPDATE),
     "tree": _jsonschema(_schemas.TREE),
     "keyframe": _jsonschema(_schemas.KEYFRAME),
-    "truth": _protobuf("Truth"),
-    "ticks": _protobuf("StepTicks"),
+    "step": _protobuf("Step"),
     "inputs": _protobuf("StepInputs"),
 }

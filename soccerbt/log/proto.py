@@ -1,12 +1,12 @@
 """The log's per-step messages as protobuf: their schema, defined once here, and its classes.
 
-A log of format 2 carries three per-step channels in protobuf (``soccerbt.log.format``):
-``/match/truth`` (``soccerbt.Truth``), ``/match/ticks`` (``soccerbt.StepTicks``: every robot's
+A log of format 2 carries two per-step channels in protobuf (``soccerbt.log.format``):
+``/match/step`` (``soccerbt.Step``: the ``soccerbt.Truth`` of the world and every robot's
 ``soccerbt.Tick``, its tick, every node's status transition, the blackboard changes with their
 writers, the reasons, the command) and ``/match/inputs`` (``soccerbt.StepInputs``: what every
-brain took in). A step's robots share one message each (an MCAP message costs 16 bytes of index
+brain took in). A step is one message, its robots in it (an MCAP message costs 16 bytes of index
 that zstd does not compress): a robot is picked by name, in Foxglove
-``/match/ticks.robots[:]{robot=="blue2"}``. Each
+``/match/step.robots[:]{robot=="blue2"}``, the ball by ``/match/step.truth.ball.x_m``. Each
 channel's MCAP schema is ``SCHEMA_DATA``, a ``FileDescriptorSet`` of the one file
 ``soccerbt/log.proto`` that ``MESSAGES`` and ``ENUMS`` describe, so that any MCAP reader with a
 protobuf decoder (Foxglove, ``mcap-protobuf-support``) decodes them without soccerbt.
@@ -23,7 +23,7 @@ from typing import Any
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 __all__ = ["PACKAGE", "FILE_NAME", "ENUMS", "MESSAGES", "SCHEMA_DATA", "message_class", "proto_text",
-           "Tick", "StepTicks", "Truth", "StepInputs", "BrainInputs", "Change", "Command", "Transition", "Reason"]
+           "Tick", "Step", "Truth", "StepInputs", "BrainInputs", "Change", "Command", "Transition", "Reason"]
 
 PACKAGE = "soccerbt"
 FILE_NAME = "soccerbt/log.proto"
@@ -82,8 +82,6 @@ MESSAGES: dict[str, tuple[str, tuple[Field, ...]]] = {
         ("ticked", 8, "uint32", "repeated", "uids ticked, in the order their ticks returned"),
         ("reasons", 9, "Reason", "repeated", ""),
         ("changes", 10, "Change", "repeated", "the blackboard's new values, with their writers"))),
-    "StepTicks": ("Every robot's tick of a step (/match/ticks, every step), in the header's order", (
-        ("step", 1, "uint64", "", ""), ("robots", 2, "Tick", "repeated", ""))),
     "Ball": ("The ball (field frame)", (
         ("x_m", 1, "float", "", ""), ("y_m", 2, "float", "", ""), ("vx_mps", 3, "float", "", ""),
         ("vy_mps", 4, "float", "", ""))),
@@ -93,7 +91,7 @@ MESSAGES: dict[str, tuple[str, tuple[Field, ...]]] = {
     "RobotTruth": ("Where a robot really was (a brain's own log: its estimate)", (
         ("name", 1, "string", "", ""), ("x_m", 2, "float", "", ""), ("y_m", 3, "float", "", ""),
         ("theta_rad", 4, "float", "", ""), ("fallen", 5, "bool", "", ""), ("removed", 6, "bool", "", "penalised"))),
-    "Truth": ("The world after a step (/match/truth, every step)", (
+    "Truth": ("The world after a step", (
         ("step", 1, "uint64", "", ""), ("t_s", 2, "double", "", "simulated seconds"),
         ("ball", 3, "Ball", "", ""), ("game", 4, "GameState", "", ""),
         ("robots", 5, "RobotTruth", "repeated", "in the header's order"))),
@@ -118,6 +116,8 @@ MESSAGES: dict[str, tuple[str, tuple[Field, ...]]] = {
         ("team_messages_json", 15, "string", "", "the team messages delivered (JSON list; empty: none)"),
         ("pad_json", 16, "string", "", "what the pad commanded and wrote (JSON; empty: no update)"),
         ("estop", 17, "EmergencyStop", "", ""))),
+    "Step": ("A step (/match/step, every step): the world after it and every robot's tick, in the header's order", (
+        ("step", 1, "uint64", "", ""), ("truth", 2, "Truth", "", ""), ("robots", 3, "Tick", "repeated", ""))),
     "StepInputs": ("Every brain's inputs of a step (/match/inputs); a robot not yet stepped is absent", (
         ("step", 1, "uint64", "", ""), ("robots", 2, "BrainInputs", "repeated", ""))),
 }
@@ -173,7 +173,7 @@ def message_class(name: str) -> Any:
 
 
 Tick = message_class("Tick")
-StepTicks = message_class("StepTicks")
+Step = message_class("Step")
 Truth = message_class("Truth")
 StepInputs = message_class("StepInputs")
 BrainInputs = message_class("BrainInputs")

@@ -675,8 +675,8 @@ class McapLog:
 
     @property
     def _step_topic(self) -> str:
-        """The channel every step writes once (format 1: the step message; 2: the truth)."""
-        return v1.STEP_TOPIC if self.format_version == 1 else lf.TRUTH_TOPIC
+        """The channel every step writes once (the same name in both formats)."""
+        return lf.STEP_TOPIC
 
     def decode_step(self, data: bytes, tables: dict[str, list[str]] | None = None,
                     robots: list[str] | None = None) -> StepView:
@@ -698,28 +698,19 @@ class McapLog:
             ticks = {robot: v1.decode_tick(parts[1 + self.robots.index(robot)], tables.get(robot)) for robot in robots}
         return StepView(truth.step, truth, ticks)
 
-    def view_of(self, raw: Any, step: int, robots: list[str] | None = None) -> StepView:
-        """Step `step` as ``step_messages`` gives it (format 1: the step message; 2: the truth's
-        and the ticks' messages) decoded; ValueError for one of the wrong shape (or that says
-        another step)."""
-        if self.format_version == 1:
-            view = self.decode_step(raw, robots=robots)
-        else:
-            view = self._view_v2(*raw, robots)
+    def view_of(self, raw: bytes, step: int, robots: list[str] | None = None) -> StepView:
+        """Step `step`'s message (``step_messages``) decoded, in either format; ValueError for one
+        of the wrong shape (or that says another step)."""
+        view = self.decode_step(raw, robots=robots) if self.format_version == 1 else self._view_v2(raw, robots)
         if view.step != step:
             raise ValueError(f"its truth says step {view.step}")
         return view
 
-    def _view_v2(self, truth_data: bytes | None, ticks_data: bytes | None, robots: list[str] | None) -> StepView:
-        if truth_data is None:
-            raise ValueError("its truth is missing")
-        truth = lf.decode_truth(truth_data)
+    def _view_v2(self, data: bytes, robots: list[str] | None) -> StepView:
+        wanted = self.robots if robots is None else robots
+        truth, ticks = lf.decode_step(data, set(wanted))
         if len(truth.robots) != len(self.robots):
             raise ValueError(f"the truth holds {len(truth.robots)} robots, the header names {len(self.robots)}")
-        if ticks_data is None:
-            raise ValueError("its ticks are missing")
-        wanted = self.robots if robots is None else robots
-        ticks = lf.decode_ticks(ticks_data, set(wanted))
         missing = [robot for robot in wanted if robot not in ticks]
         if missing:
             raise ValueError(f"{missing[0]}'s tick is missing")
@@ -755,49 +746,24 @@ class McapLog:
         if self.format_version == 1:
             yield from self._steps_v1(first_step, last_step, on_gap, robots)
             return
-        wanted = self.robots if robots is None else robots
         expect = max(first_step, self.first_step)
         last = self.last_step if last_step is None else min(last_step, self.last_step)
         unreadable: dict[int, str] = {}
-        current: int | None = None
-        truth: bytes | None = None
-        ticks: bytes | None = None
-
-        def finish() -> StepView | None:
-            try:
-                view = self._view_v2(truth, ticks, wanted)
-                if view.step != current:
-                    raise ValueError(f"its truth says step {view.step}")
-                return view
-            except ValueError as exc:
-                unreadable[current] = str(exc)
-                self.warnings.append(f"{self.path}: step {current} unreadable ({exc}); skipped")
-                return None
-
-        def emit(view: StepView) -> StepView:
-            nonlocal expect
-            if view.step > expect:
-                self._gap(expect, view.step - 1, on_gap, _why(unreadable, expect, view.step - 1))
-            expect = view.step + 1
-            return view
-
-        for topic, step, data in self.messages(first_step, last_step, {lf.TRUTH_TOPIC, lf.TICKS_TOPIC}):
-            if step < expect or (current is not None and step < current):
+        for _topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC}):
+            if step < expect:
                 continue  # out of order, or a step given twice: damage already passed
-            if step != current:
-                if current is not None:
-                    view = finish()
-                    if view is not None:
-                        yield emit(view)
-                current, truth, ticks = step, None, None
-            if topic == lf.TRUTH_TOPIC:
-                truth = data
-            else:
-                ticks = data
-        if current is not None:
-            view = finish()
-            if view is not None:
-                yield emit(view)
+            try:
+                view = self._view_v2(data, robots)
+                if view.step != step:
+                    raise ValueError(f"its truth says step {view.step}")
+            except ValueError as exc:
+                unreadable[step] = str(exc)
+                self.warnings.append(f"{self.path}: step {step} unreadable ({exc}); skipped")
+                continue
+            if step > expect:
+                self._gap(expect, step - 1, on_gap, _why(unreadable, expect, step - 1))
+            expect = step + 1
+            yield view
         if expect <= last:
             self._gap(expect, last, on_gap, _why(unreadable, expect, last))
 
@@ -851,11 +817,11 @@ class McapLog:
         needle = key.encode("utf-8")
         wanted = {robot}
         out: list[tuple[int, Any, Any]] = []
-        for _topic, step, data in self.messages(first_step, last_step, {lf.TICKS_TOPIC}):
+        for _topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC}):
             if needle not in data:
                 continue
             try:
-                rec = lf.decode_ticks(data, wanted).get(robot)
+                rec = lf.decode_step(data, wanted)[1].get(robot)
             except ValueError:
                 continue
             entry = None if rec is None else rec.blackboard.get(key)
@@ -875,9 +841,9 @@ class McapLog:
                     continue
             return
         wanted = {robot}
-        for _t, step, data in self.messages(first_step, last_step, {lf.TICKS_TOPIC}):
+        for _t, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC}):
             try:
-                rec = lf.decode_ticks(data, wanted).get(robot)
+                rec = lf.decode_step(data, wanted)[1].get(robot)
             except ValueError:
                 continue
             if rec is not None:
@@ -1089,39 +1055,17 @@ def apply_step(state: RobotState, view: StepView) -> None:
             reasons[uid] = (tick, text)
 
 
-def step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, Any]]:
-    """(step, raw) of the log's steps in increasing order, undecoded (format 1: the step
-    message's bytes; 2: the truth's and the ticks' messages, a pair): two equal raws are the same
-    step. ``log.view_of(raw, step)`` decodes one. The steps missing between and after them are
-    added to `gaps` (and to ``log.gaps``)."""
+def step_messages(log: McapLog, gaps: list[Gap]) -> Iterator[tuple[int, bytes]]:
+    """(step, its step message) of the log's steps in increasing order, undecoded (either format:
+    two equal messages are the same step; ``log.view_of(raw, step)`` decodes one). The steps
+    missing between and after them are added to `gaps` (and to ``log.gaps``)."""
     expect = log.first_step
-    if log.format_version == 1:
-        pairs: Iterator[tuple[int, Any]] = ((step, data) for _t, step, data in log.messages(topics={v1.STEP_TOPIC}))
-    else:
-        pairs = _raw_steps_v2(log)
-    for step, raw in pairs:
+    for _topic, step, data in log.messages(topics={lf.STEP_TOPIC}):
         if step < expect:
             continue
         if step > expect:
             gaps.append(log._gap(expect, step - 1, None))
         expect = step + 1
-        yield step, raw
+        yield step, data
     if expect <= log.last_step:
         gaps.append(log._gap(expect, log.last_step, None))
-
-
-def _raw_steps_v2(log: McapLog) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
-    current: int | None = None
-    truth: bytes | None = None
-    ticks: bytes | None = None
-    for topic, step, data in log.messages(topics={lf.TRUTH_TOPIC, lf.TICKS_TOPIC}):
-        if step != current:
-            if current is not None:
-                yield current, (truth, ticks)
-            current, truth, ticks = step, None, None
-        if topic == lf.TRUTH_TOPIC:
-            truth = data
-        else:
-            ticks = data
-    if current is not None:
-        yield current, (truth, ticks)

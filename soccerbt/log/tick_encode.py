@@ -23,7 +23,7 @@ from soccerbt.log.format import json_text, nice_f32
 
 __all__ = ["bb_changes", "encode_tick", "encode_truth", "join_repeated", "py_bb_changes", "py_encode_tick",
            "py_encode_truth", "py_join_repeated", "collect_changes", "changes_bytes", "removed_change",
-           "keyframe_value", "json_value", "UNSET", "NO_TICK", "varint"]
+           "keyframe_value", "json_value", "UNSET", "NO_TICK", "varint", "step_message"]
 
 def json_value(value: object) -> object:
     """A JSON-ready, deterministic rendering of a blackboard value (poses as [x, y, theta])."""
@@ -175,6 +175,12 @@ def varint(value: int) -> bytes:
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+def step_message(step: int, truth: bytes, ticks: list[bytes]) -> bytes:
+    """A step's ``soccerbt.Step`` from its ``Truth`` and every robot's ``Tick`` (protobuf's bytes)."""
+    head = (b"\x08" + varint(step) if step else b"") + b"\x12" + varint(len(truth)) + truth
+    return join_repeated(head, 3, ticks)
 
 
 def py_join_repeated(head: bytes, field: int, parts: list[bytes]) -> bytes:

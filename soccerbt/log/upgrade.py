@@ -2,8 +2,9 @@
 
 A format-1 log (soccerbt 0.1) is read into the same records as a format-2 one
 (``soccerbt.log.reader``); what writes a log from it (a re-run's ``--out``, a derive, ``replay
-convert``) writes format 2, from those records: ``truth_message``, ``ticks_message`` (of
-``tick_message``s) and ``inputs_message`` give the protobuf messages whose decoding is the record again (the same
+convert``) writes format 2, from those records: ``truth_message`` and ``tick_message`` (a
+``soccerbt.Step`` of them: ``tick_encode.step_message``) and ``inputs_message`` give the protobuf
+messages whose decoding is the record again (the same
 values, the same writers, the same reasons; a format-1 pose, stored as three floats, comes back
 as the same three numbers). ``upgrade_log`` writes a whole format-1 log in format 2, so that
 Foxglove and other MCAP tools read it.
@@ -21,9 +22,9 @@ from soccerbt.log import proto
 from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.inputs import InputRecord, exact_json, py_encode_inputs
 from soccerbt.log.software import software
-from soccerbt.log.tick_encode import join_repeated, varint
+from soccerbt.log.tick_encode import join_repeated, step_message, varint
 
-__all__ = ["truth_message", "tick_message", "ticks_message", "inputs_message", "upgrade_log"]
+__all__ = ["truth_message", "tick_message", "inputs_message", "upgrade_log"]
 
 _ADAPTERS = {name: i for i, name in enumerate(lf.WRITERS)}
 
@@ -83,11 +84,6 @@ def tick_message(robot: str, step: int, rec: lf.TickRecord) -> bytes:
     return msg.SerializeToString()
 
 
-def ticks_message(step: int, ticks: list[bytes]) -> bytes:
-    """Every robot's ``soccerbt.Tick`` of a step (in the header's order) as ``soccerbt.StepTicks``."""
-    return join_repeated(b"\x08" + varint(step) if step else b"", 2, ticks)
-
-
 def inputs_message(step: int, records: list[tuple[str, InputRecord]]) -> bytes:
     """Every brain's inputs of a step (robot, record) as ``soccerbt.StepInputs``."""
     parts = [py_encode_inputs(robot, rec.t_s, rec.observations, rec.packet,
@@ -137,14 +133,14 @@ def upgrade_log(log: Any, out: Path) -> tuple[int, list[str]]:
                     continue
             if topic == lf.HEADER_TOPIC:
                 continue
-            if topic == v1.STEP_TOPIC:
+            if topic == lf.STEP_TOPIC:
                 try:
                     view = log.decode_step(data, tables)
                 except (ValueError, ShapeError) as exc:
                     notes.append(f"{log.path}: step {step} unreadable ({exc}); left out")
                     continue
-                put(lf.TRUTH_TOPIC, step, truth_message(view.truth, log.robots))
-                put(lf.TICKS_TOPIC, step, ticks_message(step, [tick_message(r, step, view.ticks[r]) for r in log.robots]))
+                put(lf.STEP_TOPIC, step, step_message(step, truth_message(view.truth, log.robots),
+                                                      [tick_message(r, step, view.ticks[r]) for r in log.robots]))
                 last = step
             elif topic == lf.INPUTS_TOPIC:
                 try:

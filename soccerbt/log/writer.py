@@ -52,8 +52,7 @@ from soccerbt.log.tick_encode import bb_changes as _bb_changes
 from soccerbt.log.tick_encode import changes_bytes, json_value, keyframe_value, removed_change
 from soccerbt.log.tick_encode import encode_tick as _encode_tick
 from soccerbt.log.tick_encode import encode_truth as _encode_truth
-from soccerbt.log.tick_encode import join_repeated as _join_repeated
-from soccerbt.log.tick_encode import varint
+from soccerbt.log.tick_encode import step_message
 from soccerbt.log.tree_watch import TreeWatch
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.trees.structure import describe_tree
@@ -379,13 +378,13 @@ class McapRecorder:
         robots = self._robots(match)
         shown = _shown_state(ref)  # a property of properties: read once a step
         put, channel = self._put, self._channel
-        put(channel(lf.TRUTH_TOPIC, "truth"), step, self._truth(match, step, robots, shown))
+        truth = self._truth(match, step, robots, shown)
         ticks = []
         for _rid, agent, track in robots:
             if agent.tree is not track.tree:  # swapped without telling us: watch it from now on
                 self._on_tree_swap(agent, track.tree, agent.tree)
             ticks.append(self._tick(track, agent, step))
-        put(channel(lf.TICKS_TOPIC, "ticks"), step, _join_repeated(b"\x08" + varint(step) if step else b"", 2, ticks))
+        put(channel(lf.STEP_TOPIC, "step"), step, step_message(step, truth, ticks))
         if self._inputs is not None:
             put(channel(lf.INPUTS_TOPIC, "inputs"), step, self._inputs.encode(step))
         if step % lf.KEYFRAME_STEPS == 0 and self.node_data:

@@ -49,7 +49,8 @@ from soccerbt.log.inputs import InputRecord
 from soccerbt.log.reader import McapLog
 from soccerbt.log.scene_update import scene_json_of, team_rgb
 from soccerbt.log.software import compare_software, software
-from soccerbt.log.upgrade import inputs_message, ticks_message, truth_message
+from soccerbt.log.tick_encode import step_message
+from soccerbt.log.upgrade import inputs_message, truth_message
 from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
 from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, recorded_tree
 
@@ -414,31 +415,28 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
     messages written as the recorder orders them (the truth, the derived ticks, the inputs,
     keyframes, then the rest as the log holds them, the scene and commands made where due).
     Returns why the derive stops here (a re-run that does not reproduce), else None."""
-    truth_data = step_data = inputs = ticks_data = None
+    step_data = inputs = None
     rest: list[tuple[str, bytes]] = []
     for topic, data in group:
-        if topic == lf.TRUTH_TOPIC:
-            truth_data = data
-        elif topic == v1.STEP_TOPIC:
+        if topic == lf.STEP_TOPIC:
             step_data = data
         elif topic == lf.INPUTS_TOPIC:
             inputs = data
-        elif topic == lf.TICKS_TOPIC:
-            ticks_data = data
         else:
             mine = lf.robot_of_topic(topic)
             if topic != lf.HEADER_TOPIC and (mine is None or mine[1] not in _DERIVED_KINDS):
                 rest.append((topic, data))
-    if inputs is None or (step_data is None and (truth_data is None or ticks_data is None)):
-        raise _Missing("its inputs, truth or ticks are missing (damaged)")
+    if inputs is None or step_data is None:
+        raise _Missing("its inputs or step message are missing (damaged)")
     try:
-        if step_data is not None:  # format 1: the truth and every robot's root and command in one message
+        if log.format_version == 1:  # the truth and every robot's root and command in one message
             parts = v1.split_parts(step_data)
             truth = v1.decode_truth(parts[0])
             recorded = {b.robot: v1.decode_tick(parts[1 + b.k]) for b in brains}
+            truth_data = truth_message(truth, log.robots)
         else:
-            truth = lf.decode_truth(truth_data)
-            ticks = lf.decode_ticks(ticks_data)
+            truth_data = lf.split_step(step_data)[0]
+            truth, ticks = lf.decode_step(step_data)
             recorded = {b.robot: ticks[b.robot] for b in brains}
         records = log.inputs_of(inputs)
     except (ValueError, IndexError, KeyError, ShapeError) as exc:
@@ -453,7 +451,7 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
     later: list[tuple[str, int, bytes]] = []
     for b in brains:
         tick = b.mine.ticks.pop(step)
-        derived = lf.decode_tick(tick)  # the robot's Tick (the recorder's StepTicks split: _Mine)
+        derived = lf.decode_tick(tick)  # the robot's Tick (split from the recorder's Step: _Mine)
         was = recorded[b.robot]
         if not _same_tick(was, derived):
             return (f"step {step} (t={truth.t_s:.2f}s): {b.robot}'s re-run differs from the recording (tick "
@@ -463,8 +461,8 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
         derived_ticks[b.robot] = tick
         later.extend(b.mine.drain())
         b.mine.extra.pop(step, None)
-    put(lf.TRUTH_TOPIC, step, truth_data if truth_data is not None else truth_message(truth, log.robots))
-    put(lf.TICKS_TOPIC, step, ticks_message(step, [derived_ticks[robot] for robot in log.robots if robot in derived_ticks]))
+    put(lf.STEP_TOPIC, step, step_message(step, truth_data,
+                                          [derived_ticks[robot] for robot in log.robots if robot in derived_ticks]))
     if log.format_version == 1:
         inputs = inputs_message(step, [(r, records[r]) for r in log.robots if r in records])
     put(lf.INPUTS_TOPIC, step, inputs)

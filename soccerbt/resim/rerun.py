@@ -34,7 +34,8 @@ from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.inputs import INPUTS_VERSION, InputRecord, pad_of, team_messages_of
 from soccerbt.log.reader import McapLog
 from soccerbt.log.software import software
-from soccerbt.log.upgrade import inputs_message, tick_message, ticks_message, truth_message
+from soccerbt.log.tick_encode import step_message
+from soccerbt.log.upgrade import inputs_message, tick_message, truth_message
 from soccerbt.log.writer import LogWriter, McapRecorder, file_hashes
 from soccerbt.resim.compare import Comparison, Side
 
@@ -335,7 +336,7 @@ class _LogStep:
         """(the robot's tick, the step's time, the inputs message, the robot's other channels);
         ValueError naming what is missing or unreadable. A format-1 step message is decoded
         where it lies among the key tables (``view``: every robot's when ``all_robots``)."""
-        tick = truth = inputs = None
+        step_data = inputs = None
         self.view = None
         extra: dict[str, bytes] = {}
         for topic, data in group:
@@ -343,12 +344,10 @@ class _LogStep:
                 found = v1.table_of(data)
                 if found is not None:
                     self.tables[self.table_topics[topic]] = found[1]
-            elif topic == lf.TICKS_TOPIC:
-                tick = data
-            elif topic == lf.TRUTH_TOPIC:
-                truth = data
-            elif topic == v1.STEP_TOPIC:
-                self.view = self.log.decode_step(data, dict(self.tables), None if self.all_robots else [self.robot])
+            elif topic == lf.STEP_TOPIC:
+                step_data = data
+                if self.log.format_version == 1:
+                    self.view = self.log.decode_step(data, dict(self.tables), None if self.all_robots else [self.robot])
             elif topic == lf.INPUTS_TOPIC:
                 inputs = data
             else:
@@ -357,16 +356,11 @@ class _LogStep:
                     extra[mine[1]] = data
         if inputs is None:
             raise ValueError("its inputs are missing")
-        if self.log.format_version == 1:
-            if self.view is None:
-                raise ValueError("its step message is missing")
-            return self.view.ticks[self.robot], self.view.truth.t_s, inputs, extra
-        if tick is None or truth is None:
-            raise ValueError(f"its {'truth' if truth is None else 'ticks'} are missing")
-        rec = lf.decode_ticks(tick, {self.robot}).get(self.robot)
-        if rec is None:
-            raise ValueError(f"its ticks hold none of {self.robot}")
-        return rec, lf.decode_truth(truth).t_s, inputs, extra
+        if step_data is None:
+            raise ValueError("its step message is missing")
+        if self.view is None:
+            self.view = self.log.view_of(step_data, step, None if self.all_robots else [self.robot])
+        return self.view.ticks[self.robot], self.view.truth.t_s, inputs, extra
 
 
 def _run(log: McapLog, robot: str, first_step: int, last_step: int, agent: Any, driver: _Driver, link: _Link,
@@ -454,8 +448,8 @@ class _Mine:
         self.commands: tuple[int, bytes] | None = None   # the re-run's newest /commands message
 
     def message(self, topic: str, step: int, data: bytes) -> None:
-        if topic == lf.TICKS_TOPIC:  # the re-run's one robot
-            for robot, tick in lf.split_ticks(data):
+        if topic == lf.STEP_TOPIC:  # the re-run's one robot
+            for robot, tick in lf.split_step(data)[1]:
                 if robot == self.robot:
                     self.ticks[step] = tick
             return
@@ -543,17 +537,16 @@ class _OutLog:
         for topic, data in group:
             if topic == lf.HEADER_TOPIC or topic in ours or topic.endswith("/keys"):
                 continue
-            if topic == v1.STEP_TOPIC:
+            if topic == lf.STEP_TOPIC and self.log.format_version == 1:
                 view = reader.view
-                self._put(lf.TRUTH_TOPIC, step, truth_message(view.truth, self.log.robots))
-                self._put(lf.TICKS_TOPIC, step, ticks_message(step, [
+                self._put(topic, step, step_message(step, truth_message(view.truth, self.log.robots), [
                     tick if robot == self.robot and tick is not None else tick_message(robot, step, view.ticks[robot])
                     for robot in self.log.robots]))
                 continue
-            if topic == lf.TICKS_TOPIC:
-                self._put(topic, step, ticks_message(step, [
-                    tick if robot == self.robot and tick is not None else data
-                    for robot, data in lf.split_ticks(data)]))
+            if topic == lf.STEP_TOPIC:
+                truth, ticks = lf.split_step(data)
+                self._put(topic, step, step_message(step, truth, [
+                    tick if robot == self.robot and tick is not None else data for robot, data in ticks]))
                 continue
             if topic == lf.INPUTS_TOPIC and self.log.format_version == 1:
                 records = self.log.inputs_of(data)

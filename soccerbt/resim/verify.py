@@ -193,16 +193,13 @@ class _Compare:
         self.notes: list[str] = []
         self.ended: str | None = None
         self.trees = {lf.tree_topic(r): r for r in log.robots}
-        self.truth: bytes | None = None
-        self.ticks: bytes | None = None
+        self.step_data: bytes | None = None
 
     def message(self, topic: str, step: int, data: bytes) -> None:
         if not self.going:
             return
-        if topic == lf.TRUTH_TOPIC:
-            self.truth = data
-        elif topic == lf.TICKS_TOPIC:
-            self.ticks = data
+        if topic == lf.STEP_TOPIC:
+            self.step_data = data
         elif topic in self.trees:
             robot = self.trees[topic]
             again = lf.load_json(data)
@@ -211,8 +208,7 @@ class _Compare:
 
     def check(self, step: int) -> None:
         """Compare the re-run's step `step` (its messages just tapped) with the log's."""
-        ours = (self.truth, self.ticks)
-        self.truth = self.ticks = None
+        ours, self.step_data = self.step_data, None
         if not self.going:
             return
         while self.next is not None and self.next[0] < step:
@@ -232,6 +228,10 @@ class _Compare:
             self.going = False
             self.lines = [f"step {step} of the log is unreadable ({exc})"]
             return
+        if ours is None:
+            self.going = False
+            self.lines = [f"step {step}: the re-run wrote no step message"]
+            return
         vb = self.log.view_of(ours, step) if self.log.format_version == lf.FORMAT_VERSION else _view_v2(self.log, ours)
         differences = step_differences(self.log.robots, va, vb, ("log", "re-run"))
         if not differences and self.log.format_version != lf.FORMAT_VERSION:
@@ -241,10 +241,7 @@ class _Compare:
                       *(differences or ["  the messages' bytes differ; their decoded values are the same"])]
 
 
-def _view_v2(log: McapLog, raw: tuple[bytes | None, bytes | None]) -> StepView:
+def _view_v2(log: McapLog, data: bytes) -> StepView:
     """The re-run's step (format 2) as a StepView, whatever the log's format."""
-    truth, ticks = raw
-    if truth is None or ticks is None:
-        raise ValueError("the re-run wrote no truth or ticks for the step")
-    decoded = lf.decode_truth(truth)
-    return StepView(decoded.step, decoded, lf.decode_ticks(ticks))
+    truth, ticks = lf.decode_step(data)
+    return StepView(truth.step, truth, ticks)

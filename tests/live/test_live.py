@@ -56,7 +56,7 @@ def test_a_client_gets_the_scene_and_statuses_and_a_stalled_or_vanished_one_stop
         match.step()
     assert match.steps == 2000  # the run went on
     for _ in range(600):  # let the reading client catch up with the live edge
-        if any(topic == lf.TRUTH_TOPIC and ns >= lf.ns_of(1990, 0.01) for topic, ns, _d in got):
+        if any(topic == lf.STEP_TOPIC and ns >= lf.ns_of(1990, 0.01) for topic, ns, _d in got):
             break
         time.sleep(0.05)
     recorder.finish(None)
@@ -64,21 +64,20 @@ def test_a_client_gets_the_scene_and_statuses_and_a_stalled_or_vanished_one_stop
     thread.join(30)
     stalled.close()
     topics = {topic for topic, _ns, _d in got}
-    assert {lf.HEADER_TOPIC, lf.SCENE_TOPIC, lf.GC_TOPIC, lf.TRUTH_TOPIC, lf.TICKS_TOPIC,
+    assert {lf.HEADER_TOPIC, lf.SCENE_TOPIC, lf.GC_TOPIC, lf.STEP_TOPIC,
             lf.tree_topic("blue1")} <= topics
     scene = json.loads(next(d for t, _ns, d in got if t == lf.SCENE_TOPIC))
     assert {e["id"] for e in scene["entities"]} >= {"field", "blue1", "ball"}
     tree = json.loads(next(d for t, _ns, d in got if t == lf.tree_topic("blue1")))
-    ticks = [d for t, _ns, d in got if t == lf.TICKS_TOPIC]
-    assert len(ticks) > 1500
+    steps = [d for t, _ns, d in got if t == lf.STEP_TOPIC]
+    assert len(steps) > 1500
     transitions = 0
-    for data in ticks:
-        tick = lf.decode_ticks(data)["blue1"]
+    for data in steps:
+        tick = lf.decode_step(data)[1]["blue1"]
         assert all(1 <= uid <= len(tree["nodes"]) for uid, _p, _n in tick.transitions)
         transitions += len(tick.transitions)
     assert transitions > 100  # every node's status changes, live
-    truths = [d for t, _ns, d in got if t == lf.TRUTH_TOPIC]
-    assert max(lf.decode_truth(d).step for d in truths) >= 1990  # still fed after the stall
+    assert max(lf.decode_step(d)[0].step for d in steps) >= 1990  # still fed after the stall
 
 
 def test_live_addresses_and_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -222,5 +221,5 @@ def test_an_inputs_only_file_leaves_the_stream_every_node(tmp_path, monkeypatch:
     assert McapLog.open(tmp_path / "m.mcap").node_data is False
     topics = {t for t, _ in streamed}
     assert lf.tree_topic("blue1") in topics and lf.keyframe_topic("blue1") in topics
-    ticks = [lf.decode_ticks(d)["blue1"] for t, d in streamed if t == lf.TICKS_TOPIC]
+    ticks = [lf.decode_step(d)[1]["blue1"] for t, d in streamed if t == lf.STEP_TOPIC]
     assert len(ticks) == 100 and sum(len(t.transitions) for t in ticks) > 10

@@ -57,8 +57,8 @@ def test_a_log_taken_apart_and_put_together_reads_as_the_original(small: Path, p
 
 
 def _step_records(parts, n: int, size: int) -> bytes:
-    """`n` truth messages of `size` bytes each (no soccerbt truth: damage found when decoded)."""
-    cid = parts.cids["/match/truth"]
+    """`n` step messages of `size` bytes each (no soccerbt step: damage found when decoded)."""
+    cid = parts.cids["/match/step"]
     return b"".join(H.message(cid, (k + 1) * STEP_NS, bytes(size)) for k in range(n))
 
 
@@ -166,7 +166,7 @@ def damaged(small: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
     whole = McapLog.open(small)
     k = next(i for i, c in enumerate(whole.chunks) if c.start_step <= 120 <= c.end_step)
     victim = whole.chunks[k]
-    lost = sorted({s for t, s, _d in whole._chunk(k) if t in ("/match/truth", "/match/ticks")})
+    lost = sorted({s for t, s, _d in whole._chunk(k) if t == "/match/step"})
     data = bytearray(small.read_bytes())
     data[victim.offset + victim.length - 40] ^= 0xFF
     path = tmp_path_factory.mktemp("damaged") / "damaged.mcap"

@@ -24,8 +24,8 @@ from soccerbt.tools.replay import tree_tools as tt
 
 import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 DEEP = "__deep__"  # a value that becomes 100,000 nested lists in the JSON text
-TICK, TRUTH = "/match/ticks", "/match/truth"
-_PROTOBUF = (TICK, TRUTH)
+STEP = "/match/step"
+_PROTOBUF = (STEP,)
 
 
 @pytest.fixture(scope="module")
@@ -131,32 +131,39 @@ def test_a_bad_tree_or_keyframe_is_named(small: Path, tmp_path: Path, topic: str
 
 
 def _without_robot(data: bytes) -> bytes:
-    truth = proto.Truth.FromString(data)
-    del truth.robots[:]
-    return truth.SerializeToString()
+    step = proto.Step.FromString(data)
+    del step.truth.robots[:]
+    return step.SerializeToString()
 
 
 def _status_99(data: bytes) -> bytes:
-    ticks = proto.StepTicks.FromString(data)
-    assert ticks.robots[0].transitions
-    ticks.robots[0].transitions[0].previous = 99  # proto3 keeps an enum value it does not know
-    return ticks.SerializeToString()
+    step = proto.Step.FromString(data)
+    assert step.robots[0].transitions
+    step.robots[0].transitions[0].previous = 99  # proto3 keeps an enum value it does not know
+    return step.SerializeToString()
 
 
 def _step_7(data: bytes) -> bytes:
-    truth = proto.Truth.FromString(data)
-    truth.step = 7
-    return truth.SerializeToString()
+    step = proto.Step.FromString(data)
+    step.truth.step = 7
+    return step.SerializeToString()
 
 
-@pytest.mark.parametrize("topic,change,why", [
-    (TRUTH, _without_robot, "the truth holds 0 robots, the header names 1"),
-    (TICK, _status_99, "status code 99 in a transition (0..4)"),
-    (TICK, lambda d: d[:-3], "ticks message does not decode (Error parsing message"),
-    (TRUTH, lambda d: _step_7(d), "its truth says step 7"),
+def _without_tick(data: bytes) -> bytes:
+    step = proto.Step.FromString(data)
+    del step.robots[:]
+    return step.SerializeToString()
+
+
+@pytest.mark.parametrize("change,why", [
+    (_without_robot, "the truth holds 0 robots, the header names 1"),
+    (_status_99, "status code 99 in a transition (0..4)"),
+    (lambda d: d[:-3], "step message does not decode (Error parsing message"),
+    (_step_7, "its truth says step 7"),
+    (_without_tick, "blue1's tick is missing"),
 ])
-def test_a_bad_step_is_a_gap_that_every_command_names(small: Path, tmp_path: Path, topic: str, change, why: str) -> None:
-    path = _mutated(small, tmp_path / "s.mcap", topic, change)  # step 1
+def test_a_bad_step_is_a_gap_that_every_command_names(small: Path, tmp_path: Path, change, why: str) -> None:
+    path = _mutated(small, tmp_path / "s.mcap", STEP, change)  # step 1
     code, out, err = _replay(str(path), "--robot", "blue1")
     assert code == 0 and out.splitlines()[0].startswith(f"t=0.00-0.01s (step 1) missing: step 1 unreadable ({why}")
     code, out, err = _replay(str(path), "--find", "blue1: marker == 1")

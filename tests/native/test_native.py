@@ -268,7 +268,7 @@ def test_truths_agree() -> None:
         data = compiled.encode_truth(*args)
         assert data == mr.py_encode_truth(*args)
         assert _canonical(proto.Truth, data)
-        truth = lf.decode_truth(data)
+        truth = lf.truth_record(proto.Truth.FromString(data))
         assert truth.gc == gc and [r[3:] for r in truth.robots] == [(int(b.fallen), int(b.removed)) for b in bodies]
     for fn in (compiled.encode_truth, mr.py_encode_truth):
         with pytest.raises(ValueError):

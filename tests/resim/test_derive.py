@@ -52,7 +52,7 @@ def test_an_inputs_only_log_leaves_out_what_can_be_derived(logs: dict[str, Path]
     assert log.header["node_data"] is False and log.node_data is False and "inputs" in log.header
     topics = {t for t, _, _ in _messages(logs["inputs"])}
     assert not any(lf.robot_of_topic(t) for t in topics), topics  # no tree nor keyframe
-    assert {lf.TRUTH_TOPIC, lf.INPUTS_TOPIC, lf.GC_TOPIC} <= topics
+    assert {lf.STEP_TOPIC, lf.INPUTS_TOPIC, lf.GC_TOPIC} <= topics
     assert not topics & {lf.SCENE_TOPIC, lf.COMMANDS_TOPIC}  # made by derive from the truth and the brains
     full = McapLog.open(logs["full"])
     steps = 0
@@ -238,12 +238,12 @@ def _with_header(src: Path, dst: Path, change: dict[str, object]) -> Path:
 
 def _one_tick_more(topic: str, step: int, data: bytes) -> bytes:
     """blue2's tick at step 250 says one tick more than the brain made."""
-    if topic != lf.TICKS_TOPIC or step != 250:
+    if topic != lf.STEP_TOPIC or step != 250:
         return data
-    ticks = proto.StepTicks.FromString(data)
-    (blue2,) = [tick for tick in ticks.robots if tick.robot == "blue2"]
+    message = proto.Step.FromString(data)
+    (blue2,) = [tick for tick in message.robots if tick.robot == "blue2"]
     blue2.tick += 1
-    return ticks.SerializeToString()
+    return message.SerializeToString()
 
 
 def test_a_recording_the_rerun_does_not_reproduce_keeps_what_it_derived_and_says_why(

@@ -99,7 +99,7 @@ def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys:
     _play(served, brain, 300)
     thread.join(30)
     assert brain.live_recorder is not None and brain.live.published > 200
-    assert {lf.TRUTH_TOPIC, lf.TICKS_TOPIC, lf.SCENE_TOPIC} <= set(got)
+    assert {lf.STEP_TOPIC, lf.SCENE_TOPIC} <= set(got)
     from soccerbt.__main__ import main
 
     (flight_log,) = brain.recorder.files
