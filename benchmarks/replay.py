@@ -1,15 +1,18 @@
-"""The MCAP tree replay: recording overhead, log size, opening, seeking and the tree panel.
+"""The replay log: recording overhead, log size, opening, seeking, deriving and the tree panel.
 
 Prints, in one run (medians; CPU seconds of this process, the fair measure on a shared machine):
   - recording overhead: the same seeded 3 v 3 match stepped without and with the MCAP recorder,
-    alternated --repeats times (goal: at most +10% CPU), with the compiled hot paths
-    (soccerbt.native) and with their pure-Python twins (SOCCERBT_NATIVE=0, in a child process),
-    the default recording (--record-mode inputs: the inputs, no node data, derived when read),
-    and the engine's status stream alone (every tree watched through Tree.start_status_log,
-    nothing written); as medians, as medians of each repeat's ratio to its own unrecorded run,
-    and interleaved (an unrecorded, a default and a full copy of the match stepped in turn in
-    one process, each step's CPU charged to its copy: the steadiest figure on a noisy machine);
-  - log size per robot-minute (goal: at most 0.5 MB);
+    alternated --repeats times (goal: the default recording at most +15% CPU), with the compiled
+    hot paths (soccerbt.native) and with their pure-Python twins (SOCCERBT_NATIVE=0, in a child
+    process): the default, full recording (every node's status, the blackboard with its
+    writers, the reasons, the commands, the scene and the brains' inputs), the opt-in
+    inputs-only recording (--record-mode inputs), and the engine's status stream alone (every
+    tree watched through Tree.start_status_log, nothing written); as medians, as medians of each
+    repeat's ratio to its own unrecorded run, and interleaved (an unrecorded, a full and an
+    inputs-only copy of the match stepped in turn in one process, each step's CPU charged to its
+    copy: the steadiest figure on a noisy machine);
+  - log size per robot-minute of the default recording (goal: at most 0.8 MB), and what each
+    channel takes of it;
   - opening a whole match log (goal: under 2 s for a 20-minute 3 v 3 match: --seconds 1200);
   - seeking to a random step and rebuilding one robot's tree and blackboard there (goal: 50 ms);
   - drawing the tree panel for Booster's game tree (stub leaves, the PLAY branch; goal 5 ms);
@@ -17,15 +20,15 @@ Prints, in one run (medians; CPU seconds of this process, the fair measure on a 
   - the live stream (--live): the match with a stream nobody watches, with one client reading
     everything (in another process: its CPU is not counted, the server's threads are), and
     recording and streaming at once, against the match alone (needs foxglove-sdk: the live extra);
-  - reading an inputs-only log (the default recording): the first reading derives it (every brain
-    re-run, in one process and in one per core: against the match's own time) and keeps it, the
-    next one opens the kept log (soccerbt.resim.derive_cache).
+  - reading an inputs-only log (--record-mode inputs): every brain re-run (derived) as it opens,
+    in one process and in one per core, against the match's own time.
 
     python benchmarks/replay.py                  # a 300 s match
     python benchmarks/replay.py --seconds 1200   # a whole 20-minute match (takes minutes)
     python benchmarks/replay.py --only live      # only the inputs' and the live stream's costs
     python benchmarks/replay.py --only overhead --instructions   # the overhead in instructions
-    python benchmarks/replay.py --only derive    # reading an inputs-only log: derived, then kept
+    python benchmarks/replay.py --only size      # the log's size, channel by channel, opening, seeking
+    python benchmarks/replay.py --only derive    # reading an inputs-only log
 
 The CPU time of a match varies by several percent from run to run on a shared machine, more than
 some of the costs measured here. ``--instructions`` counts instructions instead (valgrind's
@@ -75,7 +78,7 @@ def _match_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
     recorder = None
     if mode == "record":
         recorder = make_recorder(out, match)
-    elif mode == "inputs":  # the inputs-only log (--record-mode inputs; the flight recorder's default)
+    elif mode == "inputs":  # the inputs-only log (--record-mode inputs: an opt-in)
         recorder = make_recorder(out, match, node_data=False)
     elif mode == "stream":
         match.observers.append(_Drain([a.tree.start_status_log() for a in match.agents.values()]))
@@ -90,7 +93,7 @@ def _match_cpu_s(mode: str, seconds: float, seed: int, out: Path) -> float:
 
 def _interleaved_cpu_s(seconds: float, seed: int, folder: Path) -> dict[str, float]:
     """CPU seconds of three copies of one seeded 3 v 3 stepped in turn, step by step, in this
-    process: unrecorded, the default recording (inputs) and a full one. Each step's CPU time is
+    process: unrecorded, the inputs-only recording and the default, full one. Each step's CPU time is
     charged to its copy, so a slower or faster spell of the machine falls on all three alike
     (they share the caches too, which makes every step slower than a match alone: the ratios
     are the figure). The objects of the warm-up are frozen out of the collector's scans (gc.freeze),
@@ -251,7 +254,7 @@ def overhead(seconds: float, repeats: int) -> None:
     paired = {mode: statistics.median(runs[mode][r] / runs["plain-python" if mode.endswith("python") else "plain"][r]
                                       for r in range(repeats)) for mode in ("stream", "record", "inputs", "record-python")}
     print("  paired (each repeat's run over the same repeat's unrecorded one, median): " + ", ".join(
-        f"{mode} {(ratio - 1) * 100:+.0f}%" for mode, ratio in paired.items()) + " (the default recording: inputs)")
+        f"{mode} {(ratio - 1) * 100:+.0f}%" for mode, ratio in paired.items()) + " (the default recording: record)")
     interleaved(seconds, repeats)
 
 
@@ -268,10 +271,10 @@ def interleaved(seconds: float, repeats: int) -> None:
         cpu = json.loads(out.splitlines()[-1])
         for mode in ratios:
             ratios[mode].append(cpu[mode] / cpu["plain"])
-    print(f"  interleaved (the three stepped in turn in one process, {repeats} processes, median): the default "
-          f"recording (inputs) {(statistics.median(ratios['inputs']) - 1) * 100:+.1f}% "
-          f"({', '.join(f'{(r - 1) * 100:+.1f}' for r in ratios['inputs'])}), full "
-          f"{(statistics.median(ratios['full']) - 1) * 100:+.1f}% (goal at most +10%)")
+    print(f"  interleaved (the three stepped in turn in one process, {repeats} processes, median): the default, "
+          f"full recording {(statistics.median(ratios['full']) - 1) * 100:+.1f}% "
+          f"({', '.join(f'{(r - 1) * 100:+.1f}' for r in ratios['full'])}; goal at most +15%), the inputs-only "
+          f"opt-in {(statistics.median(ratios['inputs']) - 1) * 100:+.1f}%")
 
 
 def _report(values: dict[str, float], shown: dict[str, str], base: float, pct: str,
@@ -281,10 +284,9 @@ def _report(values: dict[str, float], shown: dict[str, str], base: float, pct: s
     for mode, text in shown.items():
         print(f"  {mode:13s} {text}  x{values[mode] / base:5.3f}")
     python = values["record-python"] / (python_base or base) - 1
-    print(f"  status stream alone {pct.format((values['stream'] / base - 1) * 100)}%; whole recorder: compiled "
-          f"{pct.format((values['record'] / base - 1) * 100)}%, pure Python {pct.format(python * 100)}%; "
-          f"the default recording (the inputs; the rest derived when read) "
-          f"{pct.format((values['inputs'] / base - 1) * 100)}% (goal at most +10%)")
+    print(f"  status stream alone {pct.format((values['stream'] / base - 1) * 100)}%; the default, full recording: "
+          f"compiled {pct.format((values['record'] / base - 1) * 100)}% (goal at most +15%), pure Python "
+          f"{pct.format(python * 100)}%; the inputs-only opt-in {pct.format((values['inputs'] / base - 1) * 100)}%")
 
 
 def record(seconds: float, path: Path) -> float:
@@ -297,6 +299,31 @@ def record(seconds: float, path: Path) -> float:
     return time.perf_counter() - start
 
 
+def channel_sizes(path: Path) -> None:
+    """What each channel of a log takes of its size: its messages compressed on their own in
+    1 MiB runs (zstd level 3, as the log's chunks), and the MCAP framing and index of its
+    messages (31 bytes a message record, 16 of index)."""
+    import zstandard
+
+    log = McapLog.open(path)
+    data: dict[str, list[bytes]] = {}
+    for topic, _step, payload in log.messages(0, None):
+        data.setdefault(topic if not topic.startswith("/robots/") else "/robots/*/" + topic.rsplit("/", 1)[1],
+                        []).append(payload)
+    robot_minutes = len(log.robots) * log.duration_s / 60.0
+    z = zstandard.ZstdCompressor(level=3)
+    print("  by channel (MB per robot-minute: its messages zstd-compressed, + framing and index):")
+    for topic, messages in sorted(data.items(), key=lambda kv: -sum(map(len, kv[1]))):
+        packed, run = 0, b""
+        for m in messages:
+            run += m
+            if len(run) > 1 << 20:
+                packed, run = packed + len(z.compress(run)), b""
+        packed += len(z.compress(run)) if run else 0
+        print(f"    {topic:24s} {len(messages):7d} messages  {packed / 1e6 / robot_minutes:6.3f} "
+              f"+ {47 * len(messages) / 1e6 / robot_minutes:5.3f}")
+
+
 def opening_and_seeking(path: Path, repeats: int) -> None:
     size = path.stat().st_size
     opens = []
@@ -306,7 +333,8 @@ def opening_and_seeking(path: Path, repeats: int) -> None:
         opens.append(time.perf_counter() - start)
     robot_minutes = len(log.robots) * log.duration_s / 60.0
     print(f"log: {size / 1e6:.1f} MB, {log.last_step} steps, {len(log.robots)} robots, {len(log.chunks)} chunks")
-    print(f"  size per robot-minute: {size / 1e6 / robot_minutes:.3f} MB (goal 0.5)")
+    print(f"  size per robot-minute: {size / 1e6 / robot_minutes:.3f} MB (goal 0.8)")
+    channel_sizes(path)
     print(f"  open: {statistics.median(opens) * 1e3:.1f} ms median of {repeats} (goal 2 s)")
     rng = random.Random(7)
     seeks = []
@@ -323,23 +351,23 @@ def opening_and_seeking(path: Path, repeats: int) -> None:
 
 
 def deriving(seconds: float, repeats: int) -> None:
-    """An inputs-only log of a `seconds` 3 v 3: the match recorded, then read (one robot's tree at
-    the end) through the derived logs' cache: the first reading derives (in one process, then in
-    one per core: derive_procs), the next one opens the kept log."""
+    """An inputs-only log (--record-mode inputs) of a `seconds` 3 v 3: the match recorded, then
+    read (one robot's tree at the end), derived as it opens: in one process, then in one per
+    core (derive_procs)."""
     import io
 
-    from soccerbt.resim.derive_cache import DeriveCache, derived_for_reading
+    from soccerbt.resim.derive import derived_for_reading
     from soccerbt.resim.derive_procs import PROCESSES_ENV, default_processes
 
-    def read(path: Path, cache: DeriveCache) -> float:
+    def read(path: Path) -> float:
         start = time.perf_counter()
-        log = derived_for_reading(McapLog.open(path), None, io.StringIO(), cache)
+        log = derived_for_reading(McapLog.open(path), None, io.StringIO())
         log.robot_state(log.robots[0], log.last_step)
         log.close()
         return time.perf_counter() - start
 
     cores = default_processes(6)
-    runs: dict[str, list[float]] = {"play": [], "one": [], "cores": [], "next": []}
+    runs: dict[str, list[float]] = {"play": [], "one": [], "cores": []}
     saved = os.environ.get(PROCESSES_ENV)
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -352,23 +380,20 @@ def deriving(seconds: float, repeats: int) -> None:
                 runs["play"].append(time.perf_counter() - start)
                 recorder.finish(match.result())
                 os.environ[PROCESSES_ENV] = "1"
-                runs["one"].append(read(path, DeriveCache(Path(tmp) / f"one{k}")))
+                runs["one"].append(read(path))
                 os.environ[PROCESSES_ENV] = str(cores)
-                cache = DeriveCache(Path(tmp) / f"cores{k}")
-                runs["cores"].append(read(path, cache))
-                runs["next"].append(read(path, cache))
+                runs["cores"].append(read(path))
         finally:
             if saved is None:
                 os.environ.pop(PROCESSES_ENV, None)
             else:
                 os.environ[PROCESSES_ENV] = saved
-    play, one, many, later = (statistics.median(runs[k]) for k in ("play", "one", "cores", "next"))
-    print(f"reading an inputs-only log, 3 v 3, {seconds:g} s simulated, median of {repeats} (wall s):")
+    play, one, many = (statistics.median(runs[k]) for k in ("play", "one", "cores"))
+    print(f"reading an inputs-only log (the opt-in), 3 v 3, {seconds:g} s simulated, median of {repeats} (wall s):")
     print(f"  the match recorded           {play:6.2f} s")
-    print(f"  first reading, 1 process     {one:6.2f} s  x{one / play:5.2f} of the match  (derived and kept)")
-    print(f"  first reading, {cores} processes   {many:6.2f} s  x{many / play:5.2f} of the match, "
+    print(f"  reading it, 1 process        {one:6.2f} s  x{one / play:5.2f} of the match  (every brain re-run)")
+    print(f"  reading it, {cores} processes      {many:6.2f} s  x{many / play:5.2f} of the match, "
           f"{one / many:4.2f} times faster than in 1")
-    print(f"  next reading                 {later:6.3f} s  (the kept log opened)")
 
 
 def tree_panel(frames: int) -> None:
@@ -422,9 +447,9 @@ def main() -> int:
                         help="simulated seconds per overhead run (default 30)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--log", type=Path, default=None, help="use this MCAP log instead of recording one")
-    parser.add_argument("--only", choices=("live", "overhead", "derive"), default=None,
-                        help="only the inputs' and live stream's costs, only the recording overhead, or only "
-                             "reading an inputs-only log")
+    parser.add_argument("--only", choices=("live", "overhead", "derive", "size"), default=None,
+                        help="only the inputs' and live stream's costs, only the recording overhead, only "
+                             "reading an inputs-only log, or only the log's size, opening and seeking")
     parser.add_argument("--derive-seconds", type=float, default=60.0,
                         help="simulated seconds of the inputs-only log read (default 60)")
     parser.add_argument("--instructions", action="store_true",
@@ -443,6 +468,14 @@ def main() -> int:
         return 0
     if args.only == "derive":
         deriving(args.derive_seconds, args.repeats)
+        return 0
+    if args.only == "size":
+        with tempfile.TemporaryDirectory() as tmp:
+            path = args.log or Path(tmp) / "match.mcap"
+            if args.log is None:
+                wall = record(args.seconds, path)
+                print(f"recorded a {args.seconds:g} s match in {wall:.1f} s wall")
+            opening_and_seeking(path, args.repeats)
         return 0
     if args.only == "overhead":
         if args.instructions:

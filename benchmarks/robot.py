@@ -11,9 +11,12 @@ Prints, in one run on this machine:
 3. the latency from the simulator's publish of a step (sensors, then ``/clock``) to the first
    loco request that arrives after it, per robot and step (p50, p99);
 4. the deadline misses of the six brains over the match (a step finished after its 10 ms, or
-   a 10 ms slot without a step), as a share of their steps.
+   a 10 ms slot without a step), as a share of their steps;
+5. the same served match with every brain's flight recorder on (``sim --serve --spawn
+   --brain-flight-logs DIR``: the full record, the default of ``soccerbt brain``), and the size of
+   the flight logs per robot-minute.
 
-Goals (issue 24): p99 step under 5 ms, misses under 0.1%. DDS opens in a network namespace of
+Goals (issue 24, and 37 with the flight recorder on): p99 step under 5 ms, misses under 0.1%. DDS opens in a network namespace of
 its own (the script re-runs itself under ``unshare -n``: root, or user namespaces), so nothing
 leaves the machine.
 
@@ -67,13 +70,16 @@ def in_process(seconds: float, seed: int) -> dict[str, float]:
     return {"steps": len(times), "p50_ms": percentile(times, 50) * 1000, "p99_ms": percentile(times, 99) * 1000}
 
 
-def served(seconds: float, seed: int) -> dict[str, object]:
-    """A served 3 v 3 match with six brain processes at real time."""
+def served(seconds: float, seed: int, flight: bool = False) -> dict[str, object]:
+    """A served 3 v 3 match with six brain processes at real time (`flight`: each brain's flight
+    recorder on)."""
     tmp = Path(tempfile.mkdtemp(prefix="soccerbt-bench-robot-"))
     reports = tmp / "brains.json"
     cmd = [sys.executable, "-m", "soccerbt", "sim", "--serve", "booster", "--spawn", "--team-size", "3",
            "--seconds", str(seconds), "--seed", str(seed), "--speed", "1", "--measure-latency", "--quiet",
            "--json", "--brain-reports", str(reports), "--brain-logs", str(tmp / "logs")]
+    if flight:
+        cmd += ["--brain-flight-logs", str(tmp / "flight")]
     start = time.monotonic()
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=seconds * 3 + 180)
     wall = time.monotonic() - start
@@ -81,8 +87,9 @@ def served(seconds: float, seed: int) -> dict[str, object]:
         raise SystemExit(f"served match failed ({out.returncode}):\n{out.stderr[-2000:]}")
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     brains = json.loads(reports.read_text())
+    flight_bytes = sum(p.stat().st_size for p in (tmp / "flight").rglob("*.mcap")) if flight else 0
     shutil.rmtree(tmp, ignore_errors=True)
-    return {"summary": summary, "brains": brains, "wall_s": wall}
+    return {"summary": summary, "brains": brains, "wall_s": wall, "flight_bytes": flight_bytes}
 
 
 def main() -> None:
@@ -101,25 +108,31 @@ def main() -> None:
     base = in_process(args.inprocess_seconds, args.seed)
     print(f"brain step, in-process (Agent.step, SimDriver): p50 {base['p50_ms']:.3f} ms, p99 {base['p99_ms']:.3f} ms "
           f"({base['steps']} steps)", flush=True)
-    rows = []
-    for k in range(args.repeats):
-        print(f"served {k + 1}/{args.repeats}: 3 v 3, six soccerbt brain processes over Cyclone DDS, "
-              f"{args.seconds:g} s at 1x ...", flush=True)
-        rows.append(_summarise(served(args.seconds, args.seed + k), base))
-    print()
-    keys = ("p50_ms", "p99_ms", "latency_p50_ms", "latency_p99_ms", "miss_share")
-    med = {key: statistics.median(r[key] for r in rows) for key in keys}
-    print(f"brain step over DDS (median of the brains' p50, worst brain's p99; median of {len(rows)} runs): "
-          f"p50 {med['p50_ms']:.3f} ms, p99 {med['p99_ms']:.3f} ms; {med['p50_ms'] / base['p50_ms']:.2f}x and "
-          f"{med['p99_ms'] / base['p99_ms']:.2f}x in-process; goal p99 < 5 ms: "
-          f"{'met' if med['p99_ms'] < 5.0 else 'NOT met'}")
-    print(f"latency, simulator publish -> next loco request: p50 {med['latency_p50_ms']:.3f} ms, "
-          f"p99 {med['latency_p99_ms']:.3f} ms")
-    print(f"deadline misses: {med['miss_share']:.3%} of the brains' steps; goal < 0.1%: "
-          f"{'met' if med['miss_share'] < 0.001 else 'NOT met'}")
+    for flight in (False, True):
+        rows = []
+        for k in range(args.repeats):
+            what = "flight recorders on" if flight else "no flight recorder"
+            print(f"served {k + 1}/{args.repeats}: 3 v 3, six soccerbt brain processes over Cyclone DDS, "
+                  f"{args.seconds:g} s at 1x, {what} ...", flush=True)
+            rows.append(_summarise(served(args.seconds, args.seed + k, flight), base, args.seconds))
+        print()
+        keys = ("p50_ms", "p99_ms", "latency_p50_ms", "latency_p99_ms", "miss_share", "flight_mb_per_robot_min")
+        med = {key: statistics.median(r[key] for r in rows) for key in keys}
+        label = "WITH the flight recorder (the full record)" if flight else "without a flight recorder"
+        print(f"{label}: brain step over DDS (median of the brains' p50, worst brain's p99; median of {len(rows)} "
+              f"runs): p50 {med['p50_ms']:.3f} ms, p99 {med['p99_ms']:.3f} ms; {med['p50_ms'] / base['p50_ms']:.2f}x "
+              f"and {med['p99_ms'] / base['p99_ms']:.2f}x in-process; goal p99 < 5 ms: "
+              f"{'met' if med['p99_ms'] < 5.0 else 'NOT met'}")
+        print(f"  latency, simulator publish -> next loco request: p50 {med['latency_p50_ms']:.3f} ms, "
+              f"p99 {med['latency_p99_ms']:.3f} ms")
+        print(f"  deadline misses: {med['miss_share']:.3%} of the brains' steps; goal < 0.1%: "
+              f"{'met' if med['miss_share'] < 0.001 else 'NOT met'}")
+        if flight:
+            print(f"  flight logs: {med['flight_mb_per_robot_min']:.3f} MB per robot-minute")
+        print(flush=True)
 
 
-def _summarise(run: dict[str, object], base: dict[str, float]) -> dict[str, float]:
+def _summarise(run: dict[str, object], base: dict[str, float], seconds: float) -> dict[str, float]:
     """One served run's figures, printed, and returned for the medians."""
     brains = run["brains"]
     p50s = [b["step_ms"]["p50"] for b in brains.values() if b.get("step_ms", {}).get("p50") is not None]
@@ -141,7 +154,8 @@ def _summarise(run: dict[str, object], base: dict[str, float]) -> dict[str, floa
         print(f"    {name}: {b['steps']} steps, p50 {b['step_ms']['p50']} ms, p99 {b['step_ms']['p99']} ms, "
               f"max {b['step_ms']['max']} ms, slowest {b.get('slowest_steps', [])[:3]}")
     return {"p50_ms": med50, "p99_ms": worst99, "latency_p50_ms": float(lat.get("p50") or "nan"),
-            "latency_p99_ms": float(lat.get("p99") or "nan"), "miss_share": share}
+            "latency_p99_ms": float(lat.get("p99") or "nan"), "miss_share": share,
+            "flight_mb_per_robot_min": run["flight_bytes"] / 1e6 / (len(brains) * seconds / 60.0) if brains else 0.0}
 
 
 def _quote(word: str) -> str:

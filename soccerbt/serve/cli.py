@@ -78,6 +78,8 @@ def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> 
                         help="with --spawn: wait up to S wall seconds for every brain before kick-off (60)")
     parser.add_argument("--brain-logs", metavar="DIR", default=None,
                         help="with --spawn: write each brain's stderr to DIR/ROBOT.log")
+    parser.add_argument("--brain-flight-logs", metavar="DIR", default=None,
+                        help="with --spawn: each brain records its flight log into DIR/ROBOT (default: none)")
     parser.add_argument("--measure-latency", action="store_true",
                         help="measure the wall time from each step's sensors to the brains' next request "
                              "(polls between steps; the summary gives p50, p99)")
@@ -238,7 +240,8 @@ def _spawn(args: argparse.Namespace, served: Any, config: Any, err: Any) -> dict
             rid, config.tree_of(rid.team), field_name=config.field, team_size=match.team_size, half_s=config.half_s,
             team_number=match.referee.team_number(rid.team), seed=config.seed, domain=args.domain,
             interface=args.interface, gc_port=args.gc_port, gc_return_port=args.gc_return_port,
-            team_address=args.gc_address)
+            team_address=args.gc_address,
+            flight_logs=Path(args.brain_flight_logs) / str(rid) if args.brain_flight_logs else None)
     log_dir = Path(args.brain_logs) if args.brain_logs else Path(tempfile.mkdtemp(prefix="soccerbt-brains-"))
     if not args.quiet:
         print(f"soccerbt sim: starting {len(commands)} brains (logs in {log_dir})", file=err)
