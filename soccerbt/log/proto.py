@@ -211,3 +211,7 @@ def proto_text() -> str:
             out.append("  }")
         out += ["}", ""]
     return "\n".join(out)
+
+
+if __name__ == "__main__":  # python -m soccerbt.log.proto > soccerbt.proto
+    print(proto_text(), end="")
