@@ -17,8 +17,8 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-# the derived logs' cache (soccerbt.resim.derive_cache) of this test process, removed at its
-# exit: nothing lands in the user's ~/.cache (tests of the cache itself give --cache-dir)
+# a cache folder of this test process, removed at its exit: nothing a test runs lands in the
+# user's ~/.cache
 _CACHE_HOME = tempfile.mkdtemp(prefix="soccerbt-tests-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
 atexit.register(shutil.rmtree, _CACHE_HOME, True)
@@ -41,6 +41,14 @@ def _register(name: str, file_name: str) -> None:
 
 _register("soccerbt_tests_hostile", "hostile.py")
 _register("soccerbt_tests_netns", "netns.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that runs a DDS scenario (the ``scenario`` fixture of tests/serve and
+    tests/drivers/booster, directly or through another fixture) is marked ``dds``."""
+    for item in items:
+        if "scenario" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.dds)
 
 
 @pytest.fixture

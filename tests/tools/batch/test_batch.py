@@ -373,6 +373,7 @@ def _descendants(pid: int) -> list[str]:
     return out
 
 
+@pytest.mark.ray
 def test_ray_plays_the_same_games_and_stops_on_ctrl_c_without_orphans() -> None:
     pytest.importorskip("ray")
     if not Path("/proc/self/stat").exists():
