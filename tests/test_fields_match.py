@@ -10,6 +10,8 @@ from soccerbt.match import BLUE_TEAM_NUMBER, RED_TEAM_NUMBER, Match, MatchConfig
 from soccerbt.services.planning import is_legal_kickoff_position
 from soccerbt.world.types import Team, to_team_frame
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 SET = 2  # GameController states
 PLAYING = 3
 

@@ -17,11 +17,12 @@ import threading
 from pathlib import Path
 
 import pytest
+import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 
 from soccerbt.cli.outputs import OutputRefused, check_output_path, write_atomically
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
 
-import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -15,6 +15,8 @@ from soccerbt.gamecontroller.cli import configure
 from soccerbt.gamecontroller.hsl_protocol import HslControlData, HslRobotInfoV19, HslRobotInfoV20, HslTeamInfo
 from soccerbt.gamecontroller.protocol import GameControlData, HslReturnData, TeamInfo, decode_return, encode
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 LOOPBACK = "127.0.0.1"
 
 

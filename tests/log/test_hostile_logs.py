@@ -20,6 +20,8 @@ import pytest
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import MAX_CHUNK_BYTES, McapLog
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 
 def _load():
     spec = importlib.util.spec_from_file_location("soccerbt_tests_hostile", Path(__file__).parents[1] / "hostile.py")

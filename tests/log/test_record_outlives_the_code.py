@@ -23,6 +23,8 @@ import soccerbt
 from soccerbt.__main__ import main
 from soccerbt.log.reader import McapLog
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 PACKAGE = Path(soccerbt.__file__).resolve().parent
 THRESHOLD = ("KICK_STAND_OFF_M = 0.35", "KICK_STAND_OFF_M = 0.40")
 

@@ -26,6 +26,8 @@ import pytest
 from soccerbt.__main__ import main
 from soccerbt.log.reader import McapLog
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 # the distributions the child may import, and what they import in turn
 _DISTRIBUTIONS = ("mcap", "mcap-protobuf-support", "protobuf", "zstandard", "lz4", "jsonschema", "attrs",
                   "jsonschema-specifications", "referencing", "rpds-py", "typing_extensions")

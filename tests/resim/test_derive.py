@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 
 from soccerbt.__main__ import main
-from soccerbt.match import Match, MatchConfig
 from soccerbt.log import format as lf
 from soccerbt.log import proto
-from soccerbt.resim.derive import derive_log
 from soccerbt.log.reader import McapLog
 from soccerbt.log.writer import make_recorder
+from soccerbt.match import Match, MatchConfig
+from soccerbt.resim.derive import derive_log
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
 
 SEED, SECONDS = 4, 6.0
 
@@ -337,8 +339,8 @@ def test_deriving_in_several_processes_writes_the_same_bytes(logs: dict[str, Pat
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="deriving in several processes forks")
 def test_a_childs_damaged_step_and_a_childs_failure_are_said_as_at_home(
         logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from soccerbt.resim import derive
     from soccerbt.log.format import ReplayError
+    from soccerbt.resim import derive
 
     def damaged_blue2(topic: str, step: int, data: bytes) -> bytes:
         if topic != lf.INPUTS_TOPIC or step != 120:

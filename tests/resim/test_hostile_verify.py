@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-
 import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,8 @@ from soccerbt.robot.cli import build_brain, configure
 from soccerbt.serve.served import ServedMatch
 from soccerbt.world.types import RobotId, Team
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 BLUE1, RED1 = RobotId(Team.BLUE, 1), RobotId(Team.RED, 1)
 
 
@@ -191,8 +193,8 @@ def test_the_brains_log_opens_in_the_replay_tools(tmp_path, capsys: pytest.Captu
 
 def test_the_flight_recorder_rotates_and_caps_its_folder(tmp_path) -> None:
     from soccerbt.drivers.booster.connect import open_transport
-    from soccerbt.robot.flight import FlightRecorder, flight_logs
     from soccerbt.log.reader import McapLog
+    from soccerbt.robot.flight import FlightRecorder, flight_logs
 
     domain = 203
     gc_port, ret_port, team_port = _free_udp_port(), _free_udp_port(), _free_udp_port()

@@ -10,10 +10,14 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import pytest
+
 from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
 from soccerbt.gamecontroller.protocol import GameState, SecondaryState
 from soccerbt.match import Match, MatchConfig
 from soccerbt.world.types import Team
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
 
 # leave wrong positions alone: the rules test what the robots do, not what the referee corrects;
 # a short set play (15 s instead of the HSL 45 s: a kicker that fails would only make the test longer)

@@ -17,6 +17,8 @@ from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.match import Match, MatchConfig
 from soccerbt.world.types import RobotId, Team
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 # The referee is set to leave wrong positions alone ("ignore"), so that the rules test what the
 # robots do, not what the referee corrects.
 STRICT_REFEREE = RefereeConfig(players_per_team=3, illegal_ready_position="ignore",

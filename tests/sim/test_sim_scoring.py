@@ -11,6 +11,8 @@ import pytest
 
 from soccerbt.match import Match, MatchConfig
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 FIVE_MINUTES_S = 300.0
 
 

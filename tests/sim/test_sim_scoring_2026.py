@@ -3,7 +3,11 @@ stands still, under the laws checked all along. Our simulated referee still spea
 local free-kick phase then stops short of EXECUTE (the GameController ends the set play)."""
 from __future__ import annotations
 
+import pytest
+
 from soccerbt.match import Match, MatchConfig
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
 
 FIVE_MINUTES_S = 300.0
 

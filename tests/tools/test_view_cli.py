@@ -10,6 +10,8 @@ from soccerbt.tools.view_cli import build_viewer_match, configure, parse_speed
 from soccerbt.tools.viewer.match_source import MatchSceneSource
 from soccerbt.tools.viewer.viewer import Viewer
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
+
 
 def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()

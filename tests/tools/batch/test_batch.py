@@ -14,8 +14,22 @@ import pytest
 from soccerbt.__main__ import main
 from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.match import GoalSummary, MatchConfig, MatchResult, run_match
-from soccerbt.tools.batch.batch import (BatchGame, BatchInterrupted, GameOutcome, ab_scores, batch_json, comparison,
-                                  next_seeds, parse_seeds, plan_games, run_batch, table_lines, totals)
+from soccerbt.tools.batch.batch import (
+    BatchGame,
+    BatchInterrupted,
+    GameOutcome,
+    ab_scores,
+    batch_json,
+    comparison,
+    next_seeds,
+    parse_seeds,
+    plan_games,
+    run_batch,
+    table_lines,
+    totals,
+)
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
 
 # quick to PLAYING, so that short matches already differ from seed to seed
 FAST = RefereeConfig(players_per_team=2, initial_s=0.2, ready_s=1.0, set_s=0.5)

@@ -11,14 +11,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 
+from soccerbt.match import MatchConfig
 from soccerbt.tools.batch.batch import BatchGame
 from soccerbt.tools.batch.batch_store import GameStore, StoreConflict
 from soccerbt.tools.batch.sweep import MAX_COMBINATIONS, Param, SweepError, combinations, parse_param
-from soccerbt.match import MatchConfig
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
 
-import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 QUICK = ["--seconds", "1", "--team-size", "1", "--field", "kid", "--jobs", "1", "--quiet"]
 
 
