@@ -158,20 +158,26 @@ def decode_part_v1(data: bytes) -> InputRecord:
         if bit == F_PACKET:
             rec.packet = section
         else:
-            if n > MAX_INPUT_TEXT:
-                raise ValueError("a JSON section of the inputs is too large")
-            value = lf.load_json(section)
-            if bit == F_TEAM:
-                if not isinstance(value, list) or len(value) > MAX_TEAM_MESSAGES:
-                    raise ValueError("team messages: not a list of at most 64")
-                rec.team = value
-            else:
-                if not isinstance(value, dict):
-                    raise ValueError("pad: not an object")
-                rec.pad = value
+            _json_section(rec, "team" if bit == F_TEAM else "pad", section)
     if flags & F_HAS_ESTOP:
         rec.estop = bool(flags & F_ESTOP)
     return rec
+
+
+def _json_section(rec: InputRecord, what: str, text: bytes | str) -> None:
+    """The team messages ("team": a list) or the pad's writes ("pad": an object) of a brain's
+    inputs, from their JSON text, into `rec`; ValueError for a text too large or of another shape."""
+    if len(text) > MAX_INPUT_TEXT:
+        raise ValueError("a JSON section of the inputs is too large")
+    value = lf.load_json(text)
+    if what == "team":
+        if not isinstance(value, list) or len(value) > MAX_TEAM_MESSAGES:
+            raise ValueError("team messages: not a list of at most 64")
+        rec.team = value
+    else:
+        if not isinstance(value, dict):
+            raise ValueError("pad: not an object")
+        rec.pad = value
 
 
 def decode_inputs_v1(data: bytes, robots: int) -> list[InputRecord | None]:
@@ -212,17 +218,7 @@ def decode_inputs(data: bytes) -> dict[str, InputRecord]:
         for text, what in ((b.team_messages_json, "team"), (b.pad_json, "pad")):
             if not text:
                 continue
-            if len(text) > MAX_INPUT_TEXT:
-                raise ValueError("a JSON section of the inputs is too large")
-            value = lf.load_json(text)
-            if what == "team":
-                if not isinstance(value, list) or len(value) > MAX_TEAM_MESSAGES:
-                    raise ValueError("team messages: not a list of at most 64")
-                rec.team = value
-            else:
-                if not isinstance(value, dict):
-                    raise ValueError("pad: not an object")
-                rec.pad = value
+            _json_section(rec, what, text)
         if b.estop not in (0, 1, 2):
             raise ValueError(f"emergency stop state {b.estop} unknown")
         if b.estop:

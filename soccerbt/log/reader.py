@@ -535,7 +535,8 @@ class McapLog:
                 if first_step <= step <= last and (topics is None or topic in topics):
                     yield topic, step, data
 
-    def step_groups(self, first_step: int = 0, last_step: int | None = None) -> Iterator[tuple[int, list[tuple[str, bytes]]]]:
+    def step_groups(self, first_step: int = 0, last_step: int | None = None
+                    ) -> Iterator[tuple[int, list[tuple[str, bytes]]]]:
         """(step, [(topic, data), ...]) of the messages of each step first..last in file order,
         grouped by their step (a step's tree and keyframe at a load, its truth, ticks, inputs,
         keyframes, GameController, events, scene and commands)."""
@@ -743,57 +744,48 @@ class McapLog:
         """Decoded steps first..last, in order. Steps that are missing (a damaged chunk, an
         unreadable step) are gaps: recorded in ``gaps`` and handed to `on_gap` before the step
         after them (or at the end). `robots`: decode only these robots' ticks (default: all)."""
-        if self.format_version == 1:
-            yield from self._steps_v1(first_step, last_step, on_gap, robots)
+        if self.format_version == 1:  # a generator: nothing is read before the first step is asked for
+            yield from self._gapped(*self._step_messages_v1(first_step, last_step, robots), first_step, last_step,
+                                    on_gap)
             return
-        expect = max(first_step, self.first_step)
-        last = self.last_step if last_step is None else min(last_step, self.last_step)
-        unreadable: dict[int, str] = {}
-        for _topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC}):
-            if step < expect:
-                continue  # out of order, or a step given twice: damage already passed
-            try:
-                view = self._view_v2(data, robots)
-                if view.step != step:
-                    raise ValueError(f"its truth says step {view.step}")
-            except ValueError as exc:
-                unreadable[step] = str(exc)
-                self.warnings.append(f"{self.path}: step {step} unreadable ({exc}); skipped")
-                continue
-            if step > expect:
-                self._gap(expect, step - 1, on_gap, _why(unreadable, expect, step - 1))
-            expect = step + 1
-            yield view
-        if expect <= last:
-            self._gap(expect, last, on_gap, _why(unreadable, expect, last))
+        messages = ((step, data) for _topic, step, data in self.messages(first_step, last_step, {lf.STEP_TOPIC}))
+        yield from self._gapped(messages, lambda data: self._view_v2(data, robots), first_step, last_step, on_gap)
 
-    def _steps_v1(self, first_step: int = 1, last_step: int | None = None,
-              on_gap: Callable[[Gap], None] | None = None, robots: list[str] | None = None) -> Iterator[StepView]:
-        """Decoded steps first..last, in order (key tables followed as they change). Steps that
-        are missing (a damaged chunk, an unreadable step) are gaps: recorded in ``gaps`` and
-        handed to `on_gap` before the step after them (or at the end). `robots`: decode only
-        these robots' ticks (default: all). Format 1."""
+    def _step_messages_v1(self, first_step: int, last_step: int | None, robots: list[str] | None
+                          ) -> tuple[Iterator[tuple[int, bytes]], Callable[[bytes], StepView]]:
+        """Format 1's step messages and their decoder, the key tables followed as they change
+        (the messages are read lazily: a step is decoded with the tables of the messages before it)."""
         wanted = self.robots if robots is None else robots
         tables = {robot: self.key_table(robot, first_step) for robot in wanted}
         table_topics = {}
         for robot in wanted:
             table_topics[v1.keys_topic(robot)] = robot
             table_topics[lf.keyframe_topic(robot)] = robot
-        expect = max(first_step, self.first_step)
-        last = self.last_step if last_step is None else min(last_step, self.last_step)
-        unreadable: dict[int, str] = {}
-        for topic, step, data in self.messages(first_step, last_step, {v1.STEP_TOPIC, *table_topics}):
-            if topic != v1.STEP_TOPIC:
+
+        def messages() -> Iterator[tuple[int, bytes]]:
+            for topic, step, data in self.messages(first_step, last_step, {v1.STEP_TOPIC, *table_topics}):
+                if topic == v1.STEP_TOPIC:
+                    yield step, data
+                    continue
                 found = v1.table_of(data)
                 if found is not None:
                     tables[table_topics[topic]] = found[1]
-                continue
+
+        return messages(), lambda data: self.decode_step(data, tables, robots)
+
+    def _gapped(self, messages: Iterator[tuple[int, bytes]], decode: Callable[[bytes], StepView], first_step: int,
+                last_step: int | None, on_gap: Callable[[Gap], None] | None) -> Iterator[StepView]:
+        """The decoded steps of (step, message) pairs in order, the steps missing between them gaps."""
+        expect = max(first_step, self.first_step)
+        last = self.last_step if last_step is None else min(last_step, self.last_step)
+        unreadable: dict[int, str] = {}
+        for step, data in messages:
             if step < expect:
                 continue  # out of order, or a step given twice: damage already passed
             try:
-                view = self.decode_step(data, tables, robots)
+                view = decode(data)
                 if view.step != step:
-                    raise ValueError(f"it says step {view.step}")
+                    raise ValueError(f"its truth says step {view.step}")
             except ValueError as exc:
                 unreadable[step] = str(exc)
                 self.warnings.append(f"{self.path}: step {step} unreadable ({exc}); skipped")

@@ -155,10 +155,6 @@ def upgrade_log(log: Any, out: Path) -> tuple[int, list[str]]:
         writer.finish(last, {**(log.index or {}), "steps": last})
         os.replace(tmp, target)
     except BaseException:
-        try:
-            writer.file.close()
-            tmp.unlink()
-        except OSError:
-            pass
+        writer.discard()
         raise
     return last, notes

@@ -194,6 +194,14 @@ class LogWriter:
         self._writer.finish()
         self.file.close()
 
+    def discard(self) -> None:
+        """Close the file and remove it (a log abandoned half written: its temporary file)."""
+        try:
+            self.file.close()
+            self.path.unlink()
+        except OSError:
+            pass
+
 
 class McapRecorder:
     """Writes a run as MCAP (see the module docstring and soccerbt.log.format)."""

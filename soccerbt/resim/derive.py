@@ -352,11 +352,7 @@ def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], ear
         writer.finish(last, {"events": [e for e in events if e["step"] <= last], "loads": loads, "steps": last})
         os.replace(tmp, target)
     except BaseException:
-        try:
-            writer.file.close()
-            tmp.unlink()
-        except OSError:
-            pass
+        writer.discard()
         raise
     return DeriveResult(target, last, robots, earlier, notes, stopped)
 

@@ -564,18 +564,11 @@ class _OutLog:
             self.out.finish(last_step, index)
             os.replace(self.tmp, self.target)
         except BaseException:
-            try:
-                self.tmp.unlink()
-            except OSError:
-                pass
+            self.out.discard()
             raise
 
     def abandon(self) -> None:
-        try:
-            self.out.file.close()
-            self.tmp.unlink()
-        except OSError:
-            pass
+        self.out.discard()
 
 
 def rerun_command(log: McapLog, args: Any, out: Any, err: Any) -> int:
