@@ -203,15 +203,15 @@ class LiveStream:
             self.dt_s = float(dt)
 
     def _keep(self, topic: str, step: int, data: bytes) -> None:
-        """The messages a late client needs: header, trees (each load), newest key table,
-        keyframe and GameController state, the summary."""
+        """The messages a late client needs: header, trees (each load), newest keyframe and
+        GameController state, the summary."""
         robot = lf.robot_of_topic(topic)
         if robot is not None and robot[1] == "tree":
             kept = self._kept.setdefault(topic, [])
             kept.append((step, data))
             del kept[:-_LATCHED_TREES]
         elif topic in (lf.HEADER_TOPIC, lf.GC_TOPIC, lf.SUMMARY_TOPIC) or (
-                robot is not None and robot[1] in ("keys", "keyframe")):
+                robot is not None and robot[1] == "keyframe"):
             self._kept[topic] = [(step, data)]
 
     def _send_kept(self, now: float) -> None:

@@ -722,7 +722,7 @@ def _check_blackboard(bb: Any, where: str) -> None:
 
 def check_keyframe(obj: Any) -> dict[str, Any]:
     """A keyframe (``/robots/NAME/keyframe``): after_step, tick and load, a status code (0..4)
-    per node, the key table and the blackboard {key: [value, writer]}."""
+    per node and the blackboard {key: [value, writer]} (format 1's also carried a key table)."""
     kf = _dict(obj, "keyframe")
     w = "keyframe: "
     _int(kf, "after_step", w)

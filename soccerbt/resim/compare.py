@@ -7,7 +7,7 @@ differ in structure), ``decisions`` (the blackboard's decision keys after the ti
 ``decision``, ``kick_type`` and any key whose name holds "decision"), ``reasons`` (the reasons
 the decision nodes gave in the tick, by node path) and ``commands`` (the command's seven
 values, f32 as recorded). Per-robot channels the recorder writes besides the
-tree, the key table and the keyframe (``/robots/NAME/X``) are compared too, message by message at each step, under the
+tree and the keyframe (``/robots/NAME/X``) are compared too, message by message at each step, under the
 aspect named by the channel (``channel_aspect``); a new aspect of the tick itself is one more
 entry in ``ASPECTS``.
 
