@@ -43,7 +43,7 @@ from soccerbt.log import format as lf
 from soccerbt.log import proto
 from soccerbt.log.format import ReplayError
 from soccerbt.log.tick_encode import step_message
-from soccerbt.log.upgrade import truth_message
+from soccerbt.log.upgrade import command_message, truth_message
 from soccerbt.log.writer import LogWriter
 
 __all__ = ["convert_log", "Conversion", "JSONL_VERSION", "MAX_LINE_BYTES", "looks_like_jsonl"]
@@ -242,11 +242,7 @@ class _Robot:
     def tick(self, step: int, root: int, command: tuple[float, ...], changes: dict[str, Any]) -> bytes:
         """The robot's ``soccerbt.Tick``: the root, the command and every change as JSON text
         (the old log's values exactly), writer ``unknown``."""
-        vx, vy, vth, pan, tilt, kick_dir, kick_strength = command
-        msg = proto.Tick(robot=self.name, step=step, tick=step, root=root, command=proto.Command(
-            vx_mps=vx, vy_mps=vy, vtheta_radps=vth, head_pan_rad=pan, head_tilt_rad=tilt))
-        if kick_dir == kick_dir:  # a kick (NaN: none)
-            msg.command.kick, msg.command.kick_direction_rad, msg.command.kick_strength = True, kick_dir, kick_strength
+        msg = proto.Tick(robot=self.name, step=step, tick=step, root=root, command=command_message(command))
         for key, value in changes.items():
             self.board[key] = value
             msg.changes.add(key=key, adapter=_UNKNOWN, json=lf.json_text(value))

@@ -52,7 +52,7 @@ from soccerbt.log import format_v1 as v1
 from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.inputs import InputRecord, decode_inputs, decode_inputs_v1
 
-__all__ = ["McapLog", "RobotState", "StepView", "Gap", "ReplayError", "is_mcap", "NO_NODE_DATA",
+__all__ = ["McapLog", "KeyTables", "RobotState", "StepView", "Gap", "ReplayError", "is_mcap", "NO_NODE_DATA",
            "MAX_CHUNK_BYTES", "MAX_CHUNK_RECORDS", "MAX_REPLAY_STEPS", "BUDGET_RATIO", "apply_step",
            "step_messages"]
 
@@ -755,23 +755,14 @@ class McapLog:
                           ) -> tuple[Iterator[tuple[int, bytes]], Callable[[bytes], StepView]]:
         """Format 1's step messages and their decoder, the key tables followed as they change
         (the messages are read lazily: a step is decoded with the tables of the messages before it)."""
-        wanted = self.robots if robots is None else robots
-        tables = {robot: self.key_table(robot, first_step) for robot in wanted}
-        table_topics = {}
-        for robot in wanted:
-            table_topics[v1.keys_topic(robot)] = robot
-            table_topics[lf.keyframe_topic(robot)] = robot
+        tables = KeyTables(self, self.robots if robots is None else robots, first_step)
 
         def messages() -> Iterator[tuple[int, bytes]]:
-            for topic, step, data in self.messages(first_step, last_step, {v1.STEP_TOPIC, *table_topics}):
-                if topic == v1.STEP_TOPIC:
+            for topic, step, data in self.messages(first_step, last_step, {v1.STEP_TOPIC, *tables.topics}):
+                if not tables.follow(topic, data):
                     yield step, data
-                    continue
-                found = v1.table_of(data)
-                if found is not None:
-                    tables[table_topics[topic]] = found[1]
 
-        return messages(), lambda data: self.decode_step(data, tables, robots)
+        return messages(), lambda data: self.decode_step(data, tables.tables, robots)
 
     def _gapped(self, messages: Iterator[tuple[int, bytes]], decode: Callable[[bytes], StepView], first_step: int,
                 last_step: int | None, on_gap: Callable[[Gap], None] | None) -> Iterator[StepView]:
@@ -950,6 +941,27 @@ class McapLog:
                                                f"after the gap cannot be rebuilt from the keyframe before it")
         state.step = step
         return state
+
+
+class KeyTables:
+    """Format 1's blackboard key tables (its changes name a key by its index in the robot's
+    table), followed through a log's messages in file order: a ``/robots/<robot>/keys`` message
+    or a keyframe replaces its robot's table. ``tables``: each robot's table in force; ``topics``:
+    the topics that carry them."""
+
+    def __init__(self, log: McapLog, robots: list[str], step: int) -> None:
+        self.tables = {robot: log.key_table(robot, step) for robot in robots}
+        self.topics = {v1.keys_topic(r): r for r in robots} | {lf.keyframe_topic(r): r for r in robots}  # -> robot
+
+    def follow(self, topic: str, data: bytes) -> bool:
+        """True for a message that carries a key table (which then replaces its robot's)."""
+        robot = self.topics.get(topic)
+        if robot is None:
+            return False
+        found = v1.table_of(data)
+        if found is not None:
+            self.tables[robot] = found[1]
+        return True
 
 
 def _why(unreadable: dict[int, str], first: int, last: int) -> str | None:

@@ -19,11 +19,12 @@ from operator import attrgetter, ne
 from typing import Any
 
 from soccerbt.log import proto
-from soccerbt.log.format import json_text, nice_f32
+from soccerbt.log.format import WRITERS, json_text, nice_f32
 
 __all__ = ["bb_changes", "encode_tick", "encode_truth", "join_repeated", "py_bb_changes", "py_encode_tick",
            "py_encode_truth", "py_join_repeated", "collect_changes", "changes_bytes", "removed_change",
-           "keyframe_value", "json_value", "UNSET", "NO_TICK", "varint", "step_message"]
+           "keyframe_value", "json_value", "UNSET", "NO_TICK", "varint", "step_message", "truth_bytes"]
+
 
 def json_value(value: object) -> object:
     """A JSON-ready, deterministic rendering of a blackboard value (poses as [x, y, theta])."""
@@ -103,9 +104,12 @@ def collect_changes(entries: list[Any], seqs: list[int], raws: list[object], ada
     return out, role
 
 
+_REMOVED = WRITERS.index("removed")  # soccerbt.Adapter's number: the enum lists WRITERS in order
+
+
 def removed_change(key: str) -> Any:
     """The Change of a root key that went (its writer: the adapter "removed")."""
-    return proto.Change(key=key, adapter=7, removed=True)
+    return proto.Change(key=key, adapter=_REMOVED, removed=True)
 
 
 def changes_bytes(changes: list[Any]) -> bytes:
@@ -155,15 +159,22 @@ def py_encode_truth(step: int, t_s: float, ball: Any, gc: tuple[int, ...], names
     """A step's ``soccerbt.Truth`` from the ball, the GameController numbers (state, secondary
     state, sub-state, scores blue and red) and the robots' bodies in `names`' order: the
     pure-Python twin of soccerbt.native's ``encode_truth``."""
+    return truth_bytes(step, t_s, (ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps), gc, names,
+                       [(b.x_m, b.y_m, b.theta_rad, b.fallen, b.removed) for b in bodies])
+
+
+def truth_bytes(step: int, t_s: float, ball: tuple[float, float, float, float], gc: tuple[int, ...],
+                names: list[str], robots: list[tuple[Any, ...]]) -> bytes:
+    """A ``soccerbt.Truth`` from the ball (x, y, vx, vy), the GameController numbers and each
+    robot's (x, y, theta, fallen, removed) in `names`' order (a TruthRecord's fields)."""
     msg = proto.Truth(step=step, t_s=t_s)
-    msg.ball.x_m, msg.ball.y_m, msg.ball.vx_mps, msg.ball.vy_mps = ball.x_m, ball.y_m, ball.vx_mps, ball.vy_mps
+    msg.ball.x_m, msg.ball.y_m, msg.ball.vx_mps, msg.ball.vy_mps = ball
     msg.ball.SetInParent()
     g = msg.game
     g.state, g.secondary_state, g.sub_state, g.score_blue, g.score_red = gc
     g.SetInParent()
-    for name, body in zip(names, bodies, strict=True):
-        msg.robots.add(name=name, x_m=body.x_m, y_m=body.y_m, theta_rad=body.theta_rad, fallen=bool(body.fallen),
-                       removed=bool(body.removed))
+    for name, (x, y, theta, fallen, removed) in zip(names, robots, strict=True):
+        msg.robots.add(name=name, x_m=x, y_m=y, theta_rad=theta, fallen=bool(fallen), removed=bool(removed))
     return msg.SerializeToString()
 
 

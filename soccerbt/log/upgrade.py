@@ -17,29 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from soccerbt.log import format as lf
-from soccerbt.log import format_v1 as v1
 from soccerbt.log import proto
 from soccerbt.log.format import ReplayError, ShapeError
-from soccerbt.log.inputs import InputRecord, exact_json, py_encode_inputs
+from soccerbt.log.inputs import InputRecord, encode_step_inputs, exact_json, py_encode_inputs
+from soccerbt.log.reader import KeyTables
 from soccerbt.log.software import software
-from soccerbt.log.tick_encode import join_repeated, step_message, varint
+from soccerbt.log.tick_encode import step_message, truth_bytes
 
-__all__ = ["truth_message", "tick_message", "inputs_message", "upgrade_log"]
+__all__ = ["truth_message", "command_message", "tick_message", "inputs_message", "upgrade_log"]
 
 _ADAPTERS = {name: i for i, name in enumerate(lf.WRITERS)}
 
 
 def truth_message(rec: lf.TruthRecord, names: list[str]) -> bytes:
     """A TruthRecord as ``soccerbt.Truth`` (its robots named as the header names them)."""
-    msg = proto.Truth(step=rec.step, t_s=rec.t_s)
-    msg.ball.x_m, msg.ball.y_m, msg.ball.vx_mps, msg.ball.vy_mps = rec.ball
-    msg.ball.SetInParent()
-    g = msg.game
-    g.state, g.secondary_state, g.sub_state, g.score_blue, g.score_red = rec.gc
-    g.SetInParent()
-    for name, (x, y, theta, fallen, removed) in zip(names, rec.robots, strict=True):
-        msg.robots.add(name=name, x_m=x, y_m=y, theta_rad=theta, fallen=bool(fallen), removed=bool(removed))
-    return msg.SerializeToString()
+    return truth_bytes(rec.step, rec.t_s, rec.ball, rec.gc, names, rec.robots)
 
 
 def _numbers(value: Any) -> bool:
@@ -68,15 +60,21 @@ def _change(key: str, entry: list[Any]) -> Any:
     return change
 
 
+def command_message(command: tuple[float, ...]) -> Any:
+    """A command's seven values (``format.command_tuple``'s order; no kick: NaN) as ``soccerbt.Command``."""
+    vx, vy, vth, pan, tilt, kick_dir, kick_strength = command
+    msg = proto.Command(vx_mps=vx, vy_mps=vy, vtheta_radps=vth, head_pan_rad=pan, head_tilt_rad=tilt)
+    if not math.isnan(kick_dir):
+        msg.kick = True
+        msg.kick_direction_rad = kick_dir
+        msg.kick_strength = kick_strength
+    return msg
+
+
 def tick_message(robot: str, step: int, rec: lf.TickRecord) -> bytes:
     """`robot`'s TickRecord (with its blackboard decoded) as ``soccerbt.Tick``."""
-    vx, vy, vth, pan, tilt, kick_dir, kick_strength = rec.command
-    command = proto.Command(vx_mps=vx, vy_mps=vy, vtheta_radps=vth, head_pan_rad=pan, head_tilt_rad=tilt)
-    if not math.isnan(kick_dir):
-        command.kick = True
-        command.kick_direction_rad = kick_dir
-        command.kick_strength = kick_strength
-    msg = proto.Tick(robot=robot, step=step, tick=rec.tick, root=rec.root, command=command, skipped=rec.skipped,
+    msg = proto.Tick(robot=robot, step=step, tick=rec.tick, root=rec.root, command=command_message(rec.command),
+                     skipped=rec.skipped,
                      ticked=rec.ticked)
     msg.transitions.extend(proto.Transition(uid=u, previous=p, status=n) for u, p, n in rec.transitions)
     msg.reasons.extend(proto.Reason(uid=uid, text=text) for uid, text in rec.reasons.items())
@@ -90,7 +88,7 @@ def inputs_message(step: int, records: list[tuple[str, InputRecord]]) -> bytes:
                               None if rec.team is None else exact_json(rec.team),
                               None if rec.pad is None else exact_json(rec.pad), rec.estop)
              for robot, rec in records]
-    return join_repeated(b"\x08" + varint(step) if step else b"", 2, parts)
+    return encode_step_inputs(step, parts)
 
 
 def upgrade_log(log: Any, out: Path) -> tuple[int, list[str]]:
@@ -121,21 +119,16 @@ def upgrade_log(log: Any, out: Path) -> tuple[int, list[str]]:
         header["upgraded_from"] = {"format_version": 1, "soccerbt_version": log.header.get("soccerbt_version")}
         header["software"] = software()
         put(lf.HEADER_TOPIC, 0, lf.json_bytes(header))
-        tables = {robot: log.key_table(robot, 1) for robot in log.robots}
-        table_topics = {v1.keys_topic(r): r for r in log.robots} | {lf.keyframe_topic(r): r for r in log.robots}
+        tables = KeyTables(log, log.robots, 1)
         last = 0
         for topic, step, data in log.messages(0, log.last_step):
-            if topic in table_topics:
-                found = v1.table_of(data)
-                if found is not None:
-                    tables[table_topics[topic]] = found[1]
-                if topic.endswith("/keys"):
-                    continue
+            if tables.follow(topic, data) and topic.endswith("/keys"):
+                continue  # format 2's changes name their keys
             if topic == lf.HEADER_TOPIC:
                 continue
             if topic == lf.STEP_TOPIC:
                 try:
-                    view = log.decode_step(data, tables)
+                    view = log.decode_step(data, tables.tables)
                 except (ValueError, ShapeError) as exc:
                     notes.append(f"{log.path}: step {step} unreadable ({exc}); left out")
                     continue

@@ -205,7 +205,10 @@ def _same_tick(recorded: lf.TickRecord, derived: lf.TickRecord) -> bool:
 def why_not_reproduced(log: McapLog) -> str:
     """Why a re-run of `log`'s brains may not reproduce it: which software differs from the one
     that wrote it, or that none does (then it is a determinism bug)."""
-    differs = compare_software(log.header.get("software"))
+    recorded = log.header.get("software")
+    differs = compare_software(recorded)
+    if not isinstance(recorded, dict):  # a soccerbt 0.1 log: nothing to compare with
+        return differs[0] + ": most likely this soccerbt or a library differs from the one that wrote it"
     if not differs:
         return ("soccerbt's source, Python and the libraries are those that wrote the log: this is a determinism "
                 "bug in soccerbt; please report it with the log")

@@ -29,10 +29,9 @@ from typing import Any
 
 from soccerbt.gamecontroller.protocol import PacketError, decode
 from soccerbt.log import format as lf
-from soccerbt.log import format_v1 as v1
 from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.inputs import INPUTS_VERSION, InputRecord, pad_of, team_messages_of
-from soccerbt.log.reader import McapLog
+from soccerbt.log.reader import KeyTables, McapLog
 from soccerbt.log.software import software
 from soccerbt.log.tick_encode import step_message
 from soccerbt.log.upgrade import inputs_message, tick_message, truth_message
@@ -325,10 +324,7 @@ class _LogStep:
 
     def __init__(self, log: McapLog, robot: str) -> None:
         self.log, self.robot = log, robot
-        v1_log = log.format_version == 1
-        self.tables = {r: log.key_table(r, 1) for r in log.robots} if v1_log else {}
-        self.table_topics = ({v1.keys_topic(r): r for r in log.robots} | {lf.keyframe_topic(r): r for r in log.robots}
-                             if v1_log else {})
+        self.tables = KeyTables(log, log.robots if log.format_version == 1 else [], 1)
         self.all_robots = False   # a format-1 step: decode every robot's tick (the --out log writes them)
         self.view: Any = None
 
@@ -340,14 +336,12 @@ class _LogStep:
         self.view = None
         extra: dict[str, bytes] = {}
         for topic, data in group:
-            if topic in self.table_topics:  # a format-1 log's key tables, followed for every robot
-                found = v1.table_of(data)
-                if found is not None:
-                    self.tables[self.table_topics[topic]] = found[1]
-            elif topic == lf.STEP_TOPIC:
+            if self.tables.follow(topic, data):  # a format-1 log's key tables, followed for every robot
+                continue
+            if topic == lf.STEP_TOPIC:
                 step_data = data
                 if self.log.format_version == 1:
-                    self.view = self.log.decode_step(data, dict(self.tables), None if self.all_robots else [self.robot])
+                    self.view = self.log.decode_step(data, dict(self.tables.tables), None if self.all_robots else [self.robot])
             elif topic == lf.INPUTS_TOPIC:
                 inputs = data
             else:

@@ -1,4 +1,5 @@
-"""docs/log-format.md holds the log's protobuf schema exactly as soccerbt embeds it in a log."""
+"""The log's protobuf schema: docs/log-format.md holds it exactly as soccerbt embeds it in a log, and its
+Adapter enum numbers the writers as the readers name them."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,3 +33,10 @@ def test_the_printed_schema_names_every_message_and_field_the_embedded_one_has()
     for enum in file.enum_type:
         for value in enum.value:
             assert f"  {value.name} = {value.number};" in text
+
+
+def test_the_adapter_enum_numbers_the_writers_as_the_readers_name_them() -> None:
+    from soccerbt.log.format import WRITERS
+
+    names = [(name, number) for name, number, _comment in proto.ENUMS["Adapter"][1]]
+    assert names == [(writer.upper(), k) for k, writer in enumerate(WRITERS)]
