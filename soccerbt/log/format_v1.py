@@ -6,8 +6,8 @@ header's order (``decode_truth``, ``decode_tick``), the blackboard changes index
 that ``/robots/<robot>/keys`` messages and keyframes carry (``table_of``), and the brains' inputs
 on ``/match/inputs`` (``soccerbt.log.inputs.decode_inputs_v1``). Nothing writes this format any
 more; ``soccerbt.log.reader`` reads it into the same records as format 2 (``TickRecord``,
-``TruthRecord``), so every tool reads both. The encoders kept here (``encode_tick``,
-``encode_changes``, ``encode_truth``, ``join_parts``) build test logs of this format.
+``TruthRecord``), so every tool reads both. ``encode_tick`` is kept for the tests of the tick decoder; the
+tests' format-1 logs are files written by soccerbt 0.1 (``tests/data/logs``).
 
 A tick part: ``<IBB7fHHH`` (tick, root status, flags, the command as seven f32: vx, vy,
 vtheta, head pan, head tilt, kick direction and strength or NaN, then the counts of
@@ -22,16 +22,14 @@ import struct
 from array import array
 from typing import Any
 
-from soccerbt.log.format import (MAX_STATUS, ROOT_EXCEPTION, ShapeError, TickRecord, TruthRecord, json_value_of_text,
+from soccerbt.log.format import (MAX_STATUS, ROOT_EXCEPTION, TickRecord, TruthRecord, json_value_of_text,
                                  nice_value, reason_text, writer_of_code)
 
-__all__ = ["STEP_TOPIC", "KEYS_SCHEMA_KIND", "keys_topic", "join_parts", "split_parts", "decode_tick", "encode_tick",
-           "encode_changes", "decode_changes", "changed_indexes", "encode_truth", "decode_truth", "truth_struct",
-           "table_of", "check_keys", "FLAG_REASONS", "KIND_FLOAT", "KIND_FLOATS", "KIND_POSE", "KIND_FALSE",
-           "KIND_TRUE", "KIND_JSON", "KIND_REMOVED", "KIND_POINTS", "encode_reasons"]
+__all__ = ["STEP_TOPIC", "keys_topic", "split_parts", "decode_tick", "encode_tick", "decode_changes",
+           "changed_indexes", "decode_truth", "table_of", "FLAG_REASONS", "KIND_FLOAT", "KIND_FLOATS", "KIND_POSE",
+           "KIND_FALSE", "KIND_TRUE", "KIND_JSON", "KIND_REMOVED", "KIND_POINTS", "encode_reasons"]
 
 STEP_TOPIC = "/match/step"
-KEYS_SCHEMA_KIND = "keys"
 _ROBOT_PREFIX = "/robots/"
 
 
@@ -124,15 +122,6 @@ def changed_indexes(changes: bytes) -> list[int]:
     return list(idx)
 
 
-def encode_changes(indexes: array, writers: array, kinds: bytearray, floats: array, texts: list[str]) -> bytes:
-    """The blackboard section of a tick (b"" when nothing changed)."""
-    if not indexes:
-        return b""
-    text = "\n".join(texts).encode("utf-8")
-    return b"".join((_BB_HEAD.pack(len(indexes), len(floats), len(kinds), len(text)), indexes.tobytes(),
-                     writers.tobytes(), bytes(kinds), floats.tobytes(), text))
-
-
 def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
     """{key: [value, writer]} of a blackboard section, with the key table in force; floats come
     back at f32 precision, shown with 7 significant digits."""
@@ -194,15 +183,6 @@ def decode_changes(data: bytes, keys: list[str]) -> dict[str, list[Any]]:
     return out
 
 
-def join_parts(parts: list[bytes]) -> bytes:
-    """Length-prefixed parts (u32 each): a step message is the truth then each robot's tick."""
-    out = []
-    for part in parts:
-        out.append(_U32.pack(len(part)))
-        out.append(part)
-    return b"".join(out)
-
-
 def split_parts(data: bytes) -> list[bytes]:
     parts, o = [], 0
     while o < len(data):
@@ -262,24 +242,6 @@ _TRUTH_HEAD = struct.Struct("<Id4f5h")
 _TRUTH_ROBOT = struct.Struct("<3fBB")
 
 
-def encode_truth(step: int, t_s: float, ball: tuple[float, ...], gc: tuple[int, ...],
-                 robots: list[tuple[float, float, float, int, int]]) -> bytes:
-    """The truth part of a step message (the recorder packs the same layout in one call)."""
-    flat = [v for robot in robots for v in robot]
-    return truth_struct(len(robots)).pack(step, t_s, *ball, *gc, *flat)
-
-
-_TRUTH_STRUCTS: dict[int, struct.Struct] = {}
-
-
-def truth_struct(robots: int) -> struct.Struct:
-    """The struct of a whole truth part with `robots` robots (what encode_truth writes)."""
-    st = _TRUTH_STRUCTS.get(robots)
-    if st is None:
-        st = _TRUTH_STRUCTS[robots] = struct.Struct(_TRUTH_HEAD.format + _TRUTH_ROBOT.format[1:] * robots)
-    return st
-
-
 def decode_truth(data: bytes) -> TruthRecord:
     if len(data) < _TRUTH_HEAD.size or (len(data) - _TRUTH_HEAD.size) % _TRUTH_ROBOT.size:
         raise ValueError("truth message of the wrong size")
@@ -307,16 +269,3 @@ def table_of(data: bytes) -> tuple[int, list[str]] | None:
         valid = msg.get("after_step")
         valid = valid + 1 if type(valid) is int else None
     return (valid, keys) if type(valid) is int else None
-
-
-def check_keys(obj: Any) -> dict[str, Any]:
-    """A key table (``/robots/NAME/keys``): from_step and the keys."""
-    if not isinstance(obj, dict):
-        raise ShapeError("key table: not a JSON object")
-    step = obj.get("from_step")
-    if type(step) is not int or step < 0:
-        raise ShapeError("key table: from_step: not a whole number of 0 or more")
-    keys = obj.get("keys")
-    if not isinstance(keys, list) or not all(type(k) is str for k in keys):
-        raise ShapeError("key table: keys: not a list of strings")
-    return obj

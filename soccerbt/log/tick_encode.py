@@ -237,22 +237,6 @@ def _fast_json() -> dict[type, Any]:
 # the usual entry types rendered as json_value renders them, without its chain of type tests
 _FAST_JSON = _fast_json()
 _ENCODE = json_text
-_KEY_TEXT: dict[str, str] = {}
-_WRITER_TEXT: dict[object, str] = {}
-
-
-def _key_text(key: str) -> str:
-    text = _KEY_TEXT.get(key)
-    if text is None:
-        text = _KEY_TEXT[key] = _ENCODE(key)
-    return text
-
-
-def _writer_text(writer: object) -> str:
-    text = _WRITER_TEXT.get(writer)
-    if text is None:
-        text = _WRITER_TEXT[writer] = _ENCODE(writer)
-    return text
 
 
 def _json_text(value: object) -> str:
