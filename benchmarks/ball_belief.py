@@ -59,7 +59,7 @@ def measure(seed: int, seconds: float, threshold_m: float, robust: bool) -> dict
         ball = world.ball
         if not ball.in_play:
             continue
-        for rid, agent in match.agents.items():
+        for rid in match.agents:
             if world.robots[rid].removed or ref.is_penalized(rid):
                 continue
             ticks += 1
@@ -173,7 +173,9 @@ def line(label: str, c: dict[str, object], threshold_m: float) -> str:
             f"goals {c['goals']}")
 
 
-def summary(label: str, rows: list[dict[str, object]], placed: list[dict[str, object]], threshold_m: float) -> list[str]:
+def summary(
+    label: str, rows: list[dict[str, object]], placed: list[dict[str, object]], threshold_m: float
+) -> list[str]:
     def med(f) -> float:
         return statistics.median(f(c) for c in rows)
 
@@ -187,7 +189,8 @@ def summary(label: str, rows: list[dict[str, object]], placed: list[dict[str, ob
                     f"{lags[min(len(lags) - 1, int(0.9 * len(lags)))] * 1000:.0f} ms) after the first frame "
                     f"showing it, n={len(lags)}; not within 5 s: {missed}")
     return [
-        f"{label:>16}  median over seeds: off > {threshold_m:g} m {med(lambda c: c['off'] / max(c['known'], 1)):6.2%}   "
+        f"{label:>16}  median over seeds: "
+        f"off > {threshold_m:g} m {med(lambda c: c['off'] / max(c['known'], 1)):6.2%}   "
         f"off > 3 m {med(lambda c: c['far'] / max(c['known'], 1)):6.2%}   "
         f"known {med(lambda c: c['known'] / max(c['ticks'], 1)):6.1%}   "
         f"known and within {threshold_m:g} m {med(lambda c: (c['known'] - c['off']) / max(c['ticks'], 1)):6.1%}   "

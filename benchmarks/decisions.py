@@ -149,8 +149,10 @@ def main() -> int:
     print(f"  decision flicker     {dec['flicker'] / minutes:6.2f} per robot-minute (A -> B -> A within "
           f"{SHORT_DECISION_S} s, no kick in B): " + ", ".join(
               f"{a}->{b}->{a} {n / minutes:.2f}" for (a, b), n in flickers.most_common(5)))
-    print(f"  player_role changes  {role['changes'] / minutes:6.2f} per robot-minute, of them lasting "
-          f"< {SHORT_ROLE_S} s: {role['short'] / minutes:6.2f}, flicker (A -> B -> A): {role['flicker'] / minutes:6.2f}")
+    print(
+        f"  player_role changes  {role['changes'] / minutes:6.2f} per robot-minute, of them lasting "
+        f"< {SHORT_ROLE_S} s: {role['short'] / minutes:6.2f}, flicker (A -> B -> A): {role['flicker'] / minutes:6.2f}"
+    )
     return 0
 
 

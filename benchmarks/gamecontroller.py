@@ -4,8 +4,8 @@ Decoding: a stream of HL v12 packets (every packet different in its header, team
 change now and then, as in a real game) through ``decode``, against a baseline measured in the
 same run: one bare ``struct.unpack`` of all 175 fields (the least any decoder must do); also
 the cold case, where every team block is new; the same for HSL control messages v19 (198 bytes)
-and v20 (158 bytes) through the same ``decode`` (baseline: a bare unpack of their layout). Adapter: ``apply`` of a new packet where only the
-clock moved (the usual 2 Hz traffic), of the game stream, of the same packet object again (what
+and v20 (158 bytes) through the same ``decode`` (baseline: a bare unpack of their layout). Adapter: ``apply`` of a new
+packet where only the clock moved (the usual 2 Hz traffic), of the game stream, of the same packet object again (what
 a 100 Hz brain sees between packets), and of packets whose every entry changes, against a
 baseline of writing the 17 gc_* values by hand; on a plain dict and on soccerbt's Blackboard.
 Times are CPU time of this process (medians), so neighbours on a shared machine matter less.
@@ -22,8 +22,15 @@ import timeit
 
 from soccerbt.gamecontroller import hsl_protocol, protocol
 from soccerbt.gamecontroller.adapter import DEFAULTS, GameControllerAdapter
-from soccerbt.gamecontroller.protocol import (GameControlData, Penalty, RobotInfo, SecondaryState, TeamInfo, decode,
-                                              encode)
+from soccerbt.gamecontroller.protocol import (
+    GameControlData,
+    Penalty,
+    RobotInfo,
+    SecondaryState,
+    TeamInfo,
+    decode,
+    encode,
+)
 
 
 def median_s(fn, repeat: int, number: int) -> float:

@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {label}: {goals} goals of {n} shots: {share:.1%} (95% CI {lo:.1%}-{hi:.1%}), "
               f"{grazed} of them touched last by the keeper; {len(taken) - n} not taken; "
               f"{time.process_time() - start_cpu:.0f} s CPU")
-    for (label, _tree), share in zip(trees[1:], shares[1:]):
+    for (label, _tree), share in zip(trees[1:], shares[1:], strict=False):
         if shares[0]:
             print(f"  {label}: {share / shares[0]:.2f}x the goals of {trees[0][0]}")
     scratch.cleanup()

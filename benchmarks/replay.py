@@ -55,9 +55,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from soccerbt.match import Match, MatchConfig  # noqa: E402
 from soccerbt.log.reader import McapLog  # noqa: E402
 from soccerbt.log.writer import make_recorder  # noqa: E402
+from soccerbt.match import Match, MatchConfig  # noqa: E402
 
 BOOSTER = ROOT.parent / "shared" / "booster"
 
@@ -183,8 +183,11 @@ def live_costs(seconds: float, repeats: int) -> None:
     print(f"  the brains' inputs: +{(rec / no_inputs - 1) * 100:.1f}% CPU over recording without them, log "
           f"{sizes.get('record-no-inputs', 0) / 1e6:.2f} -> {sizes.get('record', 0) / 1e6:.2f} MB")
     idle, one = statistics.median(runs["live-idle"]), statistics.median(runs["live-client"])
-    print(f"  live stream: +{(idle / base - 1) * 100:.1f}% with no client, +{(one / base - 1) * 100:.1f}% with one "
-          f"client (over the match alone); recording and streaming +{(statistics.median(runs['record+live']) / base - 1) * 100:.1f}%")
+    both = statistics.median(runs["record+live"])
+    print(
+        f"  live stream: +{(idle / base - 1) * 100:.1f}% with no client, +{(one / base - 1) * 100:.1f}% with one "
+        f"client (over the match alone); recording and streaming +{(both / base - 1) * 100:.1f}%"
+    )
 
 
 def _child_cpu_s(mode: str, seconds: float, native: bool) -> float:
@@ -248,11 +251,20 @@ def overhead(seconds: float, repeats: int) -> None:
     med = {mode: statistics.median(values) for mode, values in runs.items()}
     print(f"recording overhead, 3 v 3, {seconds:g} s simulated, median of {repeats} (CPU s; "
           f"soccerbt.native {'built' if recording is not None else 'NOT built: both rows are Python'}):")
-    _report(med, {mode: f"{med[mode]:7.2f} s  ({', '.join(f'{v:.2f}' for v in values)})" for mode, values in runs.items()},
-            med["plain"], "{:+.0f}", python_base=med["plain-python"])
+    _report(
+        med,
+        {mode: f"{med[mode]:7.2f} s  ({', '.join(f'{v:.2f}' for v in values)})" for mode, values in runs.items()},
+        med["plain"],
+        "{:+.0f}",
+        python_base=med["plain-python"],
+    )
     # the machine's speed drifts over minutes: each repeat's runs against that repeat's own unrecorded run
-    paired = {mode: statistics.median(runs[mode][r] / runs["plain-python" if mode.endswith("python") else "plain"][r]
-                                      for r in range(repeats)) for mode in ("stream", "record", "inputs", "record-python")}
+    paired = {
+        mode: statistics.median(
+            runs[mode][r] / runs["plain-python" if mode.endswith("python") else "plain"][r] for r in range(repeats)
+        )
+        for mode in ("stream", "record", "inputs", "record-python")
+    }
     print("  paired (each repeat's run over the same repeat's unrecorded one, median): " + ", ".join(
         f"{mode} {(ratio - 1) * 100:+.0f}%" for mode, ratio in paired.items()) + " (the default recording: record)")
     interleaved(seconds, repeats)
@@ -402,8 +414,8 @@ def tree_panel(frames: int) -> None:
         return
     import pygame
 
-    from soccerbt.nodes.stubs import register_stub_nodes
     from soccerbt.log.reader import RobotState
+    from soccerbt.nodes.stubs import register_stub_nodes
     from soccerbt.tools.viewer.tree_panel import TreePanel
     from soccerbt.trees import TreeFactory
     from soccerbt.trees.structure import describe_tree

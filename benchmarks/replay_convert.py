@@ -82,12 +82,16 @@ def measure(old: Path, repeats: int) -> None:
         start = time.perf_counter()
         log.robot_state(log.robots[0], step)
         times.append(time.perf_counter() - start)
-    print(f"  open {opened * 1e3:.1f} ms, a robot's blackboard at a random step {statistics.median(times) * 1e3:.1f} ms")
+    print(
+        f"  open {opened * 1e3:.1f} ms, a robot's blackboard at a random step {statistics.median(times) * 1e3:.1f} ms"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--log", type=Path, default=None, help="an old JSON-lines log (default: built from the fixture)")
+    parser.add_argument(
+        "--log", type=Path, default=None, help="an old JSON-lines log (default: built from the fixture)"
+    )
     parser.add_argument("--seconds", type=float, default=300.0, help="length of the built log (and twice that)")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()

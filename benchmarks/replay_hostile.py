@@ -70,9 +70,9 @@ def _chunk(records: bytes, compression: str = "", payload: bytes | None = None, 
 def _base(folder: Path) -> tuple[bytes, int]:
     """A real log of 1 s (one robot), without its summary (the crafted part follows it), and the
     channel id of its events (where the crafted messages go)."""
-    from soccerbt.match import Match, MatchConfig
     from soccerbt.log.reader import McapLog
     from soccerbt.log.writer import make_recorder
+    from soccerbt.match import Match, MatchConfig
 
     path = folder / "base.mcap"
     match = Match(MatchConfig(seed=1, duration_s=1.0, team_size=1, idle_teams=("red",)))
@@ -134,8 +134,13 @@ def main() -> int:
                 file_mb = path.stat().st_size / (1 << 20)
                 env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
                 try:
-                    out = subprocess.run([sys.executable, "-c", MEASURE, str(args.root), str(path)], capture_output=True,
-                                         text=True, timeout=args.cap, env=env)
+                    out = subprocess.run(
+                        [sys.executable, "-c", MEASURE, str(args.root), str(path)],
+                        capture_output=True,
+                        text=True,
+                        timeout=args.cap,
+                        env=env,
+                    )
                     fields = out.stdout.split(maxsplit=2)
                     if out.returncode != 0 or len(fields) < 3:
                         print(f"  {file_mb:6.2f} MB  failed: {(out.stderr.strip().splitlines() or ['?'])[-1][:100]}")

@@ -17,8 +17,8 @@ Prints, in one run on this machine:
    the flight logs per robot-minute.
 
 Goals (issue 24, and 37 with the flight recorder on): p99 step under 5 ms, misses under 0.1%.
-DDS opens in a network namespace of its own (the script re-runs itself under ``unshare -n``: root, or user namespaces), so nothing
-leaves the machine.
+DDS opens in a network namespace of its own (the script re-runs itself under ``unshare -n``: root, or user namespaces),
+so nothing leaves the machine.
 
     .venv/bin/python benchmarks/robot.py [--seconds 120] [--inprocess-seconds 60] [--seed 0] [--repeats 1]
 

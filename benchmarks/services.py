@@ -132,13 +132,13 @@ def networkx_baseline(planner: VisibilityGraphPlanner, start: Pose2D, goal: Pose
     i, j = i[free], j[free]
     w = np.hypot(*(pts[i] - pts[j]).T)
     g = nx.Graph()
-    g.add_weighted_edges_from(zip(i.tolist(), j.tolist(), w.tolist()))
+    g.add_weighted_edges_from(zip(i.tolist(), j.tolist(), w.tolist(), strict=False))
     g.add_nodes_from((0, 1))
     try:
         path = nx.astar_path(g, 0, 1, heuristic=lambda a, b: math.dist(pts[a], pts[b]), weight="weight")
     except nx.NetworkXNoPath:
         return math.inf
-    return float(sum(math.dist(pts[a], pts[b]) for a, b in zip(path, path[1:])))
+    return float(sum(math.dist(pts[a], pts[b]) for a, b in zip(path, path[1:], strict=False)))
 
 
 def shapely_networkx_baseline(planner: VisibilityGraphPlanner, start: Pose2D, goal: Pose2D,
@@ -159,12 +159,12 @@ def shapely_networkx_baseline(planner: VisibilityGraphPlanner, start: Pose2D, go
     w = np.hypot(*(pts[i] - pts[j]).T)
     g = nx.Graph()
     g.add_nodes_from((0, 1))
-    g.add_weighted_edges_from(zip(i.tolist(), j.tolist(), w.tolist()))
+    g.add_weighted_edges_from(zip(i.tolist(), j.tolist(), w.tolist(), strict=False))
     try:
         path = nx.astar_path(g, 0, 1, heuristic=lambda a, b: math.dist(pts[a], pts[b]), weight="weight")
     except nx.NetworkXNoPath:
         return math.inf
-    return float(sum(math.dist(pts[a], pts[b]) for a, b in zip(path, path[1:])))
+    return float(sum(math.dist(pts[a], pts[b]) for a, b in zip(path, path[1:], strict=False)))
 
 
 def waypoint_length(wp: np.ndarray) -> float:
@@ -191,7 +191,7 @@ def bench_planner() -> None:
             base_s.append(t2 - t1)
         ours = statistics.median(ours_s) * 1e6
         base = statistics.median(base_s) * 1e6
-        per_scene = statistics.median(b / a for a, b in zip(ours_s, base_s))
+        per_scene = statistics.median(b / a for a, b in zip(ours_s, base_s, strict=False))
         shapely_s = []
         for start, goal, obs in scenes[:60]:
             t0 = time.perf_counter()
@@ -222,12 +222,15 @@ def bench_planner() -> None:
         moved_us = median_us(replan_moved, 300)
         planner.plan(start, goal, obs)
         still_us = median_us(lambda: planner.plan(start, goal, obs), 300)
-        print(f"  {n:2d} robots: plan {ours / 1000:6.3f} ms (goal < 2 ms for 6) | full graph + networkx "
-              f"{base / 1000:6.3f} ms | ratio {base / ours:5.1f}x (median per scene {per_scene:4.1f}x; goal >= 5x) | shapely "
-              f"full graph + networkx {shapely_us / 1000:6.3f} ms, ratio {shapely_us / ours:5.1f}x | longer than networkx's "
-              f"optimum on the same nodes by median {statistics.median(excess) * 100:.2g} %, max "
-              f"{max(excess) * 100:.2g} % ({compared} scenes) | replan moved 2 cm {moved_us / 1000:6.3f} ms, unchanged "
-              f"{still_us / 1000:6.3f} ms")
+        print(
+            f"  {n:2d} robots: plan {ours / 1000:6.3f} ms (goal < 2 ms for 6) | full graph + networkx "
+            f"{base / 1000:6.3f} ms | ratio {base / ours:5.1f}x (median per scene {per_scene:4.1f}x; goal >= 5x) "
+            f"| shapely full graph + networkx {shapely_us / 1000:6.3f} ms, ratio {shapely_us / ours:5.1f}x "
+            f"| longer than networkx's "
+            f"optimum on the same nodes by median {statistics.median(excess) * 100:.2g} %, max "
+            f"{max(excess) * 100:.2g} % ({compared} scenes) | replan moved 2 cm {moved_us / 1000:6.3f} ms, unchanged "
+            f"{still_us / 1000:6.3f} ms"
+        )
 
 
 # --- A/B against a git revision on a recorded match workload ------------------------------------
@@ -238,9 +241,9 @@ _FILTER_CALLS = ("predict", "update", "estimate", "confidence", "trust_direction
 
 def record_workload(seconds: float) -> tuple[dict[int, list], dict[int, list]]:
     """Play a match and record, per robot, its particle-filter calls and its plans."""
-    from soccerbt.match import Match, MatchConfig
     import soccerbt.services.localization as loc
     import soccerbt.services.navigation as nav
+    from soccerbt.match import Match, MatchConfig
 
     filters: dict[int, list] = {}
     plans: dict[int, list] = {}
@@ -300,7 +303,7 @@ def replay_plans(nav: ModuleType, workload: dict[int, list]) -> tuple[float, lis
     planners = [nav.VisibilityGraphPlanner(FIELD) for _ in workload]  # built before the clock runs
     out: list = []
     t0 = time.process_time()
-    for planner, calls in zip(planners, workload.values()):
+    for planner, calls in zip(planners, workload.values(), strict=False):
         for _name, args, _kwargs in calls:
             p = planner.plan(*args)
             out.append((p.points.tobytes(), p.waypoints.tobytes(), p.length_m, p.reached_goal,

@@ -51,7 +51,9 @@ class SyntheticSource:
                     particles=rng.normal([x, y, 0.0], [0.3, 0.3, 0.2], (500, 3)),
                     ball_estimate=(0.2, -0.1), path=[(x, y), (x / 2, y + 0.5), (0.0, 0.0)],
                     kick_direction_rad=0.2))
-        self.tree = [TreeLine(i % 8, f"node_{i}", ("RUNNING", "SUCCESS", "SKIPPED", "FAILURE")[i % 4]) for i in range(60)]
+        self.tree = [
+            TreeLine(i % 8, f"node_{i}", ("RUNNING", "SUCCESS", "SKIPPED", "FAILURE")[i % 4]) for i in range(60)
+        ]
 
     def step(self) -> None:
         pass

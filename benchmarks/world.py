@@ -45,7 +45,6 @@ from soccerbt.world import (  # noqa: E402
     WorldConfig,
 )
 
-
 GOAL_X = 200.0  # simulated seconds per second on one core (issue 3)
 
 
@@ -99,14 +98,14 @@ def run(field: Field, per_team: int, seconds: float, sensors: bool, drive: bool)
     cpu_start = time.process_time()
     for second in range(n_seconds):
         commands = [scripted_command(world, rid, k, second) for k, rid in enumerate(ids)]
-        for driver, command in zip(drivers, commands):
+        for driver, command in zip(drivers, commands, strict=False):
             driver.act(command)
         walk_only = [RobotCommand(c.vx_mps, c.vy_mps, c.vtheta_radps, c.head_pan_rad, c.head_tilt_rad)
                      for c in commands]  # a brain repeats its walk, not its kick
         for _ in range(steps_per_second):
             world.step()
             if drive:
-                for driver, command in zip(drivers, walk_only):
+                for driver, command in zip(drivers, walk_only, strict=False):
                     driver.sense()
                     driver.act(command)
         if not world.ball.in_play:

@@ -143,7 +143,7 @@ class Log:
         """The log as an MCAP file, its chunks compressed anew; `extra` records (crafted chunks)
         after the last chunk."""
         out = [MAGIC, header()]
-        for items, (start, end) in zip(self.chunks, self.ranges):
+        for items, (start, end) in zip(self.chunks, self.ranges, strict=False):
             records = b"".join(i if isinstance(i, bytes) else message(i.cid, i.log_ns, i.data) for i in items)
             out.append(chunk(records, start, end, compression))
         out += list(extra)
@@ -211,8 +211,8 @@ def read_log(path: Path) -> Log:
 def record_small(folder: Path, seconds: float = 0.5, seed: int = 1, name: str = "small.mcap",
                  tree_text: str = SMALL_TREE, chunk_bytes: int | None = None) -> Path:
     """A real log: one robot of blue playing a small tree (red idle), recorded in this process."""
-    from soccerbt.match import Match, MatchConfig
     from soccerbt.log.writer import McapRecorder
+    from soccerbt.match import Match, MatchConfig
 
     tree = folder / "small.xml"
     tree.write_text(tree_text)

@@ -357,7 +357,9 @@ def test_tree_files_follows_includes_relative_to_the_including_file(tmp_path: Pa
     _write(tmp_path / "main.xml", '<root><include path="./sub/a.xml"/><!-- <include path="gone.xml"/> --></root>')
     _write(tmp_path / "sub" / "a.xml", "<root><include path='b.xml'/><include path='../main.xml'/></root>")
     _write(tmp_path / "sub" / "b.xml", "<root/>")
-    assert tree_files(tmp_path / "main.xml") == [(tmp_path / p).resolve() for p in ("main.xml", "sub/a.xml", "sub/b.xml")]
+    assert tree_files(tmp_path / "main.xml") == [
+        (tmp_path / p).resolve() for p in ("main.xml", "sub/a.xml", "sub/b.xml")
+    ]
 
 
 def test_reload_swaps_at_a_tick_boundary_when_an_include_changed(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ import of a submodule counts as an edge to that submodule only, not to the packa
 - No cycle, not even two modules that import each other: where two modules need each other,
   a module below both, a protocol or a callback is the seam.
 - The floors of shared/DESIGN.md, from the ground up (a module imports only from its own floor
-  or below): world, blackboard, native (compiled hot paths) -> services, gamecontroller, drivers -> nodes -> trees -> agent
-  (with brain_setup, which assembles one) -> match -> cli (what every command shares) -> log (the
+  or below): world, blackboard, native (compiled hot paths) -> services, gamecontroller, drivers -> nodes -> trees ->
+  agent (with brain_setup, which assembles one) -> match -> cli (what every command shares) -> log (the
   log as a library) -> resim, live -> robot (soccerbt brain), serve (soccerbt sim) -> tools ->
   __main__. Nothing below tools imports it: the robot's program needs no viewer. A top-level
   module or package not named here (a new one) is left out of this check until it is given a
@@ -201,5 +201,7 @@ def test_the_shared_command_plumbing_imports_no_heavy_module() -> None:
             tree = ast.parse(path.read_text(encoding="utf-8"))
             imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                         for alias in node.names}
-            imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+            imported |= {
+                (node.module or "").split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            }
             assert not imported & {"pygame", "scipy", "shapely"}, name

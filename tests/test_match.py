@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from soccerbt.__main__ import main
+from soccerbt.cli.display import display_available
 from soccerbt.gamecontroller.protocol import GameState
 from soccerbt.gamecontroller.referee import RefereeConfig
-from soccerbt.match import Match, MatchConfig, MatchResult, run_match
-from soccerbt.cli.display import display_available
 from soccerbt.log.reader import McapLog
 from soccerbt.log.writer import make_recorder
+from soccerbt.match import Match, MatchConfig, MatchResult, run_match
 from soccerbt.world.types import RobotId, Team
 
 FAST = RefereeConfig(players_per_team=3, initial_s=0.2, ready_s=1.0, set_s=0.5)

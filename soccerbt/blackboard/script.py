@@ -2,9 +2,9 @@
 
 `compile_script(source)` tokenizes and parses like BT.CPP's hand-written Pratt parser
 (soccerbt.blackboard.script_syntax), compiles the syntax tree here and returns a
-`CompiledScript` (with a one-closure condition for the usual guards, from script_fast); calling it with a `Blackboard` runs the statements and returns the value of
-the last one. Values follow BT.CPP's `Any`: integer literals are `int`, arithmetic results and
-booleans produced by comparisons/logic are `float` (1.0/0.0), strings are `str`, an empty
+`CompiledScript` (with a one-closure condition for the usual guards, from script_fast); calling it with a `Blackboard`
+runs the statements and returns the value of the last one. Values follow BT.CPP's `Any`: integer literals are `int`,
+arithmetic results and booleans produced by comparisons/logic are `float` (1.0/0.0), strings are `str`, an empty
 (declared but unset) entry reads as `None`. `&&`/`||` evaluate both sides; a comparison chain
 stops at the first false link.
 
@@ -19,9 +19,24 @@ from collections.abc import Callable, Mapping
 
 from soccerbt.blackboard.core import Blackboard, _default_converter, btcpp_type_name
 from soccerbt.blackboard.script_fast import _fast_chain, _fast_condition
-from soccerbt.blackboard.script_syntax import (_INT64_MAX, _INT64_MIN, _TWO_53, ScriptSyntaxError, _Assign, _Binary,
-                                               _Compare, _If, _Lit, _Name, _Node, _Parser, _SyntaxFail, _tokenize,
-                                               _Unary, parse_literal)
+from soccerbt.blackboard.script_syntax import (
+    _INT64_MAX,
+    _INT64_MIN,
+    _TWO_53,
+    ScriptSyntaxError,
+    _Assign,
+    _Binary,
+    _Compare,
+    _If,
+    _Lit,
+    _Name,
+    _Node,
+    _Parser,
+    _SyntaxFail,
+    _tokenize,
+    _Unary,
+    parse_literal,
+)
 
 __all__ = [
     "CompiledScript",
@@ -574,7 +589,7 @@ def _c_compare(ops: list[str], fns: list[Fn], enums: Mapping[str, int] | None) -
 
     def chain(bb: Blackboard) -> object:
         lv = first(bb)
-        for (op, num_test, str_test), fn in zip(links, rest):
+        for (op, num_test, str_test), fn in zip(links, rest, strict=False):
             rv = fn(bb)
             if not _compare_pair(lv, rv, op, num_test, str_test, enums):
                 return 0.0  # BT.CPP returns at the first false link

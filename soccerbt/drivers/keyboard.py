@@ -29,8 +29,15 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from soccerbt.drivers.gamepad import (ChordAction, EmergencyStop, ManualCommand, ManualInput, PadEvent,
-                                      VelocityLimits, apply_input)
+from soccerbt.drivers.gamepad import (
+    ChordAction,
+    EmergencyStop,
+    ManualCommand,
+    ManualInput,
+    PadEvent,
+    VelocityLimits,
+    apply_input,
+)
 
 __all__ = ["KeyBindings", "KeyboardPad", "field_to_robot_velocity"]
 

@@ -15,9 +15,22 @@ from collections.abc import Hashable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from soccerbt.drivers.gamepad import (CONTROLLER, JOYSTICK, EmergencyStop, JoystickMapping, ManualCommand, ManualInput,
-                                      PadAdapter, PadEvent, VelocityLimits, _types, apply_input, merge_inputs,
-                                      pad_event_types, robot_key)
+from soccerbt.drivers.gamepad import (
+    CONTROLLER,
+    JOYSTICK,
+    EmergencyStop,
+    JoystickMapping,
+    ManualCommand,
+    ManualInput,
+    PadAdapter,
+    PadEvent,
+    VelocityLimits,
+    _types,
+    apply_input,
+    merge_inputs,
+    pad_event_types,
+    robot_key,
+)
 
 __all__ = ["OpenedDevice", "DeviceBackend", "SdlBackend", "PadInfo", "PadManager"]
 

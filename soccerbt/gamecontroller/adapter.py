@@ -23,8 +23,13 @@ import math
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
-from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, GamePhase, HslControlData, SetPlay,
-                                                  penalty_meaning)
+from soccerbt.gamecontroller.hsl_protocol import (
+    HSL_MAX_NUM_PLAYERS,
+    GamePhase,
+    HslControlData,
+    SetPlay,
+    penalty_meaning,
+)
 from soccerbt.gamecontroller.protocol import FREE_KICK_STATES, GameControlData, Penalty, SecondaryState
 
 GAME_STATE_NAMES = ("INITIAL", "READY", "SET", "PLAY", "END")

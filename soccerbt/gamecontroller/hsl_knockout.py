@@ -40,8 +40,17 @@ from soccerbt.gamecontroller.hsl_referee import _NONE_V19, _NONE_V20, _SUB_V19, 
 from soccerbt.gamecontroller.protocol import GameState
 from soccerbt.gamecontroller.referee import _EPS, RefereeWorld
 from soccerbt.world.field import Field
-from soccerbt.world.types import (BallKicked, BallOut, BallTouched, GoalScored, Pose2D, RobotId, Team, WorldEvent,
-                                  from_team_frame)
+from soccerbt.world.types import (
+    BallKicked,
+    BallOut,
+    BallTouched,
+    GoalScored,
+    Pose2D,
+    RobotId,
+    Team,
+    WorldEvent,
+    from_team_frame,
+)
 
 __all__ = ["KnockoutReferee", "SHOOT_OUT", "EXTRA_TIME", "REGULAR", "shoot_out_pose"]
 

@@ -19,8 +19,7 @@ import math
 import struct
 from dataclasses import dataclass, field, fields
 
-from soccerbt.gamecontroller.wire import (HEADER, HSL_RETURN_VERSION, HslReturnData, PacketError, TeamColor,
-                                          TeamLookup)
+from soccerbt.gamecontroller.wire import HEADER, HSL_RETURN_VERSION, HslReturnData, PacketError, TeamColor, TeamLookup
 
 __all__ = [
     "HSL_V19", "HSL_V20", "HSL_VERSIONS", "HSL_PACKET_SIZES", "HSL_MAX_NUM_PLAYERS", "KICKING_TEAM_NONE",

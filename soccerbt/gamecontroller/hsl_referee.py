@@ -63,13 +63,34 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
-from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, HSL_V19, HSL_V20, KICKING_TEAM_NONE,
-                                                  CompetitionType, GamePhase, HslControlData, HslRobotInfoV19,
-                                                  HslRobotInfoV20, HslTeamInfo, PenaltyV19, PenaltyV20, SetPlay)
+from soccerbt.gamecontroller.hsl_protocol import (
+    HSL_MAX_NUM_PLAYERS,
+    HSL_V19,
+    HSL_V20,
+    KICKING_TEAM_NONE,
+    CompetitionType,
+    GamePhase,
+    HslControlData,
+    HslRobotInfoV19,
+    HslRobotInfoV20,
+    HslTeamInfo,
+    PenaltyV19,
+    PenaltyV20,
+    SetPlay,
+)
 from soccerbt.gamecontroller.protocol import GameState, Penalty, SecondaryState, SubState
 from soccerbt.gamecontroller.referee import _EPS, _FREE_KICK_NAMES, Referee, RefereeConfig, RefereeWorld, _PenaltyState
-from soccerbt.world.types import (BallKicked, BallOut, BallTouched, GoalScored, Pose2D, RobotId, Team, WorldEvent,
-                                  to_team_frame)
+from soccerbt.world.types import (
+    BallKicked,
+    BallOut,
+    BallTouched,
+    GoalScored,
+    Pose2D,
+    RobotId,
+    Team,
+    WorldEvent,
+    to_team_frame,
+)
 
 __all__ = ["HSL_PENALTY_DURATIONS", "HslReferee", "HslRefereeConfig"]
 

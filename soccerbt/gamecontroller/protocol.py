@@ -21,9 +21,18 @@ from dataclasses import dataclass, field, fields
 
 from soccerbt.gamecontroller import hsl_protocol as _hsl
 from soccerbt.gamecontroller.hsl_protocol import HslControlData
-# shared with hsl_protocol, and importable from here as before
-from soccerbt.gamecontroller.wire import (HEADER, HSL_RETURN_SIZE, HSL_RETURN_VERSION, RETURN_HEADER, HslReturnData,
-                                          PacketError, TeamColor, TeamLookup)
+
+# shared with hsl_protocol, and importable from here as before (TeamColor re-exported)
+from soccerbt.gamecontroller.wire import (
+    HEADER,
+    HSL_RETURN_SIZE,
+    HSL_RETURN_VERSION,
+    RETURN_HEADER,
+    HslReturnData,
+    PacketError,
+    TeamLookup,
+)
+from soccerbt.gamecontroller.wire import TeamColor as TeamColor
 
 # --- constants ------------------------------------------------------------------------------
 
@@ -360,7 +369,7 @@ def _check_status(player: int, fallen: int, values: tuple[float, ...]) -> None:
         raise PacketError(f"status message: player = {player!r} out of range 1..20", "value")
     if fallen not in (0, 1):
         raise PacketError(f"status message: fallen = {fallen!r} (must be 0 or 1)", "value")
-    for name, value in zip(_STATUS_FLOATS, values):
+    for name, value in zip(_STATUS_FLOATS, values, strict=False):
         if value != value:
             raise PacketError(f"status message: {name} is NaN", "value")
 

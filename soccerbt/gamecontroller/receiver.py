@@ -17,10 +17,18 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, HSL_V19, HSL_V20, HslControlData,
-                                                  status_message)
-from soccerbt.gamecontroller.protocol import (DATA_PORT, RETURN_PORT, GameControlData, HslReturnData,
-                                              PacketError, ReturnData, ReturnMessage, decode, encode_return)
+from soccerbt.gamecontroller.hsl_protocol import HSL_MAX_NUM_PLAYERS, HSL_V19, HSL_V20, HslControlData, status_message
+from soccerbt.gamecontroller.protocol import (
+    DATA_PORT,
+    RETURN_PORT,
+    GameControlData,
+    HslReturnData,
+    PacketError,
+    ReturnData,
+    ReturnMessage,
+    decode,
+    encode_return,
+)
 
 log = logging.getLogger(__name__)
 

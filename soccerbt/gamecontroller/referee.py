@@ -21,12 +21,33 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from soccerbt.gamecontroller.protocol import (DATA_PORT, DROPBALL, MAX_NUM_PLAYERS, GameControlData,
-                                              GameState, Penalty, RobotInfo, SecondaryState, SubState,
-                                              TeamInfo, encode)
+from soccerbt.gamecontroller.protocol import (
+    DATA_PORT,
+    DROPBALL,
+    MAX_NUM_PLAYERS,
+    GameControlData,
+    GameState,
+    Penalty,
+    RobotInfo,
+    SecondaryState,
+    SubState,
+    TeamInfo,
+    encode,
+)
 from soccerbt.world.field import Field
-from soccerbt.world.types import (BallKicked, BallOut, BallTouched, GoalScored, Pose2D, RobotFell, RobotId,
-                                  Team, WorldEvent, from_team_frame, to_team_frame)
+from soccerbt.world.types import (
+    BallKicked,
+    BallOut,
+    BallTouched,
+    GoalScored,
+    Pose2D,
+    RobotFell,
+    RobotId,
+    Team,
+    WorldEvent,
+    from_team_frame,
+    to_team_frame,
+)
 
 log = logging.getLogger(__name__)
 

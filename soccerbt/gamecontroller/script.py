@@ -43,11 +43,30 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, HSL_VERSIONS, GamePhase, HslControlData,
-                                                  HslRobotInfoV19, HslRobotInfoV20, HslTeamInfo, SetPlay,
-                                                  penalty_enum)
-from soccerbt.gamecontroller.protocol import (DROPBALL, HL_VERSION, MAX_NUM_PLAYERS, GameControlData, GameState,
-                                              Penalty, RobotInfo, SecondaryState, SubState, TeamColor, TeamInfo)
+from soccerbt.gamecontroller.hsl_protocol import (
+    HSL_MAX_NUM_PLAYERS,
+    HSL_VERSIONS,
+    GamePhase,
+    HslControlData,
+    HslRobotInfoV19,
+    HslRobotInfoV20,
+    HslTeamInfo,
+    SetPlay,
+    penalty_enum,
+)
+from soccerbt.gamecontroller.protocol import (
+    DROPBALL,
+    HL_VERSION,
+    MAX_NUM_PLAYERS,
+    GameControlData,
+    GameState,
+    Penalty,
+    RobotInfo,
+    SecondaryState,
+    SubState,
+    TeamColor,
+    TeamInfo,
+)
 
 
 class ScriptError(ValueError):
@@ -171,9 +190,18 @@ def parse_script(text: str, teams: tuple[int, int], source: str = "<script>",
     for toks in _tokenize(text):
         head, args = toks[0], toks[1:]
         kw = head.text.upper()
-        arity = {"FREEKICK": (4, 4), "SETPLAY": (4, 4), "TIMEOUT": (2, 2), "PENALTY": (3, 4), "UNPENALIZE": (2, 2), "GOAL": (1, 1),
-                 "KICKOFF": (1, 1), "PHASE": (1, 1), "CLOCK": (1, 1), "HALFTIME": (0, 0)}.get(
-            kw, (1, 1) if kw in _STATES else None)
+        arity = {
+            "FREEKICK": (4, 4),
+            "SETPLAY": (4, 4),
+            "TIMEOUT": (2, 2),
+            "PENALTY": (3, 4),
+            "UNPENALIZE": (2, 2),
+            "GOAL": (1, 1),
+            "KICKOFF": (1, 1),
+            "PHASE": (1, 1),
+            "CLOCK": (1, 1),
+            "HALFTIME": (0, 0),
+        }.get(kw, (1, 1) if kw in _STATES else None)
         if arity is None:
             raise error(head, f"unknown statement {head.text!r} (expected one of {', '.join(_KEYWORDS)})")
         lo, hi = arity

@@ -640,13 +640,23 @@ def _row_is_plain(row: Any, k: int) -> bool:
         return False
     g = row.get
     parent, ports, conditions, line = g("parent"), g("ports"), g("conditions"), g("line")
-    return (type(g("uid")) is int and g("uid") == k + 1 and type(parent) is int and 0 <= parent <= k
-            and type(g("name")) is str and type(g("id")) is str and type(g("path")) is str
-            and type(g("kind")) is str and g("kind") in _KINDS and type(g("tree_id", "")) in _STR_OR_NONE and type(g("subtree", "")) in _STR_OR_NONE
-            and (line is None or type(line) is int)
-            and (ports is None or (type(ports) is dict and set(map(type, ports.values())) <= _STR_TYPE))
-            and (conditions is None or (type(conditions) is dict and set(map(type, conditions.values())) <= _STR_TYPE))
-            and len(ports or ()) + len(conditions or ()) <= MAX_ATTRIBUTES)
+    return (
+        type(g("uid")) is int
+        and g("uid") == k + 1
+        and type(parent) is int
+        and 0 <= parent <= k
+        and type(g("name")) is str
+        and type(g("id")) is str
+        and type(g("path")) is str
+        and type(g("kind")) is str
+        and g("kind") in _KINDS
+        and type(g("tree_id", "")) in _STR_OR_NONE
+        and type(g("subtree", "")) in _STR_OR_NONE
+        and (line is None or type(line) is int)
+        and (ports is None or (type(ports) is dict and set(map(type, ports.values())) <= _STR_TYPE))
+        and (conditions is None or (type(conditions) is dict and set(map(type, conditions.values())) <= _STR_TYPE))
+        and len(ports or ()) + len(conditions or ()) <= MAX_ATTRIBUTES
+    )
 
 
 def check_tree(obj: Any, max_nodes: int | None = None) -> dict[str, Any]:

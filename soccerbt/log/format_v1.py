@@ -22,8 +22,16 @@ import struct
 from array import array
 from typing import Any
 
-from soccerbt.log.format import (MAX_STATUS, ROOT_EXCEPTION, TickRecord, TruthRecord, json_value_of_text,
-                                 nice_value, reason_text, writer_of_code)
+from soccerbt.log.format import (
+    MAX_STATUS,
+    ROOT_EXCEPTION,
+    TickRecord,
+    TruthRecord,
+    json_value_of_text,
+    nice_value,
+    reason_text,
+    writer_of_code,
+)
 
 __all__ = ["STEP_TOPIC", "keys_topic", "split_parts", "decode_tick", "encode_tick", "decode_changes",
            "changed_indexes", "decode_truth", "table_of", "FLAG_REASONS", "KIND_FLOAT", "KIND_FLOATS", "KIND_POSE",
@@ -96,7 +104,7 @@ def _decode_reasons(data: bytes, o: int) -> tuple[dict[int, str], int]:
         raise ValueError("a reason is not UTF-8 text") from None
     if len(texts) != n:
         raise ValueError(f"{n} reasons announced, {len(texts)} texts")
-    return dict(zip(uids, texts)), o + size
+    return dict(zip(uids, texts, strict=False)), o + size
 
 
 # --- blackboard changes -------------------------------------------------------------------------
@@ -232,7 +240,7 @@ def decode_tick(data: bytes, keys: list[str] | None = None) -> TickRecord:
     if flags & FLAG_REASONS:
         reasons, o = _decode_reasons(data, o)
     changes = bytes(data[o:])
-    transitions = list(zip(uids, codes[:n], codes[n:]))
+    transitions = list(zip(uids, codes[:n], codes[n:], strict=False))
     bb = decode_changes(changes, keys) if keys is not None else {}
     return TickRecord(tick, root, command, transitions, list(skipped), list(ticked_uids), bb, reasons, changes)
 

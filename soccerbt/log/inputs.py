@@ -329,7 +329,9 @@ class _PadTap:
         before = [blackboard.get(k) for k in PAD_KEYS]
         command = self._pad.update(now_s, blackboard)
         writes = [[k, blackboard.get(k)] for k in _PAD_FLAGS]  # written at every update
-        writes += [[k, blackboard.get(k)] for k, old in zip(PAD_KEYS[3:], before[3:]) if blackboard.get(k) != old]
+        writes += [
+            [k, blackboard.get(k)] for k, old in zip(PAD_KEYS[3:], before[3:], strict=False) if blackboard.get(k) != old
+        ]
         cmd = None if command is None else [command.vx_mps, command.vy_mps, command.vtheta_radps]
         seen = exact_json({"command": cmd, "writes": writes})
         for sink in self.sinks:

@@ -326,7 +326,7 @@ def entry_lines(entries: list[LogEntry]) -> list[str]:
         name = e.path.name + ("" if e.complete else " (cut short or still written)")
         rows.append((e.started, e.robot, e.tree or "-", _duration_text(e.duration_s), score, name))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:5], widths, strict=False)) + "  " + r[5] for r in rows]
     return lines + broken
 
 

@@ -694,7 +694,10 @@ class McapLog:
         if tables is None:
             tables = {robot: self.key_table(robot, truth.step) for robot in robots or self.robots}
         if robots is None:
-            ticks = {robot: v1.decode_tick(part, tables.get(robot)) for robot, part in zip(self.robots, parts[1:])}
+            ticks = {
+                robot: v1.decode_tick(part, tables.get(robot))
+                for robot, part in zip(self.robots, parts[1:], strict=False)
+            }
         else:
             ticks = {robot: v1.decode_tick(parts[1 + self.robots.index(robot)], tables.get(robot)) for robot in robots}
         return StepView(truth.step, truth, ticks)
@@ -721,8 +724,11 @@ class McapLog:
         """Every brain's inputs of one ``/match/inputs`` message, by robot (a robot that had not
         stepped is absent); ValueError for one of the wrong shape."""
         if self.format_version == 1:
-            return {robot: rec for robot, rec in zip(self.robots, decode_inputs_v1(data, len(self.robots)))
-                    if rec is not None}
+            return {
+                robot: rec
+                for robot, rec in zip(self.robots, decode_inputs_v1(data, len(self.robots)), strict=False)
+                if rec is not None
+            }
         return decode_inputs(data)
 
     def _gap(self, first: int, last: int, on_gap: Callable[[Gap], None] | None, why: str | None = None) -> Gap:
@@ -927,7 +933,7 @@ class McapLog:
         if self.node_data and len(kf["statuses"]) != len(uids):
             raise ReplayError(self.path, None, f"{robot}'s keyframe after step {kf['after_step']} holds "
                                                f"{len(kf['statuses'])} statuses for a tree of {len(uids)} nodes")
-        state = RobotState(robot, kf["after_step"], tree, dict(zip(uids, kf["statuses"])),
+        state = RobotState(robot, kf["after_step"], tree, dict(zip(uids, kf["statuses"], strict=False)),
                            blackboard={k: list(v) for k, v in kf["blackboard"].items()})
         state.keyframe_tick = kf.get("tick", 0)
         state.reasons = {row[0]: (row[1], row[2]) for row in kf.get("reasons", ())}

@@ -242,7 +242,8 @@ def _label_text(pose: str, text: str, size_m: float = 0.4) -> str:
 
 def _sphere_text(x_m: float, y_m: float, diameter_m: float, color: str) -> str:
     d = _const(diameter_m)
-    return f'{{"pose":{_pose_text(x_m, y_m, diameter_m / 2, turn=_UNTURNED)},"size":{{"x":{d},"y":{d},"z":{d}}},"color":{color}}}'
+    pose = _pose_text(x_m, y_m, diameter_m / 2, turn=_UNTURNED)
+    return f'{{"pose":{pose},"size":{{"x":{d},"y":{d},"z":{d}}},"color":{color}}}'
 
 
 def _moving_text(match: Any, stamp_text: str) -> str:
@@ -307,7 +308,11 @@ def _moving_text_of(robots: list[SceneRobot], ball_x_m: float, ball_y_m: float, 
                                 texts=f"[{_label_text(_pose_text(x_m, y_m, height + 0.3, turn=_UNTURNED), name)}]"))
         out.append(estimate_text or _entity_text(stamp_text, f"{name}/estimate"))
         out.append(ball_text or _entity_text(stamp_text, f"{name}/ball_belief"))
-    out.append(_entity_text(stamp_text, "ball", spheres=f"[{_sphere_text(ball_x_m, ball_y_m, ball_diameter, _color_text(_BALL_RGB))}]"))
+    out.append(
+        _entity_text(
+            stamp_text, "ball", spheres=f"[{_sphere_text(ball_x_m, ball_y_m, ball_diameter, _color_text(_BALL_RGB))}]"
+        )
+    )
     return ",".join(out)
 
 

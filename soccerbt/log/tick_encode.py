@@ -145,8 +145,10 @@ def py_encode_tick(robot: str, step: int, tick: int, root: int, command: Any, tr
         cmd.kick_strength = kick.strength
     msg = proto.Tick(robot=robot, step=step, tick=tick, root=root, command=cmd, skipped=skipped)
     if transitions:
-        msg.transitions.extend(proto.Transition(uid=u, previous=p, status=n)
-                               for u, p, n in zip(transitions[0::3], transitions[1::3], transitions[2::3]))
+        msg.transitions.extend(
+            proto.Transition(uid=u, previous=p, status=n)
+            for u, p, n in zip(transitions[0::3], transitions[1::3], transitions[2::3], strict=False)
+        )
     if ticked:
         msg.ticked.extend(map(_UID, ticked))
     if reasons:

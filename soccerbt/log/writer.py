@@ -49,10 +49,9 @@ from soccerbt.log.software import software
 from soccerbt.log.tick_encode import NO_TICK as _NO_TICK
 from soccerbt.log.tick_encode import UNSET as _UNSET
 from soccerbt.log.tick_encode import bb_changes as _bb_changes
-from soccerbt.log.tick_encode import changes_bytes, json_value, keyframe_value, removed_change
+from soccerbt.log.tick_encode import changes_bytes, json_value, keyframe_value, removed_change, step_message
 from soccerbt.log.tick_encode import encode_tick as _encode_tick
 from soccerbt.log.tick_encode import encode_truth as _encode_truth
-from soccerbt.log.tick_encode import step_message
 from soccerbt.log.tree_watch import TreeWatch
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.trees.structure import describe_tree
@@ -473,7 +472,7 @@ class McapRecorder:
         fallen_now = list(map(_FALLEN, bodies))
         if fallen_now != self._fallen_before:
             for (rid, _agent, track), was, now in zip(order, self._fallen_before or [False] * len(fallen_now),
-                                                      fallen_now):
+                                                      fallen_now, strict=False):
                 if now and not was:
                     self._pending_events.append({"kind": "fall", "detail": track.name, "t": round(world.t_s, 3),
                                                  "team": rid.team.name.lower(), "robot": track.name,
@@ -526,7 +525,7 @@ class McapRecorder:
         track.layout = bb.layout_version
         storage = bb._storage
         if len(storage) == len(track.keys) and all(k in storage for k in track.keys):
-            if all(storage[k] is e for k, e in zip(track.keys, track.entries)):
+            if all(storage[k] is e for k, e in zip(track.keys, track.entries, strict=False)):
                 return False
         items = sorted(storage.items())
         track.keys = [k for k, _e in items]
@@ -544,7 +543,7 @@ class McapRecorder:
         """Every root entry {key: [value, writer]} (keyframes), in key-table order."""
         self._table(track, agent)
         out: dict[str, list[Any]] = {}
-        for i, (key, entry) in enumerate(zip(track.keys, track.entries)):
+        for i, (key, entry) in enumerate(zip(track.keys, track.entries, strict=False)):
             writer = entry.writer if entry.writer_seq == entry.sequence_id else _SCHEMA_WRITER.get(key, "adapter")
             out[key] = [keyframe_value(entry.value), writer]
             track.seqs[i] = entry.sequence_id

@@ -20,8 +20,8 @@ Either way a change goes to `env.status_observer(node, previous, status)`, and `
 undoes it. A recorder that only needs the changes in order sets
 `env.status_log` to a list instead: each change is appended to it as three integers (uid,
 previous status code, new status code: BT.CPP's IDLE 0, RUNNING 1, SUCCESS 2, FAILURE 3), with
-no further call, so a recorder turns a tick's changes into bytes with one C call. Skipped nodes are reported separately, through
-`env.skip_sink` (a list of uids the engine appends to when it is not None).
+no further call, so a recorder turns a tick's changes into bytes with one C call. Skipped nodes are reported separately,
+through `env.skip_sink` (a list of uids the engine appends to when it is not None).
 
 Knows nothing of soccer.
 """

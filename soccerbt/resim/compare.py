@@ -86,9 +86,12 @@ def _statuses(log: Side, new: Side, same_tree: bool) -> str | None:
         ends_a, ends_b = _ends(a, log), _ends(b, new)
     else:
         pa, pb = log.path, new.path
-        if (a.root == b.root and [(pa(u), p, n) for u, p, n in a.transitions] == [(pb(u), p, n) for u, p, n in b.transitions]
-                and [pa(u) for u in a.skipped] == [pb(u) for u in b.skipped]
-                and [pa(u) for u in a.ticked] == [pb(u) for u in b.ticked]):
+        if (
+            a.root == b.root
+            and [(pa(u), p, n) for u, p, n in a.transitions] == [(pb(u), p, n) for u, p, n in b.transitions]
+            and [pa(u) for u in a.skipped] == [pb(u) for u in b.skipped]
+            and [pa(u) for u in a.ticked] == [pb(u) for u in b.ticked]
+        ):
             return None
         ends_a, ends_b = _ends(a, log), _ends(b, new)
     parts = []
@@ -138,7 +141,7 @@ def _commands(log: Side, new: Side, same_tree: bool) -> str | None:
     a, b = log.tick, new.tick
     if a is None or b is None or lf.same_command(a.command, b.command):
         return None
-    return ", ".join(f"{n} {x:.4g} / {y:.4g}" for n, x, y in zip(_COMMAND_NAMES, a.command, b.command)
+    return ", ".join(f"{n} {x:.4g} / {y:.4g}" for n, x, y in zip(_COMMAND_NAMES, a.command, b.command, strict=False)
                      if not lf.same_value(x, y)) + " (log / re-run)"
 
 
@@ -215,12 +218,16 @@ class Comparison:
         t0, t1 = (self.first_step or 0) * dt_s, (self.last_step or 0) * dt_s
         span = f"t={t0:.2f}-{t1:.2f}s ({self.compared} ticks)"
         if self.first is None:
-            return [f"{robot}: the re-run's statuses, decisions, reasons and commands are the log's at every tick of {span}"]
+            return [
+                f"{robot}: the re-run's statuses, decisions, reasons and commands are the log's at every tick of {span}"
+            ]
         step, t_s, tick, lines = self.first
         out = [f"{robot}: first difference at t={t_s:.2f}s (step {step}, tick {tick}), log / re-run:", *lines]
         names = [name for name, _a in ASPECTS] + self.extra
-        counts = ", ".join(f"{name} {self.counts.get(name, 0)} ({100.0 * self.counts.get(name, 0) / self.compared:.1f}%)"
-                           for name in names)
+        counts = ", ".join(
+            f"{name} {self.counts.get(name, 0)} ({100.0 * self.counts.get(name, 0) / self.compared:.1f}%)"
+            for name in names
+        )
         out.append(f"{robot}: ticks that differ over {span}: {counts}")
         return out
 
@@ -238,7 +245,7 @@ def step_differences(robots: list[str], va: StepView, vb: StepView, labels: tupl
     out: list[str] = []
     if va.truth != vb.truth:
         out.append(f"  truth ball (x, y, vx, vy): {a} {_fmt(va.truth.ball)} / {b} {_fmt(vb.truth.ball)}")
-        for robot, ra, rb in zip(robots, va.truth.robots, vb.truth.robots):
+        for robot, ra, rb in zip(robots, va.truth.robots, vb.truth.robots, strict=False):
             if ra != rb:
                 out.append(f"  truth {robot} (x, y, theta): {a} {_fmt(ra[:3])} / {b} {_fmt(rb[:3])}")
     for robot in robots:
@@ -274,6 +281,6 @@ def _trans(rec: lf.TickRecord) -> str:
 def tree_notes(robot: str, ta: dict[str, Any], tb: dict[str, Any]) -> list[str]:
     if ta["nodes"] == tb["nodes"]:
         return []
-    changed = [f"#{x['uid']} {x['name']}" for x, y in zip(ta["nodes"], tb["nodes"]) if x != y]
+    changed = [f"#{x['uid']} {x['name']}" for x, y in zip(ta["nodes"], tb["nodes"], strict=False) if x != y]
     return [f"note: {robot}'s trees differ ({', '.join(changed[:5]) or 'node count'})"]
 

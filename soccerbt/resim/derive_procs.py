@@ -120,7 +120,7 @@ def _child(path: Path, brains: list[Any], earlier: list[Path], robots: list[str]
         for segment in earlier:
             feed_segment(segment, robots, brains)
         taps = [_Collect() for _ in brains]
-        for b, tap in zip(brains, taps):
+        for b, tap in zip(brains, taps, strict=False):
             b.start(tap)
         conn.send(("start", [tap.take() for tap in taps]))
         batch: list[tuple[int, list[Any]]] = []
@@ -135,7 +135,15 @@ def _child(path: Path, brains: list[Any], earlier: list[Path], robots: list[str]
                 conn.send(("bad", str(exc)))
                 return
             scene = step % lf.SCENE_PERIOD_STEPS == 0
-            batch.append((step, [(tap.take(), _beliefs_of(b.agent) if scene else None) for b, tap in zip(brains, taps)]))
+            batch.append(
+                (
+                    step,
+                    [
+                        (tap.take(), _beliefs_of(b.agent) if scene else None)
+                        for b, tap in zip(brains, taps, strict=False)
+                    ],
+                )
+            )
             if len(batch) >= BATCH_STEPS:
                 conn.send(("steps", batch))
                 batch = []

@@ -5,8 +5,8 @@ the driver's limits, a pad and an emergency stop when there were), with the give
 recorded one when none is given: it must be unchanged, checked by its SHA-256 as ``--verify``
 does), is fed R's recorded inputs step by step (``/match/inputs``: brain time, observations,
 GameController packets, team messages, the pad, the stop) and recorded by the match recorder
-into no file (logs of format 1 and 2 alike); its ticks are compared with the log's (``rerun_compare``) over ``--from``..``--to``
-(the brain always runs from the log's first step, so that its state at ``--from`` is the one it
+into no file (logs of format 1 and 2 alike); its ticks are compared with the log's (``rerun_compare``) over
+``--from``..``--to`` (the brain always runs from the log's first step, so that its state at ``--from`` is the one it
 reached by then). The re-run is open loop: the world does not react to its commands, the
 observations are those of the recorded run.
 
@@ -158,7 +158,8 @@ def _brain_spec(log: McapLog, robot: str, tree: Path) -> tuple[Any, dict[str, An
     limits = None
     if limits_raw is not None:
         if not isinstance(limits_raw, dict) or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in limits_raw.values()):
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in limits_raw.values()
+        ):
             raise refuse("limits", "are not finite numbers")
         try:
             limits = RobotLimits(**limits_raw)
@@ -341,7 +342,9 @@ class _LogStep:
             if topic == lf.STEP_TOPIC:
                 step_data = data
                 if self.log.format_version == 1:
-                    self.view = self.log.decode_step(data, dict(self.tables.tables), None if self.all_robots else [self.robot])
+                    self.view = self.log.decode_step(
+                        data, dict(self.tables.tables), None if self.all_robots else [self.robot]
+                    )
             elif topic == lf.INPUTS_TOPIC:
                 inputs = data
             else:

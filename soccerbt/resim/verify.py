@@ -139,8 +139,8 @@ def verify_log(log: McapLog) -> tuple[bool, list[str]]:
     stopping at the first step that differs. (reproduces, messages)."""
     import os
 
-    from soccerbt.match import Match, MatchConfig
     from soccerbt.log.writer import McapRecorder
+    from soccerbt.match import Match, MatchConfig
 
     log.require_node_data()
     config = verify_config(log)

@@ -78,7 +78,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=positive_float, default=None, help="stop after this much brain time")
     parser.add_argument("--field", type=field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
                         help="the field (default M)")
-    parser.add_argument("--team-size", type=team_size_value, default=None, help="robots per team (default: the field's)")
+    parser.add_argument(
+        "--team-size", type=team_size_value, default=None, help="robots per team (default: the field's)"
+    )
     parser.add_argument("--half", type=positive_float, default=600.0,
                         help="half length in seconds, for the team-message period that fits the budget (600)")
     parser.add_argument("--team-number", type=_team_number, default=None,
@@ -87,7 +89,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="seconds between team messages (default: what fits the HSL budget)")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of the localizer (default 0)")
     parser.add_argument("--gc-port", type=port_number, default=3838, help="GameController packets (default 3838)")
-    parser.add_argument("--gc-return-port", type=port_number, default=3939, help="return/status messages (default 3939)")
+    parser.add_argument(
+        "--gc-return-port", type=port_number, default=3939, help="return/status messages (default 3939)"
+    )
     parser.add_argument("--team-address", default="255.255.255.255",
                         help="where team messages are broadcast (default 255.255.255.255)")
     parser.add_argument("--team-port", type=port_number, default=None, help="team message port (default 10000 + team)")
@@ -197,9 +201,9 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     """Transport, driver, clock, team link, GameController receiver, agent and runner."""
     from soccerbt.agent import team_message_period_s
     from soccerbt.brain_setup import BrainSpec, build_agent, default_tree_path
+    from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.drivers.booster.driver import BoosterDriver
     from soccerbt.drivers.booster.remote import RemotePad
-    from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.drivers.gamepad import EmergencyStop
     from soccerbt.gamecontroller.receiver import GameControllerReceiver
     from soccerbt.robot.clock import SimClock, WallClock
@@ -274,8 +278,8 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
         brain.live = live
         # the flight recorder's files rotate: the stream gets a recorder of its own
         if not args.record:
-            from soccerbt.robot.recording import BrainRecorder
             from soccerbt.live.server import LiveWriter
+            from soccerbt.robot.recording import BrainRecorder
 
             brain.live_recorder = BrainRecorder("live.mcap", runner, spec, out=LiveWriter(live))
             runner.observers.append(brain.live_recorder.on_step)

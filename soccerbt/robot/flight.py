@@ -11,7 +11,8 @@ folder's flight logs (only files named like ours) are deleted until the folder h
 
 Chunks are small (``CHUNK_BYTES``), the file is flushed every second and synced to the disk every
 ``sync_period_s`` of brain time: after a kill or a power cut a log opens up to its last whole
-chunk (the reader skips a torn end), losing a few seconds at most. On exit the file is finished cleanly (summary and index).
+chunk (the reader skips a torn end), losing a few seconds at most. On exit the file is finished cleanly (summary and
+index).
 """
 from __future__ import annotations
 

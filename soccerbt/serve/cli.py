@@ -52,8 +52,8 @@ def _speed(text: str) -> float:
 def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> None:
     """Arguments of ``soccerbt sim``; `viewer` (``view(match, speed)``, given from above, where the
     viewer lives) adds ``--view``."""
-    from soccerbt.robot.cli import add_transport_arguments
     from soccerbt.cli.match_options import add_match_arguments
+    from soccerbt.robot.cli import add_transport_arguments
 
     parser.add_argument("--serve", choices=SERVES, required=True, help="the robot interfaces to serve (booster)")
     add_match_arguments(parser)
@@ -90,13 +90,12 @@ def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> 
 
 def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
     err = sys.stderr
+    from soccerbt.cli.match_options import config_from_args
+    from soccerbt.cli.outputs import check_outputs, write_atomically
+    from soccerbt.cli.summary import print_summary, result_json
     from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.drivers.gamepad import parse_robot_key
     from soccerbt.serve.served import ServedMatch
-    from soccerbt.cli.match_options import config_from_args
-    from soccerbt.cli.summary import print_summary, result_json
-
-    from soccerbt.cli.outputs import check_outputs, write_atomically
 
     problem = check_outputs(args, ("brain_reports",))
     if problem is not None:
@@ -134,7 +133,8 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
     served.measure_latency = args.measure_latency
     live = live_recorder = None
     if args.live is not None:  # the served match's field, GameController and events (its brains run elsewhere)
-        from soccerbt.live.server import LiveUnavailable, live_recorder as make_live_recorder, open_live
+        from soccerbt.live.server import LiveUnavailable, open_live
+        from soccerbt.live.server import live_recorder as make_live_recorder
 
         try:
             live = open_live(args.live, err, name="soccerbt sim")
@@ -181,7 +181,9 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
     wall_s = time.monotonic() - wall_start
     if args.brain_reports:
         try:
-            write_atomically(Path(args.brain_reports), json.dumps({str(r): rep for r, rep in reports.items()}, indent=1))
+            write_atomically(
+                Path(args.brain_reports), json.dumps({str(r): rep for r, rep in reports.items()}, indent=1)
+            )
         except OSError as exc:
             print(f"soccerbt sim: {args.brain_reports}: brain reports not written ({exc})", file=err)
     result = served.result()
@@ -193,15 +195,17 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
             robot["brain"] = {"connected": connected_once.get(robot["robot"], False),
                               "steps": report.get("steps", 0), "deadline_misses": report.get("deadline_misses", 0),
                               "step_ms": report.get("step_ms", {"p50": None, "p99": None, "max": None})}
-        summary["served"] = {"gc_packets": served.gc_packets_sent, "gc_returns": served.gc_returns,
-                             "team_messages": {t.name.lower(): n for t, n in served.team_messages.items()},
-                             "requests": {str(rid): ep.counters.requests for rid, ep in served.endpoints.items()},
-                             "bad_requests": sum(ep.counters.bad_requests + ep.counters.unknown_api
-                                                 for ep in served.endpoints.values()),
-                             "undecodable_requests": sum(ep.counters.dropped for ep in served.endpoints.values()),
-                             # simulated seconds per wall second while stepping (1.0 at --speed 1 when
-                             # the machine kept up; less when the match had to slip)
-                             "real_time_factor": round(served.simulated_s / served.wall_s, 4) if served.wall_s else None}
+        summary["served"] = {
+            "gc_packets": served.gc_packets_sent,
+            "gc_returns": served.gc_returns,
+            "team_messages": {t.name.lower(): n for t, n in served.team_messages.items()},
+            "requests": {str(rid): ep.counters.requests for rid, ep in served.endpoints.items()},
+            "bad_requests": sum(ep.counters.bad_requests + ep.counters.unknown_api for ep in served.endpoints.values()),
+            "undecodable_requests": sum(ep.counters.dropped for ep in served.endpoints.values()),
+            # simulated seconds per wall second while stepping (1.0 at --speed 1 when
+            # the machine kept up; less when the match had to slip)
+            "real_time_factor": round(served.simulated_s / served.wall_s, 4) if served.wall_s else None,
+        }
         if args.measure_latency:
             from soccerbt.robot.runner import percentile
 

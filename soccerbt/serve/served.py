@@ -147,7 +147,9 @@ class ServedMatch:
             except OSError as exc:
                 self.gc_send_errors += 1
                 if self.gc_send_errors == 1:
-                    _log.warning("GameController packets: cannot send to %s:%d (%s)", self.gc_address, self.gc_port, exc)
+                    _log.warning(
+                        "GameController packets: cannot send to %s:%d (%s)", self.gc_address, self.gc_port, exc
+                    )
         if self._gc_returns is not None:
             self._read_returns()
         for team, sock in self._team_sockets.items():

@@ -15,8 +15,16 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from soccerbt.services.path_follower import FollowerConfig, PathFollower
-from soccerbt.services.path_planner import (Obstacle, Path, PathPlanner, Planner, PlannerConfig,
-                                            VisibilityGraphPlanner, inflate_circle, robot_obstacles)
+from soccerbt.services.path_planner import (
+    Obstacle,
+    Path,
+    PathPlanner,
+    Planner,
+    PlannerConfig,
+    VisibilityGraphPlanner,
+    inflate_circle,
+    robot_obstacles,
+)
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 
@@ -118,7 +126,7 @@ class Navigator:
             self._goal = goal_pose
             self.plans += 1
             xs, ys = path.points[:, 0].tolist(), path.points[:, 1].tolist()
-            self._segments = list(zip(xs, ys, xs[1:], ys[1:]))
+            self._segments = list(zip(xs, ys, xs[1:], ys[1:], strict=False))
         return self.follower.follow(pose, self.path, goal_pose.theta_rad, dt, vx_limit_mps, vy_limit_mps,
                                     vtheta_limit_radps)
 

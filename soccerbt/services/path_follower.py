@@ -82,9 +82,9 @@ class _PathGeometry:
         self.n_seg = n
         self.dx = [px[i + 1] - px[i] for i in range(n)]
         self.dy = [py[i + 1] - py[i] for i in range(n)]
-        self.dd = [max(dx * dx + dy * dy, 1e-18) for dx, dy in zip(self.dx, self.dy)]
+        self.dd = [max(dx * dx + dy * dy, 1e-18) for dx, dy in zip(self.dx, self.dy, strict=False)]
         self.root_dd = [math.sqrt(d) for d in self.dd]
-        self.seg_len = [_hypot(dx, dy) for dx, dy in zip(self.dx, self.dy)]
+        self.seg_len = [_hypot(dx, dy) for dx, dy in zip(self.dx, self.dy, strict=False)]
         cum = [0.0]
         acc = 0.0
         for length in self.seg_len:

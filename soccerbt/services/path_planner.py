@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from types import SimpleNamespace
 from typing import Iterable, Protocol, Sequence, runtime_checkable
 
@@ -175,20 +176,36 @@ class VisibilityGraphPlanner:
         st = self._static_np
         self._scene: _Scene | None = None
         self._static_py = [
-            (float(st["cx"][i]), float(st["cy"][i]), float(st["r_in2"][i]), float(st["r_out2"][i]),
-             float(st["r_out"][i]),
-             tuple(zip(st["ax"][i].tolist(), st["ay"][i].tolist(), st["ex"][i].tolist(), st["ey"][i].tolist())))
-            for i in range(st["cx"].shape[0])]
+            (
+                float(st["cx"][i]),
+                float(st["cy"][i]),
+                float(st["r_in2"][i]),
+                float(st["r_out2"][i]),
+                float(st["r_out"][i]),
+                tuple(
+                    zip(
+                        st["ax"][i].tolist(),
+                        st["ay"][i].tolist(),
+                        st["ex"][i].tolist(),
+                        st["ey"][i].tolist(),
+                        strict=False,
+                    )
+                ),
+            )
+            for i in range(st["cx"].shape[0])
+        ]
         # goal-frame nodes inside another goal frame or out of bounds: known once
         self._static_keep = np.ones(st["nodes"].shape[0], dtype=bool)
         if self._static_keep.size:
             self._build_scene([])
             self._static_keep = ~self._inside_any(st["nodes"], exclude=st["node_poly"])
-            self._static_keep &= (np.abs(st["nodes"][:, 0]) <= self.bound_x_m) & (np.abs(st["nodes"][:, 1]) <= self.bound_y_m)
+            self._static_keep &= (np.abs(st["nodes"][:, 0]) <= self.bound_x_m) & (
+                np.abs(st["nodes"][:, 1]) <= self.bound_y_m
+            )
             self._scene = None
         self._side_memory: tuple[float, float, int, float, float] | None = None  # x, y, side, goal
         # (centre x, centre y, radius around all its graph nodes) per goal-frame shape
-        self._static_rings = list(zip(st["cx"].tolist(), st["cy"].tolist(), st["r_ring"].tolist()))
+        self._static_rings = list(zip(st["cx"].tolist(), st["cy"].tolist(), st["r_ring"].tolist(), strict=False))
         # every graph node of each goal-frame shape (dropped ones too) and the unit ring corners,
         # as Python floats for the exact direct-path test
         self._static_nodes_py = [st["nodes"][st["node_poly"] == i].tolist() for i in range(st["cx"].shape[0])]
@@ -288,7 +305,7 @@ class VisibilityGraphPlanner:
             nxt = np.concatenate([st["next"], (ctr + rv * self._unit_next).reshape(-1, 2)])
             node_poly = np.concatenate([st["node_poly"], n_s + self._ring_poly(n_d)])
             band = np.concatenate([st["band"], np.repeat(r_vis - r_out, k)])
-            robots = list(zip(ob[:, 0].tolist(), ob[:, 1].tolist(), r.tolist()))
+            robots = list(zip(ob[:, 0].tolist(), ob[:, 1].tolist(), r.tolist(), strict=False))
         else:
             cx, cy, r_in2, r_out2 = st["cx"], st["cy"], st["r_in2"], st["r_out2"]
             r_ring, r_out_a = st["r_ring"], st["r_out"]
@@ -475,7 +492,7 @@ class VisibilityGraphPlanner:
         if s.cx.shape[0] > n:
             r_out = np.sqrt(s.r_out2[n:])
             polys.extend((x, y, r2, r2, ro, ()) for x, y, r2, ro in
-                         zip(s.cx[n:].tolist(), s.cy[n:].tolist(), s.r_in2[n:].tolist(), r_out.tolist()))
+                         zip(s.cx[n:].tolist(), s.cy[n:].tolist(), s.r_in2[n:].tolist(), r_out.tolist(), strict=False))
         return {"nx": s.nodes[:, 0].tolist(), "ny": s.nodes[:, 1].tolist(), "polys": polys}
 
     def _point_blocked_py(self, s: _Scene, x: float, y: float) -> bool:
@@ -616,7 +633,7 @@ class VisibilityGraphPlanner:
                     cost = cost.copy()
                     cost[hit] += np.where(side == -kept_side, c.side_switch_penalty_m, 0.0)
             h = np.hypot(s.nodes[idx, 0] - gx, s.nodes[idx, 1] - gy)
-            for v, gv, fv in zip(idx.tolist(), cost.tolist(), (cost + h).tolist()):
+            for v, gv, fv in zip(idx.tolist(), cost.tolist(), (cost + h).tolist(), strict=False):
                 if v not in parent:
                     heapq.heappush(heap, (fv, gv, v, u))
         if found:
@@ -767,7 +784,9 @@ class VisibilityGraphPlanner:
                 qx, qy = x1 + cut * bx, y1 + cut * by
                 cand = [[(1 - t) ** 2 * px + 2 * (1 - t) * t * x1 + t * t * qx,
                          (1 - t) ** 2 * py + 2 * (1 - t) * t * y1 + t * t * qy] for t in ts]
-                if not any(self._segment_blocked_py(s, p[0], p[1], q[0], q[1]) for p, q in zip(cand, cand[1:])):
+                if not any(
+                    self._segment_blocked_py(s, p[0], p[1], q[0], q[1]) for p, q in zip(cand, cand[1:], strict=False)
+                ):
                     curve = cand
                     break
                 cut *= 0.5

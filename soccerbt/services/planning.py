@@ -333,7 +333,7 @@ def assign_positions(poses: Sequence[Pose2D], targets: Sequence[Pose2D],
                 cost[i, j] -= keep_bonus_m
     rows, cols = linear_sum_assignment(cost)
     out = [-1] * n
-    for i, j in zip(rows.tolist(), cols.tolist()):
+    for i, j in zip(rows.tolist(), cols.tolist(), strict=False):
         out[i] = j
     return out
 

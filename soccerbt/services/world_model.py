@@ -481,7 +481,9 @@ class WorldModel:
         b = self.ball_robot
         return 0.0 if b is None else math.atan2(b[1], b[0])
 
-    def obstacle_points(self, include_teammates: bool = True, max_age_s: float | None = None) -> list[tuple[float, float]]:
+    def obstacle_points(
+        self, include_teammates: bool = True, max_age_s: float | None = None
+    ) -> list[tuple[float, float]]:
         """Robot positions to avoid (team frame): robots seen, and teammates' reported poses."""
         limit = self.now_s - (self.obstacle_memory_s if max_age_s is None else max_age_s)
         points = [(o.x_m, o.y_m) for o in self.obstacles if o.last_seen_s >= limit]
@@ -641,7 +643,7 @@ class WorldModel:
             tuple([(o.x_m, o.y_m) for o in obstacles]) if obstacles else (),
             sum([not t.penalised for t in teammates.values()]) if teammates else 0,
         )
-        for key, value, old in zip(_WM_KEYS, values, self._written_prev):
+        for key, value, old in zip(_WM_KEYS, values, self._written_prev, strict=False):
             if old is _MISSING or old != value:
                 bb[key] = value
         self._written_prev = values

@@ -21,13 +21,18 @@ import sys
 import time
 from typing import Any, TextIO
 
-from soccerbt.match import Match
 from soccerbt.cli.display import display_available, pygame_error
 from soccerbt.cli.match_options import add_match_arguments, config_from_args
 from soccerbt.cli.outputs import check_outputs
 from soccerbt.cli.summary import print_summary, progress_line, result_json
-from soccerbt.live.server import (LiveUnavailable, add_live_argument, add_record_mode_argument,
-                                       record_and_stream, record_mode_problem)
+from soccerbt.live.server import (
+    LiveUnavailable,
+    add_live_argument,
+    add_record_mode_argument,
+    record_and_stream,
+    record_mode_problem,
+)
+from soccerbt.match import Match
 
 PROGRESS_PERIOD_S = 10.0  # simulated seconds between progress lines
 

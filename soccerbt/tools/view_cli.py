@@ -21,8 +21,13 @@ from soccerbt.cli.display import display_available
 from soccerbt.cli.match_options import add_match_arguments, config_from_args
 from soccerbt.cli.outputs import check_outputs
 from soccerbt.cli.summary import print_summary
-from soccerbt.live.server import (LiveUnavailable, add_live_argument, add_record_mode_argument,
-                                       record_and_stream, record_mode_problem)
+from soccerbt.live.server import (
+    LiveUnavailable,
+    add_live_argument,
+    add_record_mode_argument,
+    record_and_stream,
+    record_mode_problem,
+)
 
 
 def parse_speed(text: str) -> float:
@@ -54,8 +59,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def build_viewer_match(args: argparse.Namespace):  # -> Match
     """A match wired for a person: pads, the keyboard on the selected robot, an emergency stop."""
     from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
-    from soccerbt.drivers.pad_devices import PadManager
     from soccerbt.drivers.keyboard import KeyboardPad
+    from soccerbt.drivers.pad_devices import PadManager
     from soccerbt.match import Match
 
     estop = EmergencyStop()

@@ -14,9 +14,18 @@ from typing import Any
 from soccerbt.blackboard import Blackboard, is_strongly_typed
 from soccerbt.nodes.base import ControlNode, DecoratorNode, NodeConfig, TreeEnv, TreeNode, pre_conditions
 from soccerbt.nodes.decorators import SubTreeNode
-from soccerbt.nodes.ports import (POST_CONDITIONS, PRE_CONDITIONS, PortDirection, has_converter,
-                                  is_allowed_port_name, is_enum_type, parse_blackboard_pointer,
-                                  parse_bool, remapped_key, type_name)
+from soccerbt.nodes.ports import (
+    POST_CONDITIONS,
+    PRE_CONDITIONS,
+    PortDirection,
+    has_converter,
+    is_allowed_port_name,
+    is_enum_type,
+    parse_blackboard_pointer,
+    parse_bool,
+    remapped_key,
+    type_name,
+)
 from soccerbt.nodes.scripting import compile_script
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.loading import _DocSet, _Errors

@@ -3,8 +3,8 @@
 Loading (includes, VerifyXML, the size guard) lives in soccerbt.trees.loading, instantiation
 in soccerbt.trees.building. Together they follow BT.CPP 4.10's bt_factory.cpp and
 xml_parsing.cpp: the same checks at the same moment (VerifyXML per document, then port checks
-while instantiating), the same SubTree blackboard remapping (explicit, literals, `{=}`, `_autoremap`, TreeNodesModel defaults), the
-same node UIDs and paths. Every load-time problem is a TreeLoadError `path:line: message`.
+while instantiating), the same SubTree blackboard remapping (explicit, literals, `{=}`, `_autoremap`, TreeNodesModel
+defaults), the same node UIDs and paths. Every load-time problem is a TreeLoadError `path:line: message`.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from soccerbt.nodes.ports import PortInfo, is_allowed_port_name
 from soccerbt.trees.building import _Builder
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import _env_int, default_max_file_bytes
-from soccerbt.trees.loading import _DocSet, _Errors, _Loader, _check_expanded_size, _detect_main_tree
+from soccerbt.trees.loading import _check_expanded_size, _detect_main_tree, _DocSet, _Errors, _Loader
 from soccerbt.trees.registry import Manifest
 from soccerbt.trees.tree import Tree
 

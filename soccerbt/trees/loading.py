@@ -2,8 +2,8 @@
 
 ``_Loader`` reads the documents of one create call (the file, its ``<include>``s under the
 include rules, TreeNodesModel entries) into a ``_DocSet`` and runs BT.CPP 4.10's VerifyXML
-on each (xml_parsing.cpp's loadDocImpl), with its name rules (soccerbt.trees.names); ``expanded_size`` counts a tree's nodes with every
-SubTree expanded, so that a "billion laughs" of SubTrees is refused before it is built.
+on each (xml_parsing.cpp's loadDocImpl), with its name rules (soccerbt.trees.names); ``expanded_size`` counts a tree's
+nodes with every SubTree expanded, so that a "billion laughs" of SubTrees is refused before it is built.
 ``_Errors`` raises the first problem or, for validation, collects them all. Used by
 soccerbt.trees.factory; every problem is a TreeLoadError ``path:line: message``.
 """
@@ -19,8 +19,15 @@ from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import IncludeRules, resolve_include
 from soccerbt.trees.names import model_name_problem, port_name_problem
 from soccerbt.trees.registry import Registry
-from soccerbt.trees.xmlload import (FileRefused, XmlDocument, XNode, decode_xml_bytes, limit_message,
-                                    parse_xml_text, read_limited)
+from soccerbt.trees.xmlload import (
+    FileRefused,
+    XmlDocument,
+    XNode,
+    decode_xml_bytes,
+    limit_message,
+    parse_xml_text,
+    read_limited,
+)
 
 _COUNT_CAP = 1 << 62  # expanded sizes saturate here (a bomb's exact size is of no interest)
 

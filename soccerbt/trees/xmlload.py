@@ -303,8 +303,11 @@ def _check_scripts(node: XNode, path: str, total: int) -> int:
             raise TreeLoadError(path, node.attr_line(name), f"the script in {name} has {len(value):,} characters, "
                                                             f"more than {MAX_SCRIPT_CHARS:,}")
         if total > MAX_SCRIPT_CHARS_PER_FILE:
-            raise TreeLoadError(path, node.attr_line(name), f"the scripts of this file pass {MAX_SCRIPT_CHARS_PER_FILE:,} "
-                                                            "characters in all")
+            raise TreeLoadError(
+                path,
+                node.attr_line(name),
+                f"the scripts of this file pass {MAX_SCRIPT_CHARS_PER_FILE:,} characters in all",
+            )
     return total
 
 

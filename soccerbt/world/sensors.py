@@ -185,7 +185,7 @@ class CameraModel:
         normal[2] *= noise.confidence_sigma
         u_miss, u_team = uniform.tolist()
         self._left = iter(u_miss)
-        self._draws = zip(self._left, u_team, *normal.tolist())
+        self._draws = zip(self._left, u_team, *normal.tolist(), strict=False)
         return self._draws
 
     def frame(self, rng: np.random.Generator, active: list[RobotState],
@@ -359,5 +359,7 @@ class CameraModel:
                 kind = self._feature_kinds[min(len(self._feature_kinds) - 1, int(u_kind * len(self._feature_kinds)))]
             dist = near_m + (hi - near_m) * u_dist
             bearing = r.head_pan_rad + (u_bearing - 0.5) * cam.horizontal_fov_rad * 0.9
-            out.append(make_detection(kind, dist * math.cos(bearing), dist * math.sin(bearing), 0.2 + 0.3 * u_kind, None))
+            out.append(
+                make_detection(kind, dist * math.cos(bearing), dist * math.sin(bearing), 0.2 + 0.3 * u_kind, None)
+            )
         return out

@@ -16,7 +16,6 @@ from soccerbt.blackboard import (
     number_cast,
 )
 
-
 # ----------------------------------------------------------------- basic mapping
 
 

@@ -3,8 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from soccerbt.blackboard.schema import (SCHEMA, WRITERS, check_value, default_blackboard_values,
-                                        keys_written_by, schema_keys)
+from soccerbt.blackboard.schema import (
+    SCHEMA,
+    WRITERS,
+    check_value,
+    default_blackboard_values,
+    keys_written_by,
+    schema_keys,
+)
 
 BOOSTER_KEYS = ("control_state", "go_manual", "assist_chase", "assist_kick", "odom_calibrated",
                 "ball_location_known", "ball_out", "tm_ball_pos_reliable", "player_role", "decision",

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from soccerbt.match import Match, MatchConfig
 from soccerbt.cli.outputs import GuardedRecorder, check_output_path, write_atomically
 from soccerbt.log.writer import make_recorder
+from soccerbt.match import Match, MatchConfig
 
 SOCCERBT = [sys.executable, "-m", "soccerbt"]
 

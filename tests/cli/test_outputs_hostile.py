@@ -90,7 +90,7 @@ def test_a_link_planted_at_a_guessable_temporary_name_is_never_followed(tmp_path
     victim.write_text("precious")
     out = tmp_path / "r.json"
     for pid in {os.getpid(), os.getppid()}:  # the names the first hardening used
-        for name in (f".r.json.{pid}.part", f"r.json.part", f".r.json.part"):
+        for name in (f".r.json.{pid}.part", "r.json.part", ".r.json.part"):
             (tmp_path / name).unlink(missing_ok=True)
             (tmp_path / name).symlink_to(victim)
     write_atomically(out, "result")
@@ -134,7 +134,9 @@ def test_the_same_file_by_any_name_is_an_input(tmp_path: Path) -> None:
     (tmp_path / "alias.xml").symlink_to(tree)
     os.link(tree, tmp_path / "hard.xml")
     for name in ("alias.xml", "hard.xml"):
-        assert check_output_path(tmp_path / name, [tree]) == f"{tmp_path / name}: would overwrite an input file ({tree})"
+        assert (
+            check_output_path(tmp_path / name, [tree]) == f"{tmp_path / name}: would overwrite an input file ({tree})"
+        )
     fd = os.open(tree, os.O_RDONLY)
     try:
         proc_name = f"/proc/self/fd/{fd}"
@@ -210,13 +212,17 @@ def test_two_options_naming_one_file_are_refused(trees: Path, tmp_path: Path) ->
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == f"soccerbt sweep: {same}: given to both --best-out and --json\n"
     proc = H.soccerbt(*sweep, "--best-out", "/dev/stdout", "--json", "/proc/self/fd/1")  # stdout: one pipe
-    assert proc.returncode == 2 and proc.stderr == "soccerbt sweep: /proc/self/fd/1: given to both --best-out and --json\n"
+    assert (
+        proc.returncode == 2 and proc.stderr == "soccerbt sweep: /proc/self/fd/1: given to both --best-out and --json\n"
+    )
     out = tmp_path / "runs"
     out.mkdir()
     for name in ("seed-0000-A-blue-B-red.json", "summary.json"):
         proc = H.soccerbt("batch", *QUICK, "--out", str(out), "--json", str(out / name))
         assert proc.returncode == 2
-        assert proc.stderr == f"soccerbt batch: {out / name}: given to both --out (its file {name}) and --json (--json)\n"
+        assert (
+            proc.stderr == f"soccerbt batch: {out / name}: given to both --out (its file {name}) and --json (--json)\n"
+        )
     assert os.listdir(out) == []
     proc = H.soccerbt("run", "--headless", "--seconds", "1", "--record", str(tmp_path / "a.mcap"), "--screenshot",
                       str(tmp_path / "a.jpg"))

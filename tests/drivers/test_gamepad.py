@@ -8,9 +8,20 @@ import sys
 
 import pytest
 
-from soccerbt.drivers.gamepad import (CONTROLLER, JOYSTICK, ChordAction, EmergencyStop, JoystickMapping,
-                                      ManualCommand, ManualInput, PadAdapter, apply_input, init_blackboard,
-                                      merge_inputs, radial_dead_zone)
+from soccerbt.drivers.gamepad import (
+    CONTROLLER,
+    JOYSTICK,
+    ChordAction,
+    EmergencyStop,
+    JoystickMapping,
+    ManualCommand,
+    ManualInput,
+    PadAdapter,
+    apply_input,
+    init_blackboard,
+    merge_inputs,
+    radial_dead_zone,
+)
 from soccerbt.world.types import KickRequest, RobotCommand
 
 pygame = pytest.importorskip("pygame")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from soccerbt.agent import Agent
-from soccerbt.drivers.gamepad import CONTROLLER, EmergencyStop, ManualCommand
+from soccerbt.drivers.gamepad import EmergencyStop, ManualCommand
 from soccerbt.drivers.keyboard import KeyboardPad
 from soccerbt.drivers.pad_devices import OpenedDevice, PadManager
 from soccerbt.world.types import KickRequest, Observations, Pose2D, RobotCommand, RobotId, Team
@@ -203,7 +203,7 @@ def _stub_factory(tree_dir: Path):
 
     factory = trees.TreeFactory()
     for node_id, port_names in _node_ports(tree_dir, set(factory.manifests())).items():
-        def provided_ports(cls, _names=tuple(sorted(port_names))):
+        def provided_ports(cls, _names=tuple(sorted(port_names))):  # noqa: B008 (binds this node's ports)
             return [InputPort(n, str) for n in _names]
 
         def update(self, _id=node_id):

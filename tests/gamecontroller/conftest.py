@@ -2,8 +2,8 @@
 and helpers that build packets."""
 from __future__ import annotations
 
-import socket
 import dataclasses
+import socket
 from dataclasses import dataclass
 
 import pytest

@@ -9,11 +9,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soccerbt.gamecontroller.adapter import (ConnectionChanged, GameControllerAdapter, GoalScored, HalfChanged,
-                                             KickOffChanged, PenaltyEnded, PenaltyStarted, StateChanged,
-                                             SubStateChanged)
-from soccerbt.gamecontroller.protocol import (DROPBALL, DROPBALL_JAVA, GameControlData, GameState, Penalty,
-                                              RobotInfo, SecondaryState, SubState, TeamInfo, decode, encode)
+from soccerbt.gamecontroller.adapter import (
+    ConnectionChanged,
+    GameControllerAdapter,
+    GoalScored,
+    HalfChanged,
+    KickOffChanged,
+    PenaltyEnded,
+    PenaltyStarted,
+    StateChanged,
+    SubStateChanged,
+)
+from soccerbt.gamecontroller.protocol import (
+    DROPBALL,
+    DROPBALL_JAVA,
+    GameControlData,
+    GameState,
+    Penalty,
+    RobotInfo,
+    SecondaryState,
+    SubState,
+    TeamInfo,
+    decode,
+    encode,
+)
 
 US, THEM = 5, 9
 
@@ -253,8 +272,16 @@ def test_entries_after_a_sequence_equal_a_fresh_adapter_on_the_last_packet(seq: 
 
 # --- HSL v19 / v20 packets: the last table of hsl-gamecontroller.md --------------------------
 
-from soccerbt.gamecontroller.hsl_protocol import (GamePhase, HslControlData, HslRobotInfoV19,  # noqa: E402
-                                                  HslRobotInfoV20, HslTeamInfo, PenaltyV19, PenaltyV20, SetPlay)
+from soccerbt.gamecontroller.hsl_protocol import (  # noqa: E402
+    GamePhase,
+    HslControlData,
+    HslRobotInfoV19,
+    HslRobotInfoV20,
+    HslTeamInfo,
+    PenaltyV19,
+    PenaltyV20,
+    SetPlay,
+)
 
 HSL_ROBOT = {19: HslRobotInfoV19, 20: HslRobotInfoV20}
 
@@ -277,7 +304,7 @@ def entries(p, player: int = 2) -> dict:
 
 
 @pytest.mark.parametrize("version", [19, 20])
-@pytest.mark.parametrize("state, name", list(zip(range(5), ("INITIAL", "READY", "SET", "PLAY", "END"))))
+@pytest.mark.parametrize("state, name", list(zip(range(5), ("INITIAL", "READY", "SET", "PLAY", "END"), strict=False)))
 def test_hsl_game_state(version: int, state: int, name: str) -> None:
     bb = entries(hsl(version, state=state))
     assert bb["gc_game_state"] == name and bb["gc_packet_version"] == version and bb["gc_connected"] is True

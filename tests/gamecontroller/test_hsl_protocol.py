@@ -12,13 +12,37 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soccerbt.gamecontroller.hsl_protocol import (HSL_MAX_NUM_PLAYERS, HSL_PACKET_SIZES, KICKING_TEAM_NONE,
-                                                  STATUS_DEFAULTS, CompetitionType, GamePhase, HslControlData,
-                                                  HslRobotInfoV19, HslRobotInfoV20, HslTeamInfo, PenaltyV19,
-                                                  PenaltyV20, SetPlay, decode_hsl, encode_hsl, penalty_enum,
-                                                  penalty_meaning, status_message)
-from soccerbt.gamecontroller.protocol import (GameControlData, GameState, HslReturnData, PacketError, TeamColor,
-                                              decode, decode_return, encode, encode_return)
+from soccerbt.gamecontroller.hsl_protocol import (
+    HSL_MAX_NUM_PLAYERS,
+    HSL_PACKET_SIZES,
+    KICKING_TEAM_NONE,
+    STATUS_DEFAULTS,
+    CompetitionType,
+    GamePhase,
+    HslControlData,
+    HslRobotInfoV19,
+    HslRobotInfoV20,
+    HslTeamInfo,
+    PenaltyV19,
+    PenaltyV20,
+    SetPlay,
+    decode_hsl,
+    encode_hsl,
+    penalty_enum,
+    penalty_meaning,
+    status_message,
+)
+from soccerbt.gamecontroller.protocol import (
+    GameControlData,
+    GameState,
+    HslReturnData,
+    PacketError,
+    TeamColor,
+    decode,
+    decode_return,
+    encode,
+    encode_return,
+)
 
 ROBOT = {19: HslRobotInfoV19, 20: HslRobotInfoV20}
 WIDTH = {19: 4, 20: 3}
@@ -61,7 +85,12 @@ def test_fixture_decodes_to_reference_values(version: int) -> None:
     assert len(raw) == {19: 198, 20: 158}[version]
     p = decode(raw)
     assert isinstance(p, HslControlData)
-    assert (p.version, p.packet_number, p.players_per_team, p.competition_type) == (version, 77, 5, CompetitionType.LARGE)
+    assert (p.version, p.packet_number, p.players_per_team, p.competition_type) == (
+        version,
+        77,
+        5,
+        CompetitionType.LARGE,
+    )
     assert (p.stopped, p.game_phase, p.state, p.set_play) == (1, GamePhase.NORMAL, GameState.PLAYING, SetPlay.THROW_IN)
     assert (p.first_half, p.kicking_team, p.secs_remaining, p.secondary_time) == (0, 7, -3, 41)
     t7, t3 = p.teams
@@ -160,15 +189,23 @@ def test_unknown_codes_survive() -> None:
     assert decode(encode(p)) == p
 
 
-@pytest.mark.parametrize("kw, message", [
-    ({"secs_remaining": 40000}, "secs_remaining"),
-    ({"stopped": 256}, "stopped"),
-    ({"teams": (HslTeamInfo(1),)}, "teams: expected 2"),
-    ({"teams": (HslTeamInfo(1, players=(HslRobotInfoV20(),) * 11), HslTeamInfo(2))}, r"teams\[0\].players: expected 20"),
-    ({"teams": (HslTeamInfo(1, message_budget=70000), HslTeamInfo(2))}, r"teams\[0\].message_budget"),
-    ({"teams": (HslTeamInfo(1), HslTeamInfo(2, players=(HslRobotInfoV20(penalty=300),) * 20))},
-     r"teams\[1\].players\[0\].penalty"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"secs_remaining": 40000}, "secs_remaining"),
+        ({"stopped": 256}, "stopped"),
+        ({"teams": (HslTeamInfo(1),)}, "teams: expected 2"),
+        (
+            {"teams": (HslTeamInfo(1, players=(HslRobotInfoV20(),) * 11), HslTeamInfo(2))},
+            r"teams\[0\].players: expected 20",
+        ),
+        ({"teams": (HslTeamInfo(1, message_budget=70000), HslTeamInfo(2))}, r"teams\[0\].message_budget"),
+        (
+            {"teams": (HslTeamInfo(1), HslTeamInfo(2, players=(HslRobotInfoV20(penalty=300),) * 20))},
+            r"teams\[1\].players\[0\].penalty",
+        ),
+    ],
+)
 def test_encode_errors_are_located(kw: dict, message: str) -> None:
     with pytest.raises(PacketError, match=message):
         encode(hsl_packet(**kw))

@@ -9,8 +9,14 @@ import math
 import pytest
 
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
-from soccerbt.gamecontroller.hsl_protocol import (KICKING_TEAM_NONE, GamePhase, HslControlData, PenaltyV19,
-                                                  PenaltyV20, SetPlay)
+from soccerbt.gamecontroller.hsl_protocol import (
+    KICKING_TEAM_NONE,
+    GamePhase,
+    HslControlData,
+    PenaltyV19,
+    PenaltyV20,
+    SetPlay,
+)
 from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
 from soccerbt.gamecontroller.protocol import GameState, Penalty, decode, encode
 from soccerbt.gamecontroller.referee import Referee, RefereeConfig

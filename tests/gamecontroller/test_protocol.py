@@ -9,10 +9,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soccerbt.gamecontroller.protocol import (DROPBALL, DROPBALL_JAVA, HL_PACKET_SIZE, GameControlData, GameState,
-                                              HslReturnData, PacketError, Penalty, ReturnData, ReturnMessage,
-                                              RobotInfo, SecondaryState, SubState, TeamInfo, decode, decode_return,
-                                              encode, encode_return)
+from soccerbt.gamecontroller.protocol import (
+    DROPBALL,
+    DROPBALL_JAVA,
+    HL_PACKET_SIZE,
+    GameControlData,
+    GameState,
+    HslReturnData,
+    PacketError,
+    Penalty,
+    ReturnData,
+    ReturnMessage,
+    RobotInfo,
+    SecondaryState,
+    SubState,
+    TeamInfo,
+    decode,
+    decode_return,
+    encode,
+    encode_return,
+)
 
 
 def build_fixture() -> bytes:

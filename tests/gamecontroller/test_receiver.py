@@ -167,8 +167,7 @@ def test_closed_receiver_polls_none() -> None:
 
 # --- HSL v19 / v20 on the same port ----------------------------------------------------------
 
-from soccerbt.gamecontroller.hsl_protocol import (HslControlData, HslRobotInfoV19, HslTeamInfo,  # noqa: E402
-                                                  status_message)
+from soccerbt.gamecontroller.hsl_protocol import HslControlData, HslRobotInfoV19, HslTeamInfo, status_message  # noqa: E402
 from soccerbt.gamecontroller.protocol import HslReturnData, ReturnData  # noqa: E402
 
 

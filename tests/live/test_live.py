@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from soccerbt.match import Match, MatchConfig
-from soccerbt.log import format as lf
 from soccerbt.live.server import parse_live
+from soccerbt.log import format as lf
+from soccerbt.match import Match, MatchConfig
 
 pytest.importorskip("foxglove")
 
@@ -131,8 +131,8 @@ def test_a_stalled_client_loses_its_oldest_messages_and_the_stream_never_waits()
 
 
 def test_replay_connect_reads_the_stream_as_the_log_file_holds_it(tmp_path: Any) -> None:
-    from soccerbt.live.server import LiveStream
     from soccerbt.live.client import LiveLog
+    from soccerbt.live.server import LiveStream
     from soccerbt.log.reader import McapLog
     from soccerbt.log.writer import make_recorder
 
@@ -204,9 +204,9 @@ def test_an_inputs_only_file_leaves_the_stream_every_node(tmp_path, monkeypatch:
     recorder of its own (the tree, its transitions)."""
     import io
 
-    from soccerbt.match import Match, MatchConfig
     from soccerbt.live import server as live_module
     from soccerbt.log.reader import McapLog
+    from soccerbt.match import Match, MatchConfig
 
     streamed: list[tuple[str, bytes]] = []
     monkeypatch.setattr(live_module.LiveStream, "tap", lambda self, topic, step, data: streamed.append((topic, data)))

@@ -81,7 +81,7 @@ def test_every_step_holds_the_recorded_truth_status_and_command(old, log: McapLo
         assert truth.t_s == record["t"]  # exact: a double
         assert truth.ball == pytest.approx(record["ball"], abs=F32)
         assert truth.gc == tuple(record["gc"])  # state, set play, sub-state, score blue, score red
-        for key, pose, tick in zip(log.robots, truth.robots, (view.ticks[k] for k in log.robots)):
+        for key, pose, tick in zip(log.robots, truth.robots, (view.ticks[k] for k in log.robots), strict=False):
             row = record["robots"][key]
             assert pose[:3] == pytest.approx(row[:3], abs=F32)
             assert pose[3:] == (row[3], row[4])
@@ -115,7 +115,7 @@ def test_events_and_the_summary_are_the_old_logs(old, log: McapLog) -> None:
     steps, end = old[1], old[2]
     recorded = [(round(r["t"] / 0.01), e) for r in steps for e in r.get("events", [])]
     assert len(log.events) == len(recorded) == 15
-    for event, (step, want) in zip(log.events, recorded):
+    for event, (step, want) in zip(log.events, recorded, strict=False):
         assert event["step"] == step
         assert {k: event[k] for k in want} == want
     assert [e["kind"] for e in log.events].count("half") == 1

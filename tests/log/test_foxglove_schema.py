@@ -18,11 +18,11 @@ descriptor_pb2 = pytest.importorskip("google.protobuf.descriptor_pb2")
 
 from mcap.reader import make_reader  # noqa: E402
 
-from soccerbt.match import Match, MatchConfig  # noqa: E402
 from soccerbt.log import format as lf  # noqa: E402
 from soccerbt.log import schemas  # noqa: E402
-from soccerbt.log.writer import make_recorder  # noqa: E402
 from soccerbt.log.scene_update import scene_json, scene_update  # noqa: E402
+from soccerbt.log.writer import make_recorder  # noqa: E402
+from soccerbt.match import Match, MatchConfig  # noqa: E402
 
 _FDP = descriptor_pb2.FieldDescriptorProto
 _SCALARS = {_FDP.TYPE_DOUBLE: "number", _FDP.TYPE_FLOAT: "number", _FDP.TYPE_BOOL: "boolean",
@@ -111,7 +111,7 @@ def test_the_embedded_schema_is_the_packages_field_for_field() -> None:
             continue
         ours = schemas.FOXGLOVE_MESSAGES[name]
         assert [f for f, _, _ in ours] == [fd.name for fd in descriptor.field], name
-        for (field, kind, repeated), fd in zip(ours, descriptor.field):
+        for (field, kind, repeated), fd in zip(ours, descriptor.field, strict=False):
             assert repeated == (fd.label == _FDP.LABEL_REPEATED), f"{name}.{field}"
             if fd.type == _FDP.TYPE_MESSAGE:
                 short = fd.type_name.rsplit(".", 1)[-1]

@@ -201,7 +201,9 @@ def test_every_command_says_which_time_ranges_are_missing(damaged, tmp_path: Pat
     assert tree.stdout == ""  # no stale tree
     trans = H.soccerbt("replay", str(path), "--robot", "blue1", "--node", "wait", "--transitions")
     assert trans.returncode == 0 and f"{gap}: chunk at byte" in trans.stdout
-    assert any(line.startswith(gap) and line.endswith("its transitions are unknown") for line in trans.stdout.splitlines())
+    assert any(
+        line.startswith(gap) and line.endswith("its transitions are unknown") for line in trans.stdout.splitlines()
+    )
     listing = H.soccerbt("replay", str(path), "--robot", "blue1")
     assert any(line.startswith(gap) for line in listing.stdout.splitlines())
     btlog = H.soccerbt("replay", str(path), "--robot", "blue1", "--btlog", str(tmp_path / "b.btlog"))

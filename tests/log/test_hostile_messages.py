@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -21,8 +22,6 @@ from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog
 from soccerbt.tools.replay import tree_tools as tt
 
-
-import soccerbt_tests_hostile as H  # noqa: E402 - registered by tests/conftest.py
 DEEP = "__deep__"  # a value that becomes 100,000 nested lists in the JSON text
 STEP = "/match/step"
 _PROTOBUF = (STEP,)
@@ -243,7 +242,11 @@ def _run_everything(small: Path, path: Path, tmp: Path) -> None:
         assert code in (0, 1, 2) and "Traceback" not in err
 
 
-@settings(max_examples=int(__import__("os").environ.get("HOSTILE_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(__import__("os").environ.get("HOSTILE_EXAMPLES", 60)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(kind=st.sampled_from(_KINDS), which=st.integers(0, 3), steps=st.lists(st.integers(0, 1000), max_size=5),
        op=st.integers(0, 2), value=_VALUES)
 def test_any_change_to_a_json_message_gives_only_clean_errors(small: Path, tmp_path: Path, kind: str, which: int,
@@ -260,7 +263,11 @@ def test_any_change_to_a_json_message_gives_only_clean_errors(small: Path, tmp_p
     _run_everything(small, path, tmp_path)
 
 
-@settings(max_examples=int(__import__("os").environ.get("HOSTILE_EXAMPLES", 30)) // 2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(__import__("os").environ.get("HOSTILE_EXAMPLES", 30)) // 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(topic=st.sampled_from(_PROTOBUF), which=st.integers(0, 149),
        edits=st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 255)), max_size=6), cut=st.integers(0, 4000))
 def test_any_change_to_a_step_gives_only_clean_errors(small: Path, tmp_path: Path, topic: str, which: int,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from soccerbt.match import Match, MatchConfig
 from soccerbt.log.listing import entry_lines, list_folder
 from soccerbt.log.writer import McapRecorder
+from soccerbt.match import Match, MatchConfig
 
 
 def _record(path: Path, seconds: float, extra: dict | None = None) -> Path:

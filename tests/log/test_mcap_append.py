@@ -32,13 +32,15 @@ def test_the_same_bytes_as_add_message_over_many_chunks() -> None:
     rng = random.Random(7)
     messages = []
     ns = 10_000_000
-    for step in range(3000):
+    for _ in range(3000):
         ns += rng.choice((0, 10_000_000, 10_000_000, 20_000_000))
         for _ in range(rng.randint(1, 3)):
             # mostly rising times, some earlier ones (a message written late), some empty payloads
             when = ns - rng.choice((0, 0, 0, 30_000_000)) if ns > 30_000_000 else ns
             size = rng.choice((0, 20, 300, 1500, 9000))
-            messages.append((rng.randrange(3), when, bytes(rng.randrange(256) for _ in range(size % 64)) * (size // 64 + 1)))
+            messages.append(
+                (rng.randrange(3), when, bytes(rng.randrange(256) for _ in range(size % 64)) * (size // 64 + 1))
+            )
     slow = _write(messages, fast=False, chunk_size=64 * 1024)
     fast = _write(messages, fast=True, chunk_size=64 * 1024)
     assert fast == slow

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import struct
 import subprocess
 import sys
@@ -14,12 +13,12 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from soccerbt.match import Match, MatchConfig
-from soccerbt.tools.replay import tree_tools as tt
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog
 from soccerbt.log.writer import make_recorder
+from soccerbt.match import Match, MatchConfig
 from soccerbt.resim.verify import verify_log
+from soccerbt.tools.replay import tree_tools as tt
 
 SMALL_TREE = """<root BTCPP_format="4" main_tree_to_execute="Main">
   <BehaviorTree ID="Main">
@@ -186,7 +185,9 @@ def test_diff_identical_and_one_attribute_changed(tmp_path: Path) -> None:
     assert any("blue1 tick 4 statuses" in line for line in lines)
     head = next(line for line in lines if line.startswith("first difference"))
     assert head.endswith(f"A = {a} / B = {c}:")  # the columns are labelled
-    assert any(line.startswith("  blue1 tick 4 statuses (#uid:from>to): A #6:R>S") and line.endswith(" / B ") for line in lines)
+    assert any(
+        line.startswith("  blue1 tick 4 statuses (#uid:from>to): A #6:R>S") and line.endswith(" / B ") for line in lines
+    )
     cli = [sys.executable, "-m", "soccerbt", "replay", "diff"]
     assert subprocess.run(cli + [str(a), str(b)], capture_output=True).returncode == 0
     assert subprocess.run(cli + [str(a), str(c)], capture_output=True).returncode == 1
@@ -325,7 +326,7 @@ def test_a_running_node_halted_to_idle_within_one_tick(tmp_path: Path) -> None:
 def _close(a: object, b: object) -> bool:
     """Equal, floats within f32 precision (lists element by element)."""
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=False))
     if isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool):
         return abs(a - b) <= 1e-5 * max(1.0, abs(b))
     return a == b

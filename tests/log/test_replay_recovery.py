@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from soccerbt.match import Match, MatchConfig
 from soccerbt.log.reader import McapLog, ReplayError
 from soccerbt.log.writer import McapRecorder
+from soccerbt.match import Match, MatchConfig
 
 
 def test_an_mcap_log_recovers_every_intact_chunk_around_a_damaged_one(tmp_path: Path) -> None:

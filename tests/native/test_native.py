@@ -27,19 +27,21 @@ import pytest
 
 from soccerbt import native
 from soccerbt.blackboard.core import Entry
-from soccerbt.nodes import ActionNode, observe
-from soccerbt.nodes.status import NodeStatus
-from soccerbt.log import inputs as inputs_module
 from soccerbt.log import format as lf
-from soccerbt.log import tick_encode as mr
+from soccerbt.log import inputs as inputs_module
 from soccerbt.log import proto
+from soccerbt.log import tick_encode as mr
+from soccerbt.nodes import ActionNode, observe
 from soccerbt.nodes.base import TreeNode
+from soccerbt.nodes.status import NodeStatus
 from soccerbt.trees import TreeFactory
 from soccerbt.world.types import Detection, Observations, Pose2D, Team
 
 ROOT = Path(__file__).resolve().parents[2]
 compiled = native.recording
-needs_compiled = pytest.mark.skipif(compiled is None, reason="soccerbt.native not built (see test_built_where_a_compiler_is)")
+needs_compiled = pytest.mark.skipif(
+    compiled is None, reason="soccerbt.native not built (see test_built_where_a_compiler_is)"
+)
 
 
 def _compiler() -> str | None:
@@ -193,8 +195,14 @@ def test_a_change_decodes_to_the_value_and_writer_recorded() -> None:
         e.value, e.sequence_id = value, 1
         e.writer, e.writer_seq = (k + 1, 1) if k % 2 else (0, 0)
         entries.append(e)
-    data, _role = mr.bb_changes(entries, [-1] * len(values), [mr.UNSET] * len(values),
-                                [-1 - lf.WRITERS.index("world_model")] * len(values), -1, [f"k{k}" for k in range(len(values))])
+    data, _role = mr.bb_changes(
+        entries,
+        [-1] * len(values),
+        [mr.UNSET] * len(values),
+        [-1 - lf.WRITERS.index("world_model")] * len(values),
+        -1,
+        [f"k{k}" for k in range(len(values))],
+    )
     record = lf.decode_tick(data)
     for k, (_value, expected) in enumerate(values):
         assert record.blackboard[f"k{k}"] == [expected, k + 1 if k % 2 else "world_model"], k
@@ -226,9 +234,18 @@ def test_ticks_agree() -> None:
                    for _ in range(rng.randrange(4))} or None
         transitions = [v for _ in range(n) for v in (rng.randrange(70000), rng.randrange(5), rng.randrange(5))]
         changes = rng.choice([b"", proto.Tick(changes=[proto.Change(key="k", flag=True)]).SerializeToString()])
-        args = (rng.choice(["blue1", "", "é"]), rng.randrange(1 << 40), rng.randrange(1 << 32), rng.randrange(6), _Command(rng), transitions,
-                [rng.randrange(400) for _ in range(rng.randrange(3))],
-                rng.choice([None, [_Node(rng.randrange(70000)) for _ in range(rng.randrange(30))]]), reasons, changes)
+        args = (
+            rng.choice(["blue1", "", "é"]),
+            rng.randrange(1 << 40),
+            rng.randrange(1 << 32),
+            rng.randrange(6),
+            _Command(rng),
+            transitions,
+            [rng.randrange(400) for _ in range(rng.randrange(3))],
+            rng.choice([None, [_Node(rng.randrange(70000)) for _ in range(rng.randrange(30))]]),
+            reasons,
+            changes,
+        )
         data = compiled.encode_tick(*args)
         assert data == mr.py_encode_tick(*args)
         assert _canonical(proto.Tick, data)
@@ -252,7 +269,11 @@ def test_ticks_agree() -> None:
 
 class _Body:
     def __init__(self, rng: random.Random) -> None:
-        self.x_m, self.y_m, self.theta_rad = rng.uniform(-7, 7), rng.choice([0.0, -0.0, rng.uniform(-4, 4)]), rng.uniform(-3, 3)
+        self.x_m, self.y_m, self.theta_rad = (
+            rng.uniform(-7, 7),
+            rng.choice([0.0, -0.0, rng.uniform(-4, 4)]),
+            rng.uniform(-3, 3),
+        )
         self.fallen, self.removed = rng.random() < 0.2, rng.choice([0, 1, False, True])
         self.vx_mps, self.vy_mps = rng.uniform(-3, 3), 0.0
 

@@ -7,9 +7,7 @@ the input are refused with a clear line."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -58,7 +56,7 @@ def test_an_inputs_only_log_leaves_out_what_can_be_derived(logs: dict[str, Path]
     assert not topics & {lf.SCENE_TOPIC, lf.COMMANDS_TOPIC}  # made by derive from the truth and the brains
     full = McapLog.open(logs["full"])
     steps = 0
-    for a, b in zip(full.steps(), log.steps()):
+    for a, b in zip(full.steps(), log.steps(), strict=False):
         assert a.step == b.step and a.truth == b.truth
         for robot in log.robots:
             tx, ty = a.ticks[robot], b.ticks[robot]
@@ -72,13 +70,13 @@ def test_an_inputs_only_log_leaves_out_what_can_be_derived(logs: dict[str, Path]
 def test_the_derived_log_holds_the_full_recordings_messages(logs: dict[str, Path]) -> None:
     full, derived = _messages(logs["full"]), _messages(logs["derived"])
     assert len(derived) == len(full)
-    (t0, s0, h_full), (t1, s1, h_derived) = full[0], derived[0]
+    (t0, _, h_full), (t1, _, h_derived) = full[0], derived[0]
     assert t0 == t1 == lf.HEADER_TOPIC
     header, full_header = lf.load_json(h_derived), lf.load_json(h_full)
     assert header.pop("derived_from") == "inputs.mcap"
     assert header.pop("recorded_software") == full_header["software"]  # what wrote the inputs-only log
     assert header == full_header
-    for a, b in zip(full[1:], derived[1:]):
+    for a, b in zip(full[1:], derived[1:], strict=False):
         assert a == b, (a[0], a[1])
     assert McapLog.open(logs["derived"]).index == McapLog.open(logs["full"]).index
 
@@ -274,12 +272,18 @@ def test_a_recording_the_rerun_does_not_reproduce_keeps_what_it_derived_and_says
     assert "tick 240" in out.out and "the derive stopped at step 250" in out.err
 
 
-@pytest.mark.parametrize("tamper, said", [
-    (lambda files: {k: v + " " for k, v in files.items()}, "is not the file the run hashed"),
-    (lambda files: {k.replace("/trees/", "/trees/../trees/"): v for k, v in files.items()}, "not a plain absolute path"),
-    (lambda files: {k.lstrip("/"): v for k, v in files.items()}, "not a plain absolute path"),
-    (lambda files: ["not", "a", "table"], "not a table of file texts"),
-])
+@pytest.mark.parametrize(
+    "tamper, said",
+    [
+        (lambda files: {k: v + " " for k, v in files.items()}, "is not the file the run hashed"),
+        (
+            lambda files: {k.replace("/trees/", "/trees/../trees/"): v for k, v in files.items()},
+            "not a plain absolute path",
+        ),
+        (lambda files: {k.lstrip("/"): v for k, v in files.items()}, "not a plain absolute path"),
+        (lambda files: ["not", "a", "table"], "not a table of file texts"),
+    ],
+)
 def test_a_tampered_copy_of_the_tree_is_refused(tmp_path: Path, tamper: object, said: str) -> None:
     from soccerbt.log.format import ReplayError
 
@@ -339,7 +343,6 @@ def test_deriving_in_several_processes_writes_the_same_bytes(logs: dict[str, Pat
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="deriving in several processes forks")
 def test_a_childs_damaged_step_and_a_childs_failure_are_said_as_at_home(
         logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from soccerbt.log.format import ReplayError
     from soccerbt.resim import derive
 
     def damaged_blue2(topic: str, step: int, data: bytes) -> bytes:
@@ -365,7 +368,7 @@ def test_a_childs_damaged_step_and_a_childs_failure_are_said_as_at_home(
     feed = derive._Brain.feed
 
     def broken(self: object, rec: object, step: int) -> None:
-        if getattr(self, "robot") == "blue2" and step == 60:
+        if self.robot == "blue2" and step == 60:
             raise KeyError("a bug in a node's code")
         feed(self, rec, step)  # type: ignore[arg-type]
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from soccerbt.__main__ import main
-from soccerbt.match import Match, MatchConfig
 from soccerbt.log import format as lf
 from soccerbt.log.inputs import decode_inputs
 from soccerbt.log.reader import McapLog
 from soccerbt.log.writer import make_recorder
+from soccerbt.match import Match, MatchConfig
 
 SMALL_TREE = """<root BTCPP_format="4" main_tree_to_execute="Main">
   <BehaviorTree ID="Main">
@@ -67,8 +67,10 @@ def test_a_same_tree_rerun_is_identical_tick_by_tick(game_log: Path, tmp_path: P
     out = tmp_path / "again.mcap"
     assert main(["replay", str(game_log), "--robot", "blue2", "--rerun", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "the re-run's statuses, decisions, reasons and commands are the log's at every tick of t=0.01-6.00s (600 ticks)" \
+    assert (
+        "the re-run's statuses, decisions, reasons and commands are the log's at every tick of t=0.01-6.00s (600 ticks)"
         in text
+    )
     # the re-run's log holds the very same ticks: byte for byte, step by step
     assert main(["replay", "diff", str(game_log), str(out)]) == 0
     assert McapLog.open(out).header["rerun"]["robot"] == "blue2"

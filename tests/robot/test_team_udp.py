@@ -7,8 +7,14 @@ import time
 
 import pytest
 
-from soccerbt.robot.team_udp import (MESSAGE_BYTES, TeamWireError, UdpTeamLink, decode_team_message,
-                                     encode_team_message, team_port)
+from soccerbt.robot.team_udp import (
+    MESSAGE_BYTES,
+    TeamWireError,
+    UdpTeamLink,
+    decode_team_message,
+    encode_team_message,
+    team_port,
+)
 from soccerbt.services.planning import Role, RoleChoice, TeamMessage
 from soccerbt.world.types import Pose2D, RobotId, Team
 

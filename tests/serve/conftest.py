@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-
-
 import soccerbt_tests_netns as _ns  # noqa: E402 - registered by tests/conftest.py
 
 SCENARIOS = Path(__file__).parent / "scenarios"

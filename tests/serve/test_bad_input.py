@@ -41,7 +41,8 @@ def test_refused_values_and_samples_are_counted_and_reported(hostile: dict[str, 
     assert counts["bad_odometer"] > 0 and counts["hostile_frames"] > 0 and counts["broken_responses"] > 0
     assert d["bad_values"] > 0, d  # NaN, infinite and huge odometer and low states
     assert d["objects_dropped"] > 0 and d["segments_dropped"] > 0, d  # NaN, 1e30, < 2 coordinates
-    assert d["objects_over_limit"] > 0, d  # the Detections at the decoder's cap (256 objects), read up to the driver's 64
+    # the Detections at the decoder's cap (256 objects), read up to the driver's 64
+    assert d["objects_over_limit"] > 0, d
     assert d["samples_dropped"] > 0, d  # one object over the cap, a label that is not UTF-8
     assert d["error_responses"] > 0, d  # broken loco responses
     codes = hostile["raw_write_codes"]

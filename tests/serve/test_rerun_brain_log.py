@@ -79,8 +79,8 @@ def test_a_brain_streams_live_beside_its_flight_recorder(tmp_path: Path, capsys:
     pytest.importorskip("foxglove")
     import threading
 
-    from soccerbt.log import format as lf
     from soccerbt.live.ws_client import ConnectionClosed, FoxgloveClient
+    from soccerbt.log import format as lf
 
     served, brain = _flight_brain(tmp_path, 212, 7, "--live", "127.0.0.1:0")
     client = FoxgloveClient("127.0.0.1", brain.live.port, timeout_s=None)

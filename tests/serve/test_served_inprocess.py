@@ -229,7 +229,7 @@ def test_the_flight_recorder_rotates_and_caps_its_folder(tmp_path) -> None:
         assert log.header["flight_run"] == recorder.run_name and log.first_step == 1
         starts.append((log.header["segment"], log.header["segment_first_brain_step"], log.last_step))
     assert starts == sorted(starts)
-    for (_, first, steps), (_, next_first, _) in zip(starts, starts[1:]):
+    for (_, first, steps), (_, next_first, _) in zip(starts, starts[1:], strict=False):
         assert next_first == first + steps
     assert starts[-1][1] + starts[-1][2] - 1 == 4000
 
@@ -290,7 +290,9 @@ def _spec(brain: object) -> object:
                      team_number=1, team_message_period_s=0.45)
 
 
-@pytest.mark.parametrize("yaw, turn, pan, tilt", [(0.0, 0.0, 0.0, 0.0), (1.25, 0.7, 0.3, -0.2), (-3.1, -1.5, -1.1, 1.2)])
+@pytest.mark.parametrize(
+    "yaw, turn, pan, tilt", [(0.0, 0.0, 0.0, 0.0), (1.25, 0.7, 0.3, -0.2), (-3.1, -1.5, -1.1, 1.2)]
+)
 def test_the_low_state_template_encodes_as_the_message_does(yaw: float, turn: float, pan: float, tilt: float) -> None:
     from soccerbt.serve.endpoint import RobotEndpoint
     from soccerbt.world.types import Observations, Pose2D

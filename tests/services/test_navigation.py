@@ -20,8 +20,8 @@ from soccerbt.services.navigation import (
     Obstacle,
     Path,
     PathFollower,
-    PlannerConfig,
     Planner,
+    PlannerConfig,
     VisibilityGraphPlanner,
     inflate_circle,
 )
@@ -170,7 +170,10 @@ def test_start_inside_an_obstacle_escapes_and_goal_inside_is_moved_out():
 
 def test_unreachable_goal_stays_put():
     planner = VisibilityGraphPlanner(FIELD)
-    ring = [Obstacle(2.0 + 1.0 * math.cos(a), 1.0 * math.sin(a), 0.3) for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)]
+    ring = [
+        Obstacle(2.0 + 1.0 * math.cos(a), 1.0 * math.sin(a), 0.3)
+        for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    ]
     # the goal at the ring's centre cannot be reached, and is not inside an obstacle either
     path = planner.plan(Pose2D(-3, 0, 0), Pose2D(2.0, 0.0, 0.0), ring)
     assert not path.reached_goal

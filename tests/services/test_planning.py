@@ -53,7 +53,7 @@ def test_striker_hysteresis_keeps_roles_under_noise_and_switches_on_a_clear_chan
         c3 = 4.0 + rng.normal(0, 0.3)
         roles = ra.assign([msg(1, 9.0, t), msg(2, c2, t), msg(3, c3, t)], t)
         strikers.append(next(n for n, r in roles.items() if r is Role.STRIKER))
-    switches = sum(1 for a, b in zip(strikers, strikers[1:]) if a != b)
+    switches = sum(1 for a, b in zip(strikers, strikers[1:], strict=False) if a != b)
     assert strikers[0] == 3 and strikers[-1] == 2
     assert switches == 1
     # the switch happened only once 2 was clearly cheaper (nominal costs cross at k = 100)
@@ -121,9 +121,13 @@ def test_assign_positions_is_optimal_and_sticky():
         poses = [Pose2D(*rng.uniform(-5, 5, 2), 0.0) for _ in range(4)]
         targets = [Pose2D(*rng.uniform(-5, 5, 2), 0.0) for _ in range(4)]
         got = assign_positions(poses, targets)
-        total = sum(math.hypot(targets[j].x_m - p.x_m, targets[j].y_m - p.y_m) for p, j in zip(poses, got))
-        best = min(sum(math.hypot(targets[j].x_m - p.x_m, targets[j].y_m - p.y_m) for p, j in zip(poses, perm))
-                   for perm in itertools.permutations(range(4)))
+        total = sum(
+            math.hypot(targets[j].x_m - p.x_m, targets[j].y_m - p.y_m) for p, j in zip(poses, got, strict=False)
+        )
+        best = min(
+            sum(math.hypot(targets[j].x_m - p.x_m, targets[j].y_m - p.y_m) for p, j in zip(poses, perm, strict=False))
+            for perm in itertools.permutations(range(4))
+        )
         assert sorted(got) == [0, 1, 2, 3]
         assert total == pytest.approx(best)
     # two robots between two spots, nearly equal: the previous assignment is kept
@@ -149,7 +153,7 @@ def test_kickoff_positions_are_legal(we_kick_off):
     roles = [Role.GOALKEEPER, Role.STRIKER, Role.SUPPORTER, Role.SUPPORTER]
     poses = kickoff_positions(FIELD, roles, we_kick_off)
     assert len(poses) == 4
-    for role, p in zip(roles, poses):
+    for role, p in zip(roles, poses, strict=False):
         kicking = we_kick_off and role is Role.STRIKER
         assert is_legal_kickoff_position(p, FIELD, kicking), (role, p)
         assert p.theta_rad == 0.0

@@ -11,8 +11,12 @@ from soccerbt.services.world_model import TeammateInfo, WorldModel
 from soccerbt.world.field import Field
 from soccerbt.world.types import BALL, ROBOT, Detection, Observations, Pose2D, Team
 
+_ORIGIN = Pose2D()
 
-def obs(t_s: float, detections=(), odometry: Pose2D = Pose2D(), camera: bool = True, fallen: bool = False) -> Observations:
+
+def obs(
+    t_s: float, detections=(), odometry: Pose2D = _ORIGIN, camera: bool = True, fallen: bool = False
+) -> Observations:
     return Observations(t_s=t_s, camera_frame=camera, detections=tuple(detections), odometry=odometry,
                         imu_yaw_rad=odometry.theta_rad, fallen=fallen, head_pan_rad=0.0, head_tilt_rad=0.0)
 
@@ -214,7 +218,7 @@ def test_a_ball_placed_by_the_referee_for_a_set_play_is_reacquired(wm: WorldMode
     assert wm.ball_field == pytest.approx((4.0, 4.0))
     bb.update(gc("PLAY", "THROW_IN", set_play_ours=True))
     t = 1.0
-    for k in range(3):
+    for _ in range(3):
         wm.update(obs(t, [ball(1.0, -1.0)]), loc, t)
         wm.write_blackboard(bb)
         t = round(t + FRAME_S, 6)
@@ -278,7 +282,9 @@ def test_obstacles_merge_and_are_forgotten(wm: WorldModel) -> None:
 
 def test_teammates_ball_reliable_while_fresh(wm: WorldModel) -> None:
     wm.update(obs(10.0), FakeLocalizer(Pose2D()), 10.0)
-    wm.update_teammates([TeammateInfo(2, t_s=9.8, pose_field=Pose2D(1.0, 1.0), ball_field=(3.0, 1.0), ball_age_s=0.5)], 10.0)
+    wm.update_teammates(
+        [TeammateInfo(2, t_s=9.8, pose_field=Pose2D(1.0, 1.0), ball_field=(3.0, 1.0), ball_age_s=0.5)], 10.0
+    )
     assert wm.tm_ball_pos_reliable and wm.team_ball_field == (3.0, 1.0)
     assert wm.best_ball_field() == (3.0, 1.0)
     assert wm.best_ball_robot() == pytest.approx((3.0, 1.0))
@@ -357,7 +363,9 @@ def test_opponent_kickoff_wait_ends_after_10_s(wm: WorldModel) -> None:
     assert not wm.wait_for_opponent_kickoff
 
 
-@pytest.mark.parametrize("game", [gc("PLAY", kickoff=True), gc("PLAY", kick_off_team=128), gc("PLAY", kick_off_team=255)])
+@pytest.mark.parametrize(
+    "game", [gc("PLAY", kickoff=True), gc("PLAY", kick_off_team=128), gc("PLAY", kick_off_team=255)]
+)
 def test_no_wait_on_our_kickoff_or_a_dropped_ball(wm: WorldModel, game: dict) -> None:
     loc = FakeLocalizer(Pose2D(-1.0, 0.0, 0.0))
     run_game(wm, loc, 0.0, 0.5, {**game, "gc_game_state": "SET"})

@@ -70,12 +70,12 @@ def replay(case: str, xml: str | None = None, factory: TreeFactory | None = None
 
 
 def _first_difference(trace: dict, got: list, field: str) -> str | None:
-    for step, mine in zip(trace["ticks"], got):
+    for step, mine in zip(trace["ticks"], got, strict=False):
         exp, act = step.get(field), mine.get(field)
         if exp == act:
             continue
         if isinstance(exp, list):
-            for i, (a, b) in enumerate(zip(exp, act)):
+            for i, (a, b) in enumerate(zip(exp, act, strict=False)):
                 if a != b:
                     return (f"tick {step['tick']} (set {step['set']}), {field}[{i}]: BT.CPP {a} / "
                             f"soccerbt {b}; BT.CPP before: {exp[max(0, i - 3):i]}")

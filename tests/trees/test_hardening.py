@@ -202,7 +202,7 @@ def test_no_file_existence_oracle(factory, tmp_path, doctype) -> None:
     answers = []
     for target in ("/etc/passwd", str(tmp_path / "no-such-file")):
         xml = ('<?xml version="1.0"?>\n' + doctype.format(target=target) + "\n"
-               f'<root BTCPP_format="4"><BehaviorTree ID="Main"><Leaf v="&x;"/></BehaviorTree></root>\n')
+               '<root BTCPP_format="4"><BehaviorTree ID="Main"><Leaf v="&x;"/></BehaviorTree></root>\n')
         with pytest.raises(TreeLoadError) as info:
             factory.create_tree_from_text(xml)
         answers.append((info.value.line, info.value.message))
@@ -293,7 +293,7 @@ def test_validate_reports_refused_files_with_path_line_message(tmp_path) -> None
     fifo_main = write(tmp_path / "fifo_main.xml", including("pipe.xml"))
     dtd = write(tmp_path / "dtd.xml", DEV_ZERO_PE)
     bomb_file = write(tmp_path / "bomb.xml", bomb(24))
-    big = write(tmp_path / "big.xml", '<root BTCPP_format="4"><!-- ' + "x" * 3000 + " --></root>")
+    write(tmp_path / "big.xml", '<root BTCPP_format="4"><!-- ' + "x" * 3000 + " --></root>")
     big_main = write(tmp_path / "big_main.xml", including("big.xml"))
     good = write(tmp_path / "good.xml", f'<root BTCPP_format="4">\n{MAIN_BODY}</root>\n')
     proc = run_validate(str(fifo_main), str(dtd), str(bomb_file), str(big_main), str(good))

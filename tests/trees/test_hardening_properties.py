@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from soccerbt.trees import TreeFactory, TreeLoadError
-from soccerbt.trees.loading import _DocSet, expanded_size
 from soccerbt.trees.includes import tree_files
+from soccerbt.trees.loading import _DocSet, expanded_size
 
 TREE = '<BehaviorTree ID="Main"><AlwaysSuccess/></BehaviorTree>'
 TARGETS = ["/dev/zero", "/etc/passwd", "/no/such/file", "sub.xml", "../up.xml", "http://127.0.0.1:9/x",

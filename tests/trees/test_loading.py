@@ -139,7 +139,7 @@ def test_subtree_remapping_literals_and_root_keys(factory):
            '<Script code="seen := a"/></Sequence></BehaviorTree>'
            '<BehaviorTree ID="S"><Sequence><Script code="inp := inp + 1; r := lit; @glob := g"/>'
            '</Sequence></BehaviorTree></root>')
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="Variable not found: g"):
         factory.create_tree_from_text(xml).tick_exactly_once()  # `g` is not visible in S
     t = factory.create_tree_from_text(xml.replace("@glob := g", "@glob := 2"))
     assert t.tick_exactly_once() is NodeStatus.SUCCESS

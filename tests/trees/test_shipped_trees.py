@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from soccerbt.blackboard.schema import SCHEMA, default_blackboard_values
+from soccerbt.nodes.soccer import register_soccer_nodes, soccer_node_types
 from soccerbt.nodes.soccer.context import RobotContext
 from soccerbt.services.world_model import WorldModel
+from soccerbt.trees import TreeFactory, TreeLoadError
 from soccerbt.world.field import Field
 from soccerbt.world.types import RobotId, Team
-from soccerbt.nodes.soccer import register_soccer_nodes, soccer_node_types
-from soccerbt.trees import TreeFactory, TreeLoadError
 
 XML_DIR = Path(__file__).resolve().parents[2] / "soccerbt" / "trees" / "xml"
 SHIPPED = sorted(XML_DIR.rglob("*.xml"))

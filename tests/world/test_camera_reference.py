@@ -128,8 +128,12 @@ class ReferenceCamera:
             if rows:
                 out[obs._index] = rows
         standing = [r for r in robots if not r.fallen]
-        if standing and not noise.is_perfect and (noise.false_ball_per_frame > 0.0 or noise.false_feature_per_frame > 0.0):
-            for r, u5 in zip(standing, rng.random((len(standing), 5)).tolist()):
+        if (
+            standing
+            and not noise.is_perfect
+            and (noise.false_ball_per_frame > 0.0 or noise.false_feature_per_frame > 0.0)
+        ):
+            for r, u5 in zip(standing, rng.random((len(standing), 5)).tolist(), strict=False):
                 near, far = ground_band_m(cam, r.head_tilt_rad)
                 for det in self.model._false_detections(r, max(near, min_r), far, u5):  # type: ignore[arg-type]
                     out.setdefault(r._index, []).append(det)

@@ -30,9 +30,13 @@ def test_field_lists_match_the_types():
 
 def test_fast_objects_equal_constructed_ones():
     det = make_detection("ball", 1.0, -2.0, 0.5, Team.RED)
-    assert det == Detection("ball", 1.0, -2.0, 0.5, Team.RED) and hash(det) == hash(Detection("ball", 1.0, -2.0, 0.5, Team.RED))
+    assert det == Detection("ball", 1.0, -2.0, 0.5, Team.RED) and hash(det) == hash(
+        Detection("ball", 1.0, -2.0, 0.5, Team.RED)
+    )
     pose = make_pose(1.0, 2.0, 0.5)
-    assert pose == Pose2D(1.0, 2.0, 0.5) and pose.compose(Pose2D(1.0, 0.0, 0.0)) == Pose2D(1.0, 2.0, 0.5).compose(Pose2D(1.0, 0.0, 0.0))
+    assert pose == Pose2D(1.0, 2.0, 0.5) and pose.compose(Pose2D(1.0, 0.0, 0.0)) == Pose2D(1.0, 2.0, 0.5).compose(
+        Pose2D(1.0, 0.0, 0.0)
+    )
     obs = make_observations(1.5, True, (det,), pose, 0.25, False, 0.1, 0.4)
     assert obs == Observations(1.5, True, (det,), pose, 0.25, False, 0.1, 0.4)
     assert dataclasses.replace(obs, fallen=True).fallen

@@ -35,7 +35,13 @@ def test_adult_size_numbers():
 
 def test_kid_size_numbers():
     f = Field.kid_size()
-    assert (f.length_m, f.width_m, f.ball_radius_m, f.players_per_team, f.crossbar_height_m) == (9.0, 6.0, 0.075, 4, 1.3)
+    assert (f.length_m, f.width_m, f.ball_radius_m, f.players_per_team, f.crossbar_height_m) == (
+        9.0,
+        6.0,
+        0.075,
+        4,
+        1.3,
+    )
     assert Field.by_name("kid") == f and Field.by_name("AdultSize") == Field.adult_size()
     with pytest.raises(ValueError, match="unknown field size"):
         Field.by_name("mid")

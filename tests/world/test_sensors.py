@@ -37,7 +37,11 @@ def seen(world: World, rid: RobotId, tilt: float = 0.3, pan: float = 0.0) -> lis
     r = world.robots[rid]
     for _ in range(200):  # let the head arrive, then wait for a frame
         world.step()
-        if abs(r.head_tilt_rad - tilt) < 1e-12 and abs(r.head_pan_rad - pan) < 1e-12 and world.observe(rid).camera_frame:
+        if (
+            abs(r.head_tilt_rad - tilt) < 1e-12
+            and abs(r.head_pan_rad - pan) < 1e-12
+            and world.observe(rid).camera_frame
+        ):
             return list(world.observe(rid).detections)
     raise AssertionError("no camera frame")
 

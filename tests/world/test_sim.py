@@ -31,7 +31,10 @@ def perfect_world(**overrides: object) -> World:
     return World(WorldConfig.perfect(**overrides), seed=0)
 
 
-def one_robot(world: World, pose: Pose2D = Pose2D(0.0, 0.0, 0.0), rid: RobotId = B1) -> RobotId:
+_ORIGIN = Pose2D(0.0, 0.0, 0.0)
+
+
+def one_robot(world: World, pose: Pose2D = _ORIGIN, rid: RobotId = B1) -> RobotId:
     world.add_robot(rid, pose)
     world.place_ball(0.0, 4.0)  # out of the way
     return rid
@@ -678,10 +681,10 @@ def test_repeating_commands_every_step_gives_the_same_world_as_setting_them_once
             if step % 100 == 0:
                 commands = [RobotCommand(vx_mps=0.5 + 0.1 * k, vtheta_radps=2.0 * math.sin(step + k),
                                          head_pan_rad=0.4, head_tilt_rad=0.5) for k in range(3)]
-                for rid, c in zip(ids, commands):
+                for rid, c in zip(ids, commands, strict=False):
                     w.set_command(rid, c)
             elif repeat:
-                for rid, c in zip(ids, commands):
+                for rid, c in zip(ids, commands, strict=False):
                     w.set_command(rid, RobotCommand(c.vx_mps, c.vy_mps, c.vtheta_radps, c.head_pan_rad,
                                                     c.head_tilt_rad))
             w.step()

@@ -265,9 +265,9 @@ def record(xml_text: str, cycles: dict[str, str], writes: list[dict]) -> dict:
     if elapsed > 3000:
         raise rec.RecorderError("the run took longer than a Sleep: not deterministic")
     pos = 0
-    for step, count in zip(steps, counts):
+    for step, count in zip(steps, counts, strict=False):
         transitions = []
-        for (uid, new), (cname, prev, cnew) in zip(records[pos:pos + count], cout_lines[pos:pos + count]):
+        for (uid, new), (cname, prev, cnew) in zip(records[pos:pos + count], cout_lines[pos:pos + count], strict=False):
             name, path, _reg = nodes[uid]
             if (name, new) != (cname, cnew):
                 raise rec.RecorderError(f"loggers disagree: {name} {new} vs {cname} {cnew}")

@@ -286,7 +286,7 @@ def prepare_xml(text: str) -> str:
     def fix(m: re.Match) -> str:
         if any(a <= m.start() < b for a, b in comments):
             return m.group(0)
-        tag, attrs, close = m.group(1), m.group(2), m.group(3)
+        tag, attrs = m.group(1), m.group(2)
         is_scripted = tag == "Scripted"
         if tag in GENERIC_TAGS:
             idm = _ID_ATTR.search(attrs)
@@ -350,7 +350,7 @@ def map_scripted(xml_text: str, subtrees: list[dict]) -> dict[int, dict]:
         if len(elements) != len(sub["nodes"]):
             raise RecorderError(f"tree {sub['tree_id']!r}: {len(elements)} XML elements, "
                                 f"{len(sub['nodes'])} nodes created")
-        for el, (uid, name, _path, reg) in zip(elements, sub["nodes"]):
+        for el, (uid, name, _path, reg) in zip(elements, sub["nodes"], strict=False):
             eid = _effective_id(el)
             if eid != reg or el.get("name", name if el.tag == "SubTree" else eid) != name:
                 raise RecorderError(f"XML <{el.tag} name={el.get('name')}> does not match node "
@@ -574,9 +574,9 @@ def record_case(xml_path: Path, ticks: int | None, resets: dict[int, set[int]]) 
     if len(records) != len(cout_lines):
         raise RecorderError(f"FileLogger2 saw {len(records)} transitions, StdCoutLogger {len(cout_lines)}")
     pos = 0
-    for step, count, done in zip(steps, counts, reset_by_tick):
+    for step, count, done in zip(steps, counts, reset_by_tick, strict=False):
         transitions = []
-        for (uid, new), (cname, prev, cnew) in zip(records[pos:pos + count], cout_lines[pos:pos + count]):
+        for (uid, new), (cname, prev, cnew) in zip(records[pos:pos + count], cout_lines[pos:pos + count], strict=False):
             name, path = paths[uid]
             if (name, new) != (cname, cnew):
                 raise RecorderError(f"loggers disagree: {name} {new} vs {cname} {cnew}")
@@ -649,8 +649,11 @@ def record_entry(root: Path, entry: dict) -> dict:
     (root / "traces" / f"{name}.json").write_text(json.dumps(ordered, indent=1) + "\n")
 
     n_ticks = len(trace["ticks"])
-    out = {"case": name, "ticks": entry.get("ticks", n_ticks) if trace.get("error_at") != "load" else entry.get("ticks", 1),
-           "description": entry.get("description", "")}
+    out = {
+        "case": name,
+        "ticks": entry.get("ticks", n_ticks) if trace.get("error_at") != "load" else entry.get("ticks", 1),
+        "description": entry.get("description", ""),
+    }
     for key in ("trust", "trust_reason"):
         if key in entry:
             out[key] = entry[key]
@@ -685,7 +688,7 @@ def compare_traces(mine: dict, ref: dict) -> list[str]:
         if mine.get("error") != ref.get("error"):
             diffs.append(f"load error text: 4.8.2 {mine['error']!r} / 4.10 {ref['error']!r}")
         return diffs
-    for a, b in zip(mine["ticks"], ref["ticks"]):
+    for a, b in zip(mine["ticks"], ref["ticks"], strict=False):
         t = b["tick"]
         if (a.get("error") is None) != (b.get("error") is None):
             diffs.append(f"tick {t}: error 4.8.2 {a.get('error')!r} / 4.10 {b.get('error')!r}")

@@ -30,6 +30,8 @@ def open_transport(kind: str, *, domain: int = 0, interface: str | None = None, 
         try:
             from soccerbt.drivers.booster.cyclone import CycloneTransport
         except ImportError as exc:
-            raise TransportError(f"the cyclone transport needs cyclonedds (pip install 'soccerbt[robot]'): {exc}") from None
+            raise TransportError(
+                f"the cyclone transport needs cyclonedds (pip install 'soccerbt[robot]'): {exc}"
+            ) from None
         return CycloneTransport(domain=domain, interface=interface, **options)
     raise ValueError(f"unknown transport kind {kind!r} (known: {', '.join(TRANSPORT_KINDS)})")

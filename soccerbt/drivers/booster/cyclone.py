@@ -139,7 +139,9 @@ def cyclone_config(interface: str | None = None, *, peers: tuple[str, ...] = (),
 
 def _qos(profile: QosProfile) -> Qos:
     return Qos(
-        Policy.Reliability.Reliable(max_blocking_time=100_000_000) if profile.reliable else Policy.Reliability.BestEffort,
+        Policy.Reliability.Reliable(max_blocking_time=100_000_000)
+        if profile.reliable
+        else Policy.Reliability.BestEffort,
         Policy.Durability.TransientLocal if profile.transient_local else Policy.Durability.Volatile,
         Policy.History.KeepLast(profile.depth),
         Policy.DataRepresentation(use_cdrv0_representation=True),

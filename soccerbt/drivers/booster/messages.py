@@ -127,7 +127,9 @@ class _Run:
 
     def __init__(self, owner: str, items: list[tuple[str, _Prim]]) -> None:
         self.names = tuple(name for name, _ in items)
-        self.get = attrgetter(*self.names) if len(self.names) > 1 else (lambda obj, _n=self.names[0]: (getattr(obj, _n),))
+        self.get = (
+            attrgetter(*self.names) if len(self.names) > 1 else (lambda obj, _n=self.names[0]: (getattr(obj, _n),))
+        )
         self.counts = tuple(p.count for _, p in items)
         self.has_arrays = any(self.counts)
         self.owner = owner
@@ -163,7 +165,7 @@ class _Run:
         values = self.get(obj)
         if self.has_arrays:
             flat: list[Any] = []
-            for value, count, name in zip(values, self.counts, self.names):
+            for value, count, name in zip(values, self.counts, self.names, strict=False):
                 if count:
                     if len(value) != count:
                         raise MessageError(f"{self.owner}.{name}: needs exactly {count} values, got {len(value)}")
@@ -187,13 +189,13 @@ class _Run:
             if flat[i] > 1:
                 raise MessageError(f"{self.owner}: a bool holds {flat[i]} (only 0 and 1 are valid)")
         if self.has_arrays or self.flat_bools:
-            for name, (a, b, count) in zip(self.names, self.slots):
+            for name, (a, b, count) in zip(self.names, self.slots, strict=False):
                 if count:
                     out[name] = [bool(x) for x in flat[a:b]] if a in self.flat_bools else list(flat[a:b])
                 else:
                     out[name] = bool(flat[a]) if a in self.flat_bools else flat[a]
         else:
-            for name, value in zip(self.names, flat):
+            for name, value in zip(self.names, flat, strict=False):
                 out[name] = value
         return pos + size
 
@@ -280,7 +282,9 @@ class _StructCodec:
                 try:
                     raw = value.encode("utf-8")
                 except (AttributeError, UnicodeError) as exc:
-                    raise MessageError(f"{what}: cannot encode {type(value).__name__} as a UTF-8 string: {exc}") from None
+                    raise MessageError(
+                        f"{what}: cannot encode {type(value).__name__} as a UTF-8 string: {exc}"
+                    ) from None
                 if len(raw) + 1 > detail:
                     raise MessageError(f"{what}: {len(raw) + 1} bytes exceed the limit of {detail}")
                 _align(buf, 4)
@@ -414,7 +418,7 @@ class _StructCodec:
                 if flat[i] > 1:
                     raise MessageError(f"{self.name}: a bool holds {flat[i]} (only 0 and 1 are valid)")
             kw = {}
-            for name, (a, b, count) in zip(names, slots):
+            for name, (a, b, count) in zip(names, slots, strict=False):
                 if count:
                     kw[name] = [bool(x) for x in flat[a:b]] if a in bools else list(flat[a:b])
                 else:

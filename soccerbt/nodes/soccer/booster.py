@@ -20,19 +20,52 @@ from __future__ import annotations
 
 from soccerbt.nodes.soccer._base import SUCCESS, SoccerSyncNode
 from soccerbt.nodes.soccer._base import booster_input as _in
-from soccerbt.nodes.soccer.booster_motion import (CamFastScan, CamFindBall, CamScanField, CamTrackBall,
-                                                  CheckAndStandUp, GoBackInField,
-                                                  MoveHead, MoveToPoseOnField, RobotFindBall, SetVelocity,
-                                                  StandStill, StepOnSpot, TurnOnSpot)
-from soccerbt.nodes.soccer.booster_positioning import (Assist, GoToFreekickPosition,
-                                                       GoToFreekickPosition2026, GoToFreekickPositionAuto,
-                                                       GoToGoalBlockingPosition, GoToReadyPosition,
-                                                       report_freekick_target)
-from soccerbt.nodes.soccer.booster_ball import (Adjust, CalcKickDir, Chase, GoalieDecide, Kick,
-                                                RLVisionKick, SimpleChase, StrikerDecide)
-from soccerbt.nodes.soccer.booster_localization import (CalibrateOdom, RobocupWalk, SelfLocate, SelfLocate1M,
-                                                        SelfLocate2T, SelfLocate2X, SelfLocateBorder,
-                                                        SelfLocateEnterField, SelfLocateLT, SelfLocatePT)
+from soccerbt.nodes.soccer.booster_ball import (
+    Adjust,
+    CalcKickDir,
+    Chase,
+    GoalieDecide,
+    Kick,
+    RLVisionKick,
+    SimpleChase,
+    StrikerDecide,
+)
+from soccerbt.nodes.soccer.booster_localization import (
+    CalibrateOdom,
+    RobocupWalk,
+    SelfLocate,
+    SelfLocate1M,
+    SelfLocate2T,
+    SelfLocate2X,
+    SelfLocateBorder,
+    SelfLocateEnterField,
+    SelfLocateLT,
+    SelfLocatePT,
+)
+from soccerbt.nodes.soccer.booster_motion import (
+    CamFastScan,
+    CamFindBall,
+    CamScanField,
+    CamTrackBall,
+    CheckAndStandUp,
+    GoBackInField,
+    MoveHead,
+    MoveToPoseOnField,
+    RobotFindBall,
+    SetVelocity,
+    StandStill,
+    StepOnSpot,
+    TurnOnSpot,
+)
+from soccerbt.nodes.soccer.booster_positioning import (
+    Assist,
+    GoToFreekickPosition,
+    GoToFreekickPosition2026,
+    GoToFreekickPositionAuto,
+    GoToGoalBlockingPosition,
+    GoToReadyPosition,
+    report_freekick_target,
+)
 from soccerbt.nodes.soccer.versions import DEFAULT_BOOSTER_VERSION, check_version
 
 __all__ = ["BOOSTER_NODE_TYPES", "booster_node_types", "RobocupWalk", "GoToFreekickPosition2026",

@@ -8,12 +8,20 @@ from __future__ import annotations
 
 import math
 
-from soccerbt.nodes.soccer._base import OutputPort, RUNNING, SoccerStatefulNode, SoccerSyncNode, SUCCESS
+from soccerbt.nodes.soccer._base import RUNNING, SUCCESS, OutputPort, SoccerStatefulNode, SoccerSyncNode
 from soccerbt.nodes.soccer._base import booster_input as _in
-from soccerbt.nodes.soccer.skills import (angle_good_for_kick, avoid_direction, ball_view, clamp,
-                                          dist_to_obstacle, goal_post_angles, kick_window, nav_obstacles,
-                                          sigmoid_down,
-                                          walk_to_pose)
+from soccerbt.nodes.soccer.skills import (
+    angle_good_for_kick,
+    avoid_direction,
+    ball_view,
+    clamp,
+    dist_to_obstacle,
+    goal_post_angles,
+    kick_window,
+    nav_obstacles,
+    sigmoid_down,
+    walk_to_pose,
+)
 from soccerbt.world.types import wrap_angle_rad
 
 _DOUBLE, _STRING = float, str  # the C++ port types of nodes.json
@@ -258,7 +266,11 @@ class Chase(SoccerSyncNode):
         cfg = ctx.config
         ball = ball_view(ctx)
         pose = ctx.world_model.robot_pose_field
-        vx_lim, vy_lim, vth_lim = self.port_float("vx_limit"), self.port_float("vy_limit"), self.port_float("vtheta_limit")
+        vx_lim, vy_lim, vth_lim = (
+            self.port_float("vx_limit"),
+            self.port_float("vy_limit"),
+            self.port_float("vtheta_limit"),
+        )
         dist, safe = self.port_float("dist"), self.port_float("safe_dist")
         kick_dir = ctx.state.kick_dir_rad
         theta_br = math.atan2(pose.y_m - ball.field_y_m, pose.x_m - ball.field_x_m)
@@ -266,8 +278,11 @@ class Chase(SoccerSyncNode):
         off = abs(wrap_angle_rad(kick_dir - ball.dir_rb_rad))
         if self.explaining:
             held = " (x1.2 while direct)" if self._direct else ""
-            self.set_reason(f"|kick_dir - dir_rb| {off:.2f} < {threshold:.2f}{held} -> walk behind the ball" if off < threshold
-                            else f"|kick_dir - dir_rb| {off:.2f} >= {threshold:.2f}{held} -> circle at safe_dist {safe:.2f}")
+            self.set_reason(
+                f"|kick_dir - dir_rb| {off:.2f} < {threshold:.2f}{held} -> walk behind the ball"
+                if off < threshold
+                else f"|kick_dir - dir_rb| {off:.2f} >= {threshold:.2f}{held} -> circle at safe_dist {safe:.2f}"
+            )
         if off < threshold:
             self._direct = True
             tx, ty = ball.field_x_m - dist * math.cos(kick_dir), ball.field_y_m - dist * math.sin(kick_dir)
@@ -280,7 +295,9 @@ class Chase(SoccerSyncNode):
         rx, ry = pose.inverse_transform_point(tx, ty)
         target_dir = math.atan2(ry, rx)
         target_range = math.hypot(rx, ry)
-        if cfg.avoid_during_chase and dist_to_obstacle(ctx, target_dir) < min(cfg.chase_avoid_safe_dist_m, target_range):
+        if cfg.avoid_during_chase and dist_to_obstacle(ctx, target_dir) < min(
+            cfg.chase_avoid_safe_dist_m, target_range
+        ):
             d = avoid_direction(ctx, target_dir, min(cfg.chase_avoid_safe_dist_m, target_range))
             vx, vy, vth = 0.5 * math.cos(d), 0.5 * math.sin(d), ball.yaw_rad
         else:
@@ -341,7 +358,11 @@ class Adjust(SoccerSyncNode):
         ball = ball_view(ctx)
         pose = ctx.world_model.robot_pose_field
         delta_dir = wrap_angle_rad(ctx.state.kick_dir_rad - ball.dir_rb_rad)
-        speed = f("tangential_speed_near") if abs(delta_dir) * ball.range_m < f("near_threshold") else f("tangential_speed_far")
+        speed = (
+            f("tangential_speed_near")
+            if abs(delta_dir) * ball.range_m < f("near_threshold")
+            else f("tangential_speed_far")
+        )
         radial = clamp(ball.range_m - f("range"), 0.0, 0.5)  # close in toward the ball
         tangent_dir = ball.dir_rb_rad + (math.pi / 2.0) * (-1.0 if delta_dir > 0.0 else 1.0) - pose.theta_rad
         radial_dir = ball.dir_rb_rad - pose.theta_rad

@@ -6,7 +6,7 @@ conventions).
 """
 from __future__ import annotations
 
-from soccerbt.nodes.soccer._base import SoccerSyncNode, SUCCESS
+from soccerbt.nodes.soccer._base import SUCCESS, SoccerSyncNode
 from soccerbt.nodes.soccer._base import booster_input as _in
 
 _DOUBLE, _BOOL, _STRING = float, bool, str  # the C++ port types of nodes.json

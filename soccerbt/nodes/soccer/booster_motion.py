@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from soccerbt.nodes.soccer._base import RUNNING, SoccerStatefulNode, SoccerSyncNode, SUCCESS
+from soccerbt.nodes.soccer._base import RUNNING, SUCCESS, SoccerStatefulNode, SoccerSyncNode
 from soccerbt.nodes.soccer._base import booster_input as _in
 from soccerbt.nodes.soccer.skills import ball_view, head_angles_to, walk_to_pose
 from soccerbt.world.types import wrap_angle_rad

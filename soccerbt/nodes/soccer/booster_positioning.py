@@ -8,13 +8,25 @@ from __future__ import annotations
 
 import math
 
-from soccerbt.nodes.soccer._base import InputPort, RUNNING, SoccerStatefulNode, SoccerSyncNode, SUCCESS
+from soccerbt.nodes.soccer._base import RUNNING, SUCCESS, InputPort, SoccerStatefulNode, SoccerSyncNode
 from soccerbt.nodes.soccer._base import booster_input as _in
 from soccerbt.nodes.soccer.booster_motion import move_to_pose_tolerant
-from soccerbt.nodes.soccer.skills import (avoid_direction, ball_view, clamp, dist_to_obstacle, nav_obstacles,
-                                          sigmoid_down, striker_rank, walk_to_pose)
-from soccerbt.nodes.soccer.versions import (BOOSTER_VERSIONS, DEFAULT_BOOSTER_VERSION, tree_version_of_file,
-                                            VERSION_DEFAULTS)
+from soccerbt.nodes.soccer.skills import (
+    avoid_direction,
+    ball_view,
+    clamp,
+    dist_to_obstacle,
+    nav_obstacles,
+    sigmoid_down,
+    striker_rank,
+    walk_to_pose,
+)
+from soccerbt.nodes.soccer.versions import (
+    BOOSTER_VERSIONS,
+    DEFAULT_BOOSTER_VERSION,
+    VERSION_DEFAULTS,
+    tree_version_of_file,
+)
 from soccerbt.world.types import wrap_angle_rad
 
 _DOUBLE, _STRING = float, str  # the C++ port types of nodes.json
@@ -156,7 +168,9 @@ class Assist(SoccerSyncNode):
         rx, ry = pose.inverse_transform_point(tx, ty)
         target_dir = math.atan2(ry, rx)
         cfg = ctx.config
-        if cfg.avoid_during_chase and dist_to_obstacle(ctx, target_dir) < min(cfg.chase_avoid_safe_dist_m, math.hypot(rx, ry)):
+        if cfg.avoid_during_chase and dist_to_obstacle(ctx, target_dir) < min(
+            cfg.chase_avoid_safe_dist_m, math.hypot(rx, ry)
+        ):
             d = avoid_direction(ctx, target_dir, cfg.chase_avoid_safe_dist_m)
             vx, vy, vth = 0.5 * math.cos(d), 0.5 * math.sin(d), ball.yaw_rad
         else:
@@ -256,7 +270,10 @@ class GoToFreekickPosition(SoccerStatefulNode):
             factor = sigmoid_down(ball.range_m * abs(ball.yaw_rad), 3.0, 1.0)
             vx, vy = rx * factor, ry * factor
             # do not walk into the ball on the way
-            if ball.range_m < 1.0 and _point_segment_dist(ball.field_x_m, ball.field_y_m, pose.x_m, pose.y_m, tx, ty) < 0.5:
+            if (
+                ball.range_m < 1.0
+                and _point_segment_dist(ball.field_x_m, ball.field_y_m, pose.x_m, pose.y_m, tx, ty) < 0.5
+            ):
                 vx = min(0.0, vx)
                 vy = vy + 0.1 if vy >= 0.0 else vy - 0.1
             ctx.set_velocity(clamp(vx, -0.4, vx_lim), clamp(vy, -vy_lim, vy_lim), ball.yaw_rad * 2.0)

@@ -61,7 +61,14 @@ from soccerbt.world.types import KickRequest, RobotCommand, RobotId
 if TYPE_CHECKING:  # only for type checkers: keeps this module import-light
     from soccerbt.services.world_model import WorldModel
 
-__all__ = ["RobotContext", "BrainState", "SoccerConfig", "DEFAULT_MAX_VX_MPS", "DEFAULT_MAX_VY_MPS", "DEFAULT_MAX_VTHETA_RADPS"]
+__all__ = [
+    "RobotContext",
+    "BrainState",
+    "SoccerConfig",
+    "DEFAULT_MAX_VX_MPS",
+    "DEFAULT_MAX_VY_MPS",
+    "DEFAULT_MAX_VTHETA_RADPS",
+]
 
 # Booster T1 walking limits (../shared/reference/field.md) used when no RobotLimits is given.
 DEFAULT_MAX_VX_MPS = 1.2

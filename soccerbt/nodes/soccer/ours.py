@@ -22,11 +22,27 @@ import math
 
 from soccerbt.nodes.soccer._base import SUCCESS, InputPort, OutputPort, SoccerSyncNode
 from soccerbt.nodes.soccer.booster import CalcKickDir
-from soccerbt.nodes.soccer.skills import (BallView, NavObstacles, ball_view, clamp, head_angles_to, nav_obstacles,
-                                          walk_to_pose)
-from soccerbt.nodes.soccer.ours_positioning import (FIELD_KEEP_OUT_M, FreeKickPosition, GoTo,  # noqa: F401
-                                                     GoToKickoffPosition, SupportPosition, _behind_ball_on_field,
-                                                     _field_player_rank, _hold_reason, _keep_away, _walk_and_hold)
+from soccerbt.nodes.soccer.ours_positioning import (  # noqa: F401
+    FIELD_KEEP_OUT_M,
+    FreeKickPosition,
+    GoTo,
+    GoToKickoffPosition,
+    SupportPosition,
+    _behind_ball_on_field,
+    _field_player_rank,
+    _hold_reason,
+    _keep_away,
+    _walk_and_hold,
+)
+from soccerbt.nodes.soccer.skills import (
+    BallView,
+    NavObstacles,
+    ball_view,
+    clamp,
+    head_angles_to,
+    nav_obstacles,
+    walk_to_pose,
+)
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 
 __all__ = ["OUR_NODE_TYPES", "incoming_shot_y", "kick_geometry", "kick_strength"]

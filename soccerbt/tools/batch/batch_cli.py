@@ -38,14 +38,26 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from soccerbt.cli.match_options import add_match_shape_arguments, shape_from_args, tree_problem
+from soccerbt.cli.outputs import check_output_path, same_file, tree_inputs, write_atomically
 from soccerbt.match import Match, default_tree_path
-from soccerbt.tools.batch.batch import (BatchGame, BatchInterrupted, GameOutcome, ab_scores, batch_json, comparison,
-                                  default_jobs, next_seeds, parse_seeds, plan_games, run_batch, table_lines)
+from soccerbt.tools.batch.batch import (
+    BatchGame,
+    BatchInterrupted,
+    GameOutcome,
+    ab_scores,
+    batch_json,
+    comparison,
+    default_jobs,
+    next_seeds,
+    parse_seeds,
+    plan_games,
+    run_batch,
+    table_lines,
+)
 from soccerbt.tools.batch.batch_pool import BACKENDS, RAY_MISSING, BackendError, default_game_timeout_s
 from soccerbt.tools.batch.batch_store import SUMMARY_NAME, GameStore, StoreConflict, batch_fingerprint
 from soccerbt.tools.batch.stats import statistics_lines
-from soccerbt.cli.match_options import add_match_shape_arguments, shape_from_args, tree_problem
-from soccerbt.cli.outputs import check_output_path, same_file, tree_inputs, write_atomically
 
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process ended by it

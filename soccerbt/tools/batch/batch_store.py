@@ -32,9 +32,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from soccerbt.cli.outputs import write_atomically
 from soccerbt.match import GoalSummary, MatchConfig, MatchResult, RobotSummary, default_tree_path
 from soccerbt.tools.batch.batch import BatchGame, GameOutcome, game_json
-from soccerbt.cli.outputs import write_atomically
 
 __all__ = ["GameStore", "StoreConflict", "game_stem", "result_from_dict", "batch_fingerprint", "SUMMARY_NAME",
            "LOCK_NAME", "MAX_GAME_FILE_BYTES", "is_store_name"]

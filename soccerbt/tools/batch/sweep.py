@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from soccerbt.cli.outputs import check_output_path, same_file, write_atomically
 from soccerbt.match import MatchConfig, default_tree_path
 from soccerbt.tools.batch.batch import GameOutcome, ab_scores, plan_games, run_batch
 from soccerbt.tools.batch.stats import HeadToHead, head_to_head
-from soccerbt.cli.outputs import check_output_path, same_file, write_atomically
 from soccerbt.trees.includes import tree_files
 from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, XNode, decode_xml_bytes, parse_xml_text, read_limited
 
@@ -291,7 +291,9 @@ class TreeEditor:
             doc = parse_xml_text(text, str(path), path.parent)  # TreeLoadError: path:line: message
             nodes, in_tree = _walk(doc.root)
             tags = _start_tags(text)
-            if len(tags) != len(nodes) or any(t.name.split(":")[-1] != x.tag for t, x in zip(tags, nodes)):
+            if len(tags) != len(nodes) or any(
+                t.name.split(":")[-1] != x.tag for t, x in zip(tags, nodes, strict=False)
+            ):
                 raise SweepError(f"{path}: cannot match its start tags to its elements; edit this tree by hand")
             self.files.append(_File(path, relative, text, tags, nodes, in_tree))
 
@@ -405,7 +407,7 @@ def combinations(params: Sequence[Param], random_n: int | None = None, seed: int
             if total > MAX_COMBINATIONS:
                 raise SweepError(f"more than {MAX_COMBINATIONS:,} combinations; use --random N or fewer values")
         grids = [p.grid() for p in params]
-        return [dict(zip(params, values)) for values in itertools.product(*grids)]
+        return [dict(zip(params, values, strict=False)) for values in itertools.product(*grids)]
     if not 1 <= random_n <= MAX_COMBINATIONS:
         raise SweepError(f"--random must be 1..{MAX_COMBINATIONS:,}, got {random_n}")
     rng = random.Random(seed)
@@ -468,7 +470,7 @@ def run_sweep(editor: TreeEditor, combos: list[dict[Param, str]], base: MatchCon
             shutil.rmtree(folder, ignore_errors=True)
     results = []
     for index, combo in enumerate(combos):
-        mine = [o for o, k in zip(outcomes, owner) if k == index]
+        mine = [o for o, k in zip(outcomes, owner, strict=False) if k == index]
         results.append(ComboResult(index, combo, mine, head_to_head(ab_scores(mine))))
     return results
 

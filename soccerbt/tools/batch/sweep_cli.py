@@ -22,16 +22,38 @@ import tempfile
 import time
 from pathlib import Path
 
-from soccerbt.match import Match
-from soccerbt.tools.batch.batch import BatchInterrupted, GameOutcome, default_jobs, plan_games
-from soccerbt.tools.batch.batch_cli import (EXIT_INTERRUPTED, EXIT_TERMINATED, ProgressBar, _colour_mode, _count_of, _seeds,
-                                      add_runner_arguments, runner_problem, use_progress_bar)
-from soccerbt.tools.batch.batch_pool import BackendError, default_game_timeout_s
-from soccerbt.tools.batch.stats import HeadToHead
-from soccerbt.tools.batch.sweep import (MAX_COMBINATIONS, ComboResult, Param, SweepError, TreeEditor, best, combinations, combo_text,
-                                  parse_param, plan_best, run_sweep, tree_or_default, write_best)
 from soccerbt.cli.match_options import add_match_shape_arguments, shape_from_args
 from soccerbt.cli.outputs import check_output_path, same_file, tree_inputs, write_atomically
+from soccerbt.match import Match
+from soccerbt.tools.batch.batch import BatchInterrupted, GameOutcome, default_jobs, plan_games
+from soccerbt.tools.batch.batch_cli import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    ProgressBar,
+    _colour_mode,
+    _count_of,
+    _seeds,
+    add_runner_arguments,
+    runner_problem,
+    use_progress_bar,
+)
+from soccerbt.tools.batch.batch_pool import BackendError, default_game_timeout_s
+from soccerbt.tools.batch.stats import HeadToHead
+from soccerbt.tools.batch.sweep import (
+    MAX_COMBINATIONS,
+    ComboResult,
+    Param,
+    SweepError,
+    TreeEditor,
+    best,
+    combinations,
+    combo_text,
+    parse_param,
+    plan_best,
+    run_sweep,
+    tree_or_default,
+    write_best,
+)
 from soccerbt.trees import TreeLoadError
 
 
@@ -87,12 +109,12 @@ def _interval(h: HeadToHead) -> tuple[str, str]:
 def table_lines(results: list[ComboResult], params: list[Param], top: ComboResult | None) -> list[str]:
     """A line per combination: values, record, points share and goal difference with intervals."""
     widths = [max(len(p.key), *(len(r.combo[p]) for r in results)) for p in params]
-    head = "  ".join(f"{p.key:<{w}}" for p, w in zip(params, widths))
+    head = "  ".join(f"{p.key:<{w}}" for p, w in zip(params, widths, strict=False))
     lines = [f"  {'#':>3}  {head}  {'games':>5}  {'W-D-L':>8}  {'goals':>7}  {'points (95% CI)':<16}  "
              f"goal difference per game (95% CI)"]
     for r in results:
         h = r.stats
-        values = "  ".join(f"{r.combo[p]:<{w}}" for p, w in zip(params, widths))
+        values = "  ".join(f"{r.combo[p]:<{w}}" for p, w in zip(params, widths, strict=False))
         points, diff = _interval(h)
         mark = "*" if r is top else " "
         failed = f"  ({r.failed} failed)" if r.failed else ""

@@ -18,7 +18,7 @@ from typing import Any
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog, RobotState, StepView, apply_step
-from soccerbt.tools.viewer.scene import Banner, control_of, gc_words, Scene, SceneRobot
+from soccerbt.tools.viewer.scene import Banner, Scene, SceneRobot, control_of, gc_words
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team, from_team_frame
 
@@ -160,7 +160,7 @@ class McapReplaySource:
         blue_positive = self.blue_attacks_positive_x()
         robots, penalties = [], []
         bb0: dict[str, list] = {}
-        for key, (x, y, theta, fallen, removed) in zip(self.log.robots, truth.robots):
+        for key, (x, y, theta, fallen, removed) in zip(self.log.robots, truth.robots, strict=False):
             team, number = _team_number(key)
             attack = blue_positive if team is Team.BLUE else not blue_positive
             rstate = self.robot_state(key)
@@ -233,7 +233,7 @@ class McapReplaySource:
             rows = self._patterns(robot, uid, lo, hi + 1 if after is None else hi)
             if after is not None:
                 rows.append(after)
-            for (_s0, p0), (s1, p1) in reversed(list(zip(rows, rows[1:]))):
+            for (_s0, p0), (s1, p1) in reversed(list(zip(rows, rows[1:], strict=False))):
                 if s1 <= hi and _changed(p0, p1):
                     return s1
             after = rows[0] if rows else None

@@ -27,6 +27,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
 import pygame
 
 from soccerbt.log import format as lf
@@ -218,7 +219,9 @@ class McapViewer(Viewer):
         """The labels of the events and bookmarks drawn within ``reach_px`` of ``x_px`` on the
         timeline (what hovering shows)."""
         out = [_event_text(e) for e in self.replay.log.events if abs(self._x_of(int(e["step"])) - x_px) <= reach_px]
-        out += [f"t={s * self.replay.dt_s:.2f}s bookmark" for s in self.bookmarks if abs(self._x_of(s) - x_px) <= reach_px]
+        out += [
+            f"t={s * self.replay.dt_s:.2f}s bookmark" for s in self.bookmarks if abs(self._x_of(s) - x_px) <= reach_px
+        ]
         return out
 
     def _draw_hover(self, surface: pygame.Surface) -> None:
@@ -500,7 +503,9 @@ class McapViewer(Viewer):
                 self.notify(f"#{self.panel.selected}: its result changes at t={found * src.dt_s:.2f}s (step {found})",
                             echo=False)
             else:
-                self.notify(f"#{self.panel.selected}: no {'later' if not shift else 'earlier'} change", "warn", echo=False)
+                self.notify(
+                    f"#{self.panel.selected}: no {'later' if not shift else 'earlier'} change", "warn", echo=False
+                )
         elif key == pygame.K_e:
             found = src.find_event(forward=not shift)
             if found is not None:

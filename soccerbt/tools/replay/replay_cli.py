@@ -76,9 +76,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tree", nargs="?", const=True, default=False, metavar="NEW.xml",
                         help="with --robot: the tree with each node's status and the blackboard at --at/--tick; "
                              "with --rerun: the tree to re-run the robot's brain with (default: the recorded one)")
-    parser.add_argument("--rerun", action="store_true",
-                        help="with --robot: feed the robot's recorded inputs to a fresh brain (open loop) and report "
-                             "where its statuses, decisions, reasons and commands first differ and how often; exit 1 if they do")
+    parser.add_argument(
+        "--rerun",
+        action="store_true",
+        help="with --robot: feed the robot's recorded inputs to a fresh brain (open loop) and report "
+        "where its statuses, decisions, reasons and commands first differ and how often; exit 1 if they do",
+    )
     parser.add_argument("--out", metavar="NEW.mcap", default=None,
                         help="with --rerun: write the log with the robot's part re-run (for replay diff, the viewer)")
     parser.add_argument("--json", action="store_true", help="with --tree: one JSON object")
@@ -287,8 +290,8 @@ def _derive(args: argparse.Namespace, err: TextIO) -> int:
     """``soccerbt replay derive LOG FULL.mcap``: 0 written whole; 1 a usage problem, or written up
     to a step that did not reproduce (said, with why); 2 a log that cannot be derived or an output
     that cannot be written (nothing is written then)."""
-    from soccerbt.resim.derive import derive_log
     from soccerbt.log.reader import McapLog
+    from soccerbt.resim.derive import derive_log
     from soccerbt.trees.errors import TreeLoadError
 
     names = _in_and_out(args, err, "derive", "the inputs-only log and the full one to write: soccerbt replay "

@@ -122,7 +122,7 @@ class Condition:
         if not choices:
             return _evaluate(self.script, bb)
         for combo in itertools.islice(itertools.product(*(values for _v, values in choices)), MAX_COMBINATIONS):
-            for (var, _values), value in zip(choices, combo):
+            for (var, _values), value in zip(choices, combo, strict=False):
                 _put(bb, var, value)
             if _evaluate(self.script, bb):
                 return True

@@ -18,7 +18,7 @@ from soccerbt.gamecontroller.protocol import Penalty
 from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes.soccer.skills import nav_obstacles
 from soccerbt.services.navigation import Navigator
-from soccerbt.tools.viewer.scene import Banner, control_of, gc_words, Notice, Scene, SceneRobot, TreeLine
+from soccerbt.tools.viewer.scene import Banner, Notice, Scene, SceneRobot, TreeLine, control_of, gc_words
 from soccerbt.world.types import Pose2D, RobotCommand, Team, from_team_frame
 
 MAX_TREE_LINES = 60

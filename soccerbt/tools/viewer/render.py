@@ -241,7 +241,7 @@ class FieldRenderer:
         below the robot if free, else above, right, left, then further down."""
         radius_px = self._m(ROBOT_RADIUS_M)
         bodies = [pygame.Rect(0, 0, 2 * radius_px, 2 * radius_px) for r in robots if not r.removed]
-        for body, robot in zip(bodies, [r for r in robots if not r.removed]):
+        for body, robot in zip(bodies, [r for r in robots if not r.removed], strict=False):
             body.center = self.to_px(robot.pose.x_m, robot.pose.y_m)
         taken: list[pygame.Rect] = []
         self.label_rects = {}
@@ -314,7 +314,7 @@ class FieldRenderer:
         """A removed (penalised) robot beside the field: its disc, faded, crossed out."""
         centre = self.to_px(*self.bench_position(robot))
         radius_px = self._m(ROBOT_RADIUS_M)
-        faded = tuple((c + 2 * g) // 3 for c, g in zip(TEAM_COLOURS[robot.team], GRASS))
+        faded = tuple((c + 2 * g) // 3 for c, g in zip(TEAM_COLOURS[robot.team], GRASS, strict=False))
         if selected:
             pygame.draw.circle(surface, SELECTED, centre, radius_px + 5, 3)
         pygame.draw.circle(surface, faded, centre, radius_px)

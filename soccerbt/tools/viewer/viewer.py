@@ -24,8 +24,16 @@ import pygame
 
 from soccerbt.cli.display import display_available
 from soccerbt.cli.outputs import write_atomically
-from soccerbt.tools.viewer.render import (ALL_LAYERS, DEFAULT_LAYERS, LAYER_KEYS, ROBOT_RADIUS_M, FieldRenderer,
-                                   draw_help, draw_side_panel, draw_toasts)
+from soccerbt.tools.viewer.render import (
+    ALL_LAYERS,
+    DEFAULT_LAYERS,
+    LAYER_KEYS,
+    ROBOT_RADIUS_M,
+    FieldRenderer,
+    draw_help,
+    draw_side_panel,
+    draw_toasts,
+)
 from soccerbt.tools.viewer.scene import Notice, Scene
 from soccerbt.world.field import Field
 

@@ -126,7 +126,7 @@ def test_commands_become_robocup_demo_requests(bus: MemoryBus) -> None:
 def test_a_kick_enters_the_visual_kick_and_walking_mode_ends_it(bus: MemoryBus) -> None:
     robot, driver = Robot(bus), _driver(bus, visual_kick_hold_s=0.5)
     t = 0.0
-    for k in range(3):
+    for _ in range(3):
         robot.alive()
         driver.poll(t)
         driver.act(RobotCommand(kick=KickRequest(0.0, 1.0)))

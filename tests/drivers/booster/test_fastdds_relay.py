@@ -9,8 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soccerbt.drivers.booster.fastdds_relay import (FastDdsRelay, RtpsError, parse_spdp, spdp_multicast_port,
-                                                     strip_spdp_parameters)
+from soccerbt.drivers.booster.fastdds_relay import (
+    FastDdsRelay,
+    RtpsError,
+    parse_spdp,
+    spdp_multicast_port,
+    strip_spdp_parameters,
+)
 
 CYCLONE, EPROSIMA = b"\x01\x10", b"\x01\x0f"
 PREFIX_C = bytes(range(1, 13))

@@ -13,8 +13,15 @@ from soccerbt.drivers.booster import messages as m
 from soccerbt.drivers.booster import topics
 from soccerbt.drivers.booster.connect import open_transport
 from soccerbt.drivers.booster.topics import QOS, TOPICS, QosProfile, dds_topic_name, robot_topic, ros_topic_name
-from soccerbt.drivers.booster.transport import (MemoryBus, MemoryTransport, Publisher, Subscription, Transport,
-                                                TransportError, memory_bus)
+from soccerbt.drivers.booster.transport import (
+    MemoryBus,
+    MemoryTransport,
+    Publisher,
+    Subscription,
+    Transport,
+    TransportError,
+    memory_bus,
+)
 
 
 def _load_samples() -> Any:

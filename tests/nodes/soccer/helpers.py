@@ -119,7 +119,9 @@ def make_node(cls, robot: Robot, **ports):
     for name, value in ports.items():
         port = cfg.ports[name]
         target = cfg.input_ports if port.direction.value != "Output" else cfg.output_ports
-        target[name] = value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else repr(value)
+        target[name] = (
+            value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else repr(value)
+        )
     return cls(cls.__name__, cfg)
 
 

@@ -464,7 +464,9 @@ def test_booster_decisions_give_the_comparisons_robocup_demo_makes() -> None:
     assert reason_of(r, B.StrikerDecide)[1] == "ball_range 0.95 > chase_threshold 0.90 (x0.9 while chasing) -> chase"
     r.bb["decision"] = "adjust"
     decision, why = reason_of(r, B.StrikerDecide)
-    assert decision == "kick" and why.startswith("ball_range 0.95 <= chase_threshold 1.00; angle good (dir_rb 0.00 in posts")
+    assert decision == "kick" and why.startswith(
+        "ball_range 0.95 <= chase_threshold 1.00; angle good (dir_rb 0.00 in posts"
+    )
     r.scene(Pose2D(2.0, 0.0, math.pi / 2), (0.8, 0.0))
     r.ctx.state.kick_dir_rad = math.atan2(-2.8, 4.0)
     r.bb["decision"] = "adjust"
@@ -488,4 +490,6 @@ def test_calc_kick_dir_blocks_only_in_the_opponents_free_kick_as_robocup_demo() 
     r.bb["gc_game_sub_state_type"] = "FREE_KICK"
     r.bb["gc_is_sub_state_kickoff_side"] = False
     tick(node)
-    assert r.ctx.state.kick_type == "block" and "opponents' free kick (defending) -> block" in node.env.reasons[node.uid]
+    assert (
+        r.ctx.state.kick_type == "block" and "opponents' free kick (defending) -> block" in node.env.reasons[node.uid]
+    )

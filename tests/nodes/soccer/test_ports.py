@@ -47,7 +47,7 @@ def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path, versi
             assert issubclass(cls, SyncActionNode) and not issubclass(cls, StatefulActionNode), node_id
         ports = cls.provided_ports()
         assert [p.name for p in ports] == [p["name"] for p in info["ports"]], node_id
-        for mine, theirs in zip(ports, info["ports"]):
+        for mine, theirs in zip(ports, info["ports"], strict=False):
             where = f"{node_id}.{mine.name}"
             assert mine.direction.value.lower() == theirs["direction"], where
             assert mine.type_ is CPP_TYPES[theirs["type"]], where
@@ -58,8 +58,8 @@ def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path, versi
 
 
 def test_node_ids_are_unique_between_booster_and_ours() -> None:
-    from soccerbt.nodes.soccer.ours import OUR_NODE_TYPES
     from soccerbt.nodes.soccer.booster import booster_node_types
+    from soccerbt.nodes.soccer.ours import OUR_NODE_TYPES
 
     for version in ("main", "2026", "auto"):
         booster = booster_node_types(version)

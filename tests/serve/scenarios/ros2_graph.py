@@ -8,9 +8,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import emit, wait_for  # noqa: E402
-
 import rclpy  # noqa: E402
+from _common import emit, wait_for  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 

@@ -103,8 +103,11 @@ def test_a_fifo_or_a_link_to_dev_zero_in_a_batch_folder_stops_the_batch_unread(p
 
 WRONG_TYPES = [
     (lambda g: g["result"].update(sim_s="1.0"), "result.sim_s: not a number of seconds"),
-    (lambda g: g["result"]["score"].update(blue=10 ** 300), "result.score: not {\"blue\": N, \"red\": N} with 0..1000 goals"),
-    (lambda g: g["result"].update(goals=[{"t_s": 1}]), "result.goals[0]: not a goal (t_s, team, scorer, own_goal, first_half)"),
+    (lambda g: g["result"]["score"].update(blue=10**300), 'result.score: not {"blue": N, "red": N} with 0..1000 goals'),
+    (
+        lambda g: g["result"].update(goals=[{"t_s": 1}]),
+        "result.goals[0]: not a goal (t_s, team, scorer, own_goal, first_half)",
+    ),
     (lambda g: g["result"]["robots"][0].update(falls=-1), "result.robots[0]: a count that is not a count"),
     (lambda g: g.update(result=[]), "result: not an object"),
     (lambda g: g.update(attempts="2"), "attempts: not a count"),

@@ -12,8 +12,18 @@ from lxml import etree
 from soccerbt.__main__ import main
 from soccerbt.gamecontroller.referee import RefereeConfig
 from soccerbt.match import MatchConfig, default_tree_path
-from soccerbt.tools.batch.sweep import (BadValue, NodeNotFound, PortNotFound, SweepError, TreeEditor, best, combinations,
-                                  parse_param, run_sweep, write_best)
+from soccerbt.tools.batch.sweep import (
+    BadValue,
+    NodeNotFound,
+    PortNotFound,
+    SweepError,
+    TreeEditor,
+    best,
+    combinations,
+    parse_param,
+    run_sweep,
+    write_best,
+)
 from soccerbt.trees import TreeFactory
 
 # the tuned team: one striker that only attacks while PLAYING; the attack lives in an include

@@ -18,8 +18,8 @@ PANEL = pygame.Rect(0, 0, 420, 700)
 
 @pytest.fixture(scope="module")
 def log(tmp_path_factory: pytest.TempPathFactory) -> McapLog:
-    from soccerbt.match import Match, MatchConfig
     from soccerbt.log.writer import make_recorder
+    from soccerbt.match import Match, MatchConfig
 
     path = tmp_path_factory.mktemp("mcap") / "r.mcap"
     m = Match(MatchConfig(seed=1, duration_s=6))
@@ -265,7 +265,7 @@ def test_key_history_matches_the_log(log: McapLog) -> None:
         expected = _expected_history(log, "blue2", key, step)
         assert len(history) == 12
         assert [(s, v, w) for s, _t, v, w in history] == [(s, v, w) for s, _t, v, w in expected]
-        assert all(abs(t - te) < 1e-6 for (_s, t, _v, _w), (_se, te, _ve, _we) in zip(history, expected))
+        assert all(abs(t - te) < 1e-6 for (_s, t, _v, _w), (_se, te, _ve, _we) in zip(history, expected, strict=False))
         for _ in range(3):
             _press(viewer, pygame.K_RIGHT)
             viewer.render(surface)

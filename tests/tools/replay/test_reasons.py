@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from soccerbt.log import format as lf
+from soccerbt.log.reader import McapLog
+from soccerbt.log.writer import make_recorder
 from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes import SyncActionNode
 from soccerbt.nodes.status import SUCCESS
-from soccerbt.trees import TreeFactory
-from soccerbt.log import format as lf
 from soccerbt.tools.replay import tree_tools as tt
-from soccerbt.log.reader import McapLog
-from soccerbt.log.writer import make_recorder
 from soccerbt.tools.replay.search import compile_condition, resolve_nodes
+from soccerbt.trees import TreeFactory
 
 # two instances of one subtree: two nodes named KickBall; the second instance never runs
 DUPLICATES = """<root BTCPP_format="4" main_tree_to_execute="Main">
@@ -229,7 +229,9 @@ def test_a_decision_its_branch_no_longer_makes_is_drawn_stale(tmp_path: Path) ->
     viewer.layout((1280, 720))
     image = pygame.image.load(str(viewer.screenshot(tmp_path / "stale.png")))
     label = viewer.renderer.label_rects["blue1"]
-    colours = {tuple(image.get_at((x, y)))[:3] for x in range(label.left, label.right) for y in range(label.top, label.bottom)}
+    colours = {
+        tuple(image.get_at((x, y)))[:3] for x in range(label.left, label.right) for y in range(label.top, label.bottom)
+    }
     assert STALE_GREY in colours  # the label is drawn grey ("(approach?)"), not in the live text colour
 
 

@@ -56,7 +56,7 @@ def test_selected_robot_lists_its_active_branch(source: MatchSceneSource) -> Non
     assert {line.status for line in lines} <= {"SUCCESS", "FAILURE", "RUNNING", "SKIPPED"}
     assert lines[0].status == str(source.match.agent("red2").last_status)
     # depths grow one level at a time, as in a tree listing
-    assert all(b.depth <= a.depth + 1 for a, b in zip(lines, lines[1:]))
+    assert all(b.depth <= a.depth + 1 for a, b in zip(lines, lines[1:], strict=False))
     assert source.scene(None).tree_lines == []
 
 
@@ -97,7 +97,9 @@ def test_screenshot_of_a_match_shows_the_ball_and_the_selection(source: MatchSce
     blue1 = next(t for rid, t in source.match.world.robots.items() if rid.team is Team.BLUE and rid.number == 1)
     x_px, y_px = viewer.renderer.to_px(blue1.pose.x_m, blue1.pose.y_m)
     ring = viewer.renderer._m(0.25) + 4
-    ring_pixels = [tuple(image.get_at((x_px + dx, y_px + dy)))[:3] for dx, dy in ((0, -ring), (ring, 0), (0, ring), (-ring, 0))]
+    ring_pixels = [
+        tuple(image.get_at((x_px + dx, y_px + dy)))[:3] for dx, dy in ((0, -ring), (ring, 0), (0, ring), (-ring, 0))
+    ]
     assert SELECTED in ring_pixels
 
 

@@ -102,7 +102,9 @@ def test_dragging_the_ball_places_it(viewer: Viewer) -> None:
     viewer.render(surface)
     viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=viewer.renderer.to_px(1.0, -0.5)))
     assert viewer.state.dragging_ball
-    viewer.handle_event(pygame.event.Event(pygame.MOUSEMOTION, pos=viewer.renderer.to_px(2.0, 0.0), rel=(0, 0), buttons=(1, 0, 0)))
+    viewer.handle_event(
+        pygame.event.Event(pygame.MOUSEMOTION, pos=viewer.renderer.to_px(2.0, 0.0), rel=(0, 0), buttons=(1, 0, 0))
+    )
     viewer.handle_event(pygame.event.Event(pygame.MOUSEBUTTONUP, button=1, pos=viewer.renderer.to_px(2.5, 0.5)))
     assert not viewer.state.dragging_ball
     assert viewer.source.ball == pytest.approx((2.5, 0.5), abs=0.05)
@@ -169,8 +171,8 @@ def test_viewer_advance_steps_the_source(viewer: Viewer) -> None:
 def test_f_drives_the_selected_robot_in_screen_directions_mirrored_view_included() -> None:
     """F toggles field-relative arrows: RIGHT walks the robot to the right of the screen,
     whatever its heading; after V (mirrored view) that is the world's -x."""
-    from soccerbt.drivers.pad_devices import PadManager
     from soccerbt.drivers.keyboard import KeyboardPad
+    from soccerbt.drivers.pad_devices import PadManager
     from soccerbt.match import Match, MatchConfig
     from soccerbt.tools.viewer.match_source import MatchSceneSource
     from soccerbt.tools.viewer.viewer import wire_field_relative_keys

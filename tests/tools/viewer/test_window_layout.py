@@ -8,9 +8,9 @@ from pathlib import Path
 import pygame
 import pytest
 
-from soccerbt.match import Match, MatchConfig
 from soccerbt.log.reader import McapLog
 from soccerbt.log.writer import make_recorder
+from soccerbt.match import Match, MatchConfig
 from soccerbt.tools.replay.mcap_view import McapReplaySource, McapViewer
 from soccerbt.tools.viewer.match_source import MatchSceneSource
 from soccerbt.tools.viewer.render import PANEL_BG

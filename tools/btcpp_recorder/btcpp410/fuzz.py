@@ -5,8 +5,8 @@
 
 Each case is a random tree (every default control node and decorator whose behaviour does not
 depend on the wall clock, TryCatch and a Timeout that never fires included, the `Scripted`
-leaf and its StatefulActionNode twin `StatefulScripted`, Script, ScriptCondition, SetBlackboard, UnsetBlackboard, WasEntryUpdated, LoopInt,
-LoopString, Sleep 0, pre and post conditions,
+leaf and its StatefulActionNode twin `StatefulScripted`, Script, ScriptCondition, SetBlackboard, UnsetBlackboard,
+WasEntryUpdated, LoopInt, LoopString, Sleep 0, pre and post conditions,
 SubTrees with remapping, literals and `_autoremap`) over the keys `a`, `b` and `c`. The
 `record` program built from record.cpp (see ../README.md) ticks it with tickExactlyOnce();
 soccerbt ticks the same file; they are compared tick by tick: a load refusal, the tick that
@@ -25,8 +25,8 @@ whose BT.CPP run aborts (an exception thrown while the tree is destroyed, e.g. b
 on an entry never written) is reported as not recorded and skipped.
 
 Since the last fixes it finds nothing in 70,000 cases (TryCatch, numeric Switch cases and a
-Timeout that never fires in the last 20,000, StatefulScripted leaves in the last 10,000). Left out of the generator on purpose: `_while` on
-a Scripted leaf (see `Generator.conditions`) and what the wall clock decides (Delay, Sleep > 0,
+Timeout that never fires in the last 20,000, StatefulScripted leaves in the last 10,000). Left out of the generator on
+purpose: `_while` on a Scripted leaf (see `Generator.conditions`) and what the wall clock decides (Delay, Sleep > 0,
 a Timeout that fires).
 """
 from __future__ import annotations

@@ -83,7 +83,7 @@ def compare(mine: dict, ref: dict) -> list[str]:
             diffs.append(f"{key}: {mine.get(key)!r} vs {ref.get(key)!r}")
     if len(mine["ticks"]) != len(ref["ticks"]):
         diffs.append(f"{len(mine['ticks'])} ticks vs {len(ref['ticks'])}")
-    for a, b in zip(mine["ticks"], ref["ticks"]):
+    for a, b in zip(mine["ticks"], ref["ticks"], strict=False):
         for key in ("root", "events", "transitions", "error"):
             if a.get(key) != b.get(key):
                 diffs.append(f"tick {a['tick']} {key}: {a.get(key)} vs {b.get(key)}")

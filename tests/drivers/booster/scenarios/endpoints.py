@@ -105,13 +105,28 @@ def main() -> None:
         out["bad_qos"] = str(exc)
 
     # per-call cost: publish + take of a Detections with 20 objects (local delivery)
-    frame = m.Detections(header=m.Header(stamp=m.Time(sec=1, nanosec=2), frame_id="camera"),
-                         detected_objects=[m.DetectedObject(label="Ball", color="white", confidence=0.9, xmin=1, ymin=2,
-                                                            xmax=30, ymax=40, target_uv=[1.0, 2.0],
-                                                            received_pos=[1.0, 2.0, 0.0], position=[1.0, 2.0, 0.0],
-                                                            position_projection=[1.0, 2.0], position_cam=[1.0, 2.0, 3.0],
-                                                            position_confidence=1) for _ in range(20)],
-                         corner_pos=[0.0] * 8)
+    frame = m.Detections(
+        header=m.Header(stamp=m.Time(sec=1, nanosec=2), frame_id="camera"),
+        detected_objects=[
+            m.DetectedObject(
+                label="Ball",
+                color="white",
+                confidence=0.9,
+                xmin=1,
+                ymin=2,
+                xmax=30,
+                ymax=40,
+                target_uv=[1.0, 2.0],
+                received_pos=[1.0, 2.0, 0.0],
+                position=[1.0, 2.0, 0.0],
+                position_projection=[1.0, 2.0],
+                position_cam=[1.0, 2.0, 3.0],
+                position_confidence=1,
+            )
+            for _ in range(20)
+        ],
+        corner_pos=[0.0] * 8,
+    )
     fpub = a.publisher("/soccerbt_test/frames", m.Detections, "sensor")
     fsub = b.subscription("/soccerbt_test/frames", m.Detections, "sensor", depth=4)
     wait_for(lambda: fpub.matched() == 1 and fsub.matched() == 1, 10)

@@ -9,8 +9,8 @@ import threading
 from _common import emit
 
 from soccerbt.drivers.booster import messages as m
-from soccerbt.drivers.booster.topics import TOPICS
 from soccerbt.drivers.booster.connect import open_transport
+from soccerbt.drivers.booster.topics import TOPICS
 
 
 def main() -> None:

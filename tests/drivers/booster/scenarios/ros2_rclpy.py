@@ -5,9 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from _common import emit, wait_for
-
 import rclpy
+from _common import emit, wait_for
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 

@@ -31,7 +31,7 @@ def main() -> None:
         return
     matched_after = wait_for(lambda: all(p.matched() >= 1 for p in pubs), 10)
     matched = {p.topic: p.matched() for p in pubs}
-    for pub, item in zip(pubs, items):
+    for pub, item in zip(pubs, items, strict=False):
         pub.publish(TYPES[item["type"]].decode(bytes.fromhex(item["hex"])))
     result = child.next_json(20)
     child.finish()

@@ -10,9 +10,8 @@ import os
 import sys
 import time
 
-from _common import emit, wait_for
-
 import booster_robotics_sdk_python as sdk
+from _common import emit, wait_for
 
 
 def main() -> None:
@@ -28,15 +27,39 @@ def main() -> None:
 
     subs = [
         sdk.B1OdometerStateSubscriber(lambda s: keep("odometer", [s.x, s.y, s.theta])),
-        sdk.B1FallDownStateSubscriber(lambda s: keep("fall_down", [int(s.fall_down_state), bool(s.is_recovery_available)])),
-        sdk.B1LowStateSubscriber(lambda s: keep("low_state", {
-            "rpy": list(s.imu_state.rpy), "gyro": list(s.imu_state.gyro), "acc": list(s.imu_state.acc),
-            "parallel": len(s.motor_state_parallel),
-            "serial": [[int(x.mode), x.q, x.tau_est, int(x.temperature), int(x.lost), list(x.reserve)]
-                       for x in s.motor_state_serial]})),
-        sdk.B1RemoteControllerStateSubscriber(lambda s: keep("remote", {
-            "event": int(s.event), "lx": s.lx, "ly": s.ly, "a": bool(s.a), "b": bool(s.b), "start": bool(s.start),
-            "hat_u": bool(s.hat_u), "reserved": int(s.reserved)})),
+        sdk.B1FallDownStateSubscriber(
+            lambda s: keep("fall_down", [int(s.fall_down_state), bool(s.is_recovery_available)])
+        ),
+        sdk.B1LowStateSubscriber(
+            lambda s: keep(
+                "low_state",
+                {
+                    "rpy": list(s.imu_state.rpy),
+                    "gyro": list(s.imu_state.gyro),
+                    "acc": list(s.imu_state.acc),
+                    "parallel": len(s.motor_state_parallel),
+                    "serial": [
+                        [int(x.mode), x.q, x.tau_est, int(x.temperature), int(x.lost), list(x.reserve)]
+                        for x in s.motor_state_serial
+                    ],
+                },
+            )
+        ),
+        sdk.B1RemoteControllerStateSubscriber(
+            lambda s: keep(
+                "remote",
+                {
+                    "event": int(s.event),
+                    "lx": s.lx,
+                    "ly": s.ly,
+                    "a": bool(s.a),
+                    "b": bool(s.b),
+                    "start": bool(s.start),
+                    "hat_u": bool(s.hat_u),
+                    "reserved": int(s.reserved),
+                },
+            )
+        ),
     ]
     for sub in subs:
         sub.InitChannel()

@@ -11,8 +11,8 @@ import time
 from _common import emit
 
 from soccerbt.drivers.booster import messages as m
-from soccerbt.drivers.booster.topics import TOPICS
 from soccerbt.drivers.booster.connect import open_transport
+from soccerbt.drivers.booster.topics import TOPICS
 
 ODOMETER = m.Odometer(x=1.5, y=-0.75, theta=0.25)
 FALL = m.FallDownState(fall_down_state=m.FallDownState.HAS_FALLEN, is_recovery_available=True)
