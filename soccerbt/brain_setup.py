@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,13 +51,17 @@ def entry_pose(field: Field, number: int, team_size: int) -> Pose2D:
     return Pose2D(x, side * field.half_width_m, -side * math.pi / 2.0)
 
 
-def build_tree_factory() -> Any:
-    """A TreeFactory with BT.CPP's built-ins and every soccer node registered."""
+def build_tree_factory(node_plugins: Sequence[str] = ()) -> Any:
+    """A TreeFactory with BT.CPP's built-ins, every soccer node, every installed node plugin
+    (entry-point group ``soccerbt.nodes``) and the ``node_plugins`` (``--nodes`` specs: a module,
+    MODULE:FUNCTION or a .py file) registered. ``PluginError`` when a plugin fails or clashes."""
     from soccerbt.nodes.soccer import register_soccer_nodes
     from soccerbt.trees import TreeFactory
+    from soccerbt.trees.plugins import load_node_plugins
 
     factory = TreeFactory()
     register_soccer_nodes(factory)
+    load_node_plugins(factory, node_plugins)
     return factory
 
 
@@ -123,6 +127,7 @@ def build_agent(spec: BrainSpec, driver: Any, *, clock: Callable[[], float], tea
                   gc_adapter=GameControllerAdapter(spec.team_number, rid.number),
                   team=team, pad=pad, estop=estop, on_event=on_event)
     agent.spec = spec  # what it was built with (the replay log's header keeps it for --rerun)
+    agent.factory = factory  # its node types, and the team's plugins among them (the log's header names them)
     start = context.start_role
     agent.blackboard["player_role"] = team.supporter_role if start == "supporter" else start
     return agent

@@ -98,6 +98,9 @@ class MatchConfig:
     gc_version: int = 20  # the GameController the referee plays: 20 HSL (default), 19, or 12 HL
     team_message_period_s: float | None = None  # None: 0.1 s (HL), fit to the message budget (HSL)
     knockout: bool = False  # level at the end: extra time, then a penalty shoot-out (HSL referee)
+    # a team's own nodes (--nodes: a module, MODULE:FUNCTION or a .py file), loaded beside the
+    # installed plugins of the entry-point group soccerbt.nodes (soccerbt.trees.plugins)
+    node_plugins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         field = Field.by_name(self.field)  # ValueError for an unknown name
@@ -108,6 +111,9 @@ class MatchConfig:
                              "or 20)")
         if self.team_message_period_s is not None and not self.team_message_period_s > 0.0:
             raise ValueError(f"team_message_period_s {self.team_message_period_s!r}: expected > 0")
+        if isinstance(self.node_plugins, (str, bytes)) or not all(isinstance(p, str) for p in self.node_plugins):
+            raise ValueError(f"node_plugins {self.node_plugins!r}: expected a sequence of --nodes texts")
+        object.__setattr__(self, "node_plugins", tuple(self.node_plugins))  # a list given: still hashable
         if self.team_size is not None and not 1 <= self.team_size <= field.max_players_per_team:
             raise ValueError(f"team size {self.team_size} out of range 1..{field.max_players_per_team} "
                              f"on the {self.field} field")
@@ -259,7 +265,7 @@ class Match:
         self.pad_robots = set(pad_robots) if pad_robots is not None else None
         self.estop = estop
         make_driver = driver_factory or _sim_driver
-        self.factory = tree_factory if tree_factory is not None else build_tree_factory()
+        self.factory = tree_factory if tree_factory is not None else build_tree_factory(config.node_plugins)
         self.team_links = {team: TeamLink(np.random.default_rng([config.seed, 7, team.value]))
                            for team in (Team.BLUE, Team.RED)}
         # the HSL referee counts every team message against the team's budget

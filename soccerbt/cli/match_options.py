@@ -1,8 +1,8 @@
 """The match options the commands share: which match, how long, how big, under which GameController.
 
 ``add_match_shape_arguments`` (``--seconds``, ``--half``, ``--team-size``, ``--field``,
-``--gc-version``, ``--knockout``: ``run``, ``view``, ``batch``, ``sweep``), ``add_match_arguments``
-(those, plus ``--seed``, the trees and ``--pad``: ``run`` and ``view``), and the
+``--gc-version``, ``--knockout``, and a team's own nodes ``--nodes``: ``run``, ``view``, ``batch``, ``sweep``),
+``add_match_arguments`` (those, plus ``--seed``, the trees and ``--pad``: ``run`` and ``view``), and the
 ``MatchConfig`` they ask for (``config_from_args``, ``shape_from_args``); ``tree_problem`` names
 a tree option that names no file. A bad value is an argparse error that names the option.
 """
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from soccerbt.cli.arguments import field_name, seed_value, team_size_value
 from soccerbt.match import MatchConfig
+from soccerbt.trees.plugins import add_nodes_option
 
 __all__ = ["add_match_shape_arguments", "add_match_arguments", "FIELD_CHOICES", "seed_value", "tree_problem",
            "shape_from_args", "config_from_args"]
@@ -36,6 +37,7 @@ def add_match_shape_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--knockout", action="store_true",
                         help="a knock-out game: level at the end, two extra halves of 300 s, then a penalty "
                              "shoot-out (HSL referee only)")
+    add_nodes_option(parser)
     _check_team_size_on_field(parser)
 
 
@@ -103,7 +105,17 @@ def shape_from_args(args: argparse.Namespace) -> MatchConfig:
     """The match options of ``add_match_shape_arguments`` (no seed, no trees): the base of the
     games of ``batch`` and ``sweep``."""
     return MatchConfig(team_size=args.team_size, field=args.field, duration_s=args.seconds, half_s=args.half,
-                       gc_version=args.gc_version, knockout=args.knockout)
+                       gc_version=args.gc_version, knockout=args.knockout, node_plugins=_node_plugins(args))
+
+
+def _node_plugins(args: argparse.Namespace) -> tuple[str, ...]:
+    """The ``--nodes`` texts, a file that exists named by its absolute path (batch workers, spawned
+    brains and the log's header then find it wherever they run)."""
+    specs = []
+    for spec in getattr(args, "nodes", None) or ():
+        path = Path(spec)
+        specs.append(str(path.resolve()) if spec.endswith(".py") and path.is_file() else spec)
+    return tuple(specs)
 
 
 def config_from_args(args: argparse.Namespace) -> MatchConfig:
@@ -116,4 +128,4 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
     return MatchConfig(team_size=args.team_size, field=args.field, seed=args.seed, duration_s=args.seconds,
                        half_s=args.half, blue_tree=blue, red_tree=red,
                        realtime=getattr(args, "realtime", False), gc_version=args.gc_version,
-                       knockout=args.knockout)
+                       knockout=args.knockout, node_plugins=_node_plugins(args))

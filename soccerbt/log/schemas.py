@@ -144,6 +144,12 @@ HEADER = _object("soccerbt.Header", "The log's header (once, at time 0)", {
     "keyframe_steps": _NAT, "inputs": {"type": ["object", "null"]},
     "field": {**_STR, "description": "a field soccerbt knows (adult_size, kid_size, ...)"},
     "config": {"type": ["object", "null"]},
+    "node_plugins": {"type": "array", "description": "a team's own nodes the run loaded (only when it loaded any)",
+                     "items": {"type": "object", "properties": {
+                         "name": _STR, "source": {**_STR, "description": "entry point, module or file, in words"},
+                         "spec": {**_STR_OR_NULL, "description": "the --nodes text (null: an installed entry point)"},
+                         "version": _STR_OR_NULL, "nodes": {"type": "array", "items": _STR}},
+                         "required": ["name", "source", "nodes"]}},
     "converted_from": {"type": ["object", "null"]},
     "node_data": {"type": "boolean"},
     "tree_files": {"type": "object", "additionalProperties": _STR,

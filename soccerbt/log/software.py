@@ -21,7 +21,7 @@ from typing import Any
 
 from soccerbt import __version__
 
-__all__ = ["software", "source_digest", "git_commit", "LIBRARIES", "compare_software"]
+__all__ = ["software", "source_digest", "git_commit", "LIBRARIES", "compare_software", "node_plugins_header"]
 
 # the libraries whose versions a log records: the ones a brain's numbers depend on (the random
 # streams and the arithmetic), the engine's, and the log's own
@@ -126,3 +126,16 @@ def compare_software(recorded: Any) -> list[str]:
         if libraries.get(name) != now["libraries"].get(name):
             out.append(f"{name} {libraries.get(name)} -> {now['libraries'].get(name)}")
     return out
+
+
+def node_plugins_header(match: Any) -> dict[str, Any]:
+    """The header's ``node_plugins`` (a team's own nodes the run loaded: name, source, ``--nodes``
+    spec, version, node ids; soccerbt.trees.plugins), when there were any: ``{}`` otherwise, so a
+    run without plugins writes the header it always did."""
+    factories = [getattr(match, "factory", None)]
+    factories += [getattr(agent, "factory", None) for agent in getattr(match, "agents", {}).values()]
+    for factory in factories:
+        plugins = getattr(factory, "plugins", None)
+        if plugins:
+            return {"node_plugins": [plugin.to_json() for plugin in plugins]}
+    return {}

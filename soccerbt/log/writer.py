@@ -45,7 +45,7 @@ from soccerbt.log import format as lf
 from soccerbt.log.inputs import INPUTS_VERSION, InputTap, brain_description
 from soccerbt.log.mcap_append import MessageAppender
 from soccerbt.log.scene_update import scene_json, scene_json_of, team_rgb
-from soccerbt.log.software import software
+from soccerbt.log.software import node_plugins_header, software
 from soccerbt.log.tick_encode import NO_TICK as _NO_TICK
 from soccerbt.log.tick_encode import UNSET as _UNSET
 from soccerbt.log.tick_encode import bb_changes as _bb_changes
@@ -287,6 +287,7 @@ class McapRecorder:
             "blue_attacks_positive_x_first_half": bool(
                 getattr(match.referee.config, "blue_attacks_positive_x_first_half", True)),
             "keyframe_steps": lf.KEYFRAME_STEPS,
+            **node_plugins_header(match),
             **self._inputs_header(match),
             **self._header_extra,
         }

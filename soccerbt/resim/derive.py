@@ -37,6 +37,7 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -52,7 +53,7 @@ from soccerbt.log.software import compare_software, software
 from soccerbt.log.tick_encode import step_message
 from soccerbt.log.upgrade import inputs_message, truth_message
 from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
-from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, recorded_tree
+from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, log_factory, recorded_tree
 
 __all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only", "derived_for_reading",
            "why_not_reproduced"]
@@ -83,11 +84,11 @@ class _Brain:
     """One robot's re-run: its brain, the stand-ins it senses through, and a full recorder
     whose messages ``_Mine`` keeps."""
 
-    def __init__(self, log: McapLog, robot: str, k: int, trees: _Trees) -> None:
+    def __init__(self, log: McapLog, robot: str, k: int, trees: _Trees, factory: Any) -> None:
         self.robot, self.k = robot, k
         self.tree, recorded = trees.of(robot)
         self.spec, desc = _brain_spec(log, robot, self.tree)
-        self.agent, self.driver, self.link, self.pad, self.stop = _build(self.spec, desc)
+        self.agent, self.driver, self.link, self.pad, self.stop = _build(self.spec, desc, factory)
         trees.check_loaded(self.agent)
         self.agent.tree_path = recorded  # what the recorder writes: the path the run loaded
         self.view = _View(log, self.agent, self.spec)
@@ -258,11 +259,12 @@ def _feed_segment(path: Path, robots: list[str], brains: list[_Brain]) -> None:
 
 
 def derive_log(log: McapLog, out: Path, progress: Callable[[int, int], None] | None = None,
-               processes: int | None = None) -> DeriveResult:
+               processes: int | None = None, node_plugins: Sequence[str] = ()) -> DeriveResult:
     """Re-run every robot of the inputs-only `log` and write the full log to `out` (see the
     module docstring); ReplayError for a log that cannot be derived. `progress(step, last)` is
     called every PROGRESS_STEPS steps and at the end. `processes`: how many processes step the
-    brains (``derive_procs``; None: ``default_processes``, one per core); the same bytes."""
+    brains (``derive_procs``; None: ``default_processes``, one per core); the same bytes.
+    `node_plugins`: the ``--nodes`` of a run that used a team's own nodes (``rerun.log_factory``)."""
     if log.node_data:
         raise ReplayError(log.path, None, "holds node data already: there is nothing to derive")
     if not is_inputs_only(log):
@@ -270,7 +272,8 @@ def derive_log(log: McapLog, out: Path, progress: Callable[[int, int], None] | N
     robots = list(log.robots)
     with tempfile.TemporaryDirectory(prefix="soccerbt-derive-") as folder:
         trees = _Trees(log, Path(folder))
-        brains = [_Brain(log, robot, k, trees) for k, robot in enumerate(robots)]
+        factory = log_factory(log, node_plugins)
+        brains = [_Brain(log, robot, k, trees, factory) for k, robot in enumerate(robots)]
         if processes is None:
             processes = default_processes(len(brains))
         return _derive(log, out, robots, brains, progress, processes)
@@ -492,7 +495,8 @@ def _command_text(command: tuple[float, ...]) -> str:
     return "(" + ", ".join(f"{v:.7g}" for v in command) + ")"
 
 
-def derived_for_reading(log: McapLog, budget_ratio: int | None, err: TextIO | None = None) -> McapLog:
+def derived_for_reading(log: McapLog, budget_ratio: int | None, err: TextIO | None = None,
+                        node_plugins: Sequence[str] = ()) -> McapLog:
     """The full log of the inputs-only `log`, for the readers (the tree tools, the viewer, diff,
     --rerun): derived now into a temporary file (removed at once: it lives while the returned
     log is open). A derive that stops at a step that does not reproduce gives the log up to the
@@ -509,7 +513,7 @@ def derived_for_reading(log: McapLog, budget_ratio: int | None, err: TextIO | No
             f"them ({len(log.robots)} brains, {log.last_step} steps; soccerbt replay derive {log.path} FULL.mcap "
             "keeps the result)")
         start = time.perf_counter()
-        done = derive_log(log, out, progress=_progress(err))
+        done = derive_log(log, out, progress=_progress(err), node_plugins=node_plugins)
         derived = McapLog.open(out, budget_ratio=budget_ratio)
         say(f"derived in {time.perf_counter() - start:.1f} s")
         notes = list(done.notes)

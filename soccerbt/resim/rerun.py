@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from soccerbt.log.tick_encode import step_message
 from soccerbt.log.upgrade import inputs_message, tick_message, truth_message
 from soccerbt.log.writer import LogWriter, McapRecorder, file_hashes
 from soccerbt.resim.compare import Comparison, Side
+from soccerbt.trees.plugins import missing_recorded_plugins
 
 __all__ = ["rerun_log", "RerunResult", "NO_INPUTS"]
 
@@ -195,7 +197,20 @@ def recorded_tree(log: McapLog, robot: str) -> Path:
     return Path(path)
 
 
-def _build(spec: Any, desc: dict[str, Any]) -> tuple[Any, _Driver, _Link, _Pad | None, Any]:
+def log_factory(log: McapLog, node_plugins: Sequence[str] = ()) -> Any:
+    """The factory a re-run of `log` builds its brains with: the soccer nodes, the installed
+    plugins and `node_plugins` (``--nodes``). ReplayError when the log's run used a plugin that
+    is not loaded (a log never chooses code to load); PluginError for a plugin that fails."""
+    from soccerbt.brain_setup import build_tree_factory
+
+    factory = build_tree_factory(node_plugins)
+    missing = missing_recorded_plugins(log.header.get("node_plugins"), factory)
+    if missing:
+        raise ReplayError(log.path, None, "; ".join(missing))
+    return factory
+
+
+def _build(spec: Any, desc: dict[str, Any], factory: Any) -> tuple[Any, _Driver, _Link, _Pad | None, Any]:
     from soccerbt.brain_setup import build_agent
 
     driver = _Driver(desc["limits_object"])
@@ -203,7 +218,8 @@ def _build(spec: Any, desc: dict[str, Any]) -> tuple[Any, _Driver, _Link, _Pad |
     pad = _Pad() if desc.get("pad") else None
     stop = _stop() if desc.get("estop") else None
     holder: dict[str, Any] = {}
-    agent = build_agent(spec, driver, clock=lambda: holder["agent"].now_s, team_link=link, pad=pad, estop=stop)
+    agent = build_agent(spec, driver, clock=lambda: holder["agent"].now_s, team_link=link, pad=pad, estop=stop,
+                        factory=factory)
     holder["agent"] = agent
     agent.estimate_period_s = desc["estimate_period_s"]
     agent.reload_period_s = math.inf  # the tree file may change while it runs: never reloaded
@@ -271,16 +287,18 @@ class _View:
 # --- the re-run --------------------------------------------------------------------------------------
 
 def rerun_log(log: McapLog, robot: str, tree: Path | None, first_step: int, last_step: int,
-              out: Path | None = None) -> RerunResult:
+              out: Path | None = None, node_plugins: Sequence[str] = ()) -> RerunResult:
     """Re-run `robot` of `log` with `tree` (None: the recorded one) from the log's first step
-    to `last_step`, comparing ticks first_step..last_step; write `out` when given."""
+    to `last_step`, comparing ticks first_step..last_step; write `out` when given. A team's own
+    nodes come from the installed plugins and `node_plugins` (``--nodes``)."""
     log.check_robot(robot)
     log.require_node_data()
     if "inputs" not in log.header:
         raise ReplayError(log.path, None, NO_INPUTS)
     tree_path = tree if tree is not None else recorded_tree(log, robot)
     spec, desc = _brain_spec(log, robot, tree_path)
-    agent, driver, link, pad, stop = _build(spec, desc)  # TreeLoadError for a tree that does not load
+    factory = log_factory(log, node_plugins)
+    agent, driver, link, pad, stop = _build(spec, desc, factory)  # TreeLoadError for a tree that does not load
     comparison = Comparison()
     notes: list[str] = []
     writer = _OutLog(log, robot, out, tree_path) if out is not None else None
@@ -583,7 +601,8 @@ def rerun_command(log: McapLog, args: Any, out: Any, err: Any) -> int:
     first = log.step_at(args.from_s) if args.from_s is not None else log.first_step
     last = log.step_at(args.to_s) if args.to_s is not None else log.last_step
     try:
-        result = rerun_log(log, args.robot, tree, first, last, Path(args.out) if args.out else None)
+        result = rerun_log(log, args.robot, tree, first, last, Path(args.out) if args.out else None,
+                           node_plugins=getattr(args, "nodes", None) or ())
     except TreeLoadError as exc:
         print(str(exc), file=err)
         return 2

@@ -6,7 +6,7 @@ files), ``verify_log`` plays the match again and stops at the first step that di
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import Gap, McapLog, StepView, step_messages
 from soccerbt.resim.compare import step_differences, tree_notes
+from soccerbt.resim.rerun import log_factory
 
 __all__ = ["verify_config", "verify_trees", "verify_log", "MAX_PARTICLES"]
 
@@ -133,10 +134,12 @@ def verify_trees(log: McapLog, config: dict[str, Any], max_file_bytes: int | Non
     return []
 
 
-def verify_log(log: McapLog) -> tuple[bool, list[str]]:
+def verify_log(log: McapLog, node_plugins: Sequence[str] = ()) -> tuple[bool, list[str]]:
     """Re-run the match from the log's seed, configuration and tree files (all checked first:
     ``verify_config``, ``verify_trees``) and compare it with the log step by step as it runs,
-    stopping at the first step that differs. (reproduces, messages)."""
+    stopping at the first step that differs. (reproduces, messages). A team's own nodes come from
+    the installed plugins and `node_plugins` (``--nodes``); one the log's run used and this run
+    lacks is said, and nothing is re-run."""
     import os
 
     from soccerbt.log.writer import McapRecorder
@@ -149,7 +152,9 @@ def verify_log(log: McapLog) -> tuple[bool, list[str]]:
     problems = verify_trees(log, config)
     if problems:
         return False, problems
-    match = Match(MatchConfig(duration_s=log.last_step * log.dt_s, **config))
+    factory = log_factory(log, node_plugins)  # ReplayError: a plugin of the run is not loaded
+    match = Match(MatchConfig(duration_s=log.last_step * log.dt_s, node_plugins=tuple(node_plugins), **config),
+                  tree_factory=factory)
     if abs(match.dt_s - log.dt_s) > 1e-12:
         return False, [f"the log steps {log.dt_s:g} s, this soccerbt {match.dt_s:g} s: cannot re-run it"]
     gaps: list[Gap] = []

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from soccerbt.cli.arguments import field_name, int_in, port_number, positive_float, seed_value, team_size_value
+from soccerbt.trees.plugins import add_nodes_option
 
 __all__ = ["configure", "run"]
 
@@ -55,6 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--robot", required=True, help="which robot this brain is: blue1, red2, ...")
     parser.add_argument("--tree", default=None, help="XML tree (default: our game.xml)")
+    add_nodes_option(parser)
     parser.add_argument("--driver", choices=DRIVERS, default="booster", help="the robot's interfaces (booster)")
     parser.add_argument("--name", default="",
                         help="robocup_demo's robot name: the suffix of every topic (default none: the plain names "
@@ -200,7 +202,7 @@ class Brain:
 def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     """Transport, driver, clock, team link, GameController receiver, agent and runner."""
     from soccerbt.agent import team_message_period_s
-    from soccerbt.brain_setup import BrainSpec, build_agent, default_tree_path
+    from soccerbt.brain_setup import BrainSpec, build_agent, build_tree_factory, default_tree_path
     from soccerbt.drivers.booster.connect import open_transport
     from soccerbt.drivers.booster.driver import BoosterDriver
     from soccerbt.drivers.booster.remote import RemotePad
@@ -214,6 +216,7 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
 
     field = Field.by_name(args.field)
     team_size = args.team_size or field.players_per_team
+    factory = build_tree_factory(getattr(args, "nodes", None) or ())  # a plugin that fails stops the start here
     live = None
     if getattr(args, "live", None) is not None:  # first: a port that cannot be bound stops the start
         from soccerbt.live.server import open_live
@@ -247,7 +250,7 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
                          tree_path=Path(args.tree) if args.tree else default_tree_path(), team_number=team_number,
                          team_message_period_s=period, seed=args.seed)
         agent = build_agent(spec, driver, clock=lambda: holder["runner"].now_s, team_link=team_link, pad=pad,
-                            estop=estop)
+                            estop=estop, factory=factory)
     except BaseException:
         team_link.close()
         transport.close()

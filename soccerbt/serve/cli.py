@@ -245,7 +245,8 @@ def _spawn(args: argparse.Namespace, served: Any, config: Any, err: Any) -> dict
             team_number=match.referee.team_number(rid.team), seed=config.seed, domain=args.domain,
             interface=args.interface, gc_port=args.gc_port, gc_return_port=args.gc_return_port,
             team_address=args.gc_address,
-            flight_logs=Path(args.brain_flight_logs) / str(rid) if args.brain_flight_logs else None)
+            flight_logs=Path(args.brain_flight_logs) / str(rid) if args.brain_flight_logs else None,
+            node_plugins=config.node_plugins)
     log_dir = Path(args.brain_logs) if args.brain_logs else Path(tempfile.mkdtemp(prefix="soccerbt-brains-"))
     if not args.quiet:
         print(f"soccerbt sim: starting {len(commands)} brains (logs in {log_dir})", file=err)

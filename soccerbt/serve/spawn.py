@@ -25,9 +25,10 @@ __all__ = ["BrainProcess", "brain_command", "spawn_brains"]
 
 def brain_command(robot: RobotId, tree: Path, *, field_name: str, team_size: int, half_s: float, team_number: int,
                   seed: int, domain: int, interface: str | None, gc_port: int, gc_return_port: int,
-                  team_address: str, extra: Sequence[str] = (), flight_logs: Path | None = None) -> list[str]:
+                  team_address: str, extra: Sequence[str] = (), flight_logs: Path | None = None,
+                  node_plugins: Sequence[str] = ()) -> list[str]:
     """The command line of one robot's brain against a served match: its flight recorder off,
-    or writing into `flight_logs` when given."""
+    or writing into `flight_logs` when given; a team's own nodes (``--nodes``) as the match has them."""
     cmd = [sys.executable, "-m", "soccerbt", "brain", "--robot", str(robot), "--name", str(robot), "--sim-time",
            "--tree", str(tree), "--field", field_name, "--team-size", str(team_size), "--half", repr(half_s),
            "--team-number", str(team_number), "--seed", str(seed), "--domain", str(domain),
@@ -35,6 +36,8 @@ def brain_command(robot: RobotId, tree: Path, *, field_name: str, team_size: int
            "--json", *(["--log-dir", str(flight_logs)] if flight_logs is not None else ["--no-record"])]
     if interface:
         cmd += ["--interface", interface]
+    for spec in node_plugins:
+        cmd += ["--nodes", spec]
     cmd += list(extra)
     return cmd
 

@@ -5,11 +5,13 @@ import argparse
 import sys
 
 from soccerbt.trees.factory import TreeFactory
+from soccerbt.trees.plugins import PluginError, add_nodes_option, load_node_plugins
 
 __all__ = ["add_factory_options", "factory_from_args"]
 
 
 def add_factory_options(parser: argparse.ArgumentParser) -> None:
+    add_nodes_option(parser)
     parser.add_argument("--nodes-json", metavar="FILE", action="append", default=[],
                         help="also register stub nodes from a Booster-style nodes.json")
     parser.add_argument("--no-soccer", action="store_true",
@@ -35,7 +37,8 @@ def _positive_int(text: str) -> int:
 
 
 def factory_from_args(args: argparse.Namespace) -> TreeFactory:
-    """Built-ins, the soccer nodes (with the key schema) and any --nodes-json stubs."""
+    """Built-ins, the soccer nodes (with the key schema), the node plugins (installed, and
+    --nodes) and any --nodes-json stubs."""
     factory = TreeFactory(max_nodes=getattr(args, "max_nodes", None),
                           max_file_bytes=getattr(args, "max_file_bytes", None))
     if not getattr(args, "no_soccer", False):
@@ -45,6 +48,10 @@ def factory_from_args(args: argparse.Namespace) -> TreeFactory:
             register_soccer_nodes(factory, declare_keys=not getattr(args, "no_schema", False))
         except ImportError as exc:  # the soccer library is optional for the engine
             print(f"warning: soccer nodes not available: {exc}", file=sys.stderr)
+    try:
+        load_node_plugins(factory, getattr(args, "nodes", []) or [])
+    except PluginError as exc:
+        raise SystemExit(f"soccerbt: {exc}") from None
     from soccerbt.nodes.stubs import register_stub_nodes
 
     for path in getattr(args, "nodes_json", []) or []:

@@ -1,4 +1,7 @@
-"""`soccerbt nodes [--xml]`: list the registered node types, or print their TreeNodesModel."""
+"""`soccerbt nodes [--xml]`: list the registered node types, or print their TreeNodesModel.
+
+A node of a team's plugin (installed, or ``--nodes``) is listed with ``[plugin NAME]``, and the
+plugins follow the nodes, each with where it came from, its version and its nodes."""
 from __future__ import annotations
 
 import argparse
@@ -26,5 +29,9 @@ def run(args: argparse.Namespace) -> int:
         if m.builtin and not args.builtin:
             continue
         ports = ", ".join(f"{p.name}:{p.type_name}" for p in m.ports.values())
-        print(f"{m.kind:9} {node_id}({ports})")
+        origin = factory.node_origins.get(node_id)
+        print(f"{m.kind:9} {node_id}({ports})" + (f"  [{origin}]" if origin else ""))
+    for plugin in factory.plugins:
+        version = f" {plugin.version}" if plugin.version else ""
+        print(f"\nplugin {plugin.name}{version}: {plugin.source}\n  nodes: {', '.join(plugin.nodes) or 'none'}")
     return 0

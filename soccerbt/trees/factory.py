@@ -55,6 +55,9 @@ class TreeFactory:
         self._enums: dict[str, int] = {}
         self._declared_keys: frozenset[str] | None = None
         self._registered = _DocSet()
+        # a team's plugins (soccerbt.trees.plugins): what was loaded, and node id -> "plugin NAME"
+        self.plugins: list[Any] = []
+        self.node_origins: dict[str, str] = {}
         for node_id, cls in BUILTIN_NODES.items():
             self.register_node_type(node_id, cls)
             self._manifests[node_id].builtin = True
@@ -123,6 +126,11 @@ class TreeFactory:
         names = set(self._declared_keys or ())
         names.update(str(k) for k in keys)
         self._declared_keys = frozenset(names)
+
+    @property
+    def declared_blackboard_keys(self) -> frozenset[str] | None:
+        """The declared keys scripts may read (None: no key schema, every key is allowed)."""
+        return self._declared_keys
 
     def register_behavior_tree_from_file(self, path: str | os.PathLike, **kwargs: Any) -> None:
         """Load a file's BehaviorTrees so later create calls can use them (BT.CPP API)."""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from soccerbt import __version__
 from soccerbt.__main__ import main
 from soccerbt.log import format as lf
 from soccerbt.log.reader import McapLog
@@ -117,5 +118,5 @@ def test_a_log_of_a_newer_format_is_refused_saying_so(tmp_path: Path, capsys: py
     writer.finish(0, {"events": [], "loads": [], "steps": 0})
     assert main(["replay", str(newer), "--info"]) == 2
     assert capsys.readouterr().err.strip() == (
-        f"{newer}: written by a newer soccerbt (0.9.0, log format 3); this soccerbt (0.2.0) reads log formats "
+        f"{newer}: written by a newer soccerbt (0.9.0, log format 3); this soccerbt ({__version__}) reads log formats "
         "1 to 2: update soccerbt")

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from soccerbt.brain_setup import build_tree_factory
 from soccerbt.cli.outputs import check_output_path, same_file, write_atomically
 from soccerbt.match import MatchConfig, default_tree_path
 from soccerbt.tools.batch.batch import GameOutcome, ab_scores, plan_games, run_batch
@@ -271,10 +272,10 @@ def node_id_of(node: XNode) -> str:
 class TreeEditor:
     """A tree file and its includes, ready to be written with some ports set."""
 
-    def __init__(self, tree: str | Path, factory: Any = None) -> None:
+    def __init__(self, tree: str | Path, factory: Any = None, node_plugins: Sequence[str] = ()) -> None:
         self.top = Path(tree).resolve()
         self.folder = self.top.parent
-        self.factory = factory if factory is not None else _soccer_factory()
+        self.factory = factory if factory is not None else _soccer_factory(node_plugins)
         self.files: list[_File] = []
         for path in tree_files(self.top):
             try:
@@ -385,13 +386,8 @@ def _check_value(param: Param, nid: str, type_: Any, value: str) -> None:
         raise BadValue(f"--param {param.key}: {value!r} is not a {kind} (port {param.port} of {nid})") from None
 
 
-def _soccer_factory() -> Any:
-    from soccerbt.nodes.soccer import register_soccer_nodes
-    from soccerbt.trees import TreeFactory
-
-    factory = TreeFactory()
-    register_soccer_nodes(factory)
-    return factory
+def _soccer_factory(node_plugins: Sequence[str] = ()) -> Any:
+    return build_tree_factory(node_plugins)
 
 
 # --- combinations and matches ----------------------------------------------------------------------

@@ -55,6 +55,7 @@ from soccerbt.tools.batch.sweep import (
     write_best,
 )
 from soccerbt.trees import TreeLoadError
+from soccerbt.trees.plugins import PluginError
 
 
 def _param(text: str) -> Param:
@@ -151,11 +152,11 @@ def sweep(args: argparse.Namespace) -> int:
               file=err)
         return 2
     try:
-        editor = TreeEditor(tree)
+        editor = TreeEditor(tree, node_plugins=args.nodes)
         for p in args.param:
             editor.matches(p)
         combos = combinations(args.param, args.random, args.random_seed)
-    except TreeLoadError as exc:
+    except (TreeLoadError, PluginError) as exc:
         print(f"soccerbt sweep: {exc}", file=err)
         return 1
     except SweepError as exc:

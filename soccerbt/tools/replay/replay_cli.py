@@ -35,6 +35,7 @@ from typing import TextIO
 from soccerbt.cli.display import display_available
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
+from soccerbt.trees.plugins import PluginError, add_nodes_option
 
 EXIT_BAD_LOG = 2
 MIN_SPEED, MAX_SPEED = 0.01, 20.0
@@ -119,6 +120,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --robot: first simulated second (default: the start)")
     parser.add_argument("--to", dest="to_s", type=_seconds, default=None, metavar="SECONDS",
                         help="with --robot: last simulated second (default: the end)")
+    add_nodes_option(parser)  # a team's own nodes for the re-runs: --rerun, --verify, derive
     # the derive cache of soccerbt 0.1: accepted, no effect (a log is a record now; CHANGELOG 0.2.0)
     parser.add_argument("--cache-dir", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cache-mb", default=None, help=argparse.SUPPRESS)
@@ -301,10 +303,13 @@ def _derive(args: argparse.Namespace, err: TextIO) -> int:
     src, dst = names
     try:
         log = McapLog.open(src)
-        done = derive_log(log, Path(dst))
+        done = derive_log(log, Path(dst), node_plugins=args.nodes)
     except (ReplayError, TreeLoadError) as exc:
         print(str(exc), file=err)
         return EXIT_BAD_LOG
+    except PluginError as exc:
+        print(f"soccerbt replay derive: {exc}", file=err)
+        return 2
     except OSError as exc:
         print(f"soccerbt replay derive: {exc.filename or dst}: {exc.strerror or exc}", file=err)
         return EXIT_BAD_LOG
@@ -327,7 +332,7 @@ def _readable(log, budget_ratio: int | None, err: TextIO, args: argparse.Namespa
 
     if not is_inputs_only(log):
         return log
-    return derived_for_reading(log, budget_ratio, err)
+    return derived_for_reading(log, budget_ratio, err, node_plugins=args.nodes)
 
 
 def _diff(args: argparse.Namespace, err: TextIO) -> int:
@@ -391,6 +396,9 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
             damage_found_while_working()
         print(str(exc), file=err)
         return EXIT_BAD_LOG
+    except PluginError as exc:  # --nodes for a re-run
+        print(f"soccerbt replay: {exc}", file=err)
+        return 2
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as text tools do
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more reaches the pipe
@@ -429,7 +437,7 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
             or args.tick is not None:
         log.require_node_data()
     if args.verify:
-        ok, lines = verify_log(log)
+        ok, lines = verify_log(log, node_plugins=args.nodes)
         for line in lines:
             print(line)
         return 0 if ok else 1
