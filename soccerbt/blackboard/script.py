@@ -213,7 +213,7 @@ def _string_to_double_env(s: str, enums: Mapping[str, int] | None) -> float:
 def _to_string(v: object) -> str:
     """Any::cast<std::string>() of a string or a number (std::to_string: "%f" for doubles)."""
     if type(v) is str:
-        return v  # type: ignore[return-value]
+        return v
     if isinstance(v, str):
         return str(v)
     if _is_int_kind(v):

@@ -275,7 +275,7 @@ class TreeNode(Behaviour):
     # -- py_trees view ------------------------------------------------------------------------
 
     @property
-    def status(self) -> PTStatus:  # type: ignore[override]
+    def status(self) -> PTStatus:
         return _NS_TO_PT[self._bt_status]
 
     @status.setter
@@ -308,7 +308,7 @@ class TreeNode(Behaviour):
 
     # -- BT.CPP core -------------------------------------------------------------------------
 
-    def bt_tick(self) -> NodeStatus:  # type: ignore[override]
+    def bt_tick(self) -> NodeStatus:
         """The node's own logic (BT.CPP tick()); called by execute_tick()."""
         raise NotImplementedError
 

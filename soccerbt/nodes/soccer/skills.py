@@ -136,7 +136,7 @@ class NavObstacles(Sequence):
     def __len__(self) -> int:
         return len(self._list())
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         return self._list()[index]
 
     def __eq__(self, other: object) -> bool:
