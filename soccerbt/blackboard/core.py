@@ -137,7 +137,7 @@ def is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, str)
 
 
-def number_cast(v: object, target: type) -> object:
+def number_cast(v: float, target: type) -> object:
     """safe_any's convertNumber: int/float/bool conversions that lose nothing, else raise.
 
     Raises BlackboardTypeError with BT.CPP's message when the conversion would truncate.
@@ -651,13 +651,14 @@ def _copy_into(value: object, current: object) -> object:
     if isinstance(value, str) and isinstance(current, str):
         return value
     if (v_int or vt is float) and (c_int or ct is float):
-        return number_cast(value, int if c_int else float)
+        # value is an int, a bool or a float there (mypy does not narrow it through vt = type(value))
+        return number_cast(value, int if c_int else float)  # type: ignore[arg-type]
     if vt is ct or (ct not in _BASIC_TYPES and isinstance(value, ct)):
         return value
     raise BlackboardTypeError("Any::copyInto fails")
 
 
-def _mismatch(key: str, target: type, given: str) -> BlackboardTypeError:
+def _mismatch(key: str, target: type | None, given: str) -> BlackboardTypeError:
     return BlackboardTypeError(
         f"Blackboard::set({key}): once declared, the type of a port shall not change. "
         f"Previously declared type [{btcpp_type_name(target)}], current type [{given}]"

@@ -16,6 +16,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Mapping
+from typing import NoReturn
 
 from soccerbt.blackboard.core import Blackboard, _default_converter, btcpp_type_name
 from soccerbt.blackboard.script_fast import _fast_chain, _fast_condition
@@ -227,7 +228,7 @@ def _string_to_double_env(s: str, enums: Mapping[str, int] | None) -> float:
 def _to_string(v: object) -> str:
     """Any::cast<std::string>() of a string or a number (std::to_string: "%f" for doubles)."""
     if type(v) is str:
-        return v  # type: ignore[return-value]
+        return v
     if isinstance(v, str):
         return str(v)
     if _is_int_kind(v):
@@ -367,7 +368,7 @@ def _c_name(name: str) -> Fn:
 
 
 def _c_unary(op: str, operand: Fn) -> Fn:
-    def fail_other(v: object) -> None:
+    def fail_other(v: object) -> NoReturn:
         if _is_str(v):
             raise _Fail("Invalid operator for std::string")
         raise _Fail("ExprUnaryArithmetic: undefined")
@@ -379,7 +380,7 @@ def _c_unary(op: str, operand: Fn) -> Fn:
             d = _dbl(v)
             if d is None:
                 fail_other(v)
-            return -d  # type: ignore[operator]
+            return -d
 
         return neg
     if op == "!":
@@ -387,7 +388,8 @@ def _c_unary(op: str, operand: Fn) -> Fn:
         def not_(bb: Blackboard) -> object:
             v = operand(bb)
             t = type(v)
-            if t is bool or (t is int and -_TWO_53 <= v <= _TWO_53):
+            # v is an int there (mypy does not narrow v through t = type(v))
+            if t is bool or (t is int and -_TWO_53 <= v <= _TWO_53):  # type: ignore[operator]
                 return 0.0 if v else 1.0
             d = _dbl(v)
             if d is None:
@@ -401,9 +403,9 @@ def _c_unary(op: str, operand: Fn) -> Fn:
         d = _dbl(v)
         if d is None:
             fail_other(v)
-        if not (-_TWO_63 <= d < _TWO_63):  # type: ignore[operator]
+        if not (-_TWO_63 <= d < _TWO_63):
             raise _Fail("Number out of range for bitwise operation")
-        return float(~int(d))  # type: ignore[arg-type]
+        return float(~int(d))
 
     return complement
 
@@ -495,7 +497,8 @@ def _c_binary(op: str, lf: Fn, rf: Fn) -> Fn:
         if rv is None:
             raise _Fail(right_ni)
         if _is_num(lv) and _is_num(rv):
-            return arith(_dbl(lv), _dbl(rv))
+            # _dbl is a float (not None) for whatever _is_num accepts
+            return arith(_dbl(lv), _dbl(rv))  # type: ignore[arg-type]
         if is_plus and _is_str(lv) and _is_str(rv):
             return str(lv) + str(rv)
         raise _Fail("Operation not permitted")
@@ -579,7 +582,8 @@ def _c_compare(ops: list[str], fns: list[Fn], enums: Mapping[str, int] | None) -
             if (tl is float or (tl is int and -_TWO_53 <= lv <= _TWO_53)) and (  # type: ignore[operator]
                 tr is float or (tr is int and -_TWO_53 <= rv <= _TWO_53)  # type: ignore[operator]
             ):
-                return 1.0 if num_test(lv, rv) else 0.0
+                # lv and rv are numbers there (mypy does not narrow them through tl, tr = type(...))
+                return 1.0 if num_test(lv, rv) else 0.0  # type: ignore[arg-type]
             return 1.0 if _compare_pair(lv, rv, op, num_test, str_test, enums) else 0.0
 
         return single

@@ -23,9 +23,9 @@ def _chain_leaves(node: _Node, op: str) -> list[_Node]:
 _FLAG, _EQUAL, _NOT_EQUAL = 0, 1, 2  # the operand kinds of a fast chain
 
 
-def _key_literal(node: _Node, enums: Mapping[str, int]) -> tuple[str, object] | None:
-    """(key, literal) of `key == literal` or `!=` (either order) that the fast paths can judge:
-    no enum name, the literal a string or an integer exact as a double; else None."""
+def _key_literal(node: _Node, enums: Mapping[str, int]) -> tuple[str, object, str] | None:
+    """(key, literal, operator) of `key == literal` or `!=` (either order) that the fast paths
+    can judge: no enum name, the literal a string or an integer exact as a double; else None."""
     if not (isinstance(node, _Compare) and len(node.ops) == 1 and node.ops[0] in ("==", "!=")):
         return None
     lhs, rhs = node.operands
@@ -38,7 +38,7 @@ def _key_literal(node: _Node, enums: Mapping[str, int]) -> tuple[str, object] | 
     lt = type(lit)
     if key in enums or not (lt is str or (lt is int and -_TWO_53 <= lit <= _TWO_53)):  # type: ignore[operator]
         return None
-    return key, lit
+    return key, lit, node.ops[0]
 
 
 def _fast_chain(node: _Node, enums: Mapping[str, int],
@@ -69,8 +69,8 @@ def _fast_chain(node: _Node, enums: Mapping[str, int],
             compared = _key_literal(leaf, enums)
             if compared is None:
                 return None
-            key, lit = compared
-            operands.append((key, _EQUAL if leaf.ops[0] == "==" else _NOT_EQUAL, lit))
+            key, lit, op = compared
+            operands.append((key, _EQUAL if op == "==" else _NOT_EQUAL, lit))
     table = tuple(operands)
     want_all = node.op == "&&"
 
@@ -90,7 +90,8 @@ def _fast_chain(node: _Node, enums: Mapping[str, int],
                     r = (v == 0.0) if arg else (v != 0.0)
                 else:
                     return slow(bb)
-            elif t is not type(arg) or (t is int and not -_TWO_53 <= v <= _TWO_53):
+            # v is an int in the range test (mypy does not narrow v through t = type(v))
+            elif t is not type(arg) or (t is int and not -_TWO_53 <= v <= _TWO_53):  # type: ignore[operator]
                 return slow(bb)
             else:
                 r = (v == arg) is (kind == _EQUAL)
@@ -119,8 +120,8 @@ def _fast_condition(node: _Node, enums: Mapping[str, int],
             if entry is not None:
                 v = entry.value
                 t = type(v)
-                if t is bool:
-                    return not v if negate else v
+                if t is bool:  # v is a bool (mypy does not narrow it through t = type(v))
+                    return not v if negate else v  # type: ignore[return-value]
                 if t is float:
                     return (v == 0.0) if negate else (v != 0.0)
             return slow(bb)
@@ -129,9 +130,9 @@ def _fast_condition(node: _Node, enums: Mapping[str, int],
     compared = _key_literal(node, enums)
     if compared is None:
         return None
-    key, lit = compared
+    key, lit, op = compared
     lt = type(lit)
-    want = node.ops[0] == "=="
+    want = op == "=="
 
     def equals(bb: Blackboard) -> bool:
         entry = bb._view.get(key)

@@ -36,7 +36,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
 from soccerbt.cli.outputs import RECORD_SUFFIX, open_exclusive
 from soccerbt.log import format as lf
@@ -117,7 +117,7 @@ class _Lines:
             if not self.compressed and self.path.suffix == ".gz" and raw.read(1):
                 raise ReplayError(self.path, None, "not a gzip file (the name ends in .gz)")
             raw.seek(0)
-            f: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb") if self.compressed else raw
+            f: gzip.GzipFile | IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb") if self.compressed else raw
             lineno = 0
             while True:
                 try:
@@ -150,7 +150,7 @@ def _parse(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
     return record
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[float]:  # an int or a float (not a bool)
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -342,8 +342,10 @@ def _convert(path: Path, out: LogWriter) -> Conversion:
             raise ReplayError(path, lineno, f"time goes backwards: t={t} after t={last_step * dt:g}")
         truth = [(float(p[0]), float(p[1]), float(p[2]), 1 if p[3] else 0, 1 if p[4] else 0)
                  for p in (poses[key] for key in robots)]
-        record_truth = lf.TruthRecord(step, float(t), tuple(float(v) for v in (ball + [0.0, 0.0])[:4]),
-                                      tuple(int(v) for v in gc[:5]), truth)
+        # the ignores: 4 and 5 values (_step_values checked that ball has 2 or more, gc 5 or more)
+        record_truth = lf.TruthRecord(step, float(t),
+                                      tuple(float(v) for v in (ball + [0.0, 0.0])[:4]),  # type: ignore[arg-type]
+                                      tuple(int(v) for v in gc[:5]), truth)  # type: ignore[arg-type]
         try:
             truth_data = truth_message(record_truth, robots)
         except (ValueError, OverflowError) as exc:

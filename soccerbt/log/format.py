@@ -78,7 +78,7 @@ import re
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from soccerbt.log import proto as _proto
 from soccerbt.log import schemas as _schemas
@@ -461,8 +461,11 @@ def load_json(data: bytes | str, max_bytes: int = MAX_JSON_BYTES) -> Any:
     except (ValueError, UnicodeDecodeError) as exc:
         raise ShapeError(f"not JSON ({getattr(exc, 'msg', None) or exc})") from None
     if isinstance(obj, (dict, list)):
-        opening = (b"[", b"{") if isinstance(data, (bytes, bytearray)) else ("[", "{")
-        if data.count(opening[0]) + data.count(opening[1]) >= MAX_JSON_DEPTH:  # else it cannot nest that deep
+        if isinstance(data, (bytes, bytearray)):
+            openings = data.count(b"[") + data.count(b"{")
+        else:
+            openings = data.count("[") + data.count("{")
+        if openings >= MAX_JSON_DEPTH:  # else it cannot nest that deep
             check_depth(obj)
     return obj
 
@@ -480,7 +483,7 @@ def check_depth(obj: Any, limit: int = MAX_JSON_DEPTH, where: str = "") -> None:
                 stack.append((v, depth + 1))
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -597,7 +600,9 @@ def _event_is_plain(e: Any) -> bool:
     if type(e) is not dict:
         return False
     g = e.get
-    return (type(g("kind")) is str and type(g("t")) in _NUMBER_TYPES and type(g("step")) is int and g("step") >= 0
+    # the ignore: g("step") is an int once its type is (mypy does not narrow a call's result)
+    return (type(g("kind")) is str and type(g("t")) in _NUMBER_TYPES
+            and type(g("step")) is int and g("step") >= 0  # type: ignore[operator]
             and type(g("detail")) in _STR_OR_NONE and type(g("team")) in _STR_OR_NONE
             and type(g("robot")) in _STR_OR_NONE and type(g("node_path")) in _STR_OR_NONE)
 

@@ -256,7 +256,7 @@ def decode_truth(data: bytes) -> TruthRecord:
     step, t_s, *rest = _TRUTH_HEAD.unpack_from(data)
     robots = [_TRUTH_ROBOT.unpack_from(data, o)
               for o in range(_TRUTH_HEAD.size, len(data), _TRUTH_ROBOT.size)]
-    return TruthRecord(step, t_s, tuple(rest[:4]), tuple(rest[4:9]), robots)  # type: ignore[arg-type]
+    return TruthRecord(step, t_s, tuple(rest[:4]), tuple(rest[4:9]), robots)
 
 
 def table_of(data: bytes) -> tuple[int, list[str]] | None:

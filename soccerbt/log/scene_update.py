@@ -263,7 +263,8 @@ def _moving_text(match: Any, stamp_text: str) -> str:
     return _moving_text_of(rows, ball.x_m, ball.y_m, match.field.ball_diameter_m, stamp_text)
 
 
-SceneRobot = tuple[str, tuple[float, float, float], float, float, float, bool, Any, "bool | None"]
+# fallen: a bool (the world's) or 0/1 (the truth as the log holds it)
+SceneRobot = tuple[str, tuple[float, float, float], float, float, float, int, Any, "bool | None"]
 
 
 def scene_json_of(t_s: float, field: Any, robots: list[SceneRobot], ball_x_m: float, ball_y_m: float) -> bytes:

@@ -121,7 +121,9 @@ def compare_software(recorded: Any) -> list[str]:
                    f"now: {now['soccerbt']} {now['source_digest'][:19]})")
     if recorded.get("python") != now["python"]:
         out.append(f"Python {recorded.get('python')} -> {now['python']}")
-    libraries = recorded.get("libraries") if isinstance(recorded.get("libraries"), dict) else {}
+    libraries = recorded.get("libraries")
+    if not isinstance(libraries, dict):
+        libraries = {}
     for name in LIBRARIES:
         if libraries.get(name) != now["libraries"].get(name):
             out.append(f"{name} {libraries.get(name)} -> {now['libraries'].get(name)}")

@@ -591,7 +591,7 @@ class McapRecorder:
             role = agent.blackboard.get("player_role")
             if role != self._roles.get(name):
                 if name in self._roles:
-                    assigner = getattr(getattr(agent, "team", None), "assigner", None)
+                    assigner: Any = getattr(getattr(agent, "team", None), "assigner", None)
                     why = assigner.reason() if hasattr(assigner, "reason") else ""
                     new.append({"kind": "role", "detail": f"{name} {self._roles[name]} -> {role}"
                                                           + (f" ({why})" if why else ""),

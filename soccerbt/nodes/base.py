@@ -231,6 +231,10 @@ class TreeNode(Behaviour):
     # what a watched tree's status reports read (soccerbt.nodes.observe: read in place in C)
     __slots__ = ("_bt_status", "uid", "env")
 
+    # py_trees declares list[Behaviour]; a node's children are TreeNodes (add_child, set_child
+    # take nothing else), which mypy cannot accept over the base's type (list is invariant)
+    children: list[TreeNode]  # type: ignore[assignment]
+
     NODE_KIND = "Action"     # BT.CPP NodeType: Action, Condition, Control, Decorator, SubTree
     EXEC_MODE = 0            # 0 plain, 1 SyncActionNode (never RUNNING), 2 decorator
     SCRIPT_PORTS: tuple[str, ...] = ()   # input ports that hold scripts (key-schema check)
@@ -271,7 +275,7 @@ class TreeNode(Behaviour):
     # -- py_trees view ------------------------------------------------------------------------
 
     @property
-    def status(self) -> PTStatus:  # type: ignore[override]
+    def status(self) -> PTStatus:
         return _NS_TO_PT[self._bt_status]
 
     @status.setter
@@ -298,13 +302,13 @@ class TreeNode(Behaviour):
 
     def tip(self) -> Behaviour | None:
         for child in self.children:
-            if child._bt_status is RUNNING:  # type: ignore[attr-defined]
+            if child._bt_status is RUNNING:
                 return child.tip()
         return self if self._bt_status is not IDLE else None
 
     # -- BT.CPP core -------------------------------------------------------------------------
 
-    def bt_tick(self) -> NodeStatus:  # type: ignore[override]
+    def bt_tick(self) -> NodeStatus:
         """The node's own logic (BT.CPP tick()); called by execute_tick()."""
         raise NotImplementedError
 
@@ -322,6 +326,7 @@ class TreeNode(Behaviour):
         Also SyncActionNode's "never RUNNING" check and DecoratorNode's child reset, folded
         in here (EXEC_MODE 1 and 2) so that a tick costs one Python frame per node.
         """
+        st: NodeStatus | None  # None only between _check_pre and the tick it lets run
         try:
             pre = self._pre
             if pre is None:
@@ -358,7 +363,8 @@ class TreeNode(Behaviour):
             else:
                 st = self._store_converted(st)
             if self._resets_child:
-                child = self.child
+                # _resets_child is set for EXEC_MODE 2 only: a DecoratorNode, which has `child`
+                child = self.child  # type: ignore[attr-defined]
                 cs = child._bt_status
                 if cs is SUCCESS or cs is FAILURE:
                     child._bt_status = IDLE
@@ -534,9 +540,10 @@ class TreeNode(Behaviour):
 
     def _resolve_input(self, key: str) -> tuple[Any, Any]:
         cfg = self.config
-        raw = cfg.input_ports.get(key, _MISSING)
         port = cfg.ports.get(key)
-        if raw is _MISSING:
+        if key in cfg.input_ports:
+            raw = cfg.input_ports[key]
+        else:
             if port is None:
                 return (None, f"getInput() of node '{self.bt_path}' failed because the manifest "
                               f"doesn't contain the key: [{key}]")
@@ -684,6 +691,7 @@ class ActionNode(LeafNode):
         if self._has_initialise and self._bt_status is IDLE:
             self.initialise()
         result = self.update()
+        st: NodeStatus | None
         # identity tests before the table: hashing an Enum member runs Python code
         if result is _PT_SUCCESS or result is SUCCESS:
             st = SUCCESS

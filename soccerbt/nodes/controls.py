@@ -8,6 +8,7 @@ yields (`emit_wake_up` + RUNNING) of the async variants.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from soccerbt.nodes.base import ControlNode, LogicError, NodeConfig
 from soccerbt.nodes.ports import InputPort
@@ -508,7 +509,7 @@ _FROM_CHARS_INT = re.compile(r"-?[0-9]+")
 _FROM_CHARS_REAL = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|-?(?:inf|infinity|nan)", re.I)
 
 
-def _check_string_equality(v1: str, v2: str, enums: dict[str, int] | None) -> bool:
+def _check_string_equality(v1: str, v2: str, enums: Mapping[str, int] | None) -> bool:
     """switch_node.cpp CheckStringEquality: as strings, as ints, as reals (enums resolve)."""
     if v1 == v2:
         return True

@@ -35,10 +35,18 @@ def _idle_child(name: str) -> LogicError:
     return LogicError(f"[{name}]: A children should not return IDLE")
 
 
+def _no_child(name: str) -> LogicError:
+    """A decorator ticked before set_child() (the loader gives each one of a tree its child)."""
+    return LogicError(f"Decorator [{name}] has no child")
+
+
 class InverterNode(DecoratorNode):
     def bt_tick(self) -> NodeStatus:
         self._bt_status = RUNNING
-        cs = self.child.execute_tick()
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        cs = child.execute_tick()
         if cs is SUCCESS:
             self.reset_child()
             return FAILURE
@@ -53,7 +61,10 @@ class InverterNode(DecoratorNode):
 class ForceSuccessNode(DecoratorNode):
     def bt_tick(self) -> NodeStatus:
         self._bt_status = RUNNING
-        cs = self.child.execute_tick()
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        cs = child.execute_tick()
         if cs is SUCCESS or cs is FAILURE:
             self.reset_child()
             return SUCCESS
@@ -63,7 +74,10 @@ class ForceSuccessNode(DecoratorNode):
 class ForceFailureNode(DecoratorNode):
     def bt_tick(self) -> NodeStatus:
         self._bt_status = RUNNING
-        cs = self.child.execute_tick()
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        cs = child.execute_tick()
         if cs is SUCCESS or cs is FAILURE:
             self.reset_child()
             return FAILURE
@@ -73,7 +87,10 @@ class ForceFailureNode(DecoratorNode):
 class KeepRunningUntilFailureNode(DecoratorNode):
     def bt_tick(self) -> NodeStatus:
         self._bt_status = RUNNING
-        cs = self.child.execute_tick()
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        cs = child.execute_tick()
         if cs is FAILURE:
             self.reset_child()
             return FAILURE
@@ -106,6 +123,8 @@ class RepeatNode(DecoratorNode):
         self._bt_status = RUNNING
         child = self.child
         while do_loop:
+            if child is None:
+                raise _no_child(self.name)
             prev = child._bt_status
             cs = child.execute_tick()
             if cs is SUCCESS:
@@ -159,6 +178,8 @@ class RetryNode(DecoratorNode):
         self._bt_status = RUNNING
         child = self.child
         while do_loop:
+            if child is None:
+                raise _no_child(self.name)
             prev = child._bt_status
             cs = child.execute_tick()
             if cs is SUCCESS:
@@ -200,7 +221,10 @@ class RunOnceNode(DecoratorNode):
         if self._already:
             return SKIPPED if skip else self._returned
         self._bt_status = RUNNING
-        st = self.child.execute_tick()
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        st = child.execute_tick()
         if st is SUCCESS or st is FAILURE:
             self._already = True
             self._returned = st
@@ -247,7 +271,10 @@ class PreconditionNode(DecoratorNode):
             self._children_running = bool(self._executor.evaluate_bool(self.bb))
         if not self._children_running:
             return else_return
-        cs = self.child.execute_tick()
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        cs = child.execute_tick()
         if cs is SUCCESS or cs is FAILURE:
             self.reset_child()
             self._children_running = False
@@ -295,7 +322,10 @@ class DelayNode(DecoratorNode):
             self._started = False
             return FAILURE
         if self._complete:
-            cs = self.child.execute_tick()
+            child = self.child
+            if child is None:
+                raise _no_child(self.name)
+            cs = child.execute_tick()
             if cs is SUCCESS or cs is FAILURE:
                 self._started = False
                 self._aborted = False
@@ -321,7 +351,10 @@ class TimeoutNode(DecoratorNode):
     def _on_timer(self, aborted: bool) -> None:
         if aborted:
             return
-        if self.child._bt_status is RUNNING:
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        if child._bt_status is RUNNING:
             self._child_halted = True
             self.reset_child()
             self.env.wake_up = True
@@ -340,7 +373,10 @@ class TimeoutNode(DecoratorNode):
         if self._child_halted:
             self._started = False
             return FAILURE
-        cs = self.child.execute_tick()
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        cs = child.execute_tick()
         if cs is SUCCESS or cs is FAILURE:
             self._started = False
             self.env.cancel_timer(self._timer)
@@ -424,7 +460,10 @@ def loop_node_type(item_type: type, registration_id: str) -> type:
                 return self.get_input("if_empty")
             if self._bt_status is IDLE:
                 self._bt_status = RUNNING
-            cs = self.child.execute_tick()
+            child = self.child
+            if child is None:
+                raise _no_child(self.name)
+            cs = child.execute_tick()
             self._child_running = cs is RUNNING
             if cs is SUCCESS or cs is FAILURE:
                 self.reset_child()
@@ -453,7 +492,10 @@ class _EntryUpdatedDecorator(DecoratorNode):
 
     def bt_tick(self) -> NodeStatus:
         if self._still_executing:
-            st = self.child.execute_tick()
+            child = self.child
+            if child is None:
+                raise _no_child(self.name)
+            st = child.execute_tick()
             self._still_executing = st is RUNNING
             return st
         entry = self.bb.get_entry(self._entry_key)
@@ -463,7 +505,10 @@ class _EntryUpdatedDecorator(DecoratorNode):
         self._sequence_id = current
         if previous == current:
             return self.IF_NOT_UPDATED
-        st = self.child.execute_tick()
+        child = self.child
+        if child is None:
+            raise _no_child(self.name)
+        st = child.execute_tick()
         self._still_executing = st is RUNNING
         return st
 
@@ -499,6 +544,8 @@ class SubTreeNode(DecoratorNode):
         if self._bt_status is IDLE:
             self._bt_status = RUNNING
         child = self.child
+        if child is None:
+            raise _no_child(self.name)
         cs = child.execute_tick()
         if cs is SUCCESS or cs is FAILURE:
             # reset_child() inline (a call saved on every SubTree): a finished child is not

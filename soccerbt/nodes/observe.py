@@ -129,7 +129,7 @@ def observe(nodes: Iterable[Any], env: Any,
         classes = frozenset(type(n) for n in nodes if isinstance(n, TreeNode) and type(n) not in _ORIGINAL)
         if classes:
             if _SLOT_USERS[0] == 0:
-                TreeNode._bt_status = _SLOT  # type: ignore[assignment]
+                TreeNode._bt_status = _SLOT
             _SLOT_USERS[0] += 1
         env.observed_classes = classes
     watched = env.observed_classes or ()
@@ -151,7 +151,7 @@ def unobserve(nodes: Iterable[Any], env: Any) -> None:
         _SLOT_USERS[0] -= 1
         if _SLOT_USERS[0] <= 0:
             _SLOT_USERS[0] = 0
-            TreeNode._bt_status = _MEMBER  # type: ignore[assignment]
+            TreeNode._bt_status = _MEMBER
     env.observed_classes = None
     for node in nodes:
         original = _ORIGINAL.get(type(node))

@@ -6,11 +6,12 @@ rest of the node library stay the same if that API moves.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["compile_script", "ScriptSyntaxError", "ScriptRuntimeError", "script_available"]
 
+_compile: Callable[..., Any] | None  # compile_script of soccerbt.blackboard, None without it
 try:  # the script language lives in the blackboard package (another engineer's area)
     from soccerbt.blackboard import ScriptRuntimeError, ScriptSyntaxError
     from soccerbt.blackboard import compile_script as _compile
@@ -38,7 +39,8 @@ _CACHE: dict[tuple[str, tuple], Any] = {}
 def compile_script(source: str, enums: Mapping[str, int] | None = None) -> Any:
     """Compile a BT.CPP script (cached per source and enum table: compiled scripts are pure)."""
     if _compile is None:
-        raise ScriptSyntaxError("the script language (soccerbt.blackboard) is not available")
+        # only without soccerbt.blackboard's, so the placeholder class above (one argument)
+        raise ScriptSyntaxError("the script language (soccerbt.blackboard) is not available")  # type: ignore[call-arg]
     key = (source, tuple(sorted(enums.items())) if enums else ())
     compiled = _CACHE.get(key)
     if compiled is None:

@@ -23,6 +23,8 @@ class NodeStatus(Enum):
     FAILURE = "FAILURE"
     SKIPPED = "SKIPPED"
 
+    _code: int  # BT.CPP's numeric code as a plain attribute (set below); not a member
+
     def __str__(self) -> str:
         return self.value
 
@@ -35,7 +37,7 @@ class NodeStatus(Enum):
 _CODES = {"IDLE": 0, "RUNNING": 1, "SUCCESS": 2, "FAILURE": 3, "SKIPPED": 4}
 for _member in NodeStatus:
     # a plain attribute too: read per status change by a watched tree, where a property costs a call
-    _member._code = _CODES[_member.value]  # type: ignore[attr-defined]
+    _member._code = _CODES[_member.value]
 
 IDLE = NodeStatus.IDLE
 RUNNING = NodeStatus.RUNNING

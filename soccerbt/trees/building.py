@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from soccerbt.blackboard import Blackboard, is_strongly_typed
 from soccerbt.nodes.base import ControlNode, DecoratorNode, NodeConfig, TreeEnv, TreeNode, pre_conditions
@@ -35,6 +35,7 @@ from soccerbt.trees.tree import SubtreeInfo, Tree
 from soccerbt.trees.xmlload import XmlDocument, XNode
 
 _KIND_TAGS = ("Action", "Condition", "Control", "Decorator", "SubTree")
+_Node = TypeVar("_Node", bound=TreeNode)  # the class _construct builds, and what it returns
 
 
 class _Builder:
@@ -114,8 +115,8 @@ class _Builder:
                             "references itself (directly or indirectly)")
         tdef = self.docset.trees.get(tree_id)
         if tdef is None:
-            doc, node = origin if origin else (None, None)
-            raise TreeLoadError(doc.path if doc else "<tree>", node.line if node else None,
+            at_doc, at_node = origin if origin else (None, None)
+            raise TreeLoadError(at_doc.path if at_doc else "<tree>", at_node.line if at_node else None,
                                 f"Can't find a tree with name: {tree_id}")
         if not tdef.element.children:
             raise self._err(tdef.doc, tdef.element.line, f"The tag <BehaviorTree> with ID "
@@ -223,6 +224,7 @@ class _Builder:
         cfg.xml_line = element.line
         cfg.tree_id = tree_id
 
+        node: TreeNode
         if kind == "SubTree":
             cfg.registration_id = "SubTree"
             cfg.input_ports = port_remap
@@ -258,8 +260,8 @@ class _Builder:
                 parent.add_child(node)
         return node
 
-    def _construct(self, cls: type, name: str, cfg: NodeConfig, doc: XmlDocument,
-                   element: XNode) -> TreeNode:
+    def _construct(self, cls: type[_Node], name: str, cfg: NodeConfig, doc: XmlDocument,
+                   element: XNode) -> _Node:
         try:
             node = cls(name, cfg)
         except TreeLoadError:

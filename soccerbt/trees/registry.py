@@ -7,9 +7,12 @@ and the builder know only this protocol, so neither imports the factory that use
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from soccerbt.nodes.ports import PortInfo
+
+if TYPE_CHECKING:
+    from soccerbt.nodes.base import TreeNode
 
 __all__ = ["Manifest", "Registry"]
 
@@ -20,7 +23,7 @@ class Manifest:
     ports in declaration order, description."""
 
     registration_id: str
-    cls: type
+    cls: type[TreeNode]
     kind: str
     ports: dict[str, PortInfo]
     description: str = ""

@@ -167,7 +167,7 @@ class Tree:
         if self.env.status_log is None:
             self.env.status_log = []
         self._install_observer()
-        return self.env.status_log  # type: ignore[return-value]
+        return self.env.status_log
 
     def stop_status_log(self) -> None:
         """Stop appending to the status log (the nodes go back to their own classes when nobody

@@ -278,10 +278,10 @@ def parse_xml_text(text: str, path: str, directory: Path | None) -> XmlDocument:
         # tinyxml2 knows no namespaces: a name is what is written, `prefix:name` included
         # (BT.CPP then refuses the ':' in a model name); lxml splits it into {uri}name
         tag = _written_name(el.tag, el.prefix)
-        attrs = {}
+        attributes = {}
         for k, v in el.attrib.items():
-            attrs[_written_name(k, _attr_prefix(el, k))] = v
-        xn = XNode(tag, attrs, el.sourceline or 1, tag_lines[idx] if aligned else {})
+            attributes[_written_name(k, _attr_prefix(el, k))] = v
+        xn = XNode(tag, attributes, el.sourceline or 1, tag_lines[idx] if aligned else {})
         script_chars = _check_scripts(xn, path, script_chars)
         nodes[el] = xn
         parent = el.getparent()

@@ -13,6 +13,7 @@ from soccerbt.nodes import (
     ActionNode,
     ConditionNode,
     InputPort,
+    LogicError,
     NodeStatus,
     NodeTickError,
     OutputPort,
@@ -20,6 +21,7 @@ from soccerbt.nodes import (
     StatefulActionNode,
     SyncActionNode,
 )
+from soccerbt.nodes.decorators import InverterNode, SubTreeNode
 from soccerbt.nodes.ports import convert_from_string, is_allowed_port_name, parse_blackboard_pointer
 from soccerbt.trees import TreeFactory, TreeLoadError
 
@@ -179,6 +181,13 @@ def test_exception_carries_the_node_path(factory):
     assert info.value.node_path == "Main/top/b[1]"
     assert isinstance(info.value.original, ValueError) and "kaboom" in str(info.value)
     assert isinstance(info.value, RuntimeError)
+
+
+def test_decorator_ticked_without_its_child_says_so():
+    for node in (InverterNode("inv"), SubTreeNode("sub")):  # built by hand: no loader's check
+        with pytest.raises(NodeTickError, match=r"Decorator \[(inv|sub)\] has no child") as info:
+            node.execute_tick()
+        assert isinstance(info.value.original, LogicError)
 
 
 def test_skipped_propagates_to_the_root_and_nodes_stay_idle(factory):

@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from soccerbt.nodes.base import StatefulActionNode, SyncActionNode
-from soccerbt.nodes.ports import InputPort, OutputPort
+from soccerbt.nodes.ports import InputPort, OutputPort, PortInfo
 from soccerbt.nodes.status import FAILURE, RUNNING, SUCCESS
 
 __all__ = ["SoccerSyncNode", "SoccerStatefulNode", "InputPort", "OutputPort", "SUCCESS", "FAILURE",
            "RUNNING", "booster_input"]
 
 
-def booster_input(name: str, type_: type, default: str | None) -> InputPort:
+def booster_input(name: str, type_: type, default: str | None) -> PortInfo:
     """An input port with Booster's default (kept as the string nodes.json shows), or none."""
     if default is None:
         return InputPort(name, type_)

@@ -440,6 +440,7 @@ class RLVisionKick(SoccerStatefulNode):
     out or too far (after ``min_msec_kick``) or ``max_msec_kick`` passed; stops on halt."""
 
     DECELERATE_S = 0.5
+    _exit_s: float | None  # when the ball was left (decelerating since), set from on_start on
 
     @classmethod
     def provided_ports(cls):
@@ -453,7 +454,7 @@ class RLVisionKick(SoccerStatefulNode):
 
     def on_start(self):
         self._start_s = self.context.now_s()
-        self._exit_s: float | None = None
+        self._exit_s = None
         self.context.stop()
         return RUNNING
 

@@ -52,7 +52,8 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as _field  # for mypy, RobotContext's attribute `field` would hide it
 from typing import TYPE_CHECKING, Any
 
 from soccerbt.world.field import Field
@@ -130,7 +131,7 @@ class RobotContext:
     field: Field
     clock: Callable[[], float]
     world_model: WorldModel
-    command: RobotCommand = field(default_factory=RobotCommand)
+    command: RobotCommand = _field(default_factory=RobotCommand)
     limits: Any = None
     localizer: Any = None
     navigator: Any = None
@@ -143,10 +144,10 @@ class RobotContext:
     start_role: str = "striker"
     booster_version: str | None = None
     logger: logging.Logger | None = None
-    memory: dict[str, object] = field(default_factory=dict)
-    state: BrainState = field(default_factory=BrainState)
-    config: SoccerConfig = field(default_factory=SoccerConfig)
-    _limits_cache: tuple | None = field(default=None, init=False, repr=False)
+    memory: dict[str, object] = _field(default_factory=dict)
+    state: BrainState = _field(default_factory=BrainState)
+    config: SoccerConfig = _field(default_factory=SoccerConfig)
+    _limits_cache: tuple | None = _field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.logger is None:
@@ -219,6 +220,7 @@ class RobotContext:
         Non-finite values stop the robot rather than reach the driver.
         """
         if not (math.isfinite(vx_mps) and math.isfinite(vy_mps) and math.isfinite(vtheta_radps)):
+            assert self.logger is not None  # __post_init__ set it
             self.logger.warning("non-finite velocity (%r, %r, %r): stopping", vx_mps, vy_mps, vtheta_radps)
             vx_mps = vy_mps = vtheta_radps = 0.0
         cmd = self.command

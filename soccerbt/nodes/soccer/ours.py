@@ -296,6 +296,7 @@ def _shoot_past_keeper(ctx, ball: BallView, obstacles: list):
         room = min((math.hypot(o.x_m - hx, o.y_m - ty) for o in obstacles if o.x_m > hx - 3.0), default=9.0)
         if best is None or room > best[0]:
             best = (room, ty)
+    assert best is not None  # the loop ran (twice)
     ty = best[1]
     direction = math.atan2(ty - ball.field_y_m, hx - ball.field_x_m)
     return KickChoice(direction, (hx, ty), "shoot", 0.0)

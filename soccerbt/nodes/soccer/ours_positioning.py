@@ -10,6 +10,7 @@ arrived) and the helpers ``_walk_and_hold`` (stand once there, until the error d
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from soccerbt.nodes.soccer._base import RUNNING, SUCCESS, InputPort, SoccerStatefulNode, SoccerSyncNode
 from soccerbt.nodes.soccer.booster import report_freekick_target
@@ -32,7 +33,7 @@ def _hold_reason(what: str, target: Pose2D, arrived: bool) -> str:
 
 
 def _walk_and_hold(ctx, target: Pose2D, tolerance_m: float, vx_limit: float, vy_limit: float,
-                   obstacles: list | None = None, holder: object = None) -> bool:
+                   obstacles: list | None = None, holder: Any = None) -> bool:
     """Walk to ``target``; stand once within ``tolerance_m`` and 0.2 rad (True). With a
     ``holder`` (the node) an arrived robot stays put until the error doubles, so that
     localization noise does not make it shuffle (the referee wants placed robots still)."""

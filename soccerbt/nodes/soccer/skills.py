@@ -136,7 +136,7 @@ class NavObstacles(Sequence):
     def __len__(self) -> int:
         return len(self._list())
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         return self._list()[index]
 
     def __eq__(self, other: object) -> bool:
@@ -194,7 +194,8 @@ def avoid_direction(ctx: RobotContext, target_dir_rad: float, safe_dist_m: float
 
 def walk_to_pose(ctx: RobotContext, x_m: float, y_m: float, theta_rad: float, *, vx_limit: float,
                  vy_limit: float, vtheta_limit: float = 1.0, avoid_obstacles: bool = True,
-                 long_range_m: float = 1.0, turn_threshold_rad: float = 0.4, obstacles: list | None = None) -> float:
+                 long_range_m: float = 1.0, turn_threshold_rad: float = 0.4,
+                 obstacles: Sequence | None = None) -> float:
     """Command the velocity toward a field pose; returns the remaining distance.
 
     With a navigator (and ``avoid_obstacles``) it plans around the obstacles; otherwise far
