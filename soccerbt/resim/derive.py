@@ -53,7 +53,8 @@ from soccerbt.log.software import compare_software, software
 from soccerbt.log.tick_encode import step_message
 from soccerbt.log.upgrade import inputs_message, truth_message
 from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
-from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, log_factory, recorded_tree
+from soccerbt.resim.factory import log_factory
+from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, recorded_tree
 
 __all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only", "derived_for_reading",
            "why_not_reproduced"]

@@ -38,7 +38,7 @@ from soccerbt.log.tick_encode import step_message
 from soccerbt.log.upgrade import inputs_message, tick_message, truth_message
 from soccerbt.log.writer import LogWriter, McapRecorder, file_hashes
 from soccerbt.resim.compare import Comparison, Side
-from soccerbt.trees.plugins import missing_recorded_plugins
+from soccerbt.resim.factory import log_factory
 
 __all__ = ["rerun_log", "RerunResult", "NO_INPUTS"]
 
@@ -195,19 +195,6 @@ def recorded_tree(log: McapLog, robot: str) -> Path:
         raise ReplayError(log.path, None, f"a re-run without --tree plays the recorded tree, unchanged: "
                                           f"{problems[0]}; give the tree to play with --tree")
     return Path(path)
-
-
-def log_factory(log: McapLog, node_plugins: Sequence[str] = ()) -> Any:
-    """The factory a re-run of `log` builds its brains with: the soccer nodes, the installed
-    plugins and `node_plugins` (``--nodes``). ReplayError when the log's run used a plugin that
-    is not loaded (a log never chooses code to load); PluginError for a plugin that fails."""
-    from soccerbt.brain_setup import build_tree_factory
-
-    factory = build_tree_factory(node_plugins)
-    missing = missing_recorded_plugins(log.header.get("node_plugins"), factory)
-    if missing:
-        raise ReplayError(log.path, None, "; ".join(missing))
-    return factory
 
 
 def _build(spec: Any, desc: dict[str, Any], factory: Any) -> tuple[Any, _Driver, _Link, _Pad | None, Any]:

@@ -14,7 +14,7 @@ from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import Gap, McapLog, StepView, step_messages
 from soccerbt.resim.compare import step_differences, tree_notes
-from soccerbt.resim.rerun import log_factory
+from soccerbt.resim.factory import log_factory
 
 __all__ = ["verify_config", "verify_trees", "verify_log", "MAX_PARTICLES"]
 

@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["ENTRY_POINT_GROUP", "REGISTER_FUNCTION", "NodePlugin", "NodeRegistrar", "PluginError",
-           "add_nodes_option", "check_plugin_specs", "missing_recorded_plugins", "load_node_plugins", "origin_of"]
+           "add_nodes_option", "missing_recorded_plugins", "load_node_plugins", "origin_of"]
 
 #: the entry-point group a package names its registration function in
 ENTRY_POINT_GROUP = "soccerbt.nodes"
@@ -256,21 +256,6 @@ def load_node_plugins(factory: Any, specs: Sequence[str] = (), *, entry_points: 
         plugins.append(_register(factory, register, f"--nodes {spec}", name, source, spec, None))
     factory.plugins = plugins
     return plugins
-
-
-def check_plugin_specs(specs: Sequence[str]) -> str | None:
-    """Why the ``--nodes`` specs do not load onto a factory with the soccer nodes (the
-    ``PluginError`` text), or None: what a command checks before it starts any work."""
-    from soccerbt.nodes.soccer import register_soccer_nodes
-    from soccerbt.trees.factory import TreeFactory
-
-    factory = TreeFactory()
-    register_soccer_nodes(factory)
-    try:
-        load_node_plugins(factory, specs)
-    except PluginError as exc:
-        return str(exc)
-    return None
 
 
 def missing_recorded_plugins(recorded: Any, factory: Any) -> list[str]:

@@ -4,6 +4,7 @@ did and why; a re-run finds the plugin installed, or says how to get it; a --nod
 batch workers and the replay's re-run and --verify."""
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
@@ -51,7 +52,9 @@ def sweeper_log(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     done = soccerbt("run", "--headless", "--seconds", "30", "--field", "S", "--team-size", "2", "--seed", "1",
                     "--blue-tree", str(tree), "--record", str(log), "--json", site=installed)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["steps"] == 3000
+    result = json.loads(done.stdout)
+    assert result["sim_s"] == 30.0
+    assert all(r["node_exceptions"] == 0 for r in result["robots"])
     return log
 
 
@@ -64,7 +67,8 @@ def test_the_installed_plugin_is_listed_with_its_nodes(installed: Path) -> None:
         in lines
     assert "plugin example 0.1.0: entry point soccerbt.nodes: example = soccerbt_example_nodes:register_nodes " \
            "(soccerbt-example-nodes 0.1.0)" in lines
-    assert soccerbt("nodes").stdout.count("[plugin") == 0  # not installed here: not there
+    if not importlib.metadata.entry_points(group="soccerbt.nodes"):  # not installed here: not there
+        assert soccerbt("nodes").stdout.count("[plugin") == 0
 
 
 def test_a_match_plays_the_plugins_nodes_and_the_log_says_so(sweeper_log: Path) -> None:
@@ -76,14 +80,15 @@ def test_a_match_plays_the_plugins_nodes_and_the_log_says_so(sweeper_log: Path) 
         done = soccerbt("replay", str(sweeper_log), "--robot", robot, "--node", "WalkToSpot", "--transitions")
         assert done.returncode == 0, done.stderr
         assert "guard the spot #8: IDLE -> RUNNING" in done.stdout  # in PLAY it walks to its spot
-    found = soccerbt("replay", str(sweeper_log), "--find", "blue1: WalkToSpot.reason ~ 'walking to (-3.0, 0.0)'")
+    found = soccerbt("replay", str(sweeper_log), "--find", "blue1: #8.reason ~ 'walking to (-3.0, 0.0)'")
     assert found.returncode == 0 and not found.stdout.startswith("0 range"), found.stdout + found.stderr
 
 
 def test_a_rerun_finds_the_installed_plugin_or_says_how_to_get_it(installed: Path, sweeper_log: Path) -> None:
     again = soccerbt("replay", str(sweeper_log), "--rerun", "--robot", "blue1", site=installed)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "no difference" in again.stdout or "identical" in again.stdout or "same" in again.stdout, again.stdout
+    assert "blue1: the re-run's statuses, decisions, reasons and commands are the log's at every tick of " \
+           "t=0.01-30.00s (3000 ticks)" in again.stdout
     without = soccerbt("replay", str(sweeper_log), "--rerun", "--robot", "blue1")
     assert without.returncode == 2
     assert without.stderr.strip() == (
@@ -103,7 +108,7 @@ def register_nodes(registrar):
 ''')
     tree = EXAMPLE / "soccerbt_example_nodes" / "trees" / "sweeper.xml"
     out = tmp_path / "games"
-    done = soccerbt("batch", "--seeds", "1-2", "-j", "2", "--seconds", "26", "--field", "S", "--team-size", "1",
+    done = soccerbt("batch", "--seeds", "1-2", "--jobs", "2", "--seconds", "26", "--field", "S", "--team-size", "1",
                     "--nodes", nodes.name, "--tree", str(tree), "--out", str(out), "--record", "--json",
                     str(tmp_path / "batch.json"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
