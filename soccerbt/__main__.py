@@ -13,6 +13,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import soccerbt
+from soccerbt import __version__
+
 # command name -> (module that configures it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("soccerbt.tools.run_cli", "play a simulated match (viewer when a display exists)"),
@@ -37,7 +40,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     `soccerbt validate` and `soccerbt nodes` start without the match stack (scipy, pygame).
     """
     parser = argparse.ArgumentParser(prog="soccerbt", description=__doc__.splitlines()[0])
-    from soccerbt import __version__
 
     parser.add_argument("--version", action="version", version=f"soccerbt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -70,8 +72,6 @@ def _command_in(argv: Sequence[str]) -> str:
 
 def _module_exists(module_name: str) -> bool:
     """Whether a command's module is present, found without importing it or its package."""
-    import soccerbt
-
     parts = module_name.split(".")
     if parts[0] != "soccerbt":
         return importlib.util.find_spec(module_name) is not None

@@ -24,16 +24,20 @@ import numpy as np
 
 from soccerbt.agent import Agent, AgentEvent, TeamAdapter, tree_files
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
+from soccerbt.nodes.soccer import register_soccer_nodes
+from soccerbt.nodes.soccer.context import RobotContext
+from soccerbt.services.localization import ParticleFilter
+from soccerbt.services.navigation import Navigator
 from soccerbt.services.planning import RoleAssigner
+from soccerbt.services.world_model import WorldModel
+from soccerbt.trees import TreeFactory
+from soccerbt.trees.plugins import load_node_plugins
+from soccerbt.trees.shipped import default_tree_path
+from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, FileRefused, read_limited
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, RobotId
 
 __all__ = ["BrainSpec", "build_agent", "build_tree_factory", "default_tree_path", "entry_pose", "start_role"]
-
-
-def default_tree_path() -> Path:
-    """Our own game tree (package data of soccerbt.trees)."""
-    return Path(__file__).resolve().parent / "trees" / "xml" / "game.xml"
 
 
 def start_role(number: int) -> str:
@@ -55,10 +59,6 @@ def build_tree_factory(node_plugins: Sequence[str] = ()) -> Any:
     """A TreeFactory with BT.CPP's built-ins, every soccer node, every installed node plugin
     (entry-point group ``soccerbt.nodes``) and the ``node_plugins`` (``--nodes`` specs: a module,
     MODULE:FUNCTION or a .py file) registered. ``PluginError`` when a plugin fails or clashes."""
-    from soccerbt.nodes.soccer import register_soccer_nodes
-    from soccerbt.trees import TreeFactory
-    from soccerbt.trees.plugins import load_node_plugins
-
     factory = TreeFactory()
     register_soccer_nodes(factory)
     load_node_plugins(factory, node_plugins)
@@ -90,11 +90,6 @@ def build_agent(spec: BrainSpec, driver: Any, *, clock: Callable[[], float], tea
     """The ``Agent`` of ``spec.robot`` driving ``driver``; ``clock`` gives the brain's time in
     seconds (simulated, or the robot's own clock), ``team_link`` carries team messages
     (``register``, ``send``, ``receive``). Raises ``TreeLoadError`` when the tree does not load."""
-    from soccerbt.nodes.soccer.context import RobotContext
-    from soccerbt.services.localization import ParticleFilter
-    from soccerbt.services.navigation import Navigator
-    from soccerbt.services.world_model import WorldModel
-
     rid, field = spec.robot, spec.field
     rng = np.random.default_rng([spec.seed, rid.team.value, rid.number])
     localizer = ParticleFilter(field, spec.particles, rng=rng)
@@ -140,8 +135,6 @@ def _knows_role(tree_path: Path, role: str) -> bool:
 
 def _mentions(tree_path: Path, needle: bytes) -> bool:
     """Whether a tree file or one of its includes contains ``needle``."""
-    from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, FileRefused, read_limited
-
     for f in tree_files(tree_path):
         try:  # the loader's bounded read: a listed file over the limit is not read whole
             if needle in read_limited(f, DEFAULT_MAX_FILE_BYTES):

@@ -30,6 +30,7 @@ import numpy as np
 
 from soccerbt.agent import DEFAULT_TEAM_MESSAGE_PERIOD_S, Agent, AgentEvent, team_message_period_s
 from soccerbt.brain_setup import BrainSpec, build_agent, build_tree_factory, default_tree_path, entry_pose, start_role
+from soccerbt.drivers.sim import SimDriver
 from soccerbt.gamecontroller.packet_schedule import PacketSchedule
 from soccerbt.gamecontroller.protocol import decode
 from soccerbt.gamecontroller.referee import RefereeConfig
@@ -194,8 +195,6 @@ class MatchObserver(Protocol):
 
 def _sim_driver(world: World, robot: RobotId) -> Any:
     """The simulator driver of soccerbt.drivers."""
-    from soccerbt.drivers.sim import SimDriver
-
     return SimDriver(world, robot)
 
 

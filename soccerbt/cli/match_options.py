@@ -14,6 +14,7 @@ from pathlib import Path
 from soccerbt.cli.arguments import field_name, seed_value, team_size_value
 from soccerbt.match import MatchConfig
 from soccerbt.trees.plugins import add_nodes_option
+from soccerbt.world.field import Field
 
 __all__ = ["add_match_shape_arguments", "add_match_arguments", "FIELD_CHOICES", "seed_value", "tree_problem",
            "shape_from_args", "config_from_args"]
@@ -48,8 +49,6 @@ def _check_team_size_on_field(parser: argparse.ArgumentParser) -> None:
     """After parsing, ``--team-size`` must fit ``--field`` (7 on S, 5 on M and L) and
     ``--knockout`` needs an HSL ``--gc-version``: an argparse error otherwise, whatever the
     order of the options."""
-    from soccerbt.world.field import Field
-
     parse = parser.parse_known_args
 
     def parse_known_args(args=None, namespace=None):  # type: ignore[no-untyped-def]

@@ -36,6 +36,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from soccerbt.trees.includes import tree_files
+from soccerbt.trees.shipped import default_tree_path
+
 __all__ = ["check_output_path", "check_outputs", "record_name_problem", "screenshot_name_problem",
            "write_atomically", "open_exclusive", "GuardedRecorder", "OutputRefused", "same_file",
            "tree_inputs", "RECORD_SUFFIX", "SCREENSHOT_SUFFIX"]
@@ -90,9 +93,6 @@ def same_file(a: str | Path, b: str | Path) -> bool:
 def tree_inputs(*trees: str | Path | None, default: bool = True) -> list[Path]:
     """Every file of the given trees (each tree file and, recursively, every file it includes,
     as the loader resolves them); a None tree stands for our own game.xml when ``default``."""
-    from soccerbt.match import default_tree_path
-    from soccerbt.trees.includes import tree_files
-
     out: list[Path] = []
     for tree in trees:
         if tree is None:

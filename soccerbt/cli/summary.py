@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from soccerbt.gamecontroller.protocol import GameState
 from soccerbt.match import Match, MatchResult
 
 __all__ = ["progress_line", "result_json", "print_summary"]
@@ -10,8 +11,6 @@ __all__ = ["progress_line", "result_json", "print_summary"]
 
 def progress_line(match: Match, wall_s: float) -> str:
     """One line: simulated time, game state, score, speed against real time."""
-    from soccerbt.gamecontroller.protocol import GameState
-
     ref = match.referee
     blue, red = (ref.scores[t] for t in sorted(ref.scores, key=lambda t: t.value))
     speed = match.t_s / wall_s if wall_s > 0 else float("inf")

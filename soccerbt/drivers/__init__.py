@@ -18,6 +18,7 @@ __all__ = ["Driver", "RobotLimits", "SimDriver"]
 
 def __getattr__(name: str) -> Any:
     if name == "SimDriver":
+        # deferred: start-up: the robot's program imports soccerbt.drivers and needs no simulator
         from soccerbt.drivers.sim import SimDriver
 
         return SimDriver

@@ -396,6 +396,7 @@ class _Types:
     """The pygame event type numbers this module handles, read from pygame once."""
 
     def __init__(self) -> None:
+        # deferred: start-up: pygame (0.23 s here, and SDL's set-up) only once a pad is opened
         import pygame
 
         self.CAXIS = pygame.CONTROLLERAXISMOTION

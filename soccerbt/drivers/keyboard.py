@@ -67,6 +67,7 @@ class KeyBindings:
 
     def resolve(self) -> dict[int, str]:
         """pygame key code -> action name; ValueError naming an unknown key constant."""
+        # deferred: start-up: pygame only where a window takes the keys
         import pygame
 
         out: dict[int, str] = {}
@@ -116,6 +117,7 @@ class KeyboardPad:
 
     def handle_event(self, event: Any) -> bool:
         """Consume a KEYDOWN/KEYUP of a bound key (focus loss releases all keys); True if used."""
+        # deferred: start-up: pygame only where a window takes the keys
         import pygame
 
         etype = getattr(event, "type", None)

@@ -58,6 +58,7 @@ class SdlBackend:
     """Opens pads through pygame: ``pygame._sdl2.controller.Controller`` or ``pygame.joystick``."""
 
     def is_controller(self, device_index: int) -> bool:
+        # deferred: start-up: pygame only once a pad is opened
         from pygame._sdl2 import controller
 
         return bool(controller.get_init() and controller.is_controller(device_index))
@@ -300,6 +301,7 @@ class PadManager:
         subsystem starts."""
         # pads keep working when the viewer's window is not focused
         os.environ.setdefault("SDL_JOYSTICK_ALLOW_BACKGROUND_EVENTS", "1")
+        # deferred: start-up: pygame only once a pad is opened (after the environment above)
         import pygame
         from pygame._sdl2 import controller
 
@@ -318,6 +320,7 @@ class PadManager:
         Other events stay queued, in their order: they are taken out and posted back, because
         ``pygame.event.get(types)`` groups events by type, which would lose the order of an
         ADDED and the first input, or of a button's UP and DOWN."""
+        # deferred: start-up: pygame only once a pad is opened
         import pygame
 
         if not self._started:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from soccerbt.live.ws_client import ConnectionClosed, FoxgloveClient
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.reader import McapLog, _ChunkRef
@@ -60,8 +61,6 @@ class LiveLog(McapLog):
     def connect(cls, host: str, port: int, *, buffer_s: float = DEFAULT_BUFFER_S, wait_s: float = 30.0) -> LiveLog:
         """Connect and wait (at most ``wait_s``) until the stream can be shown: a header, each
         robot's tree, a keyframe of each and a whole second of steps. ReplayError otherwise."""
-        from soccerbt.live.ws_client import FoxgloveClient
-
         log = cls(host, port, buffer_s)
         try:
             log._client = FoxgloveClient(host, port, timeout_s=wait_s)
@@ -88,8 +87,6 @@ class LiveLog(McapLog):
     # --- the reader's thread ------------------------------------------------------------------
 
     def _read(self) -> None:
-        from soccerbt.live.ws_client import ConnectionClosed
-
         client = self._client
         try:
             for event in client.events(auto_subscribe=False):

@@ -32,6 +32,7 @@ import time
 from typing import Any
 
 from soccerbt.log import format as lf
+from soccerbt.log.writer import McapRecorder, make_recorder
 
 __all__ = ["LiveStream", "LiveWriter", "LiveUnavailable", "add_live_argument", "parse_live", "open_live",
            "DEFAULT_HOST", "BACKLOG", "STOP_WAIT_S"]
@@ -132,6 +133,7 @@ class LiveStream:
     def __init__(self, host: str = DEFAULT_HOST, port: int = 8765, *, name: str = "soccerbt",
                  backlog: int = BACKLOG) -> None:
         try:
+            # deferred: optional dependency (foxglove-sdk, the live extra)
             import foxglove
         except ImportError:
             raise LiveUnavailable(INSTALL_HINT) from None
@@ -305,8 +307,6 @@ def open_live(where: tuple[str, int], err: Any, *, name: str = "soccerbt") -> Li
 def live_recorder(match: Any, stream: LiveStream, **options: Any) -> Any:
     """A match recorder that streams and writes nothing, watching `match` from its next step
     (``options``: McapRecorder's, e.g. header_extra)."""
-    from soccerbt.log.writer import McapRecorder
-
     recorder = McapRecorder("live.mcap", out=LiveWriter(stream), **options)
     recorder.on_start(match)
     match.observers.append(recorder)
@@ -323,8 +323,6 @@ def record_and_stream(match: Any, record: str | None, where: tuple[str, int] | N
     live = open_live(where, err) if where is not None else None
     recorder = None
     if record:
-        from soccerbt.log.writer import make_recorder
-
         full = record_mode != "inputs"
         recorder = make_recorder(record, match, guarded=True, tap=live.tap if live is not None and full else None,
                                  node_data=full)

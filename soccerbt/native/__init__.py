@@ -27,7 +27,7 @@ def load_recording() -> ModuleType | None:
     """The compiled recording module, or None (not built, or SOCCERBT_NATIVE=0)."""
     if os.environ.get("SOCCERBT_NATIVE", "1").strip() == "0":
         return None
-    try:
+    try:  # deferred: optional dependency: the C extension is built only where a compiler was
         from soccerbt.native import _recording
     except ImportError:
         return None

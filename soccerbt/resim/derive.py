@@ -33,6 +33,7 @@ that does not decode) ends the derived log before it, said in ``notes``.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
@@ -43,6 +44,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, TextIO
 
+from soccerbt.cli.outputs import open_exclusive
+from soccerbt.drivers.gamepad import parse_robot_key
 from soccerbt.log import format as lf
 from soccerbt.log import format_v1 as v1
 from soccerbt.log.format import ReplayError, ShapeError
@@ -52,9 +55,11 @@ from soccerbt.log.scene_update import scene_json_of, team_rgb
 from soccerbt.log.software import compare_software, software
 from soccerbt.log.tick_encode import step_message
 from soccerbt.log.upgrade import inputs_message, truth_message
+from soccerbt.log.writer import LogWriter, McapRecorder, commands_json
 from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
 from soccerbt.resim.factory import log_factory
 from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, recorded_tree
+from soccerbt.world.field import Field
 
 __all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only", "derived_for_reading",
            "why_not_reproduced"]
@@ -100,8 +105,6 @@ class _Brain:
         """A new full recorder (a log's, or a segment's as the flight recorder starts one): its
         header, tree and first keyframe from the brain's state now, its steps from 1; its
         messages go to `tap` (an object with ``message``: a deriving child's), else a new _Mine."""
-        from soccerbt.log.writer import McapRecorder
-
         if self.recorder is not None:
             self.recorder.close()  # closes its sink too
         self.mine = tap if tap is not None else _Mine(self.robot)
@@ -168,7 +171,6 @@ class _Trees:
         SHA-256 the header lists for it; ReplayError for a copy that does not match."""
         if self.copies is not None:
             return self.copies
-        import hashlib
 
         path = self.log.path
         embedded = self.log.header.get("tree_files")
@@ -302,9 +304,6 @@ def _derive(log: McapLog, out: Path, robots: list[str], brains: list[Any],
 def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], earlier: list[Path],
            progress: Callable[[int, int], None] | None) -> DeriveResult:
     """The derived log written to `target` (under a temporary name, renamed when whole)."""
-    from soccerbt.cli.outputs import open_exclusive
-    from soccerbt.log.writer import LogWriter
-
     tmp, stream = open_exclusive(target.parent, target.name)
     writer = LogWriter(tmp, stream=stream)
     writer.dt_s = log.dt_s
@@ -375,9 +374,6 @@ class _Scenes:
     scene the log holds (a robot without a brain) is copied, and none is made for it."""
 
     def __init__(self, log: McapLog, brains: list[_Brain]) -> None:
-        from soccerbt.drivers.gamepad import parse_robot_key
-        from soccerbt.world.field import Field
-
         self.path = log.path
         self.field = Field.by_name(str(log.header.get("field")))
         ids = {name: parse_robot_key(name) for name in log.robots}
@@ -400,8 +396,6 @@ class _Scenes:
 
     def write(self, step: int, truth: lf.TruthRecord, has_scene: bool, has_commands: bool, put: Any) -> None:
         """The step's scene and commands that the log did not hold."""
-        from soccerbt.log.writer import commands_json
-
         if not has_scene:
             rows = []
             for k, name, rgb, agent, team in self.plan:

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import traceback
 from collections import deque
+from multiprocessing.connection import Pipe
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError, ShapeError
+from soccerbt.log.reader import McapLog
 from soccerbt.resim.rerun import _Mine
 
 __all__ = ["RemoteBrain", "default_processes", "inputs_in_order", "spread", "step_brains"]
@@ -39,8 +42,6 @@ def default_processes(robots: int) -> int:
     one per robot; 1 without ``os.fork`` or while other threads run (a fork copies no thread, and
     a lock one of them held would stay taken in the child); ``$SOCCERBT_DERIVE_PROCESSES`` (a
     number) chooses."""
-    import threading
-
     if not hasattr(os, "fork") or threading.active_count() > 1:
         return 1
     text = os.environ.get(PROCESSES_ENV, "")
@@ -114,8 +115,6 @@ def step_brains(brains: list[Any], records: dict[str, Any], step: int) -> None:
 def _child(path: Path, brains: list[Any], earlier: list[Path], robots: list[str],
            feed_segment: Callable[..., None], conn: Any) -> None:
     """The child's work (see the module docstring): the earlier segments, then the log."""
-    from soccerbt.log.reader import McapLog
-
     try:
         for segment in earlier:
             feed_segment(segment, robots, brains)
@@ -160,8 +159,6 @@ class _Group:
 
     def __init__(self, path: Path, brains: list[Any], earlier: list[Path], robots: list[str],
                  feed_segment: Callable[..., None]) -> None:
-        from multiprocessing.connection import Pipe
-
         self.path = path
         reader, writer = Pipe(duplex=False)
         pid = os.fork()

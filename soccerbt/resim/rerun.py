@@ -28,7 +28,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from soccerbt.gamecontroller.protocol import PacketError, decode
+from soccerbt.brain_setup import BrainSpec, build_agent
+from soccerbt.cli.outputs import open_exclusive
+from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
+from soccerbt.gamecontroller.protocol import GameState, PacketError, SecondaryState, SubState, decode
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.inputs import INPUTS_VERSION, InputRecord, pad_of, team_messages_of
@@ -39,6 +42,11 @@ from soccerbt.log.upgrade import inputs_message, tick_message, truth_message
 from soccerbt.log.writer import LogWriter, McapRecorder, file_hashes
 from soccerbt.resim.compare import Comparison, Side
 from soccerbt.resim.factory import log_factory
+from soccerbt.resim.verify import verify_trees
+from soccerbt.trees.errors import TreeLoadError
+from soccerbt.trees.includes import tree_files
+from soccerbt.world.field import Field
+from soccerbt.world.types import RobotLimits, Team
 
 __all__ = ["rerun_log", "RerunResult", "NO_INPUTS"]
 
@@ -109,8 +117,6 @@ class _Pad:
 
 
 def _stop() -> Any:
-    from soccerbt.drivers.gamepad import EmergencyStop
-
     class _Stop(EmergencyStop):
         """The emergency stop as recorded at each step."""
 
@@ -125,11 +131,6 @@ def _stop() -> Any:
 def _brain_spec(log: McapLog, robot: str, tree: Path) -> tuple[Any, dict[str, Any]]:
     """The BrainSpec and description of `robot` from the header's inputs, checked (a log is
     untrusted: nothing in it chooses what is run beyond these bounded values)."""
-    from soccerbt.brain_setup import BrainSpec
-    from soccerbt.drivers.gamepad import parse_robot_key
-    from soccerbt.world.field import Field
-    from soccerbt.world.types import RobotLimits
-
     inputs = log.header.get("inputs")
     if not isinstance(inputs, dict) or inputs.get("version") != INPUTS_VERSION:
         raise ReplayError(log.path, None, NO_INPUTS)
@@ -181,8 +182,6 @@ def _brain_spec(log: McapLog, robot: str, tree: Path) -> tuple[Any, dict[str, An
 def recorded_tree(log: McapLog, robot: str) -> Path:
     """The tree `robot` played, when it is unchanged since the run (its files' SHA-256 as the
     header lists them, read as ``--verify`` reads them); ReplayError otherwise."""
-    from soccerbt.resim.verify import verify_trees
-
     team = "blue" if robot.startswith("blue") else "red"
     other = "red" if team == "blue" else "blue"
     inputs = log.header.get("inputs") or {}
@@ -198,8 +197,6 @@ def recorded_tree(log: McapLog, robot: str) -> Path:
 
 
 def _build(spec: Any, desc: dict[str, Any], factory: Any) -> tuple[Any, _Driver, _Link, _Pad | None, Any]:
-    from soccerbt.brain_setup import build_agent
-
     driver = _Driver(desc["limits_object"])
     link = _Link()
     pad = _Pad() if desc.get("pad") else None
@@ -219,9 +216,6 @@ class _View:
     channels are kept: the truth and the game are the log's)."""
 
     def __init__(self, log: McapLog, agent: Any, spec: Any) -> None:
-        from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
-        from soccerbt.world.types import Team
-
         class Body:
             x_m = y_m = theta_rad = 0.0
             fallen = removed = False
@@ -489,9 +483,6 @@ class _OutLog:
     current format (a format-1 log's steps upgraded)."""
 
     def __init__(self, log: McapLog, robot: str, out: Path, tree: Path) -> None:
-        from soccerbt.cli.outputs import open_exclusive
-        from soccerbt.trees.includes import tree_files
-
         self.log = log
         self.robot = robot
         self.loads: list[dict[str, Any]] = []
@@ -576,8 +567,6 @@ class _OutLog:
 def rerun_command(log: McapLog, args: Any, out: Any, err: Any) -> int:
     """``--rerun``: the report on ``out``; 0 nothing differs, 1 something does, 2 a log that
     cannot be re-run or a tree that does not load (``path:line: message``)."""
-    from soccerbt.trees.errors import TreeLoadError
-
     if args.robot is None:
         print("soccerbt replay: --rerun goes with --robot ROBOT (the robot whose brain is re-run)", file=err)
         return 2

@@ -6,15 +6,24 @@ files), ``verify_log`` plays the match again and stops at the first step that di
 """
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from soccerbt.cli.match_options import FIELD_CHOICES
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import Gap, McapLog, StepView, step_messages
+from soccerbt.log.writer import McapRecorder
+from soccerbt.match import Match, MatchConfig, default_tree_path
 from soccerbt.resim.compare import step_differences, tree_notes
 from soccerbt.resim.factory import log_factory
+from soccerbt.trees.errors import TreeLoadError
+from soccerbt.trees.includes import default_max_file_bytes, tree_files
+from soccerbt.trees.xmlload import FileRefused, decode_xml_bytes, parse_xml_text, read_limited
+from soccerbt.world.field import Field
 
 __all__ = ["verify_config", "verify_trees", "verify_log", "MAX_PARTICLES"]
 
@@ -28,9 +37,6 @@ def verify_config(log: McapLog) -> dict[str, Any]:
     limits (a field soccerbt knows, 1..11 robots a team and no more than the field holds, a seed
     of 0 or more, a positive finite half, GameController 12, 19 or 20, at most MAX_PARTICLES
     particles a robot, ...); ReplayError naming what it refused."""
-    from soccerbt.cli.match_options import FIELD_CHOICES
-    from soccerbt.world.field import Field
-
     cfg = log.header.get("config")
     if not isinstance(cfg, dict):
         raise ReplayError(log.path, None, "the header holds no match configuration: cannot re-run it")
@@ -94,14 +100,6 @@ def verify_trees(log: McapLog, config: dict[str, Any], max_file_bytes: int | Non
     only what the configured trees are (each tree and, recursively, its includes, as the loader
     finds them), only regular files, bounded, that parse as BehaviorTree.CPP trees; never a path
     the header alone names. [] when they match; else what was refused and why."""
-    import hashlib
-    import os
-
-    from soccerbt.match import default_tree_path
-    from soccerbt.trees.errors import TreeLoadError
-    from soccerbt.trees.includes import default_max_file_bytes, tree_files
-    from soccerbt.trees.xmlload import FileRefused, decode_xml_bytes, parse_xml_text, read_limited
-
     limit = max_file_bytes if max_file_bytes is not None else default_max_file_bytes()
     trees = log.header.get("trees") or {}
     for team in _TEAMS:
@@ -140,11 +138,6 @@ def verify_log(log: McapLog, node_plugins: Sequence[str] = ()) -> tuple[bool, li
     stopping at the first step that differs. (reproduces, messages). A team's own nodes come from
     the installed plugins and `node_plugins` (``--nodes``); one the log's run used and this run
     lacks is said, and nothing is re-run."""
-    import os
-
-    from soccerbt.log.writer import McapRecorder
-    from soccerbt.match import Match, MatchConfig
-
     log.require_node_data()
     config = verify_config(log)
     if not log.header["config"].get("reproducible", False):

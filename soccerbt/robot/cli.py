@@ -26,8 +26,26 @@ import time
 from pathlib import Path
 from typing import Any
 
+from soccerbt.agent import team_message_period_s
+from soccerbt.brain_setup import BrainSpec, build_agent, build_tree_factory, default_tree_path
 from soccerbt.cli.arguments import field_name, int_in, port_number, positive_float, seed_value, team_size_value
+from soccerbt.cli.match_options import FIELD_CHOICES
+from soccerbt.cli.outputs import check_outputs
+from soccerbt.drivers.booster import messages as m
+from soccerbt.drivers.booster.connect import open_transport
+from soccerbt.drivers.booster.driver import BoosterDriver
+from soccerbt.drivers.booster.remote import RemotePad
+from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
+from soccerbt.gamecontroller.receiver import GameControllerReceiver
+from soccerbt.live.server import LiveWriter, add_live_argument, open_live
+from soccerbt.robot.clock import SimClock, WallClock
+from soccerbt.robot.flight import FlightRecorder, default_log_dir
+from soccerbt.robot.recording import BrainRecorder
+from soccerbt.robot.runner import BrainRunner
+from soccerbt.robot.team_udp import UdpTeamLink
 from soccerbt.trees.plugins import add_nodes_option
+from soccerbt.world.field import Field
+from soccerbt.world.types import Team
 
 __all__ = ["configure", "run"]
 
@@ -52,8 +70,6 @@ def add_transport_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from soccerbt.cli.match_options import FIELD_CHOICES
-
     parser.add_argument("--robot", required=True, help="which robot this brain is: blue1, red2, ...")
     parser.add_argument("--tree", default=None, help="XML tree (default: our game.xml)")
     add_nodes_option(parser)
@@ -74,7 +90,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-dir-mb", type=positive_float, default=1024.0, metavar="MB",
                         help="the oldest flight logs are deleted to keep the folder under this (1024)")
     parser.add_argument("--json", action="store_true", help="print one report object on stdout at exit")
-    from soccerbt.live.server import add_live_argument
 
     add_live_argument(parser)
     parser.add_argument("--seconds", type=positive_float, default=None, help="stop after this much brain time")
@@ -108,7 +123,6 @@ def run(args: argparse.Namespace) -> int:
     """The ``brain`` command: 0 after a clean stop, 1 when it could not start, 2 bad arguments."""
     err = sys.stderr
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s", stream=err)
-    from soccerbt.drivers.gamepad import parse_robot_key
 
     try:
         robot = parse_robot_key(args.robot)
@@ -116,12 +130,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"soccerbt brain: --robot {args.robot}: {exc}", file=err)
         return 2
     if args.tree is None:  # our game.xml: its files are inputs too
-        from soccerbt.brain_setup import default_tree_path
 
         args.tree = str(default_tree_path())
     if args.record:
-        from soccerbt.cli.outputs import check_outputs
-
         problem = check_outputs(args, ("record",))  # never over the tree or a file it includes
         if problem is not None:
             print(f"soccerbt brain: {problem}", file=err)
@@ -201,25 +212,11 @@ class Brain:
 
 def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     """Transport, driver, clock, team link, GameController receiver, agent and runner."""
-    from soccerbt.agent import team_message_period_s
-    from soccerbt.brain_setup import BrainSpec, build_agent, build_tree_factory, default_tree_path
-    from soccerbt.drivers.booster.connect import open_transport
-    from soccerbt.drivers.booster.driver import BoosterDriver
-    from soccerbt.drivers.booster.remote import RemotePad
-    from soccerbt.drivers.gamepad import EmergencyStop
-    from soccerbt.gamecontroller.receiver import GameControllerReceiver
-    from soccerbt.robot.clock import SimClock, WallClock
-    from soccerbt.robot.runner import BrainRunner
-    from soccerbt.robot.team_udp import UdpTeamLink
-    from soccerbt.world.field import Field
-    from soccerbt.world.types import Team
-
     field = Field.by_name(args.field)
     team_size = args.team_size or field.players_per_team
     factory = build_tree_factory(getattr(args, "nodes", None) or ())  # a plugin that fails stops the start here
     live = None
     if getattr(args, "live", None) is not None:  # first: a port that cannot be bound stops the start
-        from soccerbt.live.server import open_live
 
         live = open_live(args.live, sys.stderr, name=f"soccerbt brain {robot}")
     if not 1 <= robot.number <= team_size:
@@ -231,8 +228,6 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     try:
         driver = BoosterDriver(transport, robot, name=args.name, stale_after_s=args.stale_after)
         if args.sim_time:
-            from soccerbt.drivers.booster import messages as m
-
             clock: Any = SimClock(transport.subscription("/clock", m.Clock, "clock", depth=1))
         else:
             clock = WallClock()
@@ -262,12 +257,8 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     holder["runner"] = runner
     recorder: Any = None
     if args.record:
-        from soccerbt.robot.recording import BrainRecorder
-
         recorder = BrainRecorder(args.record, runner, spec, tap=live.tap if live is not None else None)
     elif not args.no_record:
-        from soccerbt.robot.flight import FlightRecorder, default_log_dir
-
         folder = args.log_dir or default_log_dir()
         try:
             recorder = FlightRecorder(folder, runner, spec, max_file_bytes=int(args.log_file_mb * 1e6),
@@ -281,9 +272,6 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
         brain.live = live
         # the flight recorder's files rotate: the stream gets a recorder of its own
         if not args.record:
-            from soccerbt.live.server import LiveWriter
-            from soccerbt.robot.recording import BrainRecorder
-
             brain.live_recorder = BrainRecorder("live.mcap", runner, spec, out=LiveWriter(live))
             runner.observers.append(brain.live_recorder.on_step)
     return brain

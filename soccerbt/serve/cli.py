@@ -29,6 +29,17 @@ from pathlib import Path
 from typing import Any
 
 from soccerbt.cli.arguments import port_number, positive_float
+from soccerbt.cli.match_options import add_match_arguments, config_from_args
+from soccerbt.cli.outputs import check_outputs, write_atomically
+from soccerbt.cli.summary import print_summary, progress_line, result_json
+from soccerbt.drivers.booster.connect import open_transport
+from soccerbt.drivers.gamepad import parse_robot_key
+from soccerbt.live.server import LiveUnavailable, add_live_argument, open_live
+from soccerbt.live.server import live_recorder as make_live_recorder
+from soccerbt.robot.cli import add_transport_arguments
+from soccerbt.robot.runner import percentile
+from soccerbt.serve.served import ServedMatch
+from soccerbt.serve.spawn import brain_command, spawn_brains
 
 Viewer = Callable[[Any, float], None]  # opens a window on a match at a speed; returns when it closes
 
@@ -52,9 +63,6 @@ def _speed(text: str) -> float:
 def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> None:
     """Arguments of ``soccerbt sim``; `viewer` (``view(match, speed)``, given from above, where the
     viewer lives) adds ``--view``."""
-    from soccerbt.cli.match_options import add_match_arguments
-    from soccerbt.robot.cli import add_transport_arguments
-
     parser.add_argument("--serve", choices=SERVES, required=True, help="the robot interfaces to serve (booster)")
     add_match_arguments(parser)
     add_transport_arguments(parser)
@@ -66,7 +74,6 @@ def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> 
     if viewer is not None:
         parser.add_argument("--view", action="store_true", help="open the field viewer on the served match")
     parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
-    from soccerbt.live.server import add_live_argument
 
     add_live_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -90,12 +97,6 @@ def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> 
 
 def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
     err = sys.stderr
-    from soccerbt.cli.match_options import config_from_args
-    from soccerbt.cli.outputs import check_outputs, write_atomically
-    from soccerbt.cli.summary import print_summary, result_json
-    from soccerbt.drivers.booster.connect import open_transport
-    from soccerbt.drivers.gamepad import parse_robot_key
-    from soccerbt.serve.served import ServedMatch
 
     problem = check_outputs(args, ("brain_reports",))
     if problem is not None:
@@ -133,8 +134,6 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
     served.measure_latency = args.measure_latency
     live = live_recorder = None
     if args.live is not None:  # the served match's field, GameController and events (its brains run elsewhere)
-        from soccerbt.live.server import LiveUnavailable, open_live
-        from soccerbt.live.server import live_recorder as make_live_recorder
 
         try:
             live = open_live(args.live, err, name="soccerbt sim")
@@ -207,8 +206,6 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
             "real_time_factor": round(served.simulated_s / served.wall_s, 4) if served.wall_s else None,
         }
         if args.measure_latency:
-            from soccerbt.robot.runner import percentile
-
             lat = served.latencies_s
             summary["served"]["latency_ms"] = {
                 "samples": len(lat), "p50": round(percentile(lat, 50) * 1000, 3) if lat else None,
@@ -233,8 +230,6 @@ def _rid(served: Any, name: str) -> Any:
 
 
 def _spawn(args: argparse.Namespace, served: Any, config: Any, err: Any) -> dict[Any, Any]:
-    from soccerbt.serve.spawn import brain_command, spawn_brains
-
     match = served.match
     commands = {}
     for rid in sorted(served.endpoints):
@@ -254,8 +249,6 @@ def _spawn(args: argparse.Namespace, served: Any, config: Any, err: Any) -> dict
 
 
 def _run_with_progress(served: Any, args: argparse.Namespace, stop: threading.Event, err: Any) -> None:
-    from soccerbt.cli.summary import progress_line
-
     step_s = 10.0
     start = time.monotonic()
     while not stop.is_set() and not served.match.finished():

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from soccerbt.drivers.booster import loco
+from soccerbt.drivers.booster import messages as m
 from soccerbt.drivers.booster.convert import LABEL_OF_KIND, segments_to_coordinates
 from soccerbt.drivers.booster.topics import robot_topic
 from soccerbt.world.sensors import ground_band_m
@@ -94,8 +95,6 @@ class RobotEndpoint:
     def __init__(self, transport: Any, robot_id: RobotId, *, name: str, camera: Any, line_camera: Any = None,
                  rng: np.random.Generator | None = None, silence_stop_s: float = 0.5,
                  publish_lines_every: int = 2) -> None:
-        from soccerbt.drivers.booster import messages as m
-
         self._m = m
         self.robot_id = robot_id
         self.name = name

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from soccerbt.drivers.booster import messages as m
 from soccerbt.gamecontroller.protocol import DATA_PORT, RETURN_PORT, HslReturnData, PacketError, decode_return
 from soccerbt.gamecontroller.receiver import open_udp_socket
 from soccerbt.match import Match, MatchConfig, MatchResult
@@ -87,7 +88,6 @@ class ServedMatch:
         if plain is not None and plain not in self.world.robots:
             known = ", ".join(str(r) for r in sorted(self.world.robots))
             raise ValueError(f"--plain {plain}: no such robot in this match (robots: {known})")
-        from soccerbt.drivers.booster import messages as m
 
         camera = self.world.config.camera
         lines = LineCamera(match.field, camera)

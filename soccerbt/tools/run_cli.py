@@ -25,6 +25,8 @@ from soccerbt.cli.display import display_available, pygame_error
 from soccerbt.cli.match_options import add_match_arguments, config_from_args
 from soccerbt.cli.outputs import check_outputs
 from soccerbt.cli.summary import print_summary, progress_line, result_json
+from soccerbt.drivers.gamepad import parse_robot_key
+from soccerbt.drivers.pad_devices import PadManager
 from soccerbt.live.server import (
     LiveUnavailable,
     add_live_argument,
@@ -125,6 +127,7 @@ def _save_screenshot(match: Match, path: str, err: TextIO) -> None:
     """Render the final moment off-screen (SDL's dummy driver when there is no display)."""
     if not display_available():
         os.environ["SDL_VIDEODRIVER"] = "dummy"
+    # deferred: start-up: the viewer (pygame) only for a screenshot
     from soccerbt.tools.viewer.viewer import save_match_screenshot
 
     saved = save_match_screenshot(match, path, selected=next((str(r) for r in match.agents), None))
@@ -134,8 +137,6 @@ def _save_screenshot(match: Match, path: str, err: TextIO) -> None:
 def _pads(robot_text: str | None) -> tuple[Any, Any]:
     if robot_text is None:
         return None, None
-    from soccerbt.drivers.gamepad import parse_robot_key
-    from soccerbt.drivers.pad_devices import PadManager
 
     robot = parse_robot_key(robot_text)
     manager = PadManager()

@@ -14,7 +14,7 @@ __all__ = ["configure"]
 
 
 def _view(match: Any, speed: float) -> None:
-    # pygame loads only when a window is asked for: ``soccerbt sim`` without --view starts without it
+    # deferred: start-up: pygame loads only when a window is asked for (``soccerbt sim`` without --view)
     from soccerbt.tools.viewer.viewer import view_match
 
     view_match(match, speed=speed)

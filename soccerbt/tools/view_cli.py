@@ -21,6 +21,9 @@ from soccerbt.cli.display import display_available
 from soccerbt.cli.match_options import add_match_arguments, config_from_args
 from soccerbt.cli.outputs import check_outputs
 from soccerbt.cli.summary import print_summary
+from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
+from soccerbt.drivers.keyboard import KeyboardPad
+from soccerbt.drivers.pad_devices import PadManager
 from soccerbt.live.server import (
     LiveUnavailable,
     add_live_argument,
@@ -28,6 +31,7 @@ from soccerbt.live.server import (
     record_and_stream,
     record_mode_problem,
 )
+from soccerbt.match import Match
 
 
 def parse_speed(text: str) -> float:
@@ -58,11 +62,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def build_viewer_match(args: argparse.Namespace):  # -> Match
     """A match wired for a person: pads, the keyboard on the selected robot, an emergency stop."""
-    from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
-    from soccerbt.drivers.keyboard import KeyboardPad
-    from soccerbt.drivers.pad_devices import PadManager
-    from soccerbt.match import Match
-
     estop = EmergencyStop()
     manager = PadManager(estop=estop)
     manager.keyboard = KeyboardPad(estop=estop)
@@ -73,6 +72,7 @@ def build_viewer_match(args: argparse.Namespace):  # -> Match
 
 def view(args: argparse.Namespace) -> int:
     """The ``view`` command: exit 0 when the window closes, 1 when the match cannot start."""
+    # deferred: start-up: the viewer (pygame) only when the window opens
     from soccerbt.tools.viewer.viewer import view_match
 
     if not display_available():

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
+from soccerbt.nodes.soccer import register_soccer_nodes
+from soccerbt.nodes.stubs import register_stub_nodes
 from soccerbt.trees.factory import TreeFactory
 from soccerbt.trees.plugins import PluginError, add_nodes_option, load_node_plugins
 
@@ -42,17 +43,11 @@ def factory_from_args(args: argparse.Namespace) -> TreeFactory:
     factory = TreeFactory(max_nodes=getattr(args, "max_nodes", None),
                           max_file_bytes=getattr(args, "max_file_bytes", None))
     if not getattr(args, "no_soccer", False):
-        try:
-            from soccerbt.nodes.soccer import register_soccer_nodes
-
-            register_soccer_nodes(factory, declare_keys=not getattr(args, "no_schema", False))
-        except ImportError as exc:  # the soccer library is optional for the engine
-            print(f"warning: soccer nodes not available: {exc}", file=sys.stderr)
+        register_soccer_nodes(factory, declare_keys=not getattr(args, "no_schema", False))
     try:
         load_node_plugins(factory, getattr(args, "nodes", []) or [])
     except PluginError as exc:
         raise SystemExit(f"soccerbt: {exc}") from None
-    from soccerbt.nodes.stubs import register_stub_nodes
 
     for path in getattr(args, "nodes_json", []) or []:
         try:

@@ -23,6 +23,7 @@ from soccerbt.trees.building import _Builder
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import _env_int, default_max_file_bytes
 from soccerbt.trees.loading import _check_expanded_size, _detect_main_tree, _DocSet, _Errors, _Loader
+from soccerbt.trees.model_xml import tree_nodes_model_xml
 from soccerbt.trees.registry import Manifest
 from soccerbt.trees.tree import Tree
 
@@ -242,6 +243,4 @@ class TreeFactory:
 
     def tree_nodes_model_xml(self, include_builtin: bool = False) -> str:
         """BT.CPP writeTreeNodesModelXML: the <TreeNodesModel> of the registered nodes."""
-        from soccerbt.trees.model_xml import tree_nodes_model_xml
-
         return tree_nodes_model_xml(self._manifests, include_builtin)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from soccerbt.nodes.ports import PortDirection, PortInfo
+from soccerbt.nodes.ports import NO_DEFAULT, PortDirection, PortInfo
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import IncludeRules, resolve_include
 from soccerbt.trees.names import model_name_problem, port_name_problem
@@ -388,6 +388,4 @@ class _Loader:
 
 
 def _no_default() -> Any:
-    from soccerbt.nodes.ports import NO_DEFAULT
-
     return NO_DEFAULT

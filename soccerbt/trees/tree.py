@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import py_trees
+
 from soccerbt.nodes.base import TreeEnv, TreeNode
 from soccerbt.nodes.observe import StatusChange, observe, unobserve
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SUCCESS, NodeStatus
@@ -255,8 +257,6 @@ class Tree:
 
     def render(self, show_status: bool = False) -> str:
         """py_trees' unicode rendering of the tree."""
-        import py_trees
-
         return py_trees.display.unicode_tree(self.root, show_status=show_status)
 
     def __repr__(self) -> str:

@@ -27,7 +27,7 @@ def open_transport(kind: str, *, domain: int = 0, interface: str | None = None, 
             raise TypeError(f"memory transport: unknown options {sorted(options)}")
         return MemoryTransport(bus if bus is not None else memory_bus(domain))
     if kind == "cyclone":
-        try:
+        try:  # deferred: optional dependency (cyclonedds, the robot extra)
             from soccerbt.drivers.booster.cyclone import CycloneTransport
         except ImportError as exc:
             raise TransportError(

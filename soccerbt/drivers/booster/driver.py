@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from soccerbt.drivers.booster import convert, loco
+from soccerbt.drivers.booster import messages as m
 from soccerbt.drivers.booster.remote import RemoteControllerDevice
 from soccerbt.drivers.booster.topics import robot_topic
 from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, RobotLimits
@@ -65,8 +66,6 @@ class BoosterDriver:
                  booster_limits: loco.BoosterLimits | None = None, clock: Any = None, stale_after_s: float = 0.3,
                  keepalive_s: float = 0.1, head_deadband_rad: float = 0.005, get_up_interval_s: float = 2.0,
                  visual_kick_hold_s: float = 1.0, odom_factor: float = 1.0) -> None:
-        from soccerbt.drivers.booster import messages as m
-
         self._m = m
         self.transport = transport
         self._robot_id = robot_id

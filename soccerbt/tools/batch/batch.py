@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from soccerbt.match import MatchConfig, MatchResult
+from soccerbt.tools.batch.batch_pool import Job, JobResult, play_game, play_job, run_jobs
 from soccerbt.tools.batch.stats import HeadToHead, head_to_head
 
 __all__ = ["BatchGame", "GameOutcome", "BatchInterrupted", "TreeTotals", "parse_seeds", "plan_games", "run_batch",
@@ -169,8 +170,6 @@ def run_batch(games: list[BatchGame], jobs: int,
     order). On KeyboardInterrupt the workers are stopped and ``BatchInterrupted`` carries the
     outcomes so far.
     """
-    from soccerbt.tools.batch.batch_pool import Job, JobResult, play_game, run_jobs
-
     if jobs < 1:
         raise ValueError(f"jobs must be 1 or more, got {jobs}")
     if record_paths is not None and len(record_paths) != len(games):
@@ -190,8 +189,6 @@ def run_batch(games: list[BatchGame], jobs: int,
     job_list = [Job(i, g.config, record_paths[i] if record_paths else None) for i, g in enumerate(games)]
     try:
         if backend == "process" and game_timeout_s is None and (jobs == 1 or len(games) <= 1):
-            from soccerbt.tools.batch.batch_pool import play_job
-
             for job in job_list:
                 done(play_job(job, play or play_game))
         else:

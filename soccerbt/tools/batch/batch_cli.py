@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import signal
 import sys
 import time
@@ -56,7 +57,7 @@ from soccerbt.tools.batch.batch import (
     table_lines,
 )
 from soccerbt.tools.batch.batch_pool import BACKENDS, RAY_MISSING, BackendError, default_game_timeout_s
-from soccerbt.tools.batch.batch_store import SUMMARY_NAME, GameStore, StoreConflict, batch_fingerprint
+from soccerbt.tools.batch.batch_store import SUMMARY_NAME, GameStore, StoreConflict, batch_fingerprint, is_store_name
 from soccerbt.tools.batch.stats import statistics_lines
 
 EXIT_INTERRUPTED = 130
@@ -161,6 +162,7 @@ class ProgressBar:
     ``write`` prints a line above it."""
 
     def __init__(self, total: int, done: int, err: TextIO) -> None:
+        # deferred: start-up: tqdm only when the bar is shown
         from tqdm import tqdm
 
         self.bar = tqdm(total=total, initial=done, file=err, unit="game", dynamic_ncols=True, leave=True,
@@ -235,9 +237,6 @@ def _seed_text(seeds: list[int]) -> str:
 def _json_in_out(json_path: str, folder: str) -> str | None:
     """Why --json may not be written where it is (a file of the --out folder: a game, its log,
     the summary, the lock), or None."""
-    import os
-
-    from soccerbt.tools.batch.batch_store import is_store_name
 
     target = Path(os.path.realpath(json_path))
     out = Path(folder)

@@ -21,6 +21,7 @@ exception goes on to the caller.
 """
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -33,6 +34,8 @@ from multiprocessing.connection import wait as wait_ready
 from pathlib import Path
 from typing import Any
 
+from soccerbt.cli.outputs import open_exclusive
+from soccerbt.log.writer import make_recorder
 from soccerbt.match import Match, MatchConfig, MatchResult
 from soccerbt.trees import TreeLoadError
 
@@ -89,9 +92,6 @@ def play_game(config: MatchConfig, record_path: str | None = None) -> MatchResul
     match = Match(config)
     recorder = None
     if record_path is not None:
-        from soccerbt.cli.outputs import open_exclusive
-        from soccerbt.log.writer import make_recorder
-
         final = Path(record_path)
         partial, stream = open_exclusive(final.parent, final.stem, ".partial" + final.suffix)
         recorder = make_recorder(str(partial), match, guarded=True, stream=stream)
@@ -320,6 +320,7 @@ def _run_processes(attempts: _Attempts, workers: int, timeout_s: float | None, p
 def import_ray() -> Any:
     """ray, or RayMissing with the line that installs it."""
     try:
+        # deferred: optional dependency (ray, the ray extra)
         import ray
     except ImportError:
         raise RayMissing(RAY_MISSING) from None
@@ -333,7 +334,6 @@ def _ray_play(job: Job) -> JobResult:
 def _run_ray(attempts: _Attempts, workers: int, address: str | None, timeout_s: float | None,
              play: Play | None) -> None:
     ray = import_ray()
-    import logging
 
     started_here = False
     if not ray.is_initialized():

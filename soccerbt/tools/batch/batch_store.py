@@ -35,6 +35,7 @@ from typing import Any
 from soccerbt.cli.outputs import write_atomically
 from soccerbt.match import GoalSummary, MatchConfig, MatchResult, RobotSummary, default_tree_path
 from soccerbt.tools.batch.batch import BatchGame, GameOutcome, game_json
+from soccerbt.trees.includes import tree_files
 
 __all__ = ["GameStore", "StoreConflict", "game_stem", "result_from_dict", "batch_fingerprint", "SUMMARY_NAME",
            "LOCK_NAME", "MAX_GAME_FILE_BYTES", "is_store_name"]
@@ -64,8 +65,6 @@ def game_stem(game: BatchGame) -> str:
 
 def _trees_digest(tree: str | None) -> str:
     """SHA-256 over a tree file and every file it includes (path-independent: contents only)."""
-    from soccerbt.trees.includes import tree_files
-
     digest = hashlib.sha256()
     for f in tree_files(tree or default_tree_path()):
         try:
@@ -281,6 +280,7 @@ class GameStore:
     def lock(self) -> None:
         """Hold the folder's lock (``.soccerbt-batch.lock``) for this process's life; StoreConflict
         when another batch holds it."""
+        # deferred: optional dependency: fcntl is POSIX only
         import fcntl
 
         path = self.folder / LOCK_NAME

@@ -38,6 +38,7 @@ def connect_command(args: Any, err: Any) -> int:
     try:
         if args.select is not None:
             log.check_robot(args.select)
+        # deferred: start-up: the viewer (pygame) only when a window opens
         from soccerbt.tools.replay import mcap_view
 
         return mcap_view.view_mcap(log, at_s=log.duration_s, speed=args.speed, select=args.select, paused=args.paused)

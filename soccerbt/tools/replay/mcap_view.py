@@ -34,6 +34,7 @@ from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog
 from soccerbt.tools.replay.mcap_source import McapReplaySource, _event_text
+from soccerbt.tools.replay.search import resolve_nodes
 from soccerbt.tools.replay.tree_tools import find_ranges
 from soccerbt.tools.viewer.render import PANEL_BG, TEXT, draw_help, draw_toasts
 from soccerbt.tools.viewer.scene import Scene
@@ -561,6 +562,7 @@ def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
 
 
 def _init_pygame() -> None:
+    # deferred: start-up: the live viewer's module (pygame) only when a window opens
     from soccerbt.tools.viewer.viewer import prepare_pygame
 
     prepare_pygame()
@@ -592,8 +594,6 @@ def save_mcap_screenshot(log: McapLog, path: str | Path, at_s: float | None = No
     """The frame at ``at_s`` (default: the last step) as PNG, rendered off-screen; ``node`` (a
     name, #UID or path of the selected robot's tree: the first node it names) is selected, so
     that the details show its reason and ports."""
-    from soccerbt.tools.replay.search import resolve_nodes
-
     _init_pygame()
     viewer = _prepared(log, log.duration_s if at_s is None else at_s, select)
     viewer.pacer.paused = True

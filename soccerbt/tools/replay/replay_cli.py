@@ -26,6 +26,7 @@ short replays up to its last whole chunk, with a warning.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -33,8 +34,17 @@ from pathlib import Path
 from typing import TextIO
 
 from soccerbt.cli.display import display_available
+from soccerbt.cli.outputs import RECORD_SUFFIX, check_output_path, same_file, screenshot_name_problem, tree_inputs
 from soccerbt.log import format as lf
+from soccerbt.log.convert import convert_log, looks_like_jsonl
 from soccerbt.log.format import ReplayError
+from soccerbt.log.listing import list_command
+from soccerbt.log.reader import BUDGET_RATIO, McapLog, is_mcap
+from soccerbt.log.upgrade import upgrade_log
+from soccerbt.tools.replay import tree_tools as tt
+from soccerbt.tools.replay.connect import connect_command
+from soccerbt.tools.replay.tree_tools import diff_logs
+from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.plugins import PluginError, add_nodes_option
 
 EXIT_BAD_LOG = 2
@@ -132,8 +142,6 @@ def replay(args: argparse.Namespace) -> int:
     """The ``replay`` command: 0 done, 1 a usage problem (or ``diff``: the runs differ), 2 a bad log."""
     err = sys.stderr
     if args.connect is not None:
-        from soccerbt.tools.replay.connect import connect_command
-
         return connect_command(args, err)
     if args.file is None and isinstance(args.tree, str) and not args.rerun:  # replay --tree LOG: --tree prints
         args.file, args.tree = args.tree, True
@@ -154,7 +162,6 @@ def replay(args: argparse.Namespace) -> int:
     if args.file == "diff" or args.other:
         return _diff(args, err)
     if os.path.isdir(args.file):  # a folder: its logs, one line each
-        from soccerbt.log.listing import list_command
 
         return list_command(args, sys.stdout, err)
     problem = _output_problem(args)
@@ -164,8 +171,6 @@ def replay(args: argparse.Namespace) -> int:
     if args.from_s is not None and args.to_s is not None and args.from_s > args.to_s:
         print(f"soccerbt replay: --from {args.from_s:g} is after --to {args.to_s:g}: nothing to show", file=err)
         return 1
-    from soccerbt.log.convert import looks_like_jsonl
-    from soccerbt.log.reader import is_mcap
 
     if not is_mcap(args.file) and looks_like_jsonl(args.file):
         print(f"soccerbt replay: {args.file}: a JSON-lines replay log of an earlier soccerbt; replay reads MCAP "
@@ -178,11 +183,7 @@ def replay(args: argparse.Namespace) -> int:
 def _output_problem(args: argparse.Namespace) -> str | None:
     """Why --screenshot or --btlog cannot be written (checked before the log is read), or None:
     the name (.png, .btlog), the folder, the log itself, both naming one file."""
-    from soccerbt.cli.outputs import check_output_path, same_file, screenshot_name_problem
-
     if getattr(args, "out", None):
-        from soccerbt.cli.outputs import RECORD_SUFFIX, tree_inputs
-
         tree = args.tree if isinstance(args.tree, str) else None
         problem = check_output_path(args.out, [args.file, *(tree_inputs(tree, default=False) if tree else [])],
                                     stream_ok=False)
@@ -216,8 +217,6 @@ def _mcap_name(path: str) -> str:
 def _in_and_out(args: argparse.Namespace, err: TextIO, command: str, usage: str, what: str) -> tuple[str, str] | int:
     """(the log read, the MCAP log written) of ``replay convert`` and ``replay derive``, checked:
     two names, the output's a ``.mcap`` one that overwrites no input; else the exit code (said)."""
-    from soccerbt.cli.outputs import RECORD_SUFFIX, check_output_path
-
     if len(args.other) != 2:
         print(f"soccerbt replay {command}: give {usage}", file=err)
         return 1
@@ -236,9 +235,6 @@ def _in_and_out(args: argparse.Namespace, err: TextIO, command: str, usage: str,
 def _convert(args: argparse.Namespace, err: TextIO) -> int:
     """``soccerbt replay convert OLD.jsonl[.gz] NEW.mcap``: 0 written, 1 a usage problem, 2 a
     bad old log or an output that cannot be written (nothing is written then)."""
-    from soccerbt.log.convert import convert_log
-    from soccerbt.log.reader import is_mcap
-
     names = _in_and_out(args, err, "convert", "the old log and the new one: soccerbt replay convert "
                                               "OLD.jsonl[.gz] NEW.mcap", "converted")
     if isinstance(names, int):
@@ -265,9 +261,6 @@ def _upgrade(old: str, new: str, err: TextIO) -> int:
     """``soccerbt replay convert OLD.mcap NEW.mcap``: an MCAP log of an older format written in
     the current one; 0 written, 2 a log that is no older MCAP log or an output that cannot be
     written."""
-    from soccerbt.log.reader import McapLog
-    from soccerbt.log.upgrade import upgrade_log
-
     try:
         log = McapLog.open(old)
         if log.format_version == lf.FORMAT_VERSION:
@@ -292,9 +285,9 @@ def _derive(args: argparse.Namespace, err: TextIO) -> int:
     """``soccerbt replay derive LOG FULL.mcap``: 0 written whole; 1 a usage problem, or written up
     to a step that did not reproduce (said, with why); 2 a log that cannot be derived or an output
     that cannot be written (nothing is written then)."""
-    from soccerbt.log.reader import McapLog
+    # deferred: start-up: the re-run modules import the brains (scipy, shapely: 0.6 s of the 1.0 s
+    # `soccerbt replay --help` took with them at the top); reading a log needs none of them
     from soccerbt.resim.derive import derive_log
-    from soccerbt.trees.errors import TreeLoadError
 
     names = _in_and_out(args, err, "derive", "the inputs-only log and the full one to write: soccerbt replay "
                                              "derive LOG.mcap FULL.mcap", "derived")
@@ -328,6 +321,10 @@ def _derive(args: argparse.Namespace, err: TextIO) -> int:
 def _readable(log, budget_ratio: int | None, err: TextIO, args: argparse.Namespace):  # noqa: ANN001, ANN202
     """`log`, or for an inputs-only log (``--record-mode inputs``) its full log derived now
     (``derive.derived_for_reading``: every reader works on it; lines on `err` say so)."""
+    if log.node_data:  # a full record (every log since 0.2): nothing to derive
+        return log
+    # deferred: start-up: the re-run modules import the brains (scipy, shapely: 0.6 s of the 1.0 s
+    # `soccerbt replay --help` took with them at the top); reading a full log needs none of them
     from soccerbt.resim.derive import derived_for_reading, is_inputs_only
 
     if not is_inputs_only(log):
@@ -336,10 +333,6 @@ def _readable(log, budget_ratio: int | None, err: TextIO, args: argparse.Namespa
 
 
 def _diff(args: argparse.Namespace, err: TextIO) -> int:
-    from soccerbt.log.reader import BUDGET_RATIO, McapLog
-    from soccerbt.tools.replay.tree_tools import diff_logs
-    from soccerbt.trees.errors import TreeLoadError
-
     files = args.other if args.file == "diff" else [args.file, *args.other]
     if len(files) != 2:
         print("soccerbt replay diff: give two MCAP logs: soccerbt replay diff A.mcap B.mcap", file=err)
@@ -368,9 +361,6 @@ def _diff(args: argparse.Namespace, err: TextIO) -> int:
 def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
     """The MCAP tools: --info, --tree/--json, --transitions, --find, --btlog, --verify, the viewer;
     warnings found while working (damage found late) and the missing time ranges at the end."""
-    from soccerbt.log.reader import BUDGET_RATIO, McapLog
-    from soccerbt.trees.errors import TreeLoadError
-
     log = None
     shown = 0
 
@@ -421,14 +411,9 @@ def _opens_window(args: argparse.Namespace) -> bool:
 
 def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 - an McapLog
     """--info, --tree/--json, --transitions, --find, --btlog, --verify, --robot, the viewer."""
-    import json
-
-    from soccerbt.log import format as lf
-    from soccerbt.resim.verify import verify_log
-    from soccerbt.tools.replay import tree_tools as tt
 
     if args.rerun:
-        from soccerbt.resim.rerun import rerun_command
+        from soccerbt.resim.rerun import rerun_command  # deferred: start-up (as in _derive)
 
         return rerun_command(log, args, sys.stdout, err)
     if args.robot is not None:
@@ -437,6 +422,8 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
             or args.tick is not None:
         log.require_node_data()
     if args.verify:
+        from soccerbt.resim.verify import verify_log  # deferred: start-up (as in _derive)
+
         ok, lines = verify_log(log, node_plugins=args.nodes)
         for line in lines:
             print(line)
@@ -521,6 +508,7 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
 
 def _view_mcap(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001
     try:
+        # deferred: start-up: the viewer (pygame) only when a window opens
         from soccerbt.tools.replay import mcap_view
     except ImportError:
         print("soccerbt replay: the MCAP viewer is not available in this build", file=err)

@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from soccerbt.blackboard import Blackboard, BlackboardError
+from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import Gap, McapLog, RobotState, apply_step
@@ -140,8 +142,6 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any]) -> Cond
     """Compile ``expression`` against ``robot``'s ``tree``: node references become variables
     (see the module docstring); ValueError for a bad expression, an unknown ``#UID``, path or
     ``.reason`` node, or names sharing too many nodes."""
-    from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
-
     slots: dict[tuple[str, str, str], _Slot] = {}
     notes: list[str] = []
     paths = {row["path"] for row in tree["nodes"]}
@@ -197,8 +197,6 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any]) -> Cond
 def _put(bb: Any, key: str, value: Any) -> None:
     """Set an entry of find's blackboard; a value of another type than before (a log's values
     are data) takes the entry over instead of raising."""
-    from soccerbt.blackboard import BlackboardError
-
     try:
         bb.set(key, value)
     except BlackboardError:
@@ -218,8 +216,6 @@ def find_ranges(log: McapLog, condition: str,
     looked at again only from the next keyframe after them (or the next tree load), where the
     robot's state is known again. After a hot reload the condition is compiled again against the
     new tree."""
-    from soccerbt.blackboard import Blackboard, BlackboardError
-
     log.require_node_data()
     robot, expr = parse_condition(condition)
     log.check_robot(robot)

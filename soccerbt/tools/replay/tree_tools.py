@@ -22,8 +22,11 @@ from soccerbt.cli.values import short_value
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import Gap, McapLog, RobotState, step_messages
+from soccerbt.nodes.soccer import register_soccer_nodes
 from soccerbt.resim.compare import step_differences, tree_notes
 from soccerbt.tools.replay.search import ambiguity_note, find_ranges, parse_condition, resolve_nodes
+from soccerbt.trees.factory import TreeFactory
+from soccerbt.trees.structure import logger_xml, manifest_models
 
 __all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog", "btlog_models",
            "step_of_tick", "parse_condition", "node_marks", "info_lines"]
@@ -342,16 +345,8 @@ def btlog_models(tree: dict[str, Any]) -> dict[str, dict[str, Any]]:
     by the tree or not) with its ports' types, defaults and descriptions, then the tree's own node
     types, from soccerbt's registration when it has that ID with the same kind, else with the ports
     the tree uses. Sorted by ID (``logger_xml``)."""
-    from soccerbt.trees.factory import TreeFactory
-    from soccerbt.trees.structure import manifest_models
-
     factory = TreeFactory()
-    try:
-        from soccerbt.nodes.soccer import register_soccer_nodes
-
-        register_soccer_nodes(factory, declare_keys=False)
-    except ImportError:  # the soccer library is optional for the engine
-        pass
+    register_soccer_nodes(factory, declare_keys=False)
     manifests = factory.manifests()
     models = manifest_models(manifests, [i for i, m in manifests.items() if m.builtin])
     for row in tree["nodes"]:
@@ -375,8 +370,6 @@ def export_btlog(log: McapLog, robot: str, out: Path) -> tuple[int, list[str]]:
     Groot2 shows one tree per file: a run with hot reloads exports its first tree up to the
     first reload. Times: first_ts is 0 (simulated time), each record's offset in microseconds.
     """
-    from soccerbt.trees.structure import logger_xml
-
     log.require_node_data()
     log.check_robot(robot)
     if not str(out).endswith(".btlog"):

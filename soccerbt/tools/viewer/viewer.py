@@ -24,6 +24,7 @@ import pygame
 
 from soccerbt.cli.display import display_available
 from soccerbt.cli.outputs import write_atomically
+from soccerbt.tools.viewer.match_source import MatchSceneSource
 from soccerbt.tools.viewer.render import (
     ALL_LAYERS,
     DEFAULT_LAYERS,
@@ -552,8 +553,6 @@ def _is_quit_key(event: pygame.event.Event) -> bool:
 
 
 def _match_source(match: object) -> SceneSource:
-    from soccerbt.tools.viewer.match_source import MatchSceneSource
-
     return MatchSceneSource(match)  # type: ignore[arg-type]
 
 
