@@ -64,6 +64,7 @@ class SdlBackend:
         return bool(controller.get_init() and controller.is_controller(device_index))
 
     def open(self, kind: str, device_index: int) -> OpenedDevice:
+        # deferred: start-up: pygame only once a pad is opened
         import pygame
         from pygame._sdl2 import controller
 
