@@ -58,7 +58,15 @@ from soccerbt.log.upgrade import inputs_message, truth_message
 from soccerbt.log.writer import LogWriter, McapRecorder, commands_json
 from soccerbt.resim.derive_procs import default_processes, inputs_in_order, spread, step_brains
 from soccerbt.resim.factory import log_factory
-from soccerbt.resim.rerun import NO_INPUTS, _brain_spec, _build, _Mine, _View, feed_brain, recorded_tree
+from soccerbt.resim.rerun import (
+    NO_INPUTS,
+    OneBrainMatchView,
+    RerunRecording,
+    brain_spec_of,
+    build_rerun_brain,
+    feed_brain,
+    recorded_tree,
+)
 from soccerbt.world.field import Field
 
 __all__ = ["derive_log", "earlier_segments", "DeriveResult", "is_inputs_only", "derived_for_reading",
@@ -88,28 +96,28 @@ class DeriveResult:
 
 class _Brain:
     """One robot's re-run: its brain, the stand-ins it senses through, and a full recorder
-    whose messages ``_Mine`` keeps."""
+    whose messages ``RerunRecording`` keeps."""
 
     def __init__(self, log: McapLog, robot: str, k: int, trees: _Trees, factory: Any) -> None:
         self.robot, self.k = robot, k
         self.tree, recorded = trees.of(robot)
-        self.spec, desc = _brain_spec(log, robot, self.tree)
-        self.agent, self.driver, self.link, self.pad, self.stop = _build(self.spec, desc, factory)
+        self.spec, desc = brain_spec_of(log, robot, self.tree)
+        self.agent, self.driver, self.link, self.pad, self.stop = build_rerun_brain(self.spec, desc, factory)
         trees.check_loaded(self.agent)
         self.agent.tree_path = recorded  # what the recorder writes: the path the run loaded
-        self.view = _View(log, self.agent, self.spec)
-        self.mine = _Mine(robot)
+        self.view = OneBrainMatchView(log, self.agent, self.spec)
+        self.recording = RerunRecording(robot)
         self.recorder: Any = None
 
     def start(self, tap: Any = None) -> None:
         """A new full recorder (a log's, or a segment's as the flight recorder starts one): its
         header, tree and first keyframe from the brain's state now, its steps from 1; its
-        messages go to `tap` (an object with ``message``: a deriving child's), else a new _Mine."""
+        messages go to `tap` (an object with ``message``: a deriving child's), else a new RerunRecording."""
         if self.recorder is not None:
             self.recorder.close()  # closes its sink too
-        self.mine = tap if tap is not None else _Mine(self.robot)
+        self.recording = tap if tap is not None else RerunRecording(self.robot)
         self.view.steps = 0
-        self.recorder = McapRecorder(Path(os.devnull), stream=open(os.devnull, "wb"), tap=self.mine.message)
+        self.recorder = McapRecorder(Path(os.devnull), stream=open(os.devnull, "wb"), tap=self.recording.message)
         self.recorder.on_start(self.view)
 
     def feed(self, rec: InputRecord, step: int) -> None:
@@ -328,7 +336,7 @@ def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], ear
         for b in brains:
             b.start()
         for b in brains:  # each robot's tree and first keyframe, in the header's order
-            for topic, step, data in b.mine.drain():
+            for topic, step, data in b.recording.drain():
                 put(topic, step, data)
         events: list[dict[str, Any]] = []
         expect = 1
@@ -354,7 +362,7 @@ def _write(log: McapLog, target: Path, robots: list[str], brains: list[Any], ear
                 progress(step, log.last_step)
         if progress is not None:
             progress(last if stopped else log.last_step, log.last_step)
-        loads = [ld for b in brains for ld in b.mine.loads]
+        loads = [ld for b in brains for ld in b.recording.loads]
         writer.finish(last, {"events": [e for e in events if e["step"] <= last], "loads": loads, "steps": last})
         os.replace(tmp, target)
     except BaseException:
@@ -420,8 +428,8 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
         elif topic == lf.INPUTS_TOPIC:
             inputs = data
         else:
-            mine = lf.robot_of_topic(topic)
-            if topic != lf.HEADER_TOPIC and (mine is None or mine[1] not in _DERIVED_KINDS):
+            robot_topic = lf.robot_of_topic(topic)
+            if topic != lf.HEADER_TOPIC and (robot_topic is None or robot_topic[1] not in _DERIVED_KINDS):
                 rest.append((topic, data))
     if inputs is None or step_data is None:
         raise _Missing("its inputs or step message are missing (damaged)")
@@ -447,8 +455,8 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
     derived_ticks: dict[str, bytes] = {}
     later: list[tuple[str, int, bytes]] = []
     for b in brains:
-        tick = b.mine.ticks.pop(step)
-        derived = lf.decode_tick(tick)  # the robot's Tick (split from the recorder's Step: _Mine)
+        tick = b.recording.ticks.pop(step)
+        derived = lf.decode_tick(tick)  # the robot's Tick (split from the recorder's Step: RerunRecording)
         was = recorded[b.robot]
         if not _same_tick(was, derived):
             return (f"step {step} (t={truth.t_s:.2f}s): {b.robot}'s re-run differs from the recording (tick "
@@ -456,8 +464,8 @@ def _derive_step(log: McapLog, brains: list[Any], step: int, group: list[tuple[s
                     f"recorded tick {was.tick} root {lf.status_name(was.root)} command {_command_text(was.command)}): "
                     f"{why_not_reproduced(log)}; the derived log ends at step {step - 1}")
         derived_ticks[b.robot] = tick
-        later.extend(b.mine.drain())
-        b.mine.extra.pop(step, None)
+        later.extend(b.recording.drain())
+        b.recording.extra.pop(step, None)
     put(lf.STEP_TOPIC, step, step_message(step, truth_data,
                                           [derived_ticks[robot] for robot in log.robots if robot in derived_ticks]))
     if log.format_version == 1:

@@ -5,7 +5,7 @@ nothing, so ``spread`` forks a process for each further group of robots (robot k
 k % n; group 0 stays in the deriving process). A child steps its brains over the same log
 (opened again from its path), records them as they would be at home into a collector, and sends
 each step's recorder messages back in batches through a pipe. In the parent a stand-in
-(``RemoteBrain``) per robot plays them into a ``_Mine``, as its own recorder would have, so the
+(``RemoteBrain``) per robot plays them into a ``RerunRecording``, as its own recorder would have, so the
 derive's steps, checks and output are the same as with every brain at home (tested byte for
 byte). At scene steps the child also sends what the scene reads of each agent (its pose
 estimate, its ball belief, its last command), which the stand-in's agent then answers.
@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.reader import McapLog
-from soccerbt.resim.rerun import _Mine
+from soccerbt.resim.rerun import RerunRecording
 
 __all__ = ["RemoteBrain", "default_processes", "inputs_in_order", "spread", "step_brains"]
 
@@ -229,20 +229,20 @@ class _Group:
 
 
 class RemoteBrain:
-    """A robot whose brain steps in a child: its recorder's messages replayed into a ``_Mine``
-    (what ``derive`` reads of a brain: ``k``, ``robot``, ``agent``, ``mine``, start/feed/record/close)."""
+    """A robot whose brain steps in a child: its recorder's messages replayed into a ``RerunRecording``
+    (what ``derive`` reads of a brain: ``k``, ``robot``, ``agent``, ``recording``, start/feed/record/close)."""
 
     def __init__(self, robot: str, k: int, group: _Group, index: int) -> None:
         self.robot, self.k = robot, k
         self.group, self.index = group, index
         self.agent = _AgentView()
-        self.mine = _Mine(robot)
+        self.recording = RerunRecording(robot)
         self.step = -1
 
     def start(self) -> None:
-        self.mine = _Mine(self.robot)
+        self.recording = RerunRecording(self.robot)
         for message in self.group.started(self.index):
-            self.mine.message(*message)
+            self.recording.message(*message)
 
     def feed(self, rec: Any, step: int) -> None:
         self.step = step  # the brain itself steps in the child
@@ -250,7 +250,7 @@ class RemoteBrain:
     def record(self) -> None:
         messages, beliefs = self.group.result(self.step, self.index)
         for message in messages:
-            self.mine.message(*message)
+            self.recording.message(*message)
         if beliefs is not None:
             self.agent.update(beliefs)
 
@@ -268,11 +268,11 @@ def spread(log_path: Path, brains: list[Any], earlier: list[Path], robots: list[
     groups: list[_Group] = []
     try:
         for g in range(1, processes):
-            mine = [b for b in brains if b.k % processes == g]
-            if not mine:
+            group_brains = [b for b in brains if b.k % processes == g]
+            if not group_brains:
                 continue
-            groups.append(_Group(log_path, mine, earlier, robots, feed_segment))
-            for index, b in enumerate(mine):
+            groups.append(_Group(log_path, group_brains, earlier, robots, feed_segment))
+            for index, b in enumerate(group_brains):
                 out[out.index(b)] = RemoteBrain(b.robot, b.k, groups[-1], index)
     except BaseException:  # a fork refused (no memory, a process limit): no child left behind
         for group in groups:

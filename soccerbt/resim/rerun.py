@@ -128,7 +128,7 @@ def _stop() -> Any:
 
 # --- the brain as the header describes it ------------------------------------------------------------
 
-def _brain_spec(log: McapLog, robot: str, tree: Path) -> tuple[Any, dict[str, Any]]:
+def brain_spec_of(log: McapLog, robot: str, tree: Path) -> tuple[Any, dict[str, Any]]:
     """The BrainSpec and description of `robot` from the header's inputs, checked (a log is
     untrusted: nothing in it chooses what is run beyond these bounded values)."""
     inputs = log.header.get("inputs")
@@ -196,7 +196,7 @@ def recorded_tree(log: McapLog, robot: str) -> Path:
     return Path(path)
 
 
-def _build(spec: Any, desc: dict[str, Any], factory: Any) -> tuple[Any, _Driver, _Link, _Pad | None, Any]:
+def build_rerun_brain(spec: Any, desc: dict[str, Any], factory: Any) -> tuple[Any, _Driver, _Link, _Pad | None, Any]:
     driver = _Driver(desc["limits_object"])
     link = _Link()
     pad = _Pad() if desc.get("pad") else None
@@ -211,7 +211,7 @@ def _build(spec: Any, desc: dict[str, Any], factory: Any) -> tuple[Any, _Driver,
     return agent, driver, link, pad, stop
 
 
-class _View:
+class OneBrainMatchView:
     """What the match recorder reads of a match, for the re-run's one brain (only its robot's
     channels are kept: the truth and the game are the log's)."""
 
@@ -277,9 +277,10 @@ def rerun_log(log: McapLog, robot: str, tree: Path | None, first_step: int, last
     if "inputs" not in log.header:
         raise ReplayError(log.path, None, NO_INPUTS)
     tree_path = tree if tree is not None else recorded_tree(log, robot)
-    spec, desc = _brain_spec(log, robot, tree_path)
+    spec, desc = brain_spec_of(log, robot, tree_path)
     factory = log_factory(log, node_plugins)
-    agent, driver, link, pad, stop = _build(spec, desc, factory)  # TreeLoadError for a tree that does not load
+    # TreeLoadError for a tree that does not load
+    agent, driver, link, pad, stop = build_rerun_brain(spec, desc, factory)
     comparison = Comparison()
     notes: list[str] = []
     writer = _OutLog(log, robot, out, tree_path) if out is not None else None
@@ -347,9 +348,9 @@ class _LogStep:
             elif topic == lf.INPUTS_TOPIC:
                 inputs = data
             else:
-                mine = lf.robot_of_topic(topic)
-                if mine is not None and mine[0] == self.robot and mine[1] not in _ROBOT_TOPICS:
-                    extra[mine[1]] = data
+                robot_topic = lf.robot_of_topic(topic)
+                if robot_topic is not None and robot_topic[0] == self.robot and robot_topic[1] not in _ROBOT_TOPICS:
+                    extra[robot_topic[1]] = data
         if inputs is None:
             raise ValueError("its inputs are missing")
         if step_data is None:
@@ -364,25 +365,25 @@ def _run(log: McapLog, robot: str, first_step: int, last_step: int, agent: Any, 
          writer: _OutLog | None) -> int:
     """The re-run's loop: the log's steps in order, the brain stepped at each step's inputs;
     returns the step after the last one run."""
-    mine = _Mine(robot)
-    view = _View(log, agent, spec)
+    recording = RerunRecording(robot)
+    view = OneBrainMatchView(log, agent, spec)
     with open(os.devnull, "wb") as sink:
-        recorder = McapRecorder(log.path.with_suffix(".rerun.mcap"), stream=sink, tap=mine.message)
+        recorder = McapRecorder(log.path.with_suffix(".rerun.mcap"), stream=sink, tap=recording.message)
         recorder.on_start(view)
         log_side, new_side = Side("log"), Side("re-run")
         log_side.set_tree(log.tree(robot, 1))
-        new_side.set_tree(mine.tree)
+        new_side.set_tree(recording.tree)
         comparison.same_tree = log_side.paths == new_side.paths
         comparison.extra = _extra_kinds(log, robot)
         start = log.robot_state(robot, 0)
         log_side.set_keyframe(start.statuses, start.blackboard)
-        if mine.keyframe is not None:
-            new_side.set_keyframe(mine.keyframe.get("statuses", []), mine.keyframe.get("blackboard", {}))
+        if recording.keyframe is not None:
+            new_side.set_keyframe(recording.keyframe.get("statuses", []), recording.keyframe.get("blackboard", {}))
         reader = _LogStep(log, robot)
         reader.all_robots = writer is not None
         expect = 1
         if writer is not None:
-            writer.robot_messages(mine.drain())
+            writer.robot_messages(recording.drain())
         for step, group in log.step_groups(0, last_step):
             if step == 0:
                 continue  # the header
@@ -403,22 +404,22 @@ def _run(log: McapLog, robot: str, first_step: int, last_step: int, agent: Any, 
             view.steps = step
             view.world.t_s = rec.t_s
             recorder.on_step(view)
-            new_tick = mine.tick(step)
+            new_tick = recording.tick(step)
             log_side.apply(log_tick)
             if new_tick is not None:
                 new_side.apply(new_tick)
-            log_side.channels, new_side.channels = log_extra, mine.channels(step)
+            log_side.channels, new_side.channels = log_extra, recording.channels(step)
             if first_step <= step:
                 comparison.tick(step, t_s, log_side, new_side)
             if writer is not None:
-                writer.step(step, group, reader, mine)
+                writer.step(step, group, reader, recording)
             else:  # nothing to write: what the re-run's recorder gave is done with
-                mine.ticks.pop(step, None)
-                mine.drain()
+                recording.ticks.pop(step, None)
+                recording.drain()
             expect = step + 1
         recorder.close()
     if writer is not None:
-        writer.loads = mine.loads
+        writer.loads = recording.loads
     return expect
 
 
@@ -429,7 +430,7 @@ def _extra_kinds(log: McapLog, robot: str) -> list[str]:
     return sorted(kinds - set(_ROBOT_TOPICS))
 
 
-class _Mine:
+class RerunRecording:
     """The re-run's recorder output for its robot (a tap): tree, keyframes, ticks."""
 
     def __init__(self, robot: str) -> None:
@@ -521,11 +522,11 @@ class _OutLog:
         for topic, step, data in messages:
             self._put(topic, step, data)
 
-    def step(self, step: int, group: list[tuple[str, bytes]], reader: _LogStep, mine: _Mine) -> None:
+    def step(self, step: int, group: list[tuple[str, bytes]], reader: _LogStep, recording: RerunRecording) -> None:
         """A step's messages with the robot's replaced by the re-run's: its tick where the log's
         was, then its tree and keyframes; everything else as it was (a format-1 step message
         as the truth and every robot's tick, its inputs as StepInputs)."""
-        tick = mine.ticks.pop(step, None)
+        tick = recording.ticks.pop(step, None)
         ours = {lf.tree_topic(self.robot), lf.keyframe_topic(self.robot)}
         for topic, data in group:
             if topic == lf.HEADER_TOPIC or topic in ours or topic.endswith("/keys"):
@@ -544,10 +545,10 @@ class _OutLog:
             if topic == lf.INPUTS_TOPIC and self.log.format_version == 1:
                 records = self.log.inputs_of(data)
                 data = inputs_message(step, [(r, records[r]) for r in self.log.robots if r in records])
-            elif topic == lf.COMMANDS_TOPIC and mine.commands is not None and mine.commands[0] == step:
-                data = self._commands(data, mine.commands[1])
+            elif topic == lf.COMMANDS_TOPIC and recording.commands is not None and recording.commands[0] == step:
+                data = self._commands(data, recording.commands[1])
             self._put(topic, step, data)
-        self.robot_messages(mine.drain())
+        self.robot_messages(recording.drain())
 
     def finish(self, last_step: int, loads: list[dict[str, Any]]) -> None:
         index = dict(self.log.index or {})
