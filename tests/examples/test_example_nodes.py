@@ -120,3 +120,27 @@ def register_nodes(registrar):
     assert soccerbt("replay", str(logs[0]), "--verify").returncode == 2  # the plugin is named, not guessed
     verified = soccerbt("replay", str(logs[0]), "--verify", "--nodes", str(nodes))
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+@pytest.mark.ray
+def test_a_nodes_file_reaches_ray_tasks(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    from soccerbt.match import MatchConfig
+    from soccerbt.tools.batch.batch import plan_games, run_batch
+
+    nodes = tmp_path / "sweeper_nodes.py"
+    nodes.write_text((EXAMPLE / "soccerbt_example_nodes" / "nodes.py").read_text() + '''
+
+def register_nodes(registrar):
+    registrar.register_node_type("BallCloserThan", BallCloserThan)
+    registrar.register_node_type("WalkToSpot", WalkToSpot)
+''')
+    tree = str(EXAMPLE / "soccerbt_example_nodes" / "trees" / "sweeper.xml")
+    base = MatchConfig(field="S", team_size=1, duration_s=3.0, node_plugins=(str(nodes),))
+    games = plan_games(base, [1, 2], tree, tree)
+    logs = [str(tmp_path / f"game{k}.mcap") for k in range(len(games))]
+    outcomes = run_batch(games, jobs=2, backend="ray", record_paths=logs)
+    assert [o.error for o in outcomes] == [None, None]
+    for path in logs:
+        [plugin] = McapLog.open(path).header["node_plugins"]
+        assert plugin["spec"] == str(nodes) and plugin["nodes"] == ["BallCloserThan", "WalkToSpot"]
