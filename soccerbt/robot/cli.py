@@ -159,7 +159,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         runner.close()
         if brain.recorder is not None:
-            brain.recorder.finish()
+            try:
+                brain.recorder.finish()
+            except OSError as exc:  # --record's file on a full disk: said, and the report still comes
+                print(f"soccerbt brain: {brain.recorder.path}: cannot finish the log ({exc.strerror or exc}); "
+                      "it opens up to its last whole chunk", file=err)
         brain.close_live()
     report = brain.report(time.monotonic() - wall)
     if args.json:

@@ -232,6 +232,15 @@ class BrainRecorder:
         f.flush()
         os.fsync(f.fileno())
 
+    def abandon(self) -> None:
+        """Close the file as it is, after a failed write (no summary: a reader opens it up to its
+        last whole chunk); nothing more is written."""
+        self._finished = True
+        try:
+            self.recorder.file.close()
+        except (OSError, ValueError):
+            pass
+
     def finish(self) -> None:
         """The summary (the score of the newest GameController packet, when one came), then
         MCAP's summary section; closes the file."""

@@ -50,6 +50,7 @@ class StepStats:
     late_steps: int = 0  # finished after the next slot began
     skipped_slots: int = 0  # slots no step ran in
     exceptions: int = 0
+    observer_failures: int = 0  # recorders taken off after they raised
     durations_s: array = field(default_factory=lambda: array("d"))
 
     @property
@@ -72,7 +73,8 @@ class StepStats:
 
     def to_dict(self) -> dict[str, Any]:
         return {"steps": self.steps, "deadline_misses": self.deadline_misses, "late_steps": self.late_steps,
-                "skipped_slots": self.skipped_slots, "exceptions": self.exceptions, "step_ms": self.step_ms(),
+                "skipped_slots": self.skipped_slots, "exceptions": self.exceptions,
+                "observer_failures": self.observer_failures, "step_ms": self.step_ms(),
                 "slowest_steps": self.slowest()}
 
 
@@ -132,11 +134,22 @@ class BrainRunner:
             self._next_status_s = now_s + STATUS_PERIOD_S
             self._update_status()
         for observer in self.observers:
-            observer(self)
+            try:
+                observer(self)
+            except Exception as exc:  # a recorder's failure never stops the robot: that observer is off
+                self._drop_observer(observer, exc)
         self.stats.durations_s.append(time.perf_counter() - started)
         self.stats.steps += 1
 
     _held_for_exception = False
+
+    def _drop_observer(self, observer: Callable[[BrainRunner], None], exc: Exception) -> None:
+        """An observer (a recorder) raised: said once, taken off; the brain plays on."""
+        self.observers = [o for o in self.observers if o is not observer]
+        self.stats.observer_failures += 1
+        owner = getattr(observer, "__self__", observer)
+        _log.error("%s: %s failed and is off (%s: %s); the brain plays on", getattr(self.agent, "name", "brain"),
+                   type(owner).__name__, type(exc).__name__, exc)
 
     def _hold(self, reason: str) -> None:
         if reason not in self._errors_seen:
