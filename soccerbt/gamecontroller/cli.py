@@ -42,8 +42,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "was not reached or nothing arrived)")
     listen.add_argument("--connected-timeout", type=_positive_float, default=2.0, metavar="S",
                         help="gc_connected turns false after S seconds without packets (default 2)")
-    listen.add_argument("--allow", action="append", metavar="ADDR",
-                        help="accept packets only from this GameController address (repeatable)")
+    listen.add_argument("--gc-allow", "--allow", dest="allow", action="append", metavar="ADDR",
+                        help="accept packets only from this GameController address (repeatable; --allow is the "
+                             "old name); without it the first GameController heard is the one trusted")
     listen.add_argument("--return-port", type=_port, default=RETURN_PORT,
                         help=f"port of the alive packets / status messages (default {RETURN_PORT})")
     listen.add_argument("--no-alive", action="store_true",
@@ -170,7 +171,8 @@ def run_listen(args: argparse.Namespace) -> int:
     finally:
         c = rx.counters
         print(f"gc listen: received {c.received}, for us {c.accepted}, malformed {c.dropped_malformed}, "
-              f"foreign {c.foreign}, not allowed {c.not_allowed}, v12 {c.hl_v12}, v19 {c.hsl_v19}, "
+              f"foreign {c.foreign}, not allowed {c.not_allowed}, other senders {c.not_locked}, v12 {c.hl_v12}, "
+              f"v19 {c.hsl_v19}, "
               f"v20 {c.hsl_v20}, returns sent {c.returns_sent} (status messages {c.status_sent})",
               file=sys.stderr)
     return exit_code

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 _RECV_BUFFER = 4096  # larger than any packet, so an oversized datagram shows as wrong size
 _MAX_DRAIN = 256  # datagrams per poll: a flood cannot starve the brain
+LOCK_RELEASE_S = 5.0  # the locked GameController silent this long: another sender is taken
 
 
 @dataclass(slots=True)
@@ -45,6 +46,8 @@ class ReceiverCounters:
     dropped_malformed: int = 0
     foreign: int = 0  # well-formed, but not naming our team
     not_allowed: int = 0  # from an address outside the allow-list
+    not_locked: int = 0  # for our team, from another sender than the GameController locked onto
+    lock_moves: int = 0  # the lock moved to another sender after the locked one fell silent
     hl_v12: int = 0  # well-formed packets of each family (ours and foreign)
     hsl_v19: int = 0
     hsl_v20: int = 0
@@ -81,15 +84,20 @@ class GameControllerReceiver:
 
     ``clock`` gives the time used when ``poll``/``connected`` are called without ``now_s``
     (``time.monotonic`` by default; the brain passes its simulated time explicitly).
-    ``allow``: GameController addresses accepted (None: any). ``return_port`` is where the alive
-    packet or status message goes (3939; tests use another); ``send_alive=False`` switches both
-    off; ``alive_period_s`` is their period (the HSL GameController wants 0.5-2 s).
+    ``allow``: GameController addresses accepted (None: any). Without an allow-list the receiver
+    locks onto the first address whose packet names our team and ignores (counts, says once) the
+    others' until the locked one has been silent for ``lock_release_s`` (a GameController restarted
+    on another laptop is then taken): a spoofer on the field's network cannot replace the game's
+    state, and the return messages go only to the locked sender. ``return_port`` is where the
+    alive packet or status message goes (3939; tests use another); ``send_alive=False`` switches
+    both off; ``alive_period_s`` is their period (the HSL GameController wants 0.5-2 s).
     """
 
     def __init__(self, team: int, player: int, host: str = "0.0.0.0", port: int = DATA_PORT,
                  timeout_s: float = 2.0, allow: Iterable[str] | None = None,
                  clock: Callable[[], float] = time.monotonic, return_port: int = RETURN_PORT,
-                 send_alive: bool = True, alive_period_s: float = 1.0) -> None:
+                 send_alive: bool = True, alive_period_s: float = 1.0,
+                 lock_release_s: float = LOCK_RELEASE_S) -> None:
         if not 0 <= team <= 255:
             raise ValueError(f"team number {team} out of range 0..255")
         if not 1 <= player <= HSL_MAX_NUM_PLAYERS:
@@ -102,6 +110,8 @@ class GameControllerReceiver:
         self.return_port = return_port
         self.send_alive = send_alive
         self.alive_period_s = alive_period_s
+        self.lock_release_s = lock_release_s
+        self.locked_address: str | None = None  # the GameController trusted (no allow-list)
         self.counters = ReceiverCounters()
         self.latest: GameControlData | HslControlData | None = None  # newest packet for our team
         self.latest_address: tuple[str, int] | None = None
@@ -176,6 +186,12 @@ class GameControllerReceiver:
             if not packet.names_team(self.team):
                 c.foreign += 1
                 continue
+            if self.allow is None and not self._lock(address[0], now_s):
+                c.not_locked += 1
+                self._log_once("not_locked", f"packet from {address[0]} ignored: locked onto the GameController at "
+                                             f"{self.locked_address} (another is taken once it has been silent "
+                                             f"for {self.lock_release_s:g} s)")
+                continue
             c.accepted += 1
             newest = packet
             self.latest_address = address
@@ -190,6 +206,23 @@ class GameControllerReceiver:
             else:
                 self.send_return(ReturnMessage.ALIVE)
         return newest
+
+    def _lock(self, sender: str, now_s: float) -> bool:
+        """Whether a packet for our team from ``sender`` is taken: the locked GameController's, the
+        first sender's, or a new one's once the locked one has been silent for ``lock_release_s``."""
+        locked = self.locked_address
+        if locked == sender:
+            return True
+        if locked is None:
+            self.locked_address = sender
+            return True
+        if now_s - self.last_rx_s >= self.lock_release_s:
+            log.warning("GameController lock moved from %s to %s (silent for %.1f s)", locked, sender,
+                         now_s - self.last_rx_s)
+            self.locked_address = sender
+            self.counters.lock_moves += 1
+            return True
+        return False
 
     def update_status(self, *, fallen: bool, pose_x_mm: float = 0.0, pose_y_mm: float = 0.0,
                       pose_theta_rad: float = 0.0, ball_age_s: float = -1.0, ball_x_mm: float = 0.0,

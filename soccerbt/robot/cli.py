@@ -106,6 +106,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="seconds between team messages (default: what fits the HSL budget)")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of the localizer (default 0)")
     parser.add_argument("--gc-port", type=port_number, default=3838, help="GameController packets (default 3838)")
+    parser.add_argument("--gc-allow", action="append", metavar="ADDR", default=None,
+                        help="take GameController packets only from this address (repeatable); without it the "
+                             "brain locks onto the first GameController it hears and ignores the others until "
+                             "that one has been silent for 5 s")
     parser.add_argument(
         "--gc-return-port", type=port_number, default=3939, help="return/status messages (default 3939)"
     )
@@ -242,6 +246,7 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     holder: dict[str, Any] = {}
     try:
         gc = GameControllerReceiver(team_number, robot.number, port=args.gc_port, return_port=args.gc_return_port,
+                                    allow=args.gc_allow,
                                     clock=clock.now_s)
         estop = EmergencyStop()
         pad = RemotePad(driver.remote, estop=estop, robot=str(robot))

@@ -240,3 +240,84 @@ def test_player_numbers_up_to_twenty() -> None:
         assert rx.player == 20
     with pytest.raises(ValueError, match="1..20"):
         GameControllerReceiver(3, 21, host=LOOPBACK, port=0)
+
+
+def _finished(number: int) -> bytes:
+    return encode(GameControlData(packet_number=number, state=4, teams=(TeamInfo(3), TeamInfo(4, 1))))
+
+
+def _playing(number: int) -> bytes:
+    return encode(GameControlData(packet_number=number, state=3, teams=(TeamInfo(3), TeamInfo(4, 1))))
+
+
+def _drain(sock: socket.socket, rounds: int = 10) -> list[bytes]:
+    got = []
+    for _ in range(rounds):
+        select.select([sock], [], [], 0.05)
+        try:
+            got.append(sock.recvfrom(64)[0])
+        except BlockingIOError:
+            continue
+    return got
+
+
+def test_a_spoofer_on_the_network_cannot_replace_the_locked_gamecontroller(caplog: pytest.LogCaptureFixture) -> None:
+    # the real GameController at 127.0.0.1, a spoofer at 127.0.0.2 sending FINISHED (packet number 0)
+    real_ret = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    real_ret.bind((LOOPBACK, 0))
+    port = real_ret.getsockname()[1]
+    spoof_ret = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    spoof_ret.bind(("127.0.0.2", port))
+    for s in (real_ret, spoof_ret):
+        s.setblocking(False)
+    try:
+        with GameControllerReceiver(3, 2, host=LOOPBACK, port=0, return_port=port) as rx, \
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as real, \
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as spoofer:
+            real.bind((LOOPBACK, 0))
+            spoofer.bind(("127.0.0.2", 0))
+            real.sendto(_playing(7), (LOOPBACK, rx.port))
+            poll_until(rx, 0.0, 1)
+            for k in range(3):
+                spoofer.sendto(_finished(0), (LOOPBACK, rx.port))
+                real.sendto(_playing(8 + k), (LOOPBACK, rx.port))
+                poll_until(rx, 1.0 + k, 3 + 2 * k)
+            assert rx.locked_address == LOOPBACK and rx.latest.state == 3  # still PLAYING
+            assert rx.counters.not_locked == 3 and rx.counters.accepted == 4
+            said = [r.getMessage() for r in caplog.records if "locked onto" in r.getMessage()]
+            assert len(said) == 1 and said[0].startswith("packet from 127.0.0.2 ignored: locked onto the "
+                                                         "GameController at 127.0.0.1")
+            assert len(_drain(real_ret)) >= 1 and _drain(spoof_ret) == []  # answers go to the locked one only
+            # the real one falls silent for the release time: a GameController restarted elsewhere is taken
+            spoofer.sendto(_finished(1), (LOOPBACK, rx.port))
+            poll_until(rx, 3.0 + rx.lock_release_s, 8)
+            assert rx.locked_address == "127.0.0.2" and rx.counters.lock_moves == 1 and rx.latest.state == 4
+    finally:
+        real_ret.close()
+        spoof_ret.close()
+
+
+def test_an_allow_list_takes_every_allowed_sender_and_no_other(udp_sender: socket.socket) -> None:
+    with GameControllerReceiver(3, 1, host=LOOPBACK, port=0, allow=[LOOPBACK], send_alive=False) as rx, \
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as spoofer:
+        spoofer.bind(("127.0.0.2", 0))
+        spoofer.sendto(_finished(0), (LOOPBACK, rx.port))
+        udp_sender.sendto(_playing(5), (LOOPBACK, rx.port))
+        poll_until(rx, 0.0, 2)
+        assert rx.latest.state == 3 and rx.counters.not_allowed == 1 and rx.locked_address is None
+
+
+def test_gc_listen_and_brain_name_the_allow_list_alike() -> None:
+    import argparse
+
+    from soccerbt.gamecontroller.cli import configure as gc_configure
+    from soccerbt.robot.cli import configure as brain_configure
+
+    gc = argparse.ArgumentParser()
+    gc_configure(gc)
+    assert gc.parse_args(["listen", "--team", "3", "--player", "1", "--gc-allow", "10.0.0.2"]).allow == ["10.0.0.2"]
+    assert gc.parse_args(["listen", "--team", "3", "--player", "1", "--allow", "10.0.0.3"]).allow == ["10.0.0.3"]
+    brain = argparse.ArgumentParser()
+    brain_configure(brain)
+    args = brain.parse_args(["--robot", "blue1", "--gc-allow", "10.0.0.2", "--gc-allow", "10.0.0.4"])
+    assert args.gc_allow == ["10.0.0.2", "10.0.0.4"]
