@@ -243,26 +243,38 @@ class EmergencyStop:
         self._engaged = False
         self.reason = ""
         self.engage_count = 0
+        self.owner: object = None  # who engaged it, when it says (a remote controller's writer)
+        self.refused_releases = 0
 
     @property
     def engaged(self) -> bool:
         return self._engaged
 
-    def engage(self, reason: str = "") -> bool:
-        """Engage the stop; True if it was not engaged before."""
+    def engage(self, reason: str = "", owner: object = None) -> bool:
+        """Engage the stop; True if it was not engaged before. ``owner`` (a remote controller's
+        writer) is then the only one that may release it."""
         if self._engaged:
             return False
         self._engaged = True
         self.reason = reason
+        self.owner = owner
         self.engage_count += 1
         _log.warning("emergency stop engaged%s", f" ({reason})" if reason else "")
         return True
 
-    def release(self) -> bool:
-        """Release the stop; True if it was engaged."""
+    def release(self, owner: object = None) -> bool:
+        """Release the stop; True if it was engaged. A stop engaged by an owner is released only by
+        that owner (another remote controller's START is refused, said once)."""
         if not self._engaged:
             return False
+        if self.owner is not None and owner != self.owner:
+            self.refused_releases += 1
+            if self.refused_releases == 1:
+                _log.warning("emergency stop release refused: only the remote controller that engaged it may "
+                             "release it")
+            return False
         self._engaged = False
+        self.owner = None
         self.reason = ""
         _log.warning("emergency stop released")
         return True

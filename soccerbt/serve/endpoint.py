@@ -36,6 +36,7 @@ from soccerbt.drivers.booster import loco
 from soccerbt.drivers.booster import messages as m
 from soccerbt.drivers.booster.convert import LABEL_OF_KIND, segments_to_coordinates
 from soccerbt.drivers.booster.topics import robot_topic
+from soccerbt.drivers.booster.writer_lock import WriterLock
 from soccerbt.world.sensors import ground_band_m
 from soccerbt.world.types import KickRequest, Observations, RobotCommand, RobotId
 
@@ -86,6 +87,7 @@ class EndpointCounters:
     bad_requests: int = 0  # status 400
     unknown_api: int = 0  # status 404
     dropped: int = 0  # samples the transport could not decode
+    not_locked: int = 0  # requests of a second writer while the first drives the robot (WriterLock)
     published: int = 0
 
 
@@ -116,6 +118,7 @@ class RobotEndpoint:
         self._head_pose = pub(t("/head_pose", name), m.Pose, "sensor")
         self._responses = pub(t("LocoApiTopicResp", name), m.RpcRespMsg, "response")
         self._requests = transport.subscription(t("LocoApiTopicReq", name), m.RpcReqMsg, "command", depth=64)
+        self.request_lock = WriterLock(t("LocoApiTopicReq", name))  # one brain drives the robot
         # what the robot is doing
         self.walk = (0.0, 0.0, 0.0)
         self.head: tuple[float, float] | None = None  # (pan, tilt) commanded; None: where it is
@@ -143,20 +146,26 @@ class RobotEndpoint:
     def poll_requests(self, wall_s: float) -> int:
         """Take the requests that arrived so far (carried out at the next ``serve_requests``),
         noting ``wall_s`` as their arrival; how many came."""
-        samples = self._requests.take(256)
+        samples = self._requests.take_with_writers(256)
         if samples:
             if self.first_arrival_wall_s is None:
                 self.first_arrival_wall_s = wall_s
             self._pending.extend(samples)
-        return len(samples)
+        return sum(1 for req, _ in samples if req is not None)
 
     def serve_requests(self, now_s: float) -> int:
         """Carry out and answer every request that arrived; how many there were."""
         m, c = self._m, self.counters
-        samples = self._pending + self._requests.take(256)
+        samples = self._pending + self._requests.take_with_writers(256)
         self._pending = []
         c.dropped = self._requests.dropped
-        for req in samples:
+        for req, writer in samples:
+            if req is None:  # that brain has gone: the next one heard drives the robot
+                self.request_lock.gone(writer)
+                continue
+            if not self.request_lock.accept(writer, now_s):  # a second participant's request: ignored
+                c.not_locked += 1
+                continue
             c.requests += 1
             self.last_request_s = now_s
             self.connected_once = True

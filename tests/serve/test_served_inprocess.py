@@ -133,6 +133,28 @@ def test_a_silent_brain_leaves_its_robot_standing(served_one: tuple[ServedMatch,
     assert served.world.robots[BLUE1].vx_mps > 0.1  # the brain is back: it walks again
 
 
+def test_a_second_participant_cannot_drive_a_served_robot(served_one: tuple[ServedMatch, Client]) -> None:
+    served, brain = served_one
+    intruder = Client(served.transport.bus, "blue1")  # another participant on the same topic
+    brain.call("walk", loco.header_text(loco.API_MOVE), loco.move_body(0.3, 0.0, 0.0))
+    for k in range(20):  # the brain keeps walking; the intruder asks to run backwards meanwhile
+        for _ in range(10):
+            served.match.step()
+        brain.call(f"walk{k}", loco.header_text(loco.API_MOVE), loco.move_body(0.3, 0.0, 0.0))
+        intruder.call(f"back{k}", loco.header_text(loco.API_MOVE), loco.move_body(-0.5, 0.0, 0.0))
+    served.match.step()  # the last two requests served
+    ep = served.endpoints[BLUE1]
+    assert ep.counters.not_locked == 20 and served.world.robots[BLUE1].vx_mps > 0.1  # the brain's walk
+    answers = intruder.answers()  # the response topic is shared: it sees the brain's answers, none of its own
+    assert len(answers) == 21 and not any(uuid.startswith("back") for uuid in answers)
+    for _ in range(int(ep.request_lock.silence_s * 100) + 10):  # the brain falls silent: stops, then
+        served.match.step()
+    intruder.call("after", loco.header_text(loco.API_MOVE), loco.move_body(-0.5, 0.0, 0.0))
+    for _ in range(30):
+        served.match.step()
+    assert ep.request_lock.moves == 1 and served.world.robots[BLUE1].vx_mps < -0.1  # a new brain is taken
+
+
 def test_get_up_stands_a_fallen_robot(served_one: tuple[ServedMatch, Client]) -> None:
     served, client = served_one
     served.world.knock_over(BLUE1)

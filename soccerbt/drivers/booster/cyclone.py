@@ -301,6 +301,32 @@ class CycloneSubscription:
         self.received += len(out)
         return out
 
+    def take_with_writers(self, max_samples: int = 64) -> list[tuple[Any, int]]:
+        """``take``, each sample with its writer's publication handle; (None, handle) where a
+        writer has gone (its instance no longer alive: unregistered, disposed, liveliness lost)."""
+        n = clamp_take(max_samples)
+        if n == 0 or self._transport.closed:
+            return []
+        raw = ddspy_take(self._ref, _TAKE_MASK, n)
+        if isinstance(raw, int):
+            self.last_error = f"DDS take failed with code {raw}"
+            return []
+        out: list[tuple[Any, int]] = []
+        decode = self._decode
+        for data, info in raw:
+            writer = int(info.publication_handle)
+            if not info.valid_data:
+                if info.instance_state != InstanceState.Alive:
+                    out.append((None, writer))
+                continue
+            try:
+                out.append((decode(data), writer))
+                self.received += 1
+            except MessageError as exc:
+                self.dropped += 1
+                self.last_error = str(exc)
+        return out
+
     def matched(self) -> int:
         if self._transport.closed:
             return 0

@@ -32,6 +32,7 @@ from soccerbt.drivers.booster import convert, loco
 from soccerbt.drivers.booster import messages as m
 from soccerbt.drivers.booster.remote import RemoteControllerDevice
 from soccerbt.drivers.booster.topics import robot_topic
+from soccerbt.drivers.booster.writer_lock import WriterLock
 from soccerbt.world.types import Observations, Pose2D, RobotCommand, RobotId, RobotLimits
 
 __all__ = ["BoosterDriver", "DriverCounters"]
@@ -51,6 +52,7 @@ class DriverCounters:
     low_state: int = 0
     fall_down: int = 0
     remote: int = 0
+    remote_refused: int = 0  # remote controller states of a second publisher (WriterLock)
     bad_values: int = 0  # messages whose values were not finite (ignored)
     requests: int = 0
     responses: int = 0
@@ -81,6 +83,7 @@ class BoosterDriver:
         self.counters = DriverCounters()
         self.convert_counters = convert.ConvertCounters()
         self.remote = RemoteControllerDevice()
+        self.remote_lock = WriterLock(robot_topic("/remote_controller_state", name))
         sub = transport.subscription
         self._subs = {
             "detections": sub(robot_topic("/booster_soccer/detection", name), m.Detections, "sensor", depth=1),
@@ -168,9 +171,14 @@ class BoosterDriver:
                 continue
             self._fallen = state.state in convert.FALLEN_STATES
             c.fall_down += 1
-        for state in subs["remote"].take(_MAX_TAKE):
-            self.remote.update(state)
-            c.remote += 1
+        for state, writer in subs["remote"].take_with_writers(_MAX_TAKE):
+            if state is None:  # that remote controller has gone: the next one heard is taken
+                self.remote_lock.gone(writer)
+            elif self.remote_lock.accept(writer, now_s):
+                self.remote.update(state, writer)
+                c.remote += 1
+            else:  # a second publisher of the remote controller: never moves or frees the robot
+                c.remote_refused += 1
         for resp in subs["responses"].take(64):
             c.responses += 1
             if '"status":0' not in resp.header.replace(" ", ""):

@@ -37,10 +37,12 @@ class RemoteControllerDevice:
 
     def __init__(self) -> None:
         self.state: Any = None
+        self.writer: int | None = None  # who sent the newest state (its DDS publication handle)
         self.received = 0
 
-    def update(self, state: Any) -> None:
+    def update(self, state: Any, writer: int | None = None) -> None:
         self.state = state
+        self.writer = writer
         self.received += 1
 
     def attached(self) -> bool:
@@ -70,7 +72,10 @@ class RemotePad:
     def __init__(self, device: RemoteControllerDevice, *, estop: EmergencyStop | None = None, robot: str | None = None,
                  max_vx_mps: float = 1.0, max_vy_mps: float = 0.4, max_vtheta_radps: float = 1.2) -> None:
         self.device = device
-        self.adapter = PadAdapter(max_vx_mps, max_vy_mps, max_vtheta_radps, estop=estop, robot=robot)
+        # the stop the pad engages and releases is signed by the remote's writer: a stop is
+        # released only by the remote controller that engaged it
+        stop = _SignedStop(estop, device) if estop is not None else None
+        self.adapter = PadAdapter(max_vx_mps, max_vy_mps, max_vtheta_radps, estop=stop, robot=robot)  # type: ignore[arg-type]
 
     def update(self, now_s: float, blackboard: MutableMapping[str, object]) -> ManualCommand | None:
         if not self.adapter.bound and self.device.attached():
@@ -79,3 +84,21 @@ class RemotePad:
 
     def drain_events(self) -> list[PadEvent]:
         return self.adapter.drain_events()
+
+
+class _SignedStop:
+    """The brain's ``EmergencyStop`` as the remote's pad adapter sees it: an engage or a release
+    names the writer of the remote controller state that asked for it."""
+
+    def __init__(self, stop: EmergencyStop, device: RemoteControllerDevice) -> None:
+        self._stop = stop
+        self._device = device
+
+    def engage(self, reason: str = "") -> bool:
+        return self._stop.engage(reason, owner=self._device.writer)
+
+    def release(self) -> bool:
+        return self._stop.release(owner=self._device.writer)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stop, name)

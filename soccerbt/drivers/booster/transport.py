@@ -27,7 +27,8 @@ from typing import Any, Protocol, runtime_checkable
 from soccerbt.drivers.booster.messages import Message, MessageError
 from soccerbt.drivers.booster.topics import QosProfile, dds_topic_name, qos_kind
 
-__all__ = ["MAX_TAKE", "MemoryBus", "MemoryTransport", "Publisher", "Subscription", "Transport", "TransportError",
+__all__ = ["MAX_TAKE", "INJECTED_WRITER", "MemoryBus", "MemoryTransport", "Publisher", "Subscription", "Transport",
+           "TransportError",
            "TRANSPORT_KINDS", "memory_bus"]
 
 MAX_TAKE = 4096  # samples one take() returns at most, whatever it is asked
@@ -55,6 +56,10 @@ class Subscription(Protocol):
     dropped: int  # samples that failed to decode (counted, never raised)
 
     def take(self, max_samples: int = 64) -> list[Any]: ...  # non-blocking; oldest first
+
+    # the same, each sample with the id of the writer that sent it (a DDS publication handle);
+    # (None, writer) says that writer has gone (unregistered, disposed, or its liveliness lost)
+    def take_with_writers(self, max_samples: int = 64) -> list[tuple[Any, int]]: ...
 
     def matched(self) -> int: ...
 
@@ -86,6 +91,9 @@ def _compatible(writer: QosProfile, reader: QosProfile) -> bool:
     return (writer.reliable or not reader.reliable) and (writer.transient_local or not reader.transient_local)
 
 
+INJECTED_WRITER = 0  # the writer id of MemoryBus.inject's samples
+
+
 class _MemoryPublisher:
     def __init__(self, owner: MemoryTransport, topic: str, message_type: type, qos: QosProfile) -> None:
         self.topic = topic
@@ -93,6 +101,7 @@ class _MemoryPublisher:
         self.qos = qos
         self._owner = owner
         self.published = 0
+        self.writer_id = owner.bus.new_writer_id()  # what a DDS publication handle is to a reader
 
     def publish(self, message: Any) -> None:
         if not isinstance(message, self.message_type):
@@ -105,7 +114,7 @@ class _MemoryPublisher:
         with bus.lock:
             for sub in bus.subscriptions.get(self.topic, ()):
                 if sub.message_type is self.message_type and _compatible(self.qos, sub.qos):
-                    sub.queue.append(data)
+                    sub.queue.append((data, self.writer_id))
         self.published += 1
 
     def matched(self) -> int:
@@ -120,25 +129,31 @@ class _MemorySubscription:
         self.topic = topic
         self.message_type = message_type
         self.qos = qos
-        self.queue: deque[bytes] = deque(maxlen=qos.depth)
+        self.queue: deque[tuple[bytes | None, int]] = deque(maxlen=qos.depth)  # (sample or None: gone, writer)
         self.received = 0
         self.dropped = 0
         self.last_error = ""
         self._owner = owner
 
     def take(self, max_samples: int = 64) -> list[Any]:
+        return [message for message, _ in self.take_with_writers(max_samples) if message is not None]
+
+    def take_with_writers(self, max_samples: int = 64) -> list[tuple[Any, int]]:
         n = clamp_take(max_samples)
         bus = self._owner.bus
         with bus.lock:
             raw = [self.queue.popleft() for _ in range(min(n, len(self.queue)))]
-        out = []
-        for data in raw:
+        out: list[tuple[Any, int]] = []
+        for data, writer in raw:
+            if data is None:
+                out.append((None, writer))
+                continue
             try:
-                out.append(self.message_type.decode(data))
+                out.append((self.message_type.decode(data), writer))
             except MessageError as exc:
                 self.dropped += 1
                 self.last_error = str(exc)
-        self.received += len(out)
+        self.received += sum(1 for message, _ in out if message is not None)
         return out
 
     def matched(self) -> int:
@@ -155,14 +170,20 @@ class MemoryBus:
         self.lock = threading.Lock()
         self.publishers: dict[str, list[_MemoryPublisher]] = {}
         self.subscriptions: dict[str, list[_MemorySubscription]] = {}
+        self._writer_ids = INJECTED_WRITER
 
-    def inject(self, topic: str, data: bytes) -> int:
-        """Put raw ``data`` on ``topic`` as if a writer had sent it: every subscription of the
-        topic gets it, whatever its type. How many got it."""
+    def new_writer_id(self) -> int:
+        with self.lock:
+            self._writer_ids += 1
+            return self._writer_ids
+
+    def inject(self, topic: str, data: bytes, writer: int = INJECTED_WRITER) -> int:
+        """Put raw ``data`` on ``topic`` as if a writer (``writer``) had sent it: every
+        subscription of the topic gets it, whatever its type. How many got it."""
         with self.lock:
             subs = list(self.subscriptions.get(topic, ()))
             for sub in subs:
-                sub.queue.append(bytes(data))
+                sub.queue.append((bytes(data), writer))
         return len(subs)
 
     def topics(self) -> dict[str, set[str]]:
@@ -219,6 +240,10 @@ class MemoryTransport:
             return
         self.closed = True
         with self.bus.lock:
+            for pub in self._publishers:  # its readers hear that the writer has gone (DDS: not alive)
+                for sub in self.bus.subscriptions.get(pub.topic, ()):
+                    if sub.message_type is pub.message_type:
+                        sub.queue.append((None, pub.writer_id))
             for table, mine in ((self.bus.publishers, self._publishers), (self.bus.subscriptions, self._subscriptions)):
                 for endpoint in mine:
                     endpoints = table.get(endpoint.topic, [])

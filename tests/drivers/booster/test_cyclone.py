@@ -183,3 +183,13 @@ def test_ros2_sees_our_names_and_types(scenario: Callable[..., Any]) -> None:
     assert ros["clock_from_cyclone"] == [[42, 500]]  # rclpy decoded our /clock
     assert [77, 123] in cyclone["heard"]  # and we decoded rclpy's
     assert cyclone["dropped"] == 0
+
+
+def test_a_second_participant_on_the_remote_controller_topic_is_ignored(scenario: Callable[..., Any]) -> None:
+    r = scenario("second_remote")
+    assert r["engaged_by_intruder"] is False and r["engaged_by_robot"] is True
+    assert r["released_by_intruder"] is False and r["intruder_drives"] is False and r["refused"] == 3
+    assert r["released_by_robot"] is True
+    # the robot's remote service gone and silent for the stated time: the next publisher is heard
+    assert r["second_heard_at_once"] is False
+    assert r["second_heard_after_silence"] is True and r["lock_moves"] == 1

@@ -229,3 +229,69 @@ def test_the_robots_remote_controller_drives_like_a_pad(bus: MemoryBus) -> None:
     driver.poll(0.07)
     pad.update(0.07, bb)
     assert not estop.engaged
+
+
+def test_a_second_remote_controller_publisher_neither_stops_nor_frees_nor_drives(
+        bus: MemoryBus, caplog: pytest.LogCaptureFixture) -> None:
+    # the robot's own remote controller, and a second participant publishing on the same topic
+    robot, driver = Robot(bus), _driver(bus)
+    intruder = MemoryTransport(bus).publisher("/remote_controller_state/blue2", m.RemoteControllerState, "sensor")
+    estop = EmergencyStop()
+    pad = RemotePad(driver.remote, estop=estop, robot="blue2")
+    bb: dict[str, object] = {"control_state": 3, "player_role": "striker"}
+    t = 0.0
+
+    def step(publisher: object, **buttons: object) -> object:
+        nonlocal t
+        t = round(t + 0.01, 2)
+        publisher.publish(_remote(**buttons))  # type: ignore[attr-defined]
+        driver.poll(t)
+        return pad.update(t, bb)
+
+    step(robot.remote)  # the robot's remote is heard first: the lock is on it
+    step(intruder, back=True)  # BACK from the intruder: not taken
+    assert not estop.engaged
+    assert step(intruder, ly=-1.0) is None and bb.get("go_manual") is not True  # its stick drives nothing
+    step(robot.remote, back=True)  # the robot's own BACK engages
+    assert estop.engaged
+    step(intruder, start=True)  # the intruder's START cannot release it
+    assert estop.engaged
+    assert driver.counters.remote_refused == 3
+    said = [r.getMessage() for r in caplog.records if "second writer" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("/remote_controller_state/blue2: samples of a second writer ignored")
+    step(robot.remote, start=True)  # the one that engaged it releases it
+    assert not estop.engaged
+
+
+def test_the_remote_lock_moves_when_its_publisher_has_gone_but_a_stop_stays_its_owners(bus: MemoryBus) -> None:
+    robot, driver = Robot(bus), _driver(bus)
+    estop = EmergencyStop()
+    pad = RemotePad(driver.remote, estop=estop, robot="blue2")
+    bb: dict[str, object] = {"control_state": 3, "player_role": "striker"}
+    robot.remote.publish(_remote(back=True))
+    driver.poll(0.01)
+    pad.update(0.01, bb)
+    assert estop.engaged
+    robot.t.close()  # the robot's remote service goes away (DDS: its writer is no longer alive)
+    restarted = MemoryTransport(bus).publisher("/remote_controller_state/blue2", m.RemoteControllerState, "sensor")
+    restarted.publish(_remote(start=True))
+    driver.poll(0.02)
+    pad.update(0.02, bb)
+    assert driver.remote_lock.locked == restarted.writer_id  # the restarted service is heard
+    assert estop.engaged and estop.refused_releases == 1  # but a stop is released only by its owner
+    restarted.publish(_remote(ly=-1.0))
+    driver.poll(0.03)
+    assert pad.update(0.03, bb) is not None  # it drives (the stop keeps the robot still meanwhile)
+
+
+def test_a_silent_publisher_loses_the_lock_after_the_stated_time(bus: MemoryBus) -> None:
+    robot, driver = Robot(bus), _driver(bus)
+    other = MemoryTransport(bus).publisher("/remote_controller_state/blue2", m.RemoteControllerState, "sensor")
+    robot.remote.publish(_remote())
+    driver.poll(1.0)
+    other.publish(_remote())
+    driver.poll(1.0 + driver.remote_lock.silence_s - 0.01)
+    assert driver.remote_lock.locked == robot.remote.writer_id and driver.counters.remote_refused == 1
+    other.publish(_remote())
+    driver.poll(1.0 + driver.remote_lock.silence_s)
+    assert driver.remote_lock.locked == other.writer_id and driver.remote_lock.moves == 1
