@@ -11,7 +11,10 @@ moves on), so that a person can step back, look, and return to live (END).
 What a late viewer needs comes first: the header, each robot's trees (kept aside: the seconds
 they arrived in may be dropped) and, for its state, a keyframe of every robot; the log starts at
 the first step after that keyframe. Messages are checked as a file's are (the same ``McapLog``
-code reads them); a message larger than the client's limit closes the connection. The binary
+code reads them); a message larger than the client's limit closes the connection. The buffer is
+bounded in bytes too (``max_buffer_bytes``, the open second included: the oldest seconds go first,
+and a stream that sends more than that within one second is closed with the reason), and so are
+the tree loads (``MAX_TREE_LOADS``) and the events (``MAX_EVENTS``) a stream may send. The binary
 inputs channel (``/match/inputs``, for ``--rerun``) is not subscribed to. A viewer that cannot
 keep up loses the oldest messages at the server (its queue is bounded): the steps it lost are
 gaps, shown as missing as in a damaged file.
@@ -28,10 +31,13 @@ from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.reader import McapLog, _ChunkRef
 
-__all__ = ["LiveLog", "CHUNK_STEPS", "DEFAULT_BUFFER_S"]
+__all__ = ["LiveLog", "CHUNK_STEPS", "DEFAULT_BUFFER_S", "DEFAULT_BUFFER_BYTES", "MAX_TREE_LOADS", "MAX_EVENTS"]
 
 CHUNK_STEPS = 100          # one second a chunk: a keyframe closes each
 DEFAULT_BUFFER_S = 300.0   # the last five minutes stay buffered
+DEFAULT_BUFFER_BYTES = 512 << 20  # and at most this much of them (a 3 v 3 full record: about 0.1 MB a second)
+MAX_TREE_LOADS = 4096      # tree loads of all robots a stream may send (each is kept: seconds refer to it)
+MAX_EVENTS = 100_000       # events kept for the timeline; further ones are counted, not kept
 _SKIPPED = {lf.INPUTS_TOPIC}
 
 
@@ -40,10 +46,16 @@ class LiveLog(McapLog):
 
     live = True
 
-    def __init__(self, host: str, port: int, buffer_s: float = DEFAULT_BUFFER_S) -> None:
+    def __init__(self, host: str, port: int, buffer_s: float = DEFAULT_BUFFER_S,
+                 max_buffer_bytes: int = DEFAULT_BUFFER_BYTES) -> None:
         super().__init__(Path(f"[{host}]:{port}" if ":" in host else f"{host}:{port}"))  # named as --connect names it
         self.host, self.port = host, port
         self.buffer_s = buffer_s
+        self.max_buffer_bytes = max_buffer_bytes
+        self.events_dropped = 0
+        self._stored_bytes: list[int] = []  # chunk i's bytes (0 once dropped)
+        self._kept_bytes = 0  # of the seconds not dropped
+        self._open_bytes = 0
         self.closed = False
         self.reason = ""
         self.index = {"events": [], "loads": [], "steps": 0}
@@ -58,10 +70,11 @@ class LiveLog(McapLog):
         self._ready = threading.Event()
 
     @classmethod
-    def connect(cls, host: str, port: int, *, buffer_s: float = DEFAULT_BUFFER_S, wait_s: float = 30.0) -> LiveLog:
+    def connect(cls, host: str, port: int, *, buffer_s: float = DEFAULT_BUFFER_S, wait_s: float = 30.0,
+                max_buffer_bytes: int = DEFAULT_BUFFER_BYTES) -> LiveLog:
         """Connect and wait (at most ``wait_s``) until the stream can be shown: a header, each
         robot's tree, a keyframe of each and a whole second of steps. ReplayError otherwise."""
-        log = cls(host, port, buffer_s)
+        log = cls(host, port, buffer_s, max_buffer_bytes)
         try:
             log._client = FoxgloveClient(host, port, timeout_s=wait_s)
         except OSError as exc:
@@ -115,7 +128,10 @@ class LiveLog(McapLog):
                 event = lf.check_event(lf.load_json(data))
             except ShapeError:
                 return
-            self.index["events"].append(event)
+            if len(self.index["events"]) < MAX_EVENTS:
+                self.index["events"].append(event)
+            else:
+                self.events_dropped += 1
         lo, hi = self._open_range
         if step < lo:
             return  # sent again for a late subscriber, or late: the seconds it belongs to are read
@@ -123,6 +139,12 @@ class LiveLog(McapLog):
             self._seal()
             lo = (max(step, 1) - 1) // CHUNK_STEPS * CHUNK_STEPS + 1
             self._open_range = (lo, lo + CHUNK_STEPS - 1)
+        self._open_bytes += len(data)
+        if self._open_bytes > self.max_buffer_bytes:
+            raise ReplayError(self.path, None, f"the stream sent more than {self.max_buffer_bytes / 1e6:.0f} MB for "
+                                               "one second of its steps (the client's buffer): closed")
+        if self._open_bytes + self._kept_bytes > self.max_buffer_bytes:  # the open second counts too
+            self._drop_oldest_seconds(self._open_bytes)
         if topic == self._step_topic and self._first_step_seen is None:
             self._first_step_seen = step
         if robot is not None and robot[1] == "keyframe" and robot[0] not in self._first_keyframe \
@@ -159,6 +181,8 @@ class LiveLog(McapLog):
             return
         key = (robot, tree["load"])
         if key not in self._live_trees:
+            if len(self._live_trees) >= MAX_TREE_LOADS:
+                raise ReplayError(self.path, None, f"the stream sent more than {MAX_TREE_LOADS} tree loads: closed")
             self._live_trees[key] = tree
             self.index["loads"].append({"robot": robot, "t": tree.get("t"), "step": tree.get("step", step),
                                         "reason": tree.get("reason"), "load": tree["load"]})
@@ -169,21 +193,46 @@ class LiveLog(McapLog):
             return
         lo, hi = self._open_range
         self._stored.append(self._open)
+        self._stored_bytes.append(self._open_bytes)
+        self._kept_bytes += self._open_bytes
         self.chunks.append(_ChunkRef(0, 0, lo, hi))
         self._open = []
+        self._open_bytes = 0
         keep = max(2, int(self.buffer_s / (CHUNK_STEPS * self.dt_s)))
-        oldest = len(self._stored) - keep  # the oldest second kept: its keyframe opens the log
-        if oldest > 0 and self._stored[oldest - 1]:
-            for i in range(oldest - 1, -1, -1):
-                if not self._stored[i]:
-                    break
-                self._stored[i] = []
-                self.chunks[i] = _ChunkRef(0, 0, -1, -1)
-                self._cache.pop(i, None)
-            self._first = self.chunks[oldest].end_step
+        self._drop_through(len(self._stored) - keep)
+        self._drop_oldest_seconds(0)
         self.index["steps"] = hi
         if not self._ready.is_set() and self._can_show(hi):
             self._ready.set()
+
+    def _drop_through(self, oldest: int) -> None:
+        """Drop every second before ``oldest`` (the oldest second kept: its keyframe opens the log)."""
+        if oldest <= 0 or not self._stored[oldest - 1]:
+            return
+        for i in range(oldest - 1, -1, -1):
+            if not self._stored[i]:
+                break
+            self._stored[i] = []
+            self._kept_bytes -= self._stored_bytes[i]
+            self._stored_bytes[i] = 0
+            self.chunks[i] = _ChunkRef(0, 0, -1, -1)
+            self._cache.pop(i, None)
+        self._first = self.chunks[oldest].end_step
+
+    def _drop_oldest_seconds(self, open_bytes: int) -> None:
+        """Drop the oldest seconds until they and ``open_bytes`` fit in the byte budget (the
+        newest sealed second stays)."""
+        oldest = self._first_kept()
+        while self._kept_bytes + open_bytes > self.max_buffer_bytes and oldest < len(self._stored) - 1:
+            oldest += 1
+            self._drop_through(oldest)
+
+    def _first_kept(self) -> int:
+        """The index of the oldest second not dropped."""
+        i = len(self._stored) - 1
+        while i > 0 and self._stored[i - 1]:
+            i -= 1
+        return max(i, 0)
 
     def _can_show(self, last: int) -> bool:
         """Every robot's tree and first live keyframe are here, and a step after them."""

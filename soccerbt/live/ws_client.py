@@ -13,6 +13,10 @@ id, log time in nanoseconds, the message).
 ``FoxgloveClient(host, port).events()`` yields ``("advertise", [channel, ...])`` and
 ``("message", topic, log_time_ns, data)``; ``subscribe_all`` subscribes to every channel
 advertised (``events`` does it as they come when ``auto_subscribe``).
+
+Limits for an untrusted server: the connection and the whole opening handshake within
+``timeout_s`` (a server that sends a byte at a time is given up on), at most ``MAX_CHANNELS``
+channels (more closes the connection), subscriptions kept in a set (linear in what is advertised).
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 MAX_MESSAGE_BYTES = 64 << 20
 MAX_HANDSHAKE_BYTES = 16 << 10
 MAX_RETRIES = 20
+MAX_CHANNELS = 4096  # a soccerbt stream advertises about ten a robot: a server that offers more is refused
 RETRY_AFTER_S = 0.1
 _UNKNOWN = re.compile(r"[Uu]nknown channel(?: ID)?:? (\d+)")
 
@@ -52,11 +57,14 @@ class FoxgloveClient:
         self.sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         if recv_buffer_bytes is not None:  # a small window: a client that stops reading stalls soon
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, recv_buffer_bytes)
+        self.timeout_s = timeout_s
+        self._deadline = None if timeout_s is None else time.monotonic() + timeout_s  # connect and handshake
         self.sock.settimeout(timeout_s)
         self.sock.connect((host, port))
         self._buf = bytearray()
         self.channels: dict[int, dict[str, Any]] = {}
         self._subscriptions: dict[int, int] = {}   # subscription id -> channel id
+        self._subscribed: dict[int, int] = {}      # channel id -> its subscription id
         self._next_sub = 1
         self._retries: dict[int, int] = {}
         self._due: dict[int, float] = {}       # channel id -> when to subscribe again
@@ -73,7 +81,16 @@ class FoxgloveClient:
         while b"\r\n\r\n" not in self._buf:
             if len(self._buf) > MAX_HANDSHAKE_BYTES:
                 raise ConnectionClosed("the server's handshake is too long")
-            self._fill()
+            if self._deadline is not None:  # the whole handshake, not each read, within timeout_s
+                left = self._deadline - time.monotonic()
+                if left <= 0:
+                    raise ConnectionClosed(f"no WebSocket handshake within {self.timeout_s:g} s")
+                self.sock.settimeout(left)
+            try:
+                self._fill()
+            except TimeoutError:
+                raise ConnectionClosed(f"no WebSocket handshake within {self.timeout_s:g} s") from None
+        self.sock.settimeout(self.timeout_s)
         head, _, rest = bytes(self._buf).partition(b"\r\n\r\n")
         self._buf = bytearray(rest)
         lines = head.decode("latin-1").split("\r\n")
@@ -162,11 +179,12 @@ class FoxgloveClient:
     def subscribe(self, channel_ids: list[int]) -> None:
         subs = []
         for cid in channel_ids:
-            if cid in self._subscriptions.values():
+            if cid in self._subscribed:
                 continue
             sid = self._next_sub
             self._next_sub += 1
             self._subscriptions[sid] = cid
+            self._subscribed[cid] = sid
             subs.append({"id": sid, "channelId": cid})
         if subs:
             self._send(0x1, json.dumps({"op": "subscribe", "subscriptions": subs}).encode())
@@ -182,9 +200,9 @@ class FoxgloveClient:
         if cid not in self.channels or tries >= MAX_RETRIES:
             return
         self._retries[cid] = tries + 1
-        for sid, known in list(self._subscriptions.items()):
-            if known == cid:
-                del self._subscriptions[sid]
+        sid = self._subscribed.pop(cid, None)
+        if sid is not None:
+            del self._subscriptions[sid]
         self._due[cid] = time.monotonic() + RETRY_AFTER_S
 
     def _retry_due(self) -> None:
@@ -217,6 +235,9 @@ class FoxgloveClient:
                            and isinstance(c.get("topic"), str)]
                     for c in new:
                         self.channels[c["id"]] = c
+                    if len(self.channels) > MAX_CHANNELS:
+                        self.close()
+                        raise ConnectionClosed(f"the server advertised more than {MAX_CHANNELS} channels")
                     if auto_subscribe:
                         self.subscribe([c["id"] for c in new])
                     yield ("advertise", new)
@@ -224,7 +245,8 @@ class FoxgloveClient:
                     self._retry(msg["message"])
                 elif msg.get("op") == "unadvertise" and isinstance(msg.get("channelIds"), list):
                     for cid in msg["channelIds"]:
-                        self.channels.pop(cid, None)
+                        if isinstance(cid, int):
+                            self.channels.pop(cid, None)
             elif len(data) >= 13 and data[0] == 0x01:
                 sid, log_ns = struct.unpack_from("<IQ", data, 1)
                 cid = self._subscriptions.get(sid)

@@ -13,7 +13,7 @@ __all__ = ["connect_command"]
 
 
 def connect_command(args: Any, err: Any) -> int:
-    """``soccerbt replay --connect HOST:PORT [--select R] [--buffer-minutes M]``: 0 when the
+    """``soccerbt replay --connect HOST:PORT [--select R] [--buffer-minutes M] [--buffer-mb MB]``: 0 when the
     window closes, 1 without a display, 2 bad usage or no stream to show."""
     if args.file is not None:
         print("soccerbt replay: --connect reads a live stream: give no log file", file=err)
@@ -27,11 +27,15 @@ def connect_command(args: Any, err: Any) -> int:
     if not (math.isfinite(minutes) and 0.1 <= minutes <= 120.0):
         print("soccerbt replay: --buffer-minutes must be within 0.1..120", file=err)
         return 2
+    megabytes = getattr(args, "buffer_mb", 512.0)
+    if not (math.isfinite(megabytes) and 16.0 <= megabytes <= 65536.0):
+        print("soccerbt replay: --buffer-mb must be within 16..65536", file=err)
+        return 2
     if not display_available():
         print("soccerbt replay: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy)", file=err)
         return 1
     try:
-        log = LiveLog.connect(host, port, buffer_s=minutes * 60.0)
+        log = LiveLog.connect(host, port, buffer_s=minutes * 60.0, max_buffer_bytes=int(megabytes * 1e6))
     except ReplayError as exc:
         print(str(exc), file=err)
         return 2

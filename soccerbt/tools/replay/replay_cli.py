@@ -124,6 +124,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "live edge; the last --buffer-minutes stay buffered (END returns to live)")
     parser.add_argument("--buffer-minutes", type=float, default=5.0, metavar="M",
                         help="with --connect: minutes of the stream kept to step back into (default 5)")
+    parser.add_argument("--buffer-mb", type=float, default=512.0, metavar="MB",
+                        help="with --connect: at most this much of the stream kept (the oldest seconds go first; "
+                             "default 512)")
     parser.add_argument("--robot", metavar="ROBOT", default=None,
                         help="print ROBOT's per-tick records (pose, command, status, blackboard changes)")
     parser.add_argument("--from", dest="from_s", type=_seconds, default=None, metavar="SECONDS",
