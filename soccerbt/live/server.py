@@ -27,10 +27,13 @@ is the loopback interface (127.0.0.1); another address is given explicitly (``0.
 from __future__ import annotations
 
 import argparse
+import logging
+import math
 import threading
 import time
 from typing import Any
 
+from soccerbt.live.gate import MAX_CLIENTS, ConnectionGate
 from soccerbt.log import format as lf
 from soccerbt.log.writer import McapRecorder, make_recorder
 
@@ -41,8 +44,51 @@ DEFAULT_HOST = "127.0.0.1"
 BACKLOG = 1024          # messages queued per client before the oldest are dropped
 RESEND_AFTER_S = (0.05, 0.5)  # a new subscriber's kept messages are sent again this long after
 STOP_WAIT_S = 2.0       # how long close() waits for the server to stop
+SDK_LOG_LINES = 20      # foxglove-sdk's log lines a minute let through (the rest counted)
 _LATCHED_TREES = 16     # tree loads of one robot kept for late clients
 INSTALL_HINT = "the live stream needs the foxglove-sdk package: pip install 'soccerbt[live]'"
+
+
+class _SdkLogLimit(logging.Handler):
+    """foxglove-sdk logs a line for each bad request of a client (a subscribe naming 100,000
+    unknown channels writes 100,000 lines): its loggers' records come here instead of going up,
+    at most ``SDK_LOG_LINES`` a minute go on to the root logger's handlers (or Python's last
+    resort), and the number held back is said with the next line that goes on."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self._window_start = -math.inf
+        self._passed = 0
+        self.held_back = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        now = time.monotonic()
+        if now - self._window_start >= 60.0:
+            self._window_start, self._passed = now, 0
+        if self._passed >= SDK_LOG_LINES:
+            self.held_back += 1
+            return
+        self._passed += 1
+        if self.held_back:
+            record.msg = f"{record.getMessage()} ({self.held_back} lines of foxglove-sdk held back before this)"
+            record.args = ()
+            self.held_back = 0
+        root = logging.getLogger()
+        if root.handlers:
+            root.handle(record)
+        elif logging.lastResort is not None and record.levelno >= logging.lastResort.level:
+            logging.lastResort.handle(record)
+
+
+_SDK_LOG = _SdkLogLimit()
+
+
+def _limit_sdk_log() -> None:
+    """foxglove-sdk's loggers through the limit (once a process)."""
+    sdk = logging.getLogger("foxglove")
+    if _SDK_LOG not in sdk.handlers:
+        sdk.addHandler(_SDK_LOG)
+        sdk.propagate = False
 
 
 class LiveUnavailable(RuntimeError):
@@ -131,21 +177,27 @@ class LiveStream:
     """A Foxglove WebSocket server publishing the log's messages (see the module docstring)."""
 
     def __init__(self, host: str = DEFAULT_HOST, port: int = 8765, *, name: str = "soccerbt",
-                 backlog: int = BACKLOG) -> None:
+                 backlog: int = BACKLOG, max_clients: int = MAX_CLIENTS) -> None:
         try:
             # deferred: optional dependency (foxglove-sdk, the live extra)
             import foxglove
         except ImportError:
             raise LiveUnavailable(INSTALL_HINT) from None
+        _limit_sdk_log()
         self._fox = foxglove
         self.context = foxglove.Context()
-        try:
-            self.server = foxglove.start_server(name=name, host=host, port=port, context=self.context,
+        try:  # the SDK's server on a loopback port of its own, behind the gate
+            self.server = foxglove.start_server(name=name, host="127.0.0.1", port=0, context=self.context,
                                                 server_listener=_Listener(self), message_backlog_size=backlog)
         except Exception as exc:  # the SDK raises its own error types for a bind that fails
-            raise LiveUnavailable(f"cannot listen on {host}:{port} ({exc})") from None
+            raise LiveUnavailable(f"cannot start the stream's server ({exc})") from None
+        try:
+            self.gate = ConnectionGate(host, port, int(self.server.port), max_clients=max_clients)
+        except OSError as exc:
+            self._stop_server()
+            raise LiveUnavailable(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
         self.host = host
-        self.port = int(self.server.port)
+        self.port = self.gate.port
         self.dt_s = 0.01
         self.published = 0
         self._channels: dict[str, Any] = {}
@@ -240,6 +292,7 @@ class LiveStream:
         # the SDK's stop() flushes every client's queue first: a client that stopped reading
         # with more queued than the socket holds (a stalled viewer, large scenes) would block it
         # for ever, so it runs aside and is waited for at most STOP_WAIT_S
+        self.gate.close()
         stopper = threading.Thread(target=self._stop_server, name="live-stop", daemon=True)
         stopper.start()
         stopper.join(STOP_WAIT_S)
