@@ -145,6 +145,12 @@ def _parse(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
         raise ReplayError(path, lineno, "not UTF-8 text") from None
     except ValueError as exc:
         raise ReplayError(path, lineno, f"not a JSON record ({getattr(exc, 'msg', exc)})") from None
+    except RecursionError:  # a record nested thousands deep: refused as any bad line is
+        raise ReplayError(path, lineno, f"a JSON record nested deeper than {lf.MAX_JSON_DEPTH} levels") from None
+    try:
+        lf.check_depth(record)
+    except lf.ShapeError as exc:
+        raise ReplayError(path, lineno, str(exc)) from None
     if not isinstance(record, dict) or not isinstance(record.get("type"), str):
         raise ReplayError(path, lineno, "a record must be an object with a 'type'")
     return record
