@@ -25,7 +25,8 @@ from typing import Any
 
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError, ShapeError
-from soccerbt.log.reader import McapLog, _ChunkRef
+from soccerbt.log.mcap_chunks import ChunkRef
+from soccerbt.log.reader import McapLog
 
 __all__ = ["LiveLog", "CHUNK_STEPS", "DEFAULT_BUFFER_S"]
 
@@ -172,7 +173,7 @@ class LiveLog(McapLog):
             return
         lo, hi = self._open_range
         self._stored.append(self._open)
-        self.chunks.append(_ChunkRef(0, 0, lo, hi))
+        self.chunks.append(ChunkRef(0, 0, lo, hi))
         self._open = []
         keep = max(2, int(self.buffer_s / (CHUNK_STEPS * self.dt_s)))
         oldest = len(self._stored) - keep  # the oldest second kept: its keyframe opens the log
@@ -181,7 +182,7 @@ class LiveLog(McapLog):
                 if not self._stored[i]:
                     break
                 self._stored[i] = []
-                self.chunks[i] = _ChunkRef(0, 0, -1, -1)
+                self.chunks[i] = ChunkRef(0, 0, -1, -1)
                 self._cache.pop(i, None)
             self._first = self.chunks[oldest].end_step
         self.index["steps"] = hi

@@ -29,7 +29,7 @@ from typing import Any
 
 from soccerbt.log import format as lf
 from soccerbt.log.format import ShapeError
-from soccerbt.log.reader import MAGIC, _decompress
+from soccerbt.log.mcap_chunks import MAGIC, _decompress
 
 __all__ = ["LogEntry", "list_folder", "read_entry", "entry_lines", "entry_json", "MAX_FILES"]
 
