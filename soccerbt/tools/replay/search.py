@@ -140,7 +140,7 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any]) -> Cond
     """Compile ``expression`` against ``robot``'s ``tree``: node references become variables
     (see the module docstring); ValueError for a bad expression, an unknown ``#UID``, path or
     ``.reason`` node, or names sharing too many nodes."""
-    from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
+    from soccerbt.blackboard.script_compiler import ScriptSyntaxError, compile_script
 
     slots: dict[tuple[str, str, str], _Slot] = {}
     notes: list[str] = []
