@@ -11,7 +11,8 @@ from collections import deque
 from typing import Any
 
 from soccerbt.nodes.actions import entry_port_key
-from soccerbt.nodes.base import DecoratorNode, LogicError, NodeConfig
+from soccerbt.nodes.node_config import NodeConfig
+from soccerbt.nodes.node_kinds import DecoratorNode
 from soccerbt.nodes.ports import (
     BidirectionalPort,
     InputPort,
@@ -23,6 +24,7 @@ from soccerbt.nodes.ports import (
 )
 from soccerbt.nodes.scripting import compile_script
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SKIPPED, SUCCESS, NodeStatus
+from soccerbt.nodes.tree_node import LogicError
 
 __all__ = [
     "InverterNode", "ForceSuccessNode", "ForceFailureNode", "KeepRunningUntilFailureNode",

@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from soccerbt.nodes.base import TreeEnv, TreeNode
+from soccerbt.nodes.node_config import TreeEnv
 from soccerbt.nodes.observe import StatusChange, observe, unobserve
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SUCCESS, NodeStatus
+from soccerbt.nodes.tree_node import TreeNode
 
 __all__ = ["Tree", "SubtreeInfo", "StatusCallbackHandle", "StatusChange"]
 

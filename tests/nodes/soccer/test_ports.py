@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from soccerbt.nodes.base import StatefulActionNode, SyncActionNode
+from soccerbt.nodes.node_kinds import StatefulActionNode, SyncActionNode
 from soccerbt.nodes.soccer import register_soccer_nodes, soccer_node_types
 from soccerbt.nodes.soccer.booster import BOOSTER_NODE_TYPES
 from soccerbt.trees import TreeFactory
