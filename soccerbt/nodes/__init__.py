@@ -5,15 +5,20 @@ Outside soccer/ this knows nothing of soccer. May import blackboard, services, d
 Public names: ActionNode, ConditionNode, SyncActionNode, StatefulActionNode, ControlNode,
 DecoratorNode, TreeNode, InputPort, OutputPort, BidirectionalPort, NodeStatus, NodeTickError.
 """
-from soccerbt.nodes.node_config import NodeConfig, TreeEnv
-from soccerbt.nodes.node_kinds import (
+from soccerbt.nodes.base import (
     ActionNode,
     ConditionNode,
     ControlNode,
     DecoratorNode,
     LeafNode,
+    LogicError,
+    NodeConfig,
+    NodeTickError,
+    PortError,
     StatefulActionNode,
     SyncActionNode,
+    TreeEnv,
+    TreeNode,
 )
 from soccerbt.nodes.ports import (
     BidirectionalPort,
@@ -25,7 +30,6 @@ from soccerbt.nodes.ports import (
     Unsigned,
 )
 from soccerbt.nodes.status import NodeStatus
-from soccerbt.nodes.tree_node import LogicError, NodeTickError, PortError, TreeNode
 
 __all__ = [
     "ActionNode", "ConditionNode", "ControlNode", "DecoratorNode", "LeafNode", "LogicError",

@@ -3,7 +3,7 @@
 They live in ``tree_node`` (``TreeNode``: BehaviorTree.CPP 4.10's node semantics as a py_trees
 Behaviour, and the errors a tick raises), ``node_kinds`` (``ActionNode``, ``ConditionNode``,
 ``SyncActionNode``, ``StatefulActionNode``, ``ControlNode``, ``DecoratorNode``) and
-``node_config`` (``NodeConfig``, ``TreeEnv``); the package ``soccerbt.nodes`` exports them too.
+``node_config`` (``NodeConfig``, ``TreeEnv``); the package ``soccerbt.nodes`` exports them from here.
 """
 from soccerbt.nodes.node_config import NodeConfig, TreeEnv
 from soccerbt.nodes.node_kinds import (
