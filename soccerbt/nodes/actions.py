@@ -12,7 +12,7 @@ from soccerbt.blackboard import BlackboardTypeError, btcpp_type_name, is_strongl
 from soccerbt.nodes.node_config import NodeConfig
 from soccerbt.nodes.node_kinds import ConditionNode, StatefulActionNode, SyncActionNode
 from soccerbt.nodes.ports import BidirectionalPort, InputPort, Unsigned, parse_blackboard_pointer
-from soccerbt.nodes.scripting import compile_script
+from soccerbt.nodes.script_cache import compile_script
 from soccerbt.nodes.status import FAILURE, RUNNING, SUCCESS, NodeStatus
 from soccerbt.nodes.tree_node import LogicError
 

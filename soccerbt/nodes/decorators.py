@@ -22,7 +22,7 @@ from soccerbt.nodes.ports import (
     convert_from_string,
     parse_blackboard_pointer,
 )
-from soccerbt.nodes.scripting import compile_script
+from soccerbt.nodes.script_cache import compile_script
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SKIPPED, SUCCESS, NodeStatus
 from soccerbt.nodes.tree_node import LogicError
 

@@ -27,7 +27,7 @@ from soccerbt.nodes.ports import (
     remapped_key,
     type_name,
 )
-from soccerbt.nodes.scripting import compile_script
+from soccerbt.nodes.script_cache import compile_script
 from soccerbt.nodes.tree_node import TreeNode, pre_conditions
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.loading import _DocSet, _Errors

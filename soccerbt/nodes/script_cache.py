@@ -1,8 +1,10 @@
-"""A thin adapter over the blackboard's script language (soccerbt.blackboard).
+"""The node library's compiled scripts: the blackboard's script language, each script compiled once.
 
-The engine only needs `compile_script(source, enums)` -> a callable with `evaluate_bool(bb)`,
-`referenced_keys` and `assigned_keys`, and `ScriptSyntaxError`. Keeping the import here lets the
-rest of the node library stay the same if that API moves.
+`compile_script(source, enums)` compiles with soccerbt.blackboard's (the Script nodes, the
+Precondition decorator and the loader's pre- and post-conditions call it) and keeps the result
+per source and enum table: a compiled script is pure, so a tree's many copies of one guard share
+one. The engine needs of it only a callable with `evaluate_bool(bb)`, `referenced_keys` and
+`assigned_keys`, and `ScriptSyntaxError`.
 """
 from __future__ import annotations
 
