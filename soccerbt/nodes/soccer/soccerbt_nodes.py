@@ -1,4 +1,4 @@
-"""Our own soccer nodes, used by the shipped trees (``soccerbt/trees/xml``).
+"""soccerbt's own soccer nodes (Booster's are booster*.py), used by the shipped trees (``soccerbt/trees/xml``).
 
 Where Booster's nodes walk through the ball, ours plan a kick (``PlanKick``: the open part of
 the goal through the kick planner), approach the ball along it through the navigator
@@ -12,7 +12,7 @@ glances at landmarks; ``SearchBall`` scans and turns. ``GoTo`` is a generic walk
 avoidance (RUNNING until arrived).
 
 All sync nodes return SUCCESS; ``GoTo`` returns RUNNING and stops the robot when halted. The
-positioning nodes live in ``ours_positioning`` (re-exported here). Decision, kicking and
+positioning nodes live in ``soccerbt_positioning`` (re-exported here). Decision, kicking and
 positioning nodes report why they chose what they did (``TreeNode.set_reason``) while a replay
 log records.
 """
@@ -22,18 +22,6 @@ import math
 
 from soccerbt.nodes.soccer._base import SUCCESS, InputPort, OutputPort, SoccerSyncNode
 from soccerbt.nodes.soccer.booster import CalcKickDir
-from soccerbt.nodes.soccer.ours_positioning import (  # noqa: F401
-    FIELD_KEEP_OUT_M,
-    FreeKickPosition,
-    GoTo,
-    GoToKickoffPosition,
-    SupportPosition,
-    _behind_ball_on_field,
-    _field_player_rank,
-    _hold_reason,
-    _keep_away,
-    _walk_and_hold,
-)
 from soccerbt.nodes.soccer.skills import (
     BallView,
     NavObstacles,
@@ -42,6 +30,15 @@ from soccerbt.nodes.soccer.skills import (
     head_angles_to,
     nav_obstacles,
     walk_to_pose,
+)
+from soccerbt.nodes.soccer.soccerbt_positioning import (
+    FIELD_KEEP_OUT_M,
+    FreeKickPosition,
+    GoTo,
+    GoToKickoffPosition,
+    SupportPosition,
+    _hold_reason,
+    _walk_and_hold,
 )
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 

@@ -1,11 +1,11 @@
-"""Our positioning nodes: walking to a spot and holding it.
+"""soccerbt's own positioning nodes: walking to a spot and holding it.
 
 ``GoToKickoffPosition`` (READY: own half, outside the centre circle unless kicking off),
 ``SupportPosition`` (supporters behind the ball and on the wings), ``FreeKickPosition`` (our
 set play, or keeping the free-kick distance from theirs), ``GoTo`` (a generic walk, RUNNING until
 arrived) and the helpers ``_walk_and_hold`` (stand once there, until the error doubles) and
 ``_hold_reason`` (a positioning node's reason: the spot chosen and why). Part of our node library
-(``ours`` registers and re-exports them).
+(``soccerbt_nodes`` registers and re-exports them).
 """
 from __future__ import annotations
 
