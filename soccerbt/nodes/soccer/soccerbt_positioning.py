@@ -83,6 +83,7 @@ class GoToKickoffPosition(SoccerSyncNode):
                 InputPort("tolerance", float, 0.25)]
 
     def update(self):
+        # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
         from soccerbt.services.planning import Role, kickoff_positions
 
         ctx = self.context
@@ -127,6 +128,7 @@ class SupportPosition(SoccerSyncNode):
                 InputPort("tolerance", float, 0.3)]
 
     def update(self):
+        # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
         from soccerbt.services.planning import supporter_targets
 
         ctx = self.context
@@ -170,6 +172,7 @@ class FreeKickPosition(SoccerSyncNode):
                 InputPort("keep_margin", float, 0.6, "m beyond the free-kick distance")]
 
     def update(self):
+        # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
         from soccerbt.services.planning import free_kick_position, goalkeeper_blocking_position, supporter_targets
 
         ctx = self.context
