@@ -13,6 +13,7 @@ Imports nothing else of soccerbt. Truth lives here; robots see only what the sen
 """
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from soccerbt.world.field import FeatureKind, Field, FieldFeature, LineSegment
@@ -50,8 +51,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
+    # deferred: start-up: numpy (about 0.13 s, the simulator's) stays out of soccerbt nodes and validate
     return getattr(importlib.import_module(f"soccerbt.world.{module}"), name)
 
 
