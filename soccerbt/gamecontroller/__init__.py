@@ -13,7 +13,8 @@ adapter, and the referee that plays the GameController's part in simulated match
 - ``hsl_referee``: ``HslReferee`` and ``HslRefereeConfig``, the HSL GameController's part (v19/v20
   packets and laws); ``hsl_knockout``: ``KnockoutReferee``, extra time and the shoot-out;
   ``referee_factory``: ``make_referee(world, config, gc_version)`` picks one of them.
-- ``script``: the scripted-game language of ``soccerbt gc send``; ``cli``: ``soccerbt gc``.
+- ``scripted_game``: ``ScriptedGame``, the scripted games of ``soccerbt gc send`` and their
+  language; ``cli``: ``soccerbt gc``.
 
 May import soccerbt.world and soccerbt.blackboard. Importing it opens no socket.
 """
