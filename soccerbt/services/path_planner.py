@@ -256,7 +256,7 @@ class VisibilityGraphPlanner:
             if ex * ex + ey * ey <= lim * lim:
                 near_static.append(i)
         for o in obstacles:
-            # the radius of the robot's node ring (as _build_scene has it, to within rounding)
+            # the radius of the robot's node ring (as VisibilityGraph.build has it, to within rounding)
             r_ring = ((o.radius_m + grow) * k_ring + c.vertex_offset_m) * k_ring
             rx, ry = o.x_m - sx, o.y_m - sy
             t = (rx * dx + ry * dy) * inv
@@ -284,7 +284,7 @@ class VisibilityGraphPlanner:
         polys = [self.graph.static_py[i] for i in near_static]
         rings: list[tuple[float, float, float]] = []  # (centre x, centre y, node radius) per robot
         for o in near_robots:
-            # the same operations as _build_scene's arrays, on the same floats
+            # the same operations as VisibilityGraph.build's arrays, on the same floats
             r = o.radius_m + c.robot_radius_m + c.clearance_m
             r_out = r / self.graph.cos_half
             r2 = r_out * r_out - 1e-9

@@ -424,7 +424,7 @@ class VisibilityGraph:
         return {"nx": s.nodes[:, 0].tolist(), "ny": s.nodes[:, 1].tolist(), "polys": polys}
 
     def point_blocked_py(self, s: _Scene, x: float, y: float) -> bool:
-        """Pure-Python twin of ``_inside_any`` for one point."""
+        """Pure-Python twin of ``inside_any`` for one point."""
         for cx, cy, r_in2, r_out2, _r_out, edges in s.py["polys"]:
             d2 = (x - cx) ** 2 + (y - cy) ** 2
             if d2 < r_in2:
@@ -435,7 +435,7 @@ class VisibilityGraph:
         return False
 
     def segment_blocked_py(self, s: _Scene, ax: float, ay: float, bx: float, by: float) -> bool:
-        """Pure-Python twin of ``_blocked`` for one segment (cheaper than numpy for one)."""
+        """Pure-Python twin of ``blocked`` for one segment (cheaper than numpy for one)."""
         dx, dy = bx - ax, by - ay
         dd = dx * dx + dy * dy
         inv = 1.0 / dd if dd > 1e-18 else 0.0
