@@ -5,7 +5,8 @@ Imports nothing else of soccerbt. Truth lives here; robots see only what the sen
 - ``types``: poses, robot ids, commands, limits, events and observations (shared by everybody)
 - ``field``: the HL field geometry and its landmarks
 - ``config``: WorldConfig and its parts (noise, camera, body, ball)
-- ``sim``: World, RobotState, BallState (the truth and the clock)
+- ``sim``: World, RobotState, BallState (the truth and the clock); on ``ball_motion`` (the ball's
+  physics) and ``commands`` (a robot's command checked, clamped and stored)
 - ``sensors``: the camera model
 
 ``World``, ``WorldConfig`` and the other simulator names are importable from here; they load
