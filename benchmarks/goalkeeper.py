@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from soccerbt.gamecontroller.referee import GameState, SecondaryState  # noqa: E402
+from soccerbt.gamecontroller.protocol import GameState, SecondaryState  # noqa: E402
 from soccerbt.match import Match, MatchConfig, default_tree_path  # noqa: E402
 from soccerbt.tools.batch.batch import parse_seeds  # noqa: E402
 from soccerbt.tools.batch.stats import wilson_interval  # noqa: E402

@@ -123,12 +123,12 @@ def scene(rng: np.random.Generator, n: int) -> tuple[Pose2D, Pose2D, list[Obstac
 def networkx_baseline(planner: VisibilityGraphPlanner, start: Pose2D, goal: Pose2D,
                       obstacles: list[Obstacle]) -> float:
     """Full visibility graph over the same nodes (every pair tested), networkx A*."""
-    s = planner._build_scene(obstacles)
+    s = planner.graph.build(obstacles)
     start_xy, _ = planner._escape(np.array([start.x_m, start.y_m]))  # as the planner does
     goal_xy, _ = planner._escape(np.array([goal.x_m, goal.y_m]))
     pts = np.vstack([start_xy, goal_xy, s.nodes])
     i, j = np.triu_indices(pts.shape[0], k=1)
-    free = ~planner._blocked(pts[i], pts[j])
+    free = ~planner.graph.blocked(pts[i], pts[j])
     i, j = i[free], j[free]
     w = np.hypot(*(pts[i] - pts[j]).T)
     g = nx.Graph()
@@ -146,7 +146,7 @@ def shapely_networkx_baseline(planner: VisibilityGraphPlanner, start: Pose2D, go
     """The textbook way: the same nodes, every pair tested with shapely 2's vectorised
     ``intersects`` against the (slightly shrunk, prepared) union of the inflated polygons,
     networkx A*."""
-    s = planner._build_scene(obstacles)
+    s = planner.graph.build(obstacles)
     start_xy, _ = planner._escape(np.array([start.x_m, start.y_m]))
     goal_xy, _ = planner._escape(np.array([goal.x_m, goal.y_m]))
     pts = np.vstack([start_xy, goal_xy, s.nodes])

@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from soccerbt.nodes import SyncActionNode  # noqa: E402
-from soccerbt.nodes.base import ControlNode, DecoratorNode  # noqa: E402
 from soccerbt.nodes.controls import IfThenElseNode, ParallelNode  # noqa: E402
 from soccerbt.nodes.decorators import RunOnceNode, SubTreeNode  # noqa: E402
+from soccerbt.nodes.node_kinds import ControlNode, DecoratorNode  # noqa: E402
 from soccerbt.nodes.status import FAILURE, SUCCESS  # noqa: E402
 from soccerbt.nodes.stubs import StatefulStub, SyncStub, register_stub_nodes, stub_node_types  # noqa: E402
 from soccerbt.trees import TreeFactory  # noqa: E402

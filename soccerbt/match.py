@@ -33,8 +33,8 @@ from soccerbt.brain_setup import BrainSpec, build_agent, build_tree_factory, def
 from soccerbt.drivers.sim import SimDriver
 from soccerbt.gamecontroller.packet_schedule import PacketSchedule
 from soccerbt.gamecontroller.protocol import decode
-from soccerbt.gamecontroller.referee import RefereeConfig
-from soccerbt.gamecontroller.referees import GC_VERSIONS, make_referee
+from soccerbt.gamecontroller.referee_common import RefereeConfig
+from soccerbt.gamecontroller.referee_factory import GC_VERSIONS, make_referee
 from soccerbt.services.planning import TeamLink
 from soccerbt.world.config import NoiseConfig, WorldConfig
 from soccerbt.world.field import Field

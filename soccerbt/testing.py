@@ -14,7 +14,7 @@ from typing import Any
 
 from soccerbt.blackboard import Blackboard
 from soccerbt.blackboard.schema import default_blackboard_values
-from soccerbt.nodes.base import NodeConfig, TreeEnv
+from soccerbt.nodes.node_config import NodeConfig, TreeEnv
 from soccerbt.nodes.soccer.context import RobotContext
 from soccerbt.services.world_model import WorldModel
 from soccerbt.world.field import Field

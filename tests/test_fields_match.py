@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from soccerbt.gamecontroller.referee import RefereeConfig
+from soccerbt.gamecontroller.referee_common import RefereeConfig
 from soccerbt.match import BLUE_TEAM_NUMBER, RED_TEAM_NUMBER, Match, MatchConfig, run_match
 from soccerbt.services.planning import is_legal_kickoff_position
 from soccerbt.world.types import Team, to_team_frame

@@ -12,7 +12,7 @@ import pytest
 from soccerbt.__main__ import main
 from soccerbt.cli.display import display_available
 from soccerbt.gamecontroller.protocol import GameState
-from soccerbt.gamecontroller.referee import RefereeConfig
+from soccerbt.gamecontroller.referee_common import RefereeConfig
 from soccerbt.log.reader import McapLog
 from soccerbt.log.writer import make_recorder
 from soccerbt.match import Match, MatchConfig, MatchResult, run_match
@@ -232,8 +232,8 @@ def test_editing_a_tree_during_a_match_swaps_it_for_every_robot_at_one_tick(tmp_
 
 
 def test_gc_version_chooses_the_referee_and_the_packets(capsys) -> None:
+    from soccerbt.gamecontroller.hl_referee import Referee
     from soccerbt.gamecontroller.hsl_referee import HslReferee
-    from soccerbt.gamecontroller.referee import Referee
 
     assert type(Match(fast(team_size=1, gc_version=12)).referee) is Referee
     assert type(Match(fast(team_size=1)).referee) is HslReferee  # the default: HSL, v20

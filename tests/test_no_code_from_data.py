@@ -1,7 +1,7 @@
 """soccerbt never runs text as Python: no eval, exec, compile or __import__ call in its sources.
 
 Trees, scripts, logs and packets come from files and the network; the script language is
-compiled into closures (soccerbt.blackboard.script) and nothing else turns text into code. This
+compiled into closures (soccerbt.blackboard.script_compiler) and nothing else turns text into code. This
 test reads every module of the package and fails naming the file and line of such a call, so a
 faster path that generates code (as one once did) cannot slip in unnoticed.
 """

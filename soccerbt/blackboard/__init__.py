@@ -1,7 +1,9 @@
 """BT.CPP scoped blackboards, remapping rules, the script language and the key schema.
 
 Imports nothing else of soccerbt and knows nothing of soccer except the key schema.
-`core` holds the blackboard and its entries, `script` the compiled script language.
+`core` holds the blackboard and its entries; the script language is `script_syntax` (tokenizer and
+parser), `script_values` (BT.CPP's Any as scripts see it), `script_compiler` (closures,
+`compile_script`) and `script_fast` (one-closure guards).
 """
 from soccerbt.blackboard.core import (
     AnyValue,
@@ -29,7 +31,7 @@ __all__ = [
     "number_cast",
 ]
 
-from soccerbt.blackboard.script import (  # noqa: E402
+from soccerbt.blackboard.script_compiler import (  # noqa: E402
     CompiledScript,
     ScriptRuntimeError,
     ScriptSyntaxError,

@@ -2,7 +2,7 @@
 
 `_tokenize` and `_Parser` follow BT.CPP's hand-written Pratt parser (same tokens, binding
 powers, chained comparisons, error texts with positions); `parse_literal` reads one literal for
-ports and defaults. soccerbt.blackboard.script compiles the syntax tree into closures. No
+ports and defaults. soccerbt.blackboard.script_compiler compiles the syntax tree into closures. No
 eval/exec/ast: the source is never handed to Python.
 """
 from __future__ import annotations

@@ -7,11 +7,14 @@ adapter, and the referee that plays the GameController's part in simulated match
   status message v4 builder ``status_message``); what both share is in ``wire``, below both.
 - ``receiver``: ``GameControllerReceiver``, the non-blocking UDP listener of one robot.
 - ``adapter``: ``GameControllerAdapter``, packets to gc_* blackboard entries and edge events.
-- ``referee``: ``Referee`` and ``RefereeConfig`` for simulated matches, ``RefereeBroadcaster``.
+- ``hl_referee``: ``Referee``, the HL v12 GameController's part in simulated matches, on
+  ``referee_common`` (``RefereeWorld``, ``RefereeConfig``, the records: what every referee
+  shares); ``referee_broadcaster``: ``RefereeBroadcaster`` sends a referee's packets over UDP.
 - ``hsl_referee``: ``HslReferee`` and ``HslRefereeConfig``, the HSL GameController's part (v19/v20
   packets and laws); ``hsl_knockout``: ``KnockoutReferee``, extra time and the shoot-out;
-  ``referees``: ``make_referee(world, config, gc_version)`` picks one of them.
-- ``script``: the scripted-game language of ``soccerbt gc send``; ``cli``: ``soccerbt gc``.
+  ``referee_factory``: ``make_referee(world, config, gc_version)`` picks one of them.
+- ``scripted_game``: ``ScriptedGame``, the scripted games of ``soccerbt gc send`` and their
+  language; ``cli``: ``soccerbt gc``.
 
 May import soccerbt.world and soccerbt.blackboard. Importing it opens no socket.
 """
@@ -28,6 +31,7 @@ from soccerbt.gamecontroller.adapter import (
     StateChanged,
     SubStateChanged,
 )
+from soccerbt.gamecontroller.hl_referee import Referee
 from soccerbt.gamecontroller.hsl_protocol import (
     CompetitionType,
     GamePhase,
@@ -60,8 +64,9 @@ from soccerbt.gamecontroller.protocol import (
     encode_return,
 )
 from soccerbt.gamecontroller.receiver import GameControllerReceiver, ReceiverCounters
-from soccerbt.gamecontroller.referee import Referee, RefereeBroadcaster, RefereeConfig, RefereeRecord, RefereeWorld
-from soccerbt.gamecontroller.referees import make_referee
+from soccerbt.gamecontroller.referee_broadcaster import RefereeBroadcaster
+from soccerbt.gamecontroller.referee_common import RefereeConfig, RefereeRecord, RefereeWorld
+from soccerbt.gamecontroller.referee_factory import make_referee
 
 __all__ = [
     "CompetitionType",

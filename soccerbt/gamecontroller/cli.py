@@ -4,7 +4,7 @@
 entries for HL v12 and HSL v19/v20 packets (a monitor for real matches; ``--json``: one object a
 line), answering in the family it hears (HL v2 alive, HSL v4 status message). ``gc send`` plays
 a scripted game as real packets, HSL v20 by default (``--version 12|19|20``; the script language
-is in ``soccerbt.gamecontroller.script``), for testing robots without a GameController.
+is in ``soccerbt.gamecontroller.scripted_game``), for testing robots without a GameController.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from soccerbt.gamecontroller.adapter import GameControllerAdapter
 from soccerbt.gamecontroller.hsl_protocol import HSL_MAX_NUM_PLAYERS, HSL_V20, HslControlData
 from soccerbt.gamecontroller.protocol import DATA_PORT, HL_VERSION, MAX_NUM_PLAYERS, RETURN_PORT, encode
 from soccerbt.gamecontroller.receiver import GameControllerReceiver
-from soccerbt.gamecontroller.script import ScriptedGame, ScriptError, parse_script
+from soccerbt.gamecontroller.scripted_game import ScriptedGame, ScriptError, parse_script
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                           description="Send a scripted game as HSL v20 (default), v19 or HL v12 packets. Script: "
                                       "statements separated by ';', e.g. \"READY 5; SET 3; PLAYING 60; SETPLAY "
                                       "THROW_IN 2 STOPPED 3; SETPLAY THROW_IN 2 RESUMED 5; PENALTY 2 3 PICK_UP; "
-                                      "GOAL 1; HALFTIME\" (see soccerbt.gamecontroller.script).")
+                                      "GOAL 1; HALFTIME\" (see soccerbt.gamecontroller.scripted_game).")
     send.add_argument("--host", default="127.0.0.1", help="destination (default 127.0.0.1; x.x.x.255 broadcasts)")
     send.add_argument("--port", type=_port, default=DATA_PORT, help=f"destination port (default {DATA_PORT})")
     send.add_argument("--team", type=_team_number, default=1, help="first team number (default 1)")

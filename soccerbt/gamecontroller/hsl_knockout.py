@@ -38,7 +38,7 @@ import math
 from soccerbt.gamecontroller.hsl_protocol import GamePhase, HslRobotInfoV19, HslRobotInfoV20, HslTeamInfo
 from soccerbt.gamecontroller.hsl_referee import _NONE_V19, _NONE_V20, _SUB_V19, _SUB_V20, HslReferee, HslRefereeConfig
 from soccerbt.gamecontroller.protocol import GameState
-from soccerbt.gamecontroller.referee import _EPS, RefereeWorld
+from soccerbt.gamecontroller.referee_common import _EPS, RefereeWorld
 from soccerbt.world.field import Field
 from soccerbt.world.types import (
     BallKicked,

@@ -1,9 +1,9 @@
 """The Humanoid Soccer League (2026-) referee: the HSL GameController's part, sending v20 (or
 v19) control messages (``../shared/reference/hsl-gamecontroller.md``, ``hsl-rules.md``).
 
-``HslReferee`` subclasses the HL v12 ``Referee``: ball out, goals, kick-off positions, the
-fallen / leaving-the-field checks, half time and the packet timing are the v12 referee's; what
-differs in HSL is overridden here:
+``HslReferee`` subclasses the HL v12 ``Referee`` (``hl_referee``): ball out, goals, kick-off
+positions, the fallen / leaving-the-field checks, half time and the packet timing are the v12
+referee's; what differs in HSL is overridden here:
 
 - Kick-off and penalty kick go through READY and SET (``award_penalty_kick(team)``: the ball on
   the penalty mark, READY, SET, then 60 s of PLAYING with ``setPlay`` PENALTY_KICK until the
@@ -54,7 +54,7 @@ differs in HSL is overridden here:
 Penalty codes are kept by their v20 meaning and written in the packet's version (v19 has no
 MOTION_IN_STOP or CAUTIONED: they are sent as PICK_UP there). Extra time and the penalty
 shoot-out of knock-out games are ``hsl_knockout.KnockoutReferee``'s (a subclass; which referee
-a match gets is ``referees.make_referee``'s choice). Not modelled (yet): oversized (over 512
+a match gets is ``referee_factory.make_referee``'s choice). Not modelled (yet): oversized (over 512
 bytes) team messages and the local game stuck penalty.
 """
 from __future__ import annotations
@@ -63,6 +63,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
+from soccerbt.gamecontroller.hl_referee import _FREE_KICK_NAMES, Referee, _PenaltyState
 from soccerbt.gamecontroller.hsl_protocol import (
     HSL_MAX_NUM_PLAYERS,
     HSL_V19,
@@ -79,7 +80,7 @@ from soccerbt.gamecontroller.hsl_protocol import (
     SetPlay,
 )
 from soccerbt.gamecontroller.protocol import GameState, Penalty, SecondaryState, SubState
-from soccerbt.gamecontroller.referee import _EPS, _FREE_KICK_NAMES, Referee, RefereeConfig, RefereeWorld, _PenaltyState
+from soccerbt.gamecontroller.referee_common import _EPS, RefereeConfig, RefereeWorld
 from soccerbt.world.types import (
     BallKicked,
     BallOut,

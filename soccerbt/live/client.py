@@ -29,7 +29,8 @@ from typing import Any
 from soccerbt.live.ws_client import ConnectionClosed, FoxgloveClient
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError, ShapeError
-from soccerbt.log.reader import McapLog, _ChunkRef
+from soccerbt.log.mcap_chunks import ChunkRef
+from soccerbt.log.reader import McapLog
 
 __all__ = ["LiveLog", "CHUNK_STEPS", "DEFAULT_BUFFER_S", "DEFAULT_BUFFER_BYTES", "MAX_TREE_LOADS", "MAX_EVENTS"]
 
@@ -195,7 +196,7 @@ class LiveLog(McapLog):
         self._stored.append(self._open)
         self._stored_bytes.append(self._open_bytes)
         self._kept_bytes += self._open_bytes
-        self.chunks.append(_ChunkRef(0, 0, lo, hi))
+        self.chunks.append(ChunkRef(0, 0, lo, hi))
         self._open = []
         self._open_bytes = 0
         keep = max(2, int(self.buffer_s / (CHUNK_STEPS * self.dt_s)))
@@ -215,7 +216,7 @@ class LiveLog(McapLog):
             self._stored[i] = []
             self._kept_bytes -= self._stored_bytes[i]
             self._stored_bytes[i] = 0
-            self.chunks[i] = _ChunkRef(0, 0, -1, -1)
+            self.chunks[i] = ChunkRef(0, 0, -1, -1)
             self._cache.pop(i, None)
         self._first = self.chunks[oldest].end_step
 

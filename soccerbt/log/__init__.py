@@ -10,7 +10,8 @@
   messages appended cheaply; ``scene_update``: the ``/foxglove/scene`` message; ``inputs``: each
   brain's inputs as recorded (what a re-run feeds).
 - ``reader``: ``McapLog``, a log opened for seeking: steps, a robot's tree and blackboard at any
-  step, damaged chunks skipped.
+  step; on ``mcap_chunks``: the MCAP file's chunks indexed by step, damaged chunks skipped, the
+  work of decompressing them bounded.
 - ``listing``: a folder's logs read cheaply; ``convert``: a JSON-lines log of an earlier
   soccerbt converted once into MCAP.
 

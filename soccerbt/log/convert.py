@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeGuard
 
+from soccerbt import __version__
 from soccerbt.cli.outputs import RECORD_SUFFIX, open_exclusive
 from soccerbt.log import format as lf
 from soccerbt.log import proto
@@ -45,6 +46,7 @@ from soccerbt.log.format import ReplayError
 from soccerbt.log.tick_encode import step_message
 from soccerbt.log.upgrade import command_message, truth_message
 from soccerbt.log.writer import LogWriter
+from soccerbt.world.field import Field
 
 __all__ = ["convert_log", "Conversion", "JSONL_VERSION", "MAX_LINE_BYTES", "looks_like_jsonl"]
 
@@ -162,8 +164,6 @@ def _number(value: object) -> TypeGuard[float]:  # an int or a float (not a bool
 
 def _check_header(path: Path, lineno: int, record: dict[str, Any]) -> list[str]:
     """The robots of a valid version-1 header; ReplayError naming what is wrong."""
-    from soccerbt.world.field import Field
-
     if record["type"] != "header":
         raise ReplayError(path, lineno, f"the first record must be the header, not {record['type']!r}")
     if record.get("version") != JSONL_VERSION:
@@ -260,8 +260,6 @@ class _Robot:
 
 
 def _header(old: dict[str, Any], robots: list[str], path: Path) -> dict[str, Any]:
-    from soccerbt import __version__
-
     trees = {str(team): {"path": str(tree), "files": []} for team, tree in (old.get("trees") or {}).items()}
     return {"format": lf.FORMAT, "format_version": lf.FORMAT_VERSION, "soccerbt_version": __version__,
             "seed": old.get("seed"), "field": old["field"], "team_size": old.get("team_size"),

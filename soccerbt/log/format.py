@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from array import array
 from dataclasses import dataclass, field
@@ -82,6 +83,7 @@ from typing import Any, TypeGuard
 
 from soccerbt.log import proto as _proto
 from soccerbt.log import schemas as _schemas
+from soccerbt.world.field import Field
 
 __all__ = [
     "ReplayError", "status_name", "FORMAT", "FORMAT_VERSION", "READABLE_FORMATS", "HEADER_TOPIC", "STEP_TOPIC",
@@ -439,8 +441,6 @@ DEFAULT_MAX_TREE_NODES = 20_000  # the loader's (soccerbt.trees.factory.DEFAULT_
 def max_tree_nodes() -> int:
     """The most nodes a stored tree may have: the loader's limit (20,000, or the environment
     variable SOCCERBT_MAX_TREE_NODES; read here without importing the engine)."""
-    import os
-
     raw = os.environ.get("SOCCERBT_MAX_TREE_NODES", "").strip().replace("_", "")
     try:
         value = int(raw) if raw else DEFAULT_MAX_TREE_NODES
@@ -558,8 +558,6 @@ def check_header(obj: Any) -> dict[str, Any]:
         if not ROBOT_NAME.fullmatch(name):
             raise ShapeError(f"{w}robots[{k}]: {name[:40]!r} is not a robot name")
     _str(h, "field", w)
-    from soccerbt.world.field import Field
-
     try:
         Field.by_name(h["field"])
     except (ValueError, KeyError):

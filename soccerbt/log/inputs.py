@@ -26,11 +26,15 @@ import struct
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from soccerbt.drivers.gamepad import ManualCommand, parse_robot_key
+from soccerbt.gamecontroller.protocol import PacketError
+from soccerbt.gamecontroller.protocol import encode as encode_packet
 from soccerbt.log import format as lf
 from soccerbt.log import proto
 from soccerbt.log.format_v1 import split_parts
 from soccerbt.log.tick_encode import join_repeated, varint
 from soccerbt.native import recording as _native
+from soccerbt.world.types import Detection, Observations, Pose2D, Team
 
 __all__ = ["INPUTS_VERSION", "InputTap", "InputRecord", "decode_inputs", "decode_inputs_v1", "py_encode_inputs",
            "encode_step_inputs", "exact_json", "brain_description", "team_messages_of", "pad_of", "KINDS", "PAD_KEYS"]
@@ -104,18 +108,14 @@ def encode_step_inputs(step: int, parts: list[bytes]) -> bytes:
 def _packet_bytes(packet: Any) -> bytes:
     """A GameController packet as the protocol encodes it (b"": one that does not encode; the
     re-run says so)."""
-    from soccerbt.gamecontroller.protocol import PacketError, encode
-
     try:
-        return encode(packet)
+        return encode_packet(packet)
     except PacketError:
         return b""
 
 
 def decode_part_v1(data: bytes) -> InputRecord:
     """One robot's part of a format-1 inputs message; ValueError for a part of the wrong shape."""
-    from soccerbt.world.types import Detection, Observations, Pose2D, Team
-
     if len(data) < _HEAD.size:
         raise ValueError("inputs part too short")
     flags, t_s, obs_t, x, y, th, yaw, pan, tilt, n_det, n_seg = _HEAD.unpack_from(data)
@@ -192,8 +192,6 @@ def decode_inputs_v1(data: bytes, robots: int) -> list[InputRecord | None]:
 def decode_inputs(data: bytes) -> dict[str, InputRecord]:
     """Every brain's inputs of one ``soccerbt.StepInputs`` message, by robot name (a robot that
     had not stepped is absent); ValueError for a message of the wrong shape."""
-    from soccerbt.world.types import Detection, Observations, Pose2D, Team
-
     try:
         msg = proto.StepInputs.FromString(data)
     except Exception as exc:  # protobuf's DecodeError
@@ -244,9 +242,9 @@ def _message_json(m: Any) -> dict[str, Any]:
 
 def team_messages_of(items: list[dict[str, Any]]) -> list[Any]:
     """The recorded team messages as ``TeamMessage`` objects; ValueError for a wrong shape."""
-    from soccerbt.drivers.gamepad import parse_robot_key
+    # the log's readers (reader, the live client, the replay tools) import this module; only a re-run needs these
+    # deferred: start-up: scipy (about 0.4 s, imported by services.planning) stays out of the log's readers
     from soccerbt.services.planning import Role, RoleChoice, TeamMessage
-    from soccerbt.world.types import Pose2D
 
     def num(v: Any) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -282,8 +280,6 @@ def team_messages_of(items: list[dict[str, Any]]) -> list[Any]:
 
 def pad_of(item: dict[str, Any]) -> tuple[Any, list[tuple[str, Any]]]:
     """(the manual command or None, the blackboard writes in order) of a recorded pad update."""
-    from soccerbt.drivers.gamepad import ManualCommand
-
     command = item.get("command")
     writes = item.get("writes")
     if not isinstance(writes, list) or not all(isinstance(w, list) and len(w) == 2 and w[0] in PAD_KEYS

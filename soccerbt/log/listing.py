@@ -18,6 +18,7 @@ listed as such, unopened), without blocking.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -29,7 +30,7 @@ from typing import Any
 
 from soccerbt.log import format as lf
 from soccerbt.log.format import ShapeError
-from soccerbt.log.reader import MAGIC, _decompress
+from soccerbt.log.mcap_chunks import MAGIC, _decompress
 
 __all__ = ["LogEntry", "list_folder", "read_entry", "entry_lines", "entry_json", "MAX_FILES"]
 
@@ -346,8 +347,6 @@ _TOOL_OPTIONS = ("tree", "node", "transitions", "find", "btlog", "verify", "at",
 def list_command(args: Any, out: Any, err: Any) -> int:
     """``soccerbt replay FOLDER [--json]``: 0 listed (broken files included), 2 a folder that
     cannot be read or an option that needs one log."""
-    import json
-
     used = [name for name in _TOOL_OPTIONS if getattr(args, name, None) not in (None, False)]
     if used:
         flag = "--" + used[0].replace("_s", "").replace("_", "-")

@@ -20,6 +20,8 @@ from typing import Any
 
 from soccerbt.log import proto
 from soccerbt.log.format import WRITERS, json_text, nice_f32
+from soccerbt.native import recording
+from soccerbt.world.types import Pose2D
 
 __all__ = ["bb_changes", "encode_tick", "encode_truth", "join_repeated", "py_bb_changes", "py_encode_tick",
            "py_encode_truth", "py_join_repeated", "collect_changes", "changes_bytes", "removed_change",
@@ -229,15 +231,9 @@ def _float_tuple(value: tuple) -> object:
     return out
 
 
-def _fast_json() -> dict[type, Any]:
-    from soccerbt.world.types import Pose2D
-
-    return {bool: _identity, int: _identity, str: _identity, type(None): _identity, float: _rounded,
-            Pose2D: _pose, tuple: _float_tuple}
-
-
 # the usual entry types rendered as json_value renders them, without its chain of type tests
-_FAST_JSON = _fast_json()
+_FAST_JSON: dict[type, Any] = {bool: _identity, int: _identity, str: _identity, type(None): _identity,
+                               float: _rounded, Pose2D: _pose, tuple: _float_tuple}
 _ENCODE = json_text
 
 
@@ -309,20 +305,12 @@ def _floats_text(values: tuple) -> str | None:
     return "[" + ",".join([repr(round(v, 4)) for v in values]) + "]"
 
 
-def _pose_class() -> type:
-    from soccerbt.world.types import Pose2D
-
-    return Pose2D
-
-
-_POSE = _pose_class()
+_POSE: type = Pose2D
 
 
 def _native_or_python() -> tuple[Any, Any, Any, Any]:
     """(bb_changes, encode_tick, encode_truth, join_repeated): soccerbt.native's compiled ones
     when built, else the twins."""
-    from soccerbt.native import recording
-
     if recording is None:
         return py_bb_changes, py_encode_tick, py_encode_truth, py_join_repeated
     recording.setup(_POSE, _json_text)

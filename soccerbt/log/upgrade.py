@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from soccerbt.cli.outputs import open_exclusive
 from soccerbt.log import format as lf
 from soccerbt.log import proto
 from soccerbt.log.format import ReplayError, ShapeError
@@ -23,6 +24,7 @@ from soccerbt.log.inputs import InputRecord, encode_step_inputs, exact_json, py_
 from soccerbt.log.reader import KeyTables
 from soccerbt.log.software import software
 from soccerbt.log.tick_encode import step_message, truth_bytes
+from soccerbt.log.writer import LogWriter
 
 __all__ = ["truth_message", "command_message", "tick_message", "inputs_message", "upgrade_log"]
 
@@ -97,9 +99,6 @@ def upgrade_log(log: Any, out: Path) -> tuple[int, list[str]]:
     ticks and inputs as protobuf, the other channels as they are (format 1's key tables left
     out: format 2's changes name their keys). (steps written, notes: the steps a damaged chunk
     lost). Written under a temporary name and renamed when whole."""
-    from soccerbt.cli.outputs import open_exclusive
-    from soccerbt.log.writer import LogWriter
-
     if log.format_version != 1:
         raise ReplayError(log.path, None, f"is of log format {log.format_version} already: nothing to upgrade")
     target = Path(os.path.realpath(out))

@@ -41,6 +41,7 @@ from mcap.writer import CompressionType, Writer
 
 from soccerbt import __version__
 from soccerbt.blackboard.schema import SCHEMA
+from soccerbt.cli.outputs import GuardedRecorder
 from soccerbt.log import format as lf
 from soccerbt.log.inputs import INPUTS_VERSION, InputTap, brain_description
 from soccerbt.log.mcap_append import MessageAppender
@@ -55,6 +56,7 @@ from soccerbt.log.tick_encode import encode_truth as _encode_truth
 from soccerbt.log.tree_watch import TreeWatch
 from soccerbt.nodes.status import NodeStatus
 from soccerbt.trees.structure import describe_tree
+from soccerbt.world.types import Team
 
 __all__ = ["McapRecorder", "LogWriter", "make_recorder", "file_hashes", "json_value"]
 
@@ -62,13 +64,7 @@ _FALLEN = attrgetter("fallen")
 _F32X3 = struct.Struct("<3f")  # the scene draws the truth as the log holds it: f32
 
 
-def _teams() -> tuple[Any, Any]:
-    from soccerbt.world.types import Team
-
-    return Team.BLUE, Team.RED
-
-
-_BLUE, _RED = _teams()
+_BLUE, _RED = Team.BLUE, Team.RED
 _CODE_OF_ID = {id(status): status.code for status in NodeStatus}  # an Enum's hash runs Python
 _CHUNK_BYTES = 1 << 20
 _SCHEMA_WRITER = {name: spec.writer for name, spec in SCHEMA.items()}
@@ -257,8 +253,6 @@ class McapRecorder:
 
     def on_start(self, match: Any) -> None:
         """The header and each robot's tree (called by the first on_step when nobody did)."""
-        from soccerbt.world.types import Team
-
         self._match = match
         self._dt_s = self._out.dt_s = match.dt_s
         cfg = match.config
@@ -683,8 +677,6 @@ def make_recorder(path: str | Path, match: Any, *, guarded: bool = False, stream
     recorder: Any = McapRecorder(path, stream=stream, tap=tap, node_data=node_data)
     recorder.on_start(match)
     if guarded:
-        from soccerbt.cli.outputs import GuardedRecorder
-
         recorder = GuardedRecorder(recorder, path)
     match.observers.append(recorder)
     return recorder

@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from soccerbt.blackboard import BlackboardTypeError, btcpp_type_name, is_strongly_typed
-from soccerbt.nodes.base import ConditionNode, LogicError, NodeConfig, StatefulActionNode, SyncActionNode
+from soccerbt.nodes.node_config import NodeConfig
+from soccerbt.nodes.node_kinds import ConditionNode, StatefulActionNode, SyncActionNode
 from soccerbt.nodes.ports import BidirectionalPort, InputPort, Unsigned, parse_blackboard_pointer
-from soccerbt.nodes.scripting import compile_script
+from soccerbt.nodes.script_cache import compile_script
 from soccerbt.nodes.status import FAILURE, RUNNING, SUCCESS, NodeStatus
+from soccerbt.nodes.tree_node import LogicError
 
 __all__ = ["AlwaysSuccessNode", "AlwaysFailureNode", "ScriptNode", "ScriptConditionNode",
            "SetBlackboardNode", "UnsetBlackboardNode", "SleepNode", "WasEntryUpdatedNode"]

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from soccerbt.nodes.base import ControlNode, LogicError, NodeConfig
+from soccerbt.nodes.node_config import NodeConfig
+from soccerbt.nodes.node_kinds import ControlNode
 from soccerbt.nodes.ports import InputPort
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SKIPPED, SUCCESS, NodeStatus
+from soccerbt.nodes.tree_node import LogicError
 
 __all__ = [
     "SequenceNode", "AsyncSequenceNode", "FallbackNode", "AsyncFallbackNode",

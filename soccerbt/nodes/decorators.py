@@ -11,7 +11,8 @@ from collections import deque
 from typing import Any
 
 from soccerbt.nodes.actions import entry_port_key
-from soccerbt.nodes.base import DecoratorNode, LogicError, NodeConfig
+from soccerbt.nodes.node_config import NodeConfig
+from soccerbt.nodes.node_kinds import DecoratorNode
 from soccerbt.nodes.ports import (
     BidirectionalPort,
     InputPort,
@@ -21,8 +22,9 @@ from soccerbt.nodes.ports import (
     convert_from_string,
     parse_blackboard_pointer,
 )
-from soccerbt.nodes.scripting import compile_script
+from soccerbt.nodes.script_cache import compile_script
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SKIPPED, SUCCESS, NodeStatus
+from soccerbt.nodes.tree_node import LogicError
 
 __all__ = [
     "InverterNode", "ForceSuccessNode", "ForceFailureNode", "KeepRunningUntilFailureNode",

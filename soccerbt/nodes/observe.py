@@ -32,8 +32,9 @@ from typing import Any
 
 from soccerbt.blackboard.core import Entry
 from soccerbt.native import recording as _native
-from soccerbt.nodes.base import TreeEnv, TreeNode
+from soccerbt.nodes.node_config import TreeEnv
 from soccerbt.nodes.status import NodeStatus
+from soccerbt.nodes.tree_node import TreeNode
 
 __all__ = ["StatusChange", "observe", "unobserve", "is_observed"]
 

@@ -11,7 +11,7 @@ import json
 import os
 from typing import Any
 
-from soccerbt.nodes.base import StatefulActionNode, SyncActionNode
+from soccerbt.nodes.node_kinds import StatefulActionNode, SyncActionNode
 from soccerbt.nodes.ports import NO_DEFAULT, PortDirection, PortInfo
 from soccerbt.nodes.status import RUNNING, SUCCESS, NodeStatus
 

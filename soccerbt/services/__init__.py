@@ -6,7 +6,8 @@ imported here, so importing the package stays cheap):
 
 - ``localization``: ``Localizer`` Protocol, ``ParticleFilter``, ``RelocalizeMode``;
 - ``navigation``: ``Obstacle``, ``VisibilityGraphPlanner`` (``PathPlanner``), ``PathFollower``,
-  ``Navigator``;
+  ``Navigator`` (from ``obstacles``, ``path_planner`` with its ``visibility_graph``,
+  ``path_follower`` and its own);
 - ``kick``: ``KickPlanner`` (shoot / cross / block), ``approach_pose``, ``is_kickable``;
 - ``planning``: ``TeamMessage``, ``RoleAssigner``, ``assign_positions``, set-piece positions,
   ``TeamLink``;

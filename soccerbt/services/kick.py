@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence, runtime_checkable
 
-from soccerbt.services.navigation import Obstacle
+from soccerbt.services.obstacles import Obstacle
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 

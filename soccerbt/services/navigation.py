@@ -2,8 +2,9 @@
 
 ``Navigator`` follows at every tick and replans when an obstacle moves onto the path (checked
 every ``replan_period_s``), when the goal moves, or when the path is ``max_path_age_s`` old.
-The planner (obstacle inflation, the visibility graph with A*) lives in path_planner, the
-pure-pursuit follower in path_follower; this module re-exports both, so
+The planner (A* over the visibility graph) lives in path_planner, the inflated obstacles and the
+graph in visibility_graph, the obstacles in obstacles, the pure-pursuit follower in
+path_follower; this module re-exports them, so
 ``from soccerbt.services.navigation import ...`` gives the whole navigation API.
 
 Everything is in the team frame (own goal at negative x); times are simulated seconds.
@@ -14,17 +15,10 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
+from soccerbt.services.obstacles import Obstacle, robot_obstacles
 from soccerbt.services.path_follower import FollowerConfig, PathFollower
-from soccerbt.services.path_planner import (
-    Obstacle,
-    Path,
-    PathPlanner,
-    Planner,
-    PlannerConfig,
-    VisibilityGraphPlanner,
-    inflate_circle,
-    robot_obstacles,
-)
+from soccerbt.services.path_planner import Path, PathPlanner, Planner, VisibilityGraphPlanner
+from soccerbt.services.visibility_graph import PlannerConfig, inflate_circle
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 

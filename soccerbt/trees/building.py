@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from soccerbt.blackboard import Blackboard, is_strongly_typed
-from soccerbt.nodes.base import ControlNode, DecoratorNode, NodeConfig, TreeEnv, TreeNode, pre_conditions
 from soccerbt.nodes.decorators import SubTreeNode
+from soccerbt.nodes.node_config import NodeConfig, TreeEnv
+from soccerbt.nodes.node_kinds import ControlNode, DecoratorNode
 from soccerbt.nodes.ports import (
     POST_CONDITIONS,
     PRE_CONDITIONS,
@@ -26,7 +27,8 @@ from soccerbt.nodes.ports import (
     remapped_key,
     type_name,
 )
-from soccerbt.nodes.scripting import compile_script
+from soccerbt.nodes.script_cache import compile_script
+from soccerbt.nodes.tree_node import TreeNode, pre_conditions
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.loading import _DocSet, _Errors
 from soccerbt.trees.names import instance_name_problem

@@ -1,7 +1,7 @@
 """Errors of the XML engine: TreeLoadError (`path:line: message`) and NodeTickError."""
 from __future__ import annotations
 
-from soccerbt.nodes.base import NodeTickError
+from soccerbt.nodes.tree_node import NodeTickError
 
 __all__ = ["TreeLoadError", "NodeTickError"]
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from soccerbt.blackboard import Blackboard
-from soccerbt.nodes.base import TreeNode
 from soccerbt.nodes.builtins import BUILTIN_NODES
 from soccerbt.nodes.decorators import SubTreeNode
 from soccerbt.nodes.ports import PortInfo, is_allowed_port_name
+from soccerbt.nodes.tree_node import TreeNode
 from soccerbt.trees.building import _Builder
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import _env_int, default_max_file_bytes

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from soccerbt.nodes.ports import PortInfo
 
 if TYPE_CHECKING:
-    from soccerbt.nodes.base import TreeNode
+    from soccerbt.nodes.tree_node import TreeNode
 
 __all__ = ["Manifest", "Registry"]
 

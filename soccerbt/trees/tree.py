@@ -20,9 +20,10 @@ from typing import Any
 
 import py_trees
 
-from soccerbt.nodes.base import TreeEnv, TreeNode
+from soccerbt.nodes.node_config import TreeEnv
 from soccerbt.nodes.observe import StatusChange, observe, unobserve
 from soccerbt.nodes.status import FAILURE, IDLE, RUNNING, SUCCESS, NodeStatus
+from soccerbt.nodes.tree_node import TreeNode
 
 __all__ = ["Tree", "SubtreeInfo", "StatusCallbackHandle", "StatusChange"]
 

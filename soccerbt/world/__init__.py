@@ -5,7 +5,8 @@ Imports nothing else of soccerbt. Truth lives here; robots see only what the sen
 - ``types``: poses, robot ids, commands, limits, events and observations (shared by everybody)
 - ``field``: the HL field geometry and its landmarks
 - ``config``: WorldConfig and its parts (noise, camera, body, ball)
-- ``sim``: World, RobotState, BallState (the truth and the clock)
+- ``sim``: World, RobotState, BallState (the truth and the clock); on ``ball_motion`` (the ball's
+  physics) and ``commands`` (a robot's command checked, clamped and stored)
 - ``sensors``: the camera model
 
 ``World``, ``WorldConfig`` and the other simulator names are importable from here; they load
@@ -13,6 +14,7 @@ Imports nothing else of soccerbt. Truth lives here; robots see only what the sen
 """
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from soccerbt.world.field import FeatureKind, Field, FieldFeature, LineSegment
@@ -50,8 +52,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
+    # deferred: start-up: numpy (about 0.13 s, the simulator's) stays out of soccerbt nodes and validate
     return getattr(importlib.import_module(f"soccerbt.world.{module}"), name)
 
 

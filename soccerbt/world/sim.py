@@ -22,6 +22,9 @@ the crossbar. Hot loops are plain Python over a few robots (numpy calls on array
 cost more than they save), the camera's too (sensors.py). A command equal to the robot's last
 one (brains repeat theirs at every tick) skips validation and clamping but is counted as
 clamped again when it was; the odometry Pose2D of a robot that did not move is reused.
+
+Here: the robots (walking, odometry, gyro, head, falls, kicks, collisions), the camera frames
+and the clock; the ball's motion is ``ball_motion``'s, a new command's checks ``commands``'.
 """
 from __future__ import annotations
 
@@ -32,18 +35,17 @@ from typing import Any
 import numpy as np
 
 from soccerbt.world._fast import ObservationsTwin, PoseTwin
+from soccerbt.world.ball_motion import BallMotion
 from soccerbt.world.bodies import BallState, RobotState
+from soccerbt.world.commands import accept_command
 from soccerbt.world.config import BallConfig, BodyConfig, CameraConfig, NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sensors import CameraModel
 from soccerbt.world.types import (
     BallKicked,
-    BallOut,
     BallTouched,
     Detection,
     EventLog,
-    GoalScored,
-    KickRequest,
     Observations,
     Pose2D,
     RobotCommand,
@@ -57,22 +59,7 @@ from soccerbt.world.types import (
 __all__ = ["World", "WorldConfig", "NoiseConfig", "CameraConfig", "BodyConfig", "BallConfig",
            "RobotState", "BallState", "RobotLimits"]
 
-_FRONT_COS = math.cos(math.radians(60.0))  # the feet push the ball within +-60 deg of heading
-_TOUCH_EVENT_GAP_S = 0.5  # a dribbling robot reports one touch per this interval
 _new = object.__new__  # builds the twins of observe_state (soccerbt.world._fast)
-
-
-def _finite(robot_id: RobotId, name: str, value: object) -> float:
-    """``value`` as a float, or a ValueError/TypeError naming the robot and the field."""
-    try:
-        if isinstance(value, (str, bytes)):  # float() would parse them: not a number all the same
-            raise TypeError
-        out = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise TypeError(f"{robot_id}: RobotCommand.{name} must be a number, got {value!r}") from None
-    if not math.isfinite(out):
-        raise ValueError(f"{robot_id}: RobotCommand.{name} must be finite, got {value!r}")
-    return out
 
 
 class World:
@@ -108,8 +95,7 @@ class World:
         self._near_goal_x_m = f.half_length_m - self._post_reach_m
         self._robot_lx_m = f.half_length_m + f.border_strip_m - rr  # the carpet's edge for a robot's centre
         self._robot_ly_m = f.half_width_m + f.border_strip_m - rr
-        self._carpet_x_m = f.half_length_m + f.border_strip_m  # the ball stops at the carpet's edge
-        self._carpet_y_m = f.half_width_m + f.border_strip_m
+        self._ball_motion = BallMotion(f, self.config, self.dt_s)
 
     # --- robots in and out ----------------------------------------------------------------
 
@@ -238,68 +224,7 @@ class World:
                 if command.stand_up:
                     robot._stand_up_request = True
             return
-        self._command_slow(robot, command, values)
-
-    def _command_slow(self, robot: RobotState, command: RobotCommand,
-                      values: tuple[float, float, float, float, float]) -> None:
-        """Validate, clamp and store a command that differs from the last one."""
-        robot_id = robot.robot_id
-        vx, vy, vt, pan, tilt = values
-        isfinite = math.isfinite
-        try:
-            ok = isfinite(vx) and isfinite(vy) and isfinite(vt) and isfinite(pan) and isfinite(tilt)
-            if ok and not (type(vx) is float and type(vy) is float and type(vt) is float
-                           and type(pan) is float and type(tilt) is float):
-                vx, vy, vt, pan, tilt = float(vx), float(vy), float(vt), float(pan), float(tilt)
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:  # find the culprit for the message (or convert what float() takes)
-            vx, vy, vt, pan, tilt = (_finite(robot_id, name, getattr(command, name))
-                                     for name in ("vx_mps", "vy_mps", "vtheta_radps", "head_pan_rad", "head_tilt_rad"))
-        kick = command.kick
-        kick_values: tuple[float, float] | None = None
-        clamped = False
-        if kick is not None:
-            if not isinstance(kick, KickRequest):
-                raise TypeError(f"{robot_id}: RobotCommand.kick must be a KickRequest or None, got {kick!r}")
-            direction = _finite(robot_id, "kick.direction_rad", kick.direction_rad)
-            strength = _finite(robot_id, "kick.strength", kick.strength)
-            direction = wrap_angle_rad(direction)
-            max_dir = self.config.body.kick_max_direction_rad
-            if abs(direction) > max_dir:
-                direction = math.copysign(max_dir, direction)
-                clamped = True
-            if strength < 0.0 or strength > 1.0:
-                strength = min(1.0, max(0.0, strength))
-                clamped = True
-            kick_values = (direction, strength)
-        if robot.removed:
-            return
-        lim = robot.limits
-        hi, lo = lim.max_vx_forward_mps, -lim.max_vx_backward_mps
-        cvx = hi if vx > hi else (lo if vx < lo else vx)
-        hi = lim.max_vy_mps
-        cvy = hi if vy > hi else (-hi if vy < -hi else vy)
-        hi = lim.max_vtheta_radps
-        cvt = hi if vt > hi else (-hi if vt < -hi else vt)
-        hi, lo = lim.head_pan_max_rad, lim.head_pan_min_rad
-        cpan = hi if pan > hi else (lo if pan < lo else pan)
-        hi, lo = lim.head_tilt_max_rad, lim.head_tilt_min_rad
-        ctilt = hi if tilt > hi else (lo if tilt < lo else tilt)
-        walk_clamped = cvx != vx or cvy != vy or cvt != vt or cpan != pan or ctilt != tilt
-        if clamped or walk_clamped:
-            robot.commands_clamped += 1
-        robot._cvx, robot._cvy, robot._cvt = cvx, cvy, cvt
-        robot._pan_target, robot._tilt_target = cpan, ctilt
-        # remembered for the fast path (the floats: a repeated 0 or True compares equal and
-        # converts the same); -0.0 after 0.0 counts as the same value and keeps the target 0.0
-        robot._cmd_values = (vx, vy, vt, pan, tilt)
-        robot._cmd_clamped = walk_clamped
-        robot._cmd_limits = lim
-        if kick_values is not None:
-            robot._kick = kick_values
-        if command.stand_up:
-            robot._stand_up_request = True
+        accept_command(robot, command, values, self.config.body)
 
     def observe(self, robot_id: RobotId) -> Observations:
         """What this robot senses at the current step (the same object when asked twice)."""
@@ -359,7 +284,7 @@ class World:
         self.t_s = t = self.step_count * self.dt_s  # no accumulated rounding
         self._step_robots(t_prev, t)
         self._step_collisions(t)
-        self._step_ball(t_prev, t)
+        self._ball_motion.step(self.ball, self._on_field, self.rng, self.events, t_prev, t)
         frame = int(t * self._frame_rate_hz + 1e-9)
         self._frame_now = frame != self._frame_index
         self._frame_index = frame
@@ -633,168 +558,6 @@ class World:
                 r.y_m = ly
             elif y < -ly:
                 r.y_m = -ly
-
-    def _step_ball(self, t_prev: float, t: float) -> None:
-        ball = self.ball
-        dt = self.dt_s
-        cfg = self.config
-        px, py = ball.x_m, ball.y_m
-        vx, vy = ball.vx_mps, ball.vy_mps
-        if vx != 0.0 or vy != 0.0:
-            speed = math.sqrt(vx * vx + vy * vy)
-            decel = cfg.ball.rolling_deceleration_mps2
-            new_speed = speed - decel * dt
-            if new_speed <= 0.0:  # stops within this step, after v^2 / 2a
-                travel = speed * speed / (2.0 * decel)
-                ball.x_m += vx / speed * travel
-                ball.y_m += vy / speed * travel
-                vx = vy = 0.0
-            else:
-                ball.x_m += vx * (0.5 * (speed + new_speed) / speed) * dt
-                ball.y_m += vy * (0.5 * (speed + new_speed) / speed) * dt
-                k = new_speed / speed
-                vx *= k
-                vy *= k
-            ball.vx_mps, ball.vy_mps = vx, vy
-        self._ball_robots(t)
-        f = self.field
-        # the two calls below do nothing away from the goals and inside the lines: not made then
-        if abs(ball.x_m) >= f.half_length_m - 0.5:
-            self._ball_posts_and_nets(px, py)
-        rb = ball.radius_m
-        if ball.in_play and (abs(ball.x_m) > f.half_length_m + rb or abs(ball.y_m) > f.half_width_m + rb):
-            self._ball_out(t, px, py)
-        lx, ly = self._carpet_x_m, self._carpet_y_m
-        if abs(ball.x_m) > lx or abs(ball.y_m) > ly:  # the carpet ends: the ball stops there
-            ball.x_m = max(-lx, min(lx, ball.x_m))
-            ball.y_m = max(-ly, min(ly, ball.y_m))
-            ball.vx_mps = ball.vy_mps = 0.0
-
-    def _ball_robots(self, t: float) -> None:
-        ball = self.ball
-        body = self.config.body
-        reach = body.radius_m + ball.radius_m
-        reach2 = reach * reach
-        contacts = ball._contacts
-        new_contacts: set[int] | None = None
-        for r in self._on_field:
-            dx = ball.x_m - r.x_m
-            if dx >= reach or dx <= -reach:
-                continue
-            dy = ball.y_m - r.y_m
-            d2 = dx * dx + dy * dy
-            if d2 >= reach2:
-                continue
-            if new_contacts is None:
-                new_contacts = set()
-            new_contacts.add(r._index)
-            d = math.sqrt(d2)
-            nx, ny = (dx / d, dy / d) if d > 1e-9 else (math.cos(r.theta_rad), math.sin(r.theta_rad))
-            ball.x_m, ball.y_m = r.x_m + nx * reach, r.y_m + ny * reach
-            vrx, vry = r._wvx, r._wvy  # zero for a fallen robot
-            vr_n = vrx * nx + vry * ny
-            vb_n = ball.vx_mps * nx + ball.vy_mps * ny
-            if vb_n >= vr_n:  # already separating
-                continue
-            new_n = vr_n - body.ball_restitution * (vb_n - vr_n)
-            pushed = False
-            if (not r.fallen and vr_n > 0.0
-                    and nx * math.cos(r.theta_rad) + ny * math.sin(r.theta_rad) > _FRONT_COS):
-                push = vr_n * body.foot_push_gain
-                if push > new_n:
-                    new_n = push
-                    pushed = True
-            tx, ty = ball.vx_mps - vb_n * nx, ball.vy_mps - vb_n * ny
-            bvx, bvy = tx + new_n * nx, ty + new_n * ny
-            sigma = self.config.noise.push_direction_sigma_rad
-            if pushed and sigma:
-                ang = float(self.rng.standard_normal()) * sigma
-                c, s = math.cos(ang), math.sin(ang)
-                bvx, bvy = c * bvx - s * bvy, s * bvx + c * bvy
-            ball.vx_mps, ball.vy_mps = bvx, bvy
-            if (r._index not in contacts
-                    and (ball.last_touch != r.robot_id or t - ball._last_touch_t_s >= _TOUCH_EVENT_GAP_S)):
-                self.events.events.append(BallTouched(t, r.robot_id))
-            ball.last_touch = r.robot_id
-            ball._last_touch_t_s = t
-        if new_contacts is not None:
-            ball._contacts = new_contacts
-        elif contacts:
-            ball._contacts = set()
-
-    def _ball_posts_and_nets(self, px: float, py: float) -> None:
-        ball = self.ball
-        f = self.field
-        rb = ball.radius_m
-        hx = f.half_length_m
-        if abs(ball.x_m) < hx - 0.5:  # (_step_ball calls only when it is not)
-            return
-        post_r = f.goal_post_diameter_m / 2.0
-        reach = rb + post_r
-        e = self.config.ball.post_restitution
-        for qx, qy in f.goal_posts:
-            dx, dy = ball.x_m - qx, ball.y_m - qy
-            d2 = dx * dx + dy * dy
-            if d2 < reach * reach:
-                d = math.sqrt(d2)
-                nx, ny = (dx / d, dy / d) if d > 1e-9 else (-math.copysign(1.0, qx), 0.0)
-                ball.x_m, ball.y_m = qx + nx * reach, qy + ny * reach
-                vn = ball.vx_mps * nx + ball.vy_mps * ny
-                if vn < 0.0:
-                    ball.vx_mps -= (1.0 + e) * vn * nx
-                    ball.vy_mps -= (1.0 + e) * vn * ny
-        half_goal = f.goal_width_m / 2.0
-        if not ball._in_goal:
-            # entering the goal mouth: the centre crosses the goal line between the posts
-            if abs(ball.x_m) > hx and abs(px) <= hx:
-                denom = ball.x_m - px
-                frac = (math.copysign(hx, ball.x_m) - px) / denom if denom else 1.0
-                if abs(py + frac * (ball.y_m - py)) < half_goal - post_r:
-                    ball._in_goal = True
-        if ball._in_goal:
-            en = self.config.ball.net_restitution
-            sign = 1.0 if ball.x_m > 0.0 else -1.0
-            back = hx + f.goal_depth_m - rb
-            if abs(ball.x_m) > back:
-                ball.x_m = sign * back
-                if ball.vx_mps * sign > 0.0:
-                    ball.vx_mps = -en * ball.vx_mps
-            side = half_goal - post_r - rb
-            if abs(ball.y_m) > side and abs(ball.x_m) > hx:
-                ball.y_m = math.copysign(side, ball.y_m)
-                if ball.vy_mps * ball.y_m > 0.0:
-                    ball.vy_mps = -en * ball.vy_mps
-            if abs(ball.x_m) < hx:
-                ball._in_goal = False
-
-    def _ball_out(self, t: float, px: float, py: float) -> None:
-        """Report a goal or a ball-out once the ball is wholly over a line."""
-        ball = self.ball
-        f = self.field
-        rb = ball.radius_m
-        gx = f.half_length_m + rb
-        gy = f.half_width_m + rb
-        x, y = ball.x_m, ball.y_m
-        if abs(x) > gx:
-            line_x = math.copysign(gx, x)
-            frac = (line_x - px) / (x - px) if x != px else 1.0
-            frac = min(1.0, max(0.0, frac))
-            yc = py + frac * (y - py)
-            if abs(yc) <= gy:
-                ball.in_play = False
-                if abs(yc) < f.goal_width_m / 2.0:
-                    self.events.events.append(GoalScored(t, x > 0.0, ball.last_touch))
-                else:
-                    self.events.events.append(BallOut(t, "goal", math.copysign(f.half_length_m, x), yc,
-                                                      ball.last_touch))
-                return
-        if abs(y) > gy:
-            line_y = math.copysign(gy, y)
-            frac = (line_y - py) / (y - py) if y != py else 1.0
-            frac = min(1.0, max(0.0, frac))
-            xc = px + frac * (x - px)
-            ball.in_play = False
-            self.events.events.append(BallOut(t, "touch", xc, math.copysign(f.half_width_m, y), ball.last_touch))
 
     # --- determinism ------------------------------------------------------------------------
 

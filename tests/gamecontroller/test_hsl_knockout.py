@@ -11,8 +11,8 @@ from soccerbt.gamecontroller.hsl_knockout import EXTRA_TIME, REGULAR, SHOOT_OUT,
 from soccerbt.gamecontroller.hsl_protocol import GamePhase, HslControlData, PenaltyV19, PenaltyV20
 from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
 from soccerbt.gamecontroller.protocol import GameState, decode
-from soccerbt.gamecontroller.referee import RefereeConfig
-from soccerbt.gamecontroller.referees import make_referee
+from soccerbt.gamecontroller.referee_common import RefereeConfig
+from soccerbt.gamecontroller.referee_factory import make_referee
 from soccerbt.match import MatchConfig
 from soccerbt.world.types import BallOut, GoalScored, RobotId, Team, from_team_frame
 

@@ -9,6 +9,7 @@ import math
 import pytest
 
 from soccerbt.gamecontroller.adapter import GameControllerAdapter
+from soccerbt.gamecontroller.hl_referee import Referee
 from soccerbt.gamecontroller.hsl_protocol import (
     KICKING_TEAM_NONE,
     GamePhase,
@@ -19,8 +20,8 @@ from soccerbt.gamecontroller.hsl_protocol import (
 )
 from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
 from soccerbt.gamecontroller.protocol import GameState, Penalty, decode, encode
-from soccerbt.gamecontroller.referee import Referee, RefereeConfig
-from soccerbt.gamecontroller.referees import make_referee
+from soccerbt.gamecontroller.referee_common import RefereeConfig
+from soccerbt.gamecontroller.referee_factory import make_referee
 from soccerbt.match import MatchConfig
 from soccerbt.world.types import BallKicked, BallOut, BallTouched, GoalScored, Pose2D, RobotId, Team
 

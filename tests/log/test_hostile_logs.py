@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from soccerbt.log.format import ReplayError
-from soccerbt.log.reader import MAX_CHUNK_BYTES, McapLog
+from soccerbt.log.mcap_chunks import MAX_CHUNK_BYTES
+from soccerbt.log.reader import McapLog
 
 pytestmark = pytest.mark.slow  # pytest -m 'not slow' (the quick subset) leaves these out
 

@@ -49,7 +49,7 @@ def changed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                  "--record", str(log)]) == 0
     code = folder / "code"
     shutil.copytree(PACKAGE, code / "soccerbt", ignore=shutil.ignore_patterns("__pycache__"))
-    ours = code / "soccerbt" / "nodes" / "soccer" / "ours.py"
+    ours = code / "soccerbt" / "nodes" / "soccer" / "soccerbt_nodes.py"
     text = ours.read_text()
     assert THRESHOLD[0] in text
     ours.write_text(text.replace(*THRESHOLD))

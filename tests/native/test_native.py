@@ -32,8 +32,8 @@ from soccerbt.log import inputs as inputs_module
 from soccerbt.log import proto
 from soccerbt.log import tick_encode as mr
 from soccerbt.nodes import ActionNode, observe
-from soccerbt.nodes.base import TreeNode
 from soccerbt.nodes.status import NodeStatus
+from soccerbt.nodes.tree_node import TreeNode
 from soccerbt.trees import TreeFactory
 from soccerbt.world.types import Detection, Observations, Pose2D, Team
 

@@ -213,12 +213,12 @@ def test_replanning_an_unchanged_scene_reuses_it():
     start, goal, obs = random_scene(3, 10)
     planner = VisibilityGraphPlanner(FIELD)
     a = planner.plan(start, goal, obs)
-    scene = planner._scene
+    scene = planner.graph.scene
     b = planner.plan(Pose2D(start.x_m + 0.05, start.y_m, 0.0), goal, obs)
-    assert planner._scene is scene and scene.neighbours  # vertex neighbourhoods were kept
+    assert planner.graph.scene is scene and scene.neighbours  # vertex neighbourhoods were kept
     assert b.length_m == pytest.approx(a.length_m, abs=0.06)
     c = planner.plan(start, goal, obs[:-1])
-    assert planner._scene is not scene
+    assert planner.graph.scene is not scene
     assert isinstance(planner, Planner)
     del c
 

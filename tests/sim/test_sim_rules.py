@@ -13,7 +13,7 @@ import math
 import pytest
 
 from soccerbt.gamecontroller.protocol import GameState, SecondaryState, SubState
-from soccerbt.gamecontroller.referee import RefereeConfig
+from soccerbt.gamecontroller.referee_common import RefereeConfig
 from soccerbt.match import Match, MatchConfig
 from soccerbt.world.types import RobotId, Team
 

@@ -6,11 +6,15 @@ services through the robot context (``context.RobotContext``).
 the blackboard schema's keys on it. ``booster_version`` picks Booster's node library ("main",
 "2026"; default: the environment variable ``SOCCERBT_BOOSTER_VERSION``, else "auto", the union
 whose version-dependent defaults follow each tree's version: see ``versions.py``). Importing
-this package imports no node module; the registration does.
+this package imports the node modules (``library``); none of them loads numpy, scipy or shapely
+before a node needs them.
 """
 from __future__ import annotations
 
 from typing import Any
+
+from soccerbt.blackboard.schema import declare_on
+from soccerbt.nodes.soccer import library, versions
 
 __all__ = ["register_soccer_nodes", "soccer_node_types"]
 
@@ -18,10 +22,6 @@ __all__ = ["register_soccer_nodes", "soccer_node_types"]
 def soccer_node_types(booster_version: str | None = None) -> dict[str, type]:
     """Node id -> class of every soccer node type, with Booster's library of
     ``booster_version`` (None: ``SOCCERBT_BOOSTER_VERSION``, else "auto")."""
-    try:
-        from soccerbt.nodes.soccer import library, versions
-    except ImportError:  # the node modules are still being written
-        return {}
     if booster_version is None:
         booster_version = versions.booster_version_from_env() or versions.AUTO
     return library.node_types(booster_version)
@@ -34,6 +34,4 @@ def register_soccer_nodes(factory: Any, declare_keys: bool = True, booster_versi
     for node_id, cls in soccer_node_types(booster_version).items():
         factory.register_node_type(node_id, cls)
     if declare_keys and hasattr(factory, "declare_blackboard_keys"):
-        from soccerbt.blackboard.schema import declare_on
-
         declare_on(factory)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from soccerbt.nodes.base import StatefulActionNode, SyncActionNode
+from soccerbt.nodes.node_kinds import StatefulActionNode, SyncActionNode
 from soccerbt.nodes.ports import InputPort, OutputPort, PortInfo
 from soccerbt.nodes.status import FAILURE, RUNNING, SUCCESS
 

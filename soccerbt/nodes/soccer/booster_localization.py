@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from soccerbt.nodes.soccer._base import SUCCESS, SoccerSyncNode
 from soccerbt.nodes.soccer._base import booster_input as _in
+from soccerbt.world.types import Pose2D
 
 _DOUBLE, _BOOL, _STRING = float, bool, str  # the C++ port types of nodes.json
 
@@ -151,8 +152,6 @@ class CalibrateOdom(SoccerSyncNode):
         return [_in("x", _DOUBLE, "0"), _in("y", _DOUBLE, "0"), _in("theta", _DOUBLE, "0")]
 
     def update(self):
-        from soccerbt.world.types import Pose2D
-
         ctx = self.context
         if ctx.localizer is not None and hasattr(ctx.localizer, "reset_to"):
             ctx.localizer.reset_to(Pose2D(self.port_float("x"), self.port_float("y"), self.port_float("theta")))

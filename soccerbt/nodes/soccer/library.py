@@ -1,9 +1,9 @@
 """Every soccer node type by id: Booster's (booster.py, one library per Booster version, see
-versions.py) and ours (ours.py)."""
+versions.py) and soccerbt's own (soccerbt_nodes.py)."""
 from __future__ import annotations
 
 from soccerbt.nodes.soccer.booster import BOOSTER_NODE_TYPES, booster_node_types
-from soccerbt.nodes.soccer.ours import OUR_NODE_TYPES
+from soccerbt.nodes.soccer.soccerbt_nodes import OUR_NODE_TYPES
 from soccerbt.nodes.soccer.versions import AUTO
 
 __all__ = ["NODE_TYPES", "BOOSTER_NODE_TYPES", "OUR_NODE_TYPES", "node_types"]

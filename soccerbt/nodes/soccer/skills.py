@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from soccerbt.services.obstacles import Obstacle
 from soccerbt.world.types import Pose2D, wrap_angle_rad
 
 if TYPE_CHECKING:
@@ -152,7 +153,6 @@ def nav_obstacles(ctx: RobotContext, include_ball: bool = False, ball_radius_m: 
                   extra: tuple = ()) -> NavObstacles:
     """Obstacles for the navigator: robots seen, teammates' reported poses, optionally the ball
     (a sequence built when first read: see ``NavObstacles``)."""
-    from soccerbt.services.navigation import Obstacle
 
     def build() -> list:
         wm = ctx.world_model

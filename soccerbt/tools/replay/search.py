@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from soccerbt.blackboard import Blackboard, BlackboardError
-from soccerbt.blackboard.script import ScriptSyntaxError, compile_script
+from soccerbt.blackboard.script_compiler import ScriptSyntaxError, compile_script
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import Gap, McapLog, RobotState, apply_step

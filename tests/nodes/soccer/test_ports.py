@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from soccerbt.nodes.base import StatefulActionNode, SyncActionNode
+from soccerbt.nodes.node_kinds import StatefulActionNode, SyncActionNode
 from soccerbt.nodes.soccer import register_soccer_nodes, soccer_node_types
 from soccerbt.nodes.soccer.booster import BOOSTER_NODE_TYPES
 from soccerbt.trees import TreeFactory
@@ -59,7 +59,7 @@ def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path, versi
 
 def test_node_ids_are_unique_between_booster_and_ours() -> None:
     from soccerbt.nodes.soccer.booster import booster_node_types
-    from soccerbt.nodes.soccer.ours import OUR_NODE_TYPES
+    from soccerbt.nodes.soccer.soccerbt_nodes import OUR_NODE_TYPES
 
     for version in ("main", "2026", "auto"):
         booster = booster_node_types(version)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from soccerbt.__main__ import main
-from soccerbt.gamecontroller.referee import RefereeConfig
+from soccerbt.gamecontroller.referee_common import RefereeConfig
 from soccerbt.match import GoalSummary, MatchConfig, MatchResult, run_match
 from soccerbt.tools.batch.batch import (
     BatchGame,

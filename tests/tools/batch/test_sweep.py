@@ -10,7 +10,7 @@ import pytest
 from lxml import etree
 
 from soccerbt.__main__ import main
-from soccerbt.gamecontroller.referee import RefereeConfig
+from soccerbt.gamecontroller.referee_common import RefereeConfig
 from soccerbt.match import MatchConfig, default_tree_path
 from soccerbt.tools.batch.sweep import (
     BadValue,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from soccerbt.gamecontroller.protocol import DROPBALL, GameState, Penalty, SecondaryState, SubState
-from soccerbt.gamecontroller.script import ScriptedGame, ScriptError, parse_script
+from soccerbt.gamecontroller.scripted_game import ScriptedGame, ScriptError, parse_script
 
 
 def timeline(text: str, rate_hz: float = 2.0, **kw):

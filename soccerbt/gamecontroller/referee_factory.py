@@ -2,15 +2,17 @@
 ``KnockoutReferee`` (HSL, extra time and a penalty shoot-out when level).
 
 The choice sits above the three referee modules, so that none of them imports another back
-(``hsl_knockout`` builds on ``hsl_referee``, which builds on ``referee``).
+(``hsl_knockout`` builds on ``hsl_referee``, which builds on ``hl_referee``; all three on
+``referee_common``).
 """
 from __future__ import annotations
 
+from soccerbt.gamecontroller.hl_referee import Referee
 from soccerbt.gamecontroller.hsl_knockout import KnockoutReferee
 from soccerbt.gamecontroller.hsl_protocol import HSL_V19, HSL_V20
 from soccerbt.gamecontroller.hsl_referee import HslReferee, HslRefereeConfig
 from soccerbt.gamecontroller.protocol import HL_VERSION
-from soccerbt.gamecontroller.referee import Referee, RefereeConfig, RefereeWorld
+from soccerbt.gamecontroller.referee_common import RefereeConfig, RefereeWorld
 
 __all__ = ["GC_VERSIONS", "make_referee"]
 

@@ -1,4 +1,4 @@
-"""The referee: plays the GameController's part in simulated matches.
+"""The HL v12 referee: plays the GameController's part in simulated matches.
 
 ``Referee(world, config)`` follows the HL game flow for two teams: INITIAL, READY (up to 45 s,
 or earlier once every robot is placed), SET, PLAYING with the kick-off wait, goals and the
@@ -7,7 +7,9 @@ STOP, GET_READY, SET sub-states, removal penalties, half time with the side swit
 The match loop calls ``step(t_s, events)`` with the world events it drained; the referee reads
 the world's truth, moves the ball and robots when the laws say so, and produces the v12
 packet a real GameController would send (``packet()``, ``packet_bytes()``, ``poll_packet()``;
-``RefereeBroadcaster`` sends it over UDP).
+``referee_broadcaster.RefereeBroadcaster`` sends it over UDP). What every referee shares (the
+world it needs, its configuration and records) is in ``referee_common``; ``HslReferee``
+(``hsl_referee``) builds on this one.
 
 World frame: blue attacks +x in the first half (config), the sides switch at half time;
 ``attacks_positive_x(team)`` says the current mapping.
@@ -16,13 +18,10 @@ from __future__ import annotations
 
 import logging
 import math
-import socket
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
 from soccerbt.gamecontroller.protocol import (
-    DATA_PORT,
     DROPBALL,
     MAX_NUM_PLAYERS,
     GameControlData,
@@ -33,6 +32,15 @@ from soccerbt.gamecontroller.protocol import (
     SubState,
     TeamInfo,
     encode,
+)
+from soccerbt.gamecontroller.referee_common import (
+    _EPS,
+    GoalRecord,
+    RefereeConfig,
+    RefereeRecord,
+    RefereeWorld,
+    RobotTruth,
+    _next_due,
 )
 from soccerbt.world.field import Field
 from soccerbt.world.types import (
@@ -49,136 +57,9 @@ from soccerbt.world.types import (
     to_team_frame,
 )
 
-log = logging.getLogger(__name__)
+__all__ = ["Referee"]
 
-_EPS = 1e-9  # simulated times are sums of float steps: never lose a step to rounding
-
-# --- what the referee needs of the world ---------------------------------------------------
-
-
-class RobotTruth(Protocol):
-    """The true state of one simulated robot."""
-
-    @property
-    def pose(self) -> Pose2D: ...  # world frame
-
-    @property
-    def fallen(self) -> bool: ...
-
-    @property
-    def removed(self) -> bool: ...
-
-
-class BallTruth(Protocol):
-    @property
-    def x_m(self) -> float: ...
-
-    @property
-    def y_m(self) -> float: ...
-
-    @property
-    def vx_mps(self) -> float: ...
-
-    @property
-    def vy_mps(self) -> float: ...
-
-
-class RefereeWorld(Protocol):
-    """The simulated world as the referee sees it (soccerbt.world.sim.World provides it)."""
-
-    @property
-    def t_s(self) -> float: ...
-
-    @property
-    def field(self) -> Field: ...
-
-    @property
-    def robots(self) -> Mapping[RobotId, RobotTruth]: ...
-
-    @property
-    def ball(self) -> BallTruth: ...
-
-    def place_ball(self, x_m: float, y_m: float) -> None:
-        """Put the ball at rest at a world position."""
-
-    def remove_robot(self, robot_id: RobotId) -> None:
-        """Take a robot off the field (penalty)."""
-
-    def place_robot(self, robot_id: RobotId, pose: Pose2D) -> None:
-        """Put a robot (back) on the field, standing, at a world pose."""
-
-
-# --- configuration and records ----------------------------------------------------------------
-
-
-@dataclass
-class RefereeConfig:
-    """Team numbers, durations (seconds) and the referee's decisions. Defaults: HL 2025."""
-
-    blue_team_number: int = 1
-    red_team_number: int = 2
-    players_per_team: int | None = None  # None: the highest player number in the world
-    half_duration_s: float = 600.0
-    initial_s: float = 2.0  # INITIAL before READY at the start of each half
-    ready_s: float = 45.0
-    set_s: float = 3.0
-    kickoff_wait_s: float = 10.0  # the other team waits this long, or until the ball moved
-    free_kick_stop_s: float = 5.0
-    free_kick_get_ready_s: float = 15.0
-    free_kick_set_s: float = 2.0
-    removal_penalty_s: float = 10.0
-    incapable_fallen_s: float = 20.0  # fallen this long: removal penalty (incapable, 34)
-    half_time_break_s: float = 10.0
-    placed_still_s: float = 1.0  # a placed robot stood still this long
-    still_speed_mps: float = 0.05
-    still_turn_radps: float = 0.2
-    leave_field_margin_m: float = 0.5  # robot centre this far outside the lines: removed
-    ball_moved_m: float = 0.2  # the ball is in play once moved this far from its spot
-    first_kick_off: Team = Team.BLUE
-    blue_attacks_positive_x_first_half: bool = True
-    illegal_ready_position: str = "move"  # at SET: "move" (referee places it), "penalize", "ignore"
-    illegal_set_play_position: str = "penalize"  # at a set play's SET: "penalize" or "ignore"
-    penalize_fallen: bool = True
-    penalize_leaving_field: bool = True
-    relocate_at_half_time: bool = True  # carry robots to their new half's touch line
-    goalkeeper_number: int = 1
-    rate_hz: float = 2.0  # packets per second of poll_packet (the real GC's rate)
-    game_type: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("illegal_ready_position", "illegal_set_play_position"):
-            value = getattr(self, name)
-            allowed = ("move", "penalize", "ignore") if name == "illegal_ready_position" else (
-                "penalize", "ignore")
-            if value not in allowed:
-                raise ValueError(f"RefereeConfig.{name}: {value!r} (expected one of {', '.join(allowed)})")
-        if self.blue_team_number == self.red_team_number:
-            raise ValueError("RefereeConfig: blue and red need different team numbers")
-        for name in ("blue_team_number", "red_team_number"):
-            if not 0 <= getattr(self, name) <= 254 or getattr(self, name) in (128,):
-                raise ValueError(f"RefereeConfig.{name}: {getattr(self, name)} is not a usable team number")
-        if self.rate_hz <= 0:
-            raise ValueError("RefereeConfig.rate_hz must be positive")
-
-
-@dataclass(frozen=True, slots=True)
-class RefereeRecord:
-    """One decision of the referee, for logs, viewers and tests."""
-
-    t_s: float
-    kind: str  # state, set_play, sub_state, set_play_end, kick_off_end, goal, penalty, unpenalised, ...
-    detail: str
-    team: Team | None = None
-    robot: RobotId | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GoalRecord:
-    t_s: float
-    team: Team  # who scored
-    last_touch: RobotId | None
-    own_goal: bool
-    first_half: bool
+log = logging.getLogger("soccerbt.gamecontroller.referee")  # one logger for the HL referee and its broadcaster
 
 
 @dataclass(slots=True)
@@ -769,65 +650,8 @@ _PLAYER = RobotInfo()
 _KEEPER = RobotInfo(goal_keeper=1)
 
 
-def _next_due(due_s: float | None, t_s: float, period_s: float) -> float:
-    """The next send time on a fixed grid; after a gap, restart the grid from now."""
-    nxt = t_s + period_s if due_s is None else due_s + period_s
-    return t_s + period_s if nxt <= t_s else nxt
-
-
 def _penalty_name(code: int) -> str:
     try:
         return Penalty(code).name
     except ValueError:
         return str(code)
-
-
-# --- UDP ------------------------------------------------------------------------------------
-
-
-class RefereeBroadcaster:
-    """Sends a referee's packets over UDP, like a real GameController (broadcast by default).
-
-    Call ``step()`` from the match loop after ``referee.step``: it sends when a packet is due at
-    ``rate_hz`` of simulated time. ``send()`` sends one now.
-    """
-
-    def __init__(self, referee: Referee, address: str = "255.255.255.255", port: int = DATA_PORT,
-                 rate_hz: float | None = None) -> None:
-        self.referee = referee
-        self.address = address
-        self.port = port
-        self.rate_hz = rate_hz or referee.config.rate_hz
-        self.sent = 0
-        self.send_errors = 0
-        self._next_due_s: float | None = None
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-
-    def send(self) -> bool:
-        try:
-            self._sock.sendto(self.referee.packet_bytes(), (self.address, self.port))
-        except OSError as exc:
-            self.send_errors += 1
-            if self.send_errors == 1:
-                log.warning("cannot send GameController packet to %s:%d: %s", self.address, self.port, exc)
-            return False
-        self.sent += 1
-        return True
-
-    def step(self, t_s: float | None = None) -> bool:
-        """Send if a packet is due; True when one was sent."""
-        t = self.referee.t_s if t_s is None else t_s
-        if self._next_due_s is not None and t < self._next_due_s - 1e-9:
-            return False
-        self._next_due_s = _next_due(self._next_due_s, t, 1.0 / self.rate_hz)
-        return self.send()
-
-    def close(self) -> None:
-        self._sock.close()
-
-    def __enter__(self) -> RefereeBroadcaster:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from soccerbt.nodes.soccer import ours as O
+from soccerbt.nodes.soccer import soccerbt_nodes as O
+from soccerbt.nodes.soccer import soccerbt_positioning as P
 from soccerbt.services.kick import KickPlanner
 from soccerbt.services.planning import Role, is_legal_kickoff_position, kickoff_positions
 from soccerbt.services.world_model import TeammateInfo
@@ -211,14 +212,14 @@ def test_kickoff_spot_follows_the_number_not_a_disputed_role() -> None:
     r = make_robot(3, "striker")
     r.ctx.world_model.update_teammates([TeammateInfo(2, t_s=0.0, role="striker"),
                                         TeammateInfo(1, t_s=0.0, role="goal_keeper")], 0.0)
-    assert O._field_player_rank(r.ctx) == 1
+    assert P._field_player_rank(r.ctx) == 1
 
 
 def test_keep_away_pushes_targets_out_of_the_free_kick_circle() -> None:
     keep = FIELD.free_kick_distance_m + 0.6
     for ball in ((0.0, 0.0), (6.5, 4.3), (-6.8, -4.4), (3.0, 4.5)):
         for target in (Pose2D(ball[0] + 0.3, ball[1] - 0.2), Pose2D(*ball), Pose2D(ball[0] - 1.0, ball[1])):
-            out = O._keep_away(target, ball, keep, FIELD)
+            out = P._keep_away(target, ball, keep, FIELD)
             assert math.hypot(out.x_m - ball[0], out.y_m - ball[1]) >= keep - 1e-9, (ball, target, out)
             assert FIELD.is_inside_field(out.x_m, out.y_m, 0.29)
 
@@ -283,11 +284,11 @@ def test_search_ball_scans_then_turns() -> None:
 
 def test_throw_in_spot_behind_the_ball_stays_on_the_field() -> None:
     ball = (1.43, 4.5)
-    spot = O._behind_ball_on_field(ball, -0.85, 0.7, FIELD)  # straight behind lies beyond the line
+    spot = P._behind_ball_on_field(ball, -0.85, 0.7, FIELD)  # straight behind lies beyond the line
     assert FIELD.is_inside_field(spot.x_m, spot.y_m, -O.FIELD_KEEP_OUT_M)
     assert math.hypot(spot.x_m - ball[0], spot.y_m - ball[1]) == pytest.approx(0.7)
     assert abs(math.remainder(spot.theta_rad - math.atan2(ball[1] - spot.y_m, ball[0] - spot.x_m), math.tau)) < 1e-9
-    inside = O._behind_ball_on_field((0.0, 0.0), 0.3, 0.7, FIELD)
+    inside = P._behind_ball_on_field((0.0, 0.0), 0.3, 0.7, FIELD)
     assert inside.theta_rad == pytest.approx(0.3)
 
 

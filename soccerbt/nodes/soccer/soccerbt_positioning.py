@@ -1,11 +1,11 @@
-"""Our positioning nodes: walking to a spot and holding it.
+"""soccerbt's own positioning nodes: walking to a spot and holding it.
 
 ``GoToKickoffPosition`` (READY: own half, outside the centre circle unless kicking off),
 ``SupportPosition`` (supporters behind the ball and on the wings), ``FreeKickPosition`` (our
 set play, or keeping the free-kick distance from theirs), ``GoTo`` (a generic walk, RUNNING until
 arrived) and the helpers ``_walk_and_hold`` (stand once there, until the error doubles) and
 ``_hold_reason`` (a positioning node's reason: the spot chosen and why). Part of our node library
-(``ours`` registers and re-exports them).
+(``soccerbt_nodes`` registers and re-exports them).
 """
 from __future__ import annotations
 
@@ -83,6 +83,7 @@ class GoToKickoffPosition(SoccerSyncNode):
                 InputPort("tolerance", float, 0.25)]
 
     def update(self):
+        # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
         from soccerbt.services.planning import Role, kickoff_positions
 
         ctx = self.context
@@ -127,6 +128,7 @@ class SupportPosition(SoccerSyncNode):
                 InputPort("tolerance", float, 0.3)]
 
     def update(self):
+        # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
         from soccerbt.services.planning import supporter_targets
 
         ctx = self.context
@@ -170,6 +172,7 @@ class FreeKickPosition(SoccerSyncNode):
                 InputPort("keep_margin", float, 0.6, "m beyond the free-kick distance")]
 
     def update(self):
+        # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
         from soccerbt.services.planning import free_kick_position, goalkeeper_blocking_position, supporter_targets
 
         ctx = self.context

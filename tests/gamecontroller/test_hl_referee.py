@@ -6,9 +6,11 @@ import select
 
 import pytest
 
+from soccerbt.gamecontroller.hl_referee import Referee
 from soccerbt.gamecontroller.protocol import GameState, Penalty, SecondaryState, SubState, decode
 from soccerbt.gamecontroller.receiver import GameControllerReceiver
-from soccerbt.gamecontroller.referee import Referee, RefereeBroadcaster, RefereeConfig
+from soccerbt.gamecontroller.referee_broadcaster import RefereeBroadcaster
+from soccerbt.gamecontroller.referee_common import RefereeConfig
 from soccerbt.world.types import BallKicked, BallOut, BallTouched, GoalScored, Pose2D, RobotId, Team
 
 BLUE1, BLUE2 = RobotId(Team.BLUE, 1), RobotId(Team.BLUE, 2)
