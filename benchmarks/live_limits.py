@@ -5,7 +5,9 @@
 - subscribing to every channel of one advertise of 4,096 channels (a set: linear), against the
   membership scan the client used before (``cid in dict.values()``: quadratic);
 - the client's memory when a server floods one second with 1 MiB messages: the process's peak
-  resident size before and after, with the byte budget given (``--buffer-mb``).
+  resident size before and after, with the byte budget given (``--buffer-mb``);
+- what the --live server's connection gate costs: the CPU of a streamed 3 v 3 match with one
+  client through the gate and straight to foxglove-sdk's server, interleaved (``--gate-runs``).
 
 Prints figures (medians of ``--repeats``).
 """
@@ -91,9 +93,37 @@ def flood_peak_mb(cap_mb: int, messages: int) -> tuple[float, float, str]:
     return before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, why
 
 
+def gate_cost(runs: int, seconds: float) -> tuple[list[float], list[float]]:
+    """CPU seconds of a streamed match with one client, through the gate and without it."""
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import replay as bench
+
+    import soccerbt.live.server as server
+
+    class NoGate:  # the client reaches the SDK's server directly
+        def __init__(self, host: str, port: int, upstream_port: int, **_kw: object) -> None:
+            self.port, self.refused = upstream_port, 0
+
+        def close(self) -> None:
+            return None
+
+    gate = server.ConnectionGate
+    through, straight = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(runs):
+            for cls, out in ((gate, through), (NoGate, straight)):
+                server.ConnectionGate = cls  # type: ignore[misc]
+                out.append(bench._live_cpu_s("live-client", seconds, 1, Path(tmp) / "x.mcap"))
+    server.ConnectionGate = gate  # type: ignore[misc]
+    return through, straight
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--gate-runs", type=int, default=5, help="streamed matches each way (0: none)")
     args = parser.parse_args()
     for timeout_s in (1.0, 2.0):
         runs = [give_up_s(timeout_s) for _ in range(args.repeats)]
@@ -106,6 +136,11 @@ def main() -> None:
     before, after, why = flood_peak_mb(64, 1500)
     print(f"1,500 messages of 1 MiB in one second, budget 64 MiB: peak RSS {before:.0f} -> {after:.0f} MB; "
           f"{why.split(': ', 1)[-1]}")
+    if args.gate_runs:
+        through, straight = gate_cost(args.gate_runs, 30.0)
+        g, n = statistics.median(through), statistics.median(straight)
+        print(f"--live with one client, 30 s 3 v 3: {g:.2f} s CPU through the gate, {n:.2f} s straight to the SDK "
+              f"(x{g / n:.3f}; medians of {args.gate_runs}, interleaved)")
 
 
 if __name__ == "__main__":
