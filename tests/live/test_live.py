@@ -117,6 +117,9 @@ def test_a_stalled_client_loses_its_oldest_messages_and_the_stream_never_waits()
     for step in range(2, 102):  # 25 MiB: more than the sockets and the client's queue hold
         stream.tap(lf.EVENTS_TOPIC, step, big)
     assert stream.published >= 100  # every message was handed over, none waited for the client
+    time.sleep(0.5)  # the gate in front of the server holds a bounded queue for it (one read over at most)
+    queued = [len(pair.to_client) for pair in set(stream.gate._pairs.values())]
+    assert queued and max(queued) <= stream.gate.max_queue_bytes + (1 << 16)
     stalled.sock.settimeout(0.5)
     received = 0
     try:
