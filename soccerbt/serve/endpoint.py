@@ -37,6 +37,8 @@ from soccerbt.drivers.booster import messages as m
 from soccerbt.drivers.booster.convert import LABEL_OF_KIND, segments_to_coordinates
 from soccerbt.drivers.booster.topics import robot_topic
 from soccerbt.drivers.booster.writer_lock import WriterLock
+from soccerbt.serve.head_camera import CAMERA_INFO_TOPICS, IMAGE_HEIGHT_PX, IMAGE_WIDTH_PX, HeadCamera, camera_info
+from soccerbt.world.config import CameraConfig
 from soccerbt.world.sensors import ground_band_m
 from soccerbt.world.types import KickRequest, Observations, RobotCommand, RobotId
 
@@ -91,6 +93,19 @@ class EndpointCounters:
     published: int = 0
 
 
+# The robot's loco planner as robocup_demo's CheckAndStandUp reads it from the third byte of
+# fall_down_recovery_state: it sends GetUp only when the robot HAS_FALLEN and the planner index is 1,
+# counts a retry when it reads 10 after GetUp, and resets when the robot is ready in 8 or 20 (the
+# walking planners). The firmware is closed: these are the values that code expects, mapped from
+# the fall state (IS_READY: walking 8; IS_FALLING, HAS_FALLEN: 1, the fallen planner; IS_GETTING_UP: 10).
+PLANNER_WALKING, PLANNER_FALLEN, PLANNER_GETTING_UP = 8, 1, 10
+
+
+def planner_index_of(fall_state: int) -> int:
+    """The planner index a T1 reports with a FallDownState value (see above)."""
+    return PLANNER_GETTING_UP if fall_state == 3 else PLANNER_FALLEN if fall_state in (1, 2) else PLANNER_WALKING
+
+
 class RobotEndpoint:
     """A simulated robot's interfaces (see the module docstring)."""
 
@@ -119,6 +134,9 @@ class RobotEndpoint:
         self._responses = pub(t("LocoApiTopicResp", name), m.RpcRespMsg, "response")
         self._requests = transport.subscription(t("LocoApiTopicReq", name), m.RpcReqMsg, "command", depth=64)
         self.request_lock = WriterLock(t("LocoApiTopicReq", name))  # one brain drives the robot
+        self._camera_info = [pub(t(topic, name), m.CameraInfo, "sensor") for topic in CAMERA_INFO_TOPICS]
+        self._next_camera_info_s = -math.inf
+        self.head_camera = HeadCamera(camera.height_m if camera is not None else CameraConfig().height_m)
         # what the robot is doing
         self.walk = (0.0, 0.0, 0.0)
         self.head: tuple[float, float] | None = None  # (pan, tilt) commanded; None: where it is
@@ -267,7 +285,7 @@ class RobotEndpoint:
             self._fall_state = fall
             self._next_fall_s = t_s + FALL_PUBLISH_PERIOD_S
             self._fall_down.publish(m.FallDownState(fall_down_state=fall[0], is_recovery_available=fall[1]))
-            self._recovery.publish(m.RecoveryState(fall[0], fall[1]).to_message())
+            self._recovery.publish(m.RecoveryState(fall[0], fall[1], planner_index_of(fall[0])).to_message())
             n += 2
         if t_s >= self._next_remote_s:
             self._next_remote_s = t_s + REMOTE_PUBLISH_PERIOD_S
@@ -281,11 +299,18 @@ class RobotEndpoint:
             if self.line_camera is not None and self._frames % self.publish_lines_every == 0:
                 segments = self.line_camera.segments(state.pose, obs.head_pan_rad, obs.head_tilt_rad, self.rng) \
                     if not obs.fallen else ()
-                self._lines.publish(m.LineSegments(header=header, coordinates=segments_to_coordinates(segments),
-                                                   coordinates_uv=[]))
+                coordinates = segments_to_coordinates(segments)
+                self._lines.publish(m.LineSegments(header=header, coordinates=coordinates,
+                                                   coordinates_uv=self._segments_uv(coordinates, obs)))
                 n += 1
             self._head_pose.publish(_head_pose(m, obs.head_pan_rad, obs.head_tilt_rad, self.camera.height_m))
             n += 1
+        if t_s >= self._next_camera_info_s:  # the image's size and intrinsics, once a second
+            self._next_camera_info_s = t_s + 1.0
+            info = camera_info(m, m.Header(stamp=stamp, frame_id="head_camera"))
+            for publisher in self._camera_info:
+                publisher.publish(info)
+            n += len(self._camera_info)
         self.counters.published += n
 
     @staticmethod
@@ -322,14 +347,28 @@ class RobotEndpoint:
         _IMU_YAW.pack_into(data, _MOTOR0_Q_AT + _MOTOR_BYTES, obs.head_tilt_rad)
         return bytes(data)
 
+    def _segments_uv(self, coordinates: list[float], obs: Observations) -> list[float]:
+        """Each segment end's pixel (u, v), as many numbers as ``coordinates`` (robocup_demo reads
+        both for every segment); an end behind the camera (it cannot be: the segments are the ones
+        the camera sees) would get the image's edge."""
+        out: list[float] = []
+        for i in range(0, len(coordinates) - 1, 2):
+            uv = self.head_camera.project(coordinates[i], coordinates[i + 1], 0.0, obs.head_pan_rad, obs.head_tilt_rad)
+            u, v = uv if uv is not None else (0.0, float(IMAGE_HEIGHT_PX - 1))
+            out += [min(max(u, 0.0), IMAGE_WIDTH_PX - 1.0), min(max(v, 0.0), IMAGE_HEIGHT_PX - 1.0)]
+        return out
+
     def _detections_message(self, obs: Observations, header: Any) -> Any:
         m = self._m
         objects = []
         for det in obs.detections:
             colour = det.team.name.lower() if det.team is not None else ""
+            xmin, ymin, xmax, ymax = self.head_camera.box(det.kind, det.x_m, det.y_m, obs.head_pan_rad,
+                                                          obs.head_tilt_rad)
             objects.append(m.DetectedObject(
                 label=LABEL_OF_KIND.get(det.kind, "Person"), color=colour, confidence=det.confidence * 100.0,
-                xmin=0, ymin=0, xmax=0, ymax=0, target_uv=[], received_pos=[], position=[det.x_m, det.y_m, 0.0],
+                xmin=xmin, ymin=ymin, xmax=xmax, ymax=ymax, target_uv=[(xmin + xmax) / 2.0, (ymin + ymax) / 2.0],
+                received_pos=[], position=[det.x_m, det.y_m, 0.0],
                 position_projection=[det.x_m, det.y_m, 0.0], position_cam=[], position_confidence=0))
         return m.Detections(header=header, detected_objects=objects, radar_x=[], radar_y=[],
                             corner_pos=self._corners(obs.head_tilt_rad))

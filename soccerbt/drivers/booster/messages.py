@@ -50,7 +50,8 @@ __all__ = [
     "MAX_STRING_BYTES", "MESSAGE_TYPES",
     "Clock", "DetectedObject", "Detections", "FallDownState", "Header", "ImuState", "LineSegments",
     "LowState", "Message", "MessageError", "MotorState", "Odometer", "Point", "Pose", "Quaternion",
-    "RawBytesMsg", "RecoveryState", "RemoteControllerState", "RpcReqMsg", "RpcRespMsg", "Time", "wire_fields",
+    "RawBytesMsg", "RecoveryState",
+    "CameraInfo", "RegionOfInterest", "RemoteControllerState", "RpcReqMsg", "RpcRespMsg", "Time", "wire_fields",
 ]
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -552,6 +553,41 @@ class Pose(Message):
     orientation: Quaternion = field(default_factory=Quaternion)
 
 
+@_register("sensor_msgs/msg/RegionOfInterest", [("x_offset", _Prim("uint32")), ("y_offset", _Prim("uint32")),
+                                                 ("height", _Prim("uint32")), ("width", _Prim("uint32")),
+                                                 ("do_rectify", _Prim("bool"))])
+@dataclass(slots=True)
+class RegionOfInterest(Message):
+    x_offset: int = 0
+    y_offset: int = 0
+    height: int = 0
+    width: int = 0
+    do_rectify: bool = False
+
+
+@_register("sensor_msgs/msg/CameraInfo", [
+    ("header", _Nested(Header)), ("height", _Prim("uint32")), ("width", _Prim("uint32")),
+    ("distortion_model", _Str()), ("d", _Seq("float64")), ("k", _Prim("float64", 9)), ("r", _Prim("float64", 9)),
+    ("p", _Prim("float64", 12)), ("binning_x", _Prim("uint32")), ("binning_y", _Prim("uint32")),
+    ("roi", _Nested(RegionOfInterest)),
+])
+@dataclass(slots=True)
+class CameraInfo(Message):
+    """A camera's image size and intrinsics (``k``: fx 0 cx / 0 fy cy / 0 0 1, row-major)."""
+
+    header: Header = field(default_factory=Header)
+    height: int = 0
+    width: int = 0
+    distortion_model: str = ""
+    d: list[float] = field(default_factory=list)
+    k: list[float] = field(default_factory=lambda: [0.0] * 9)
+    r: list[float] = field(default_factory=lambda: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
+    p: list[float] = field(default_factory=lambda: [0.0] * 12)
+    binning_x: int = 0
+    binning_y: int = 0
+    roi: RegionOfInterest = field(default_factory=RegionOfInterest)
+
+
 # --- vision_interface ----------------------------------------------------------------------------
 
 MAX_DETECTED_OBJECTS = 256  # a camera frame of a soccer field shows a few dozen; decoding 4096 took 32 ms
@@ -776,5 +812,6 @@ class RecoveryState:
 MESSAGE_TYPES: tuple[type[Message], ...] = (
     Time, Header, Clock, Point, Quaternion, Pose, DetectedObject, Detections, LineSegments, Odometer,
     ImuState, MotorState, LowState, FallDownState, RemoteControllerState, RawBytesMsg, RpcReqMsg, RpcRespMsg,
+    RegionOfInterest, CameraInfo,
 )
 """Every message class of this module."""
