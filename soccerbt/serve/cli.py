@@ -67,7 +67,11 @@ def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> 
     add_match_arguments(parser)
     add_transport_arguments(parser)
     parser.add_argument("--plain", metavar="ROBOT", default=None,
-                        help="serve ROBOT (e.g. blue1) under the plain topic names of a real robot")
+                        help="serve ROBOT (e.g. blue1) under the plain topic names of a real robot; the game "
+                             "clock waits for its brain's first request (--wait-brains)")
+    parser.add_argument("--no-fastdds-relay", action="store_true",
+                        help="with --plain: no relay for FastDDS peers (the vendor SDK's FastDDS 2.13 needs it; "
+                             "ROS 2 Jazzy's FastDDS 2.14 is matched without it)")
     parser.add_argument("--no-referee", action="store_true", help="serve the robots only: no GameController")
     parser.add_argument("--speed", type=_speed, default=1.0, help="times real time (default 1; max: unpaced)")
     parser.add_argument("--spawn", action="store_true", help="start one soccerbt brain per robot")
@@ -82,7 +86,8 @@ def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> 
     parser.add_argument("--gc-address", default="127.255.255.255",
                         help="where the GameController packets are broadcast (default 127.255.255.255: this host)")
     parser.add_argument("--wait-brains", type=positive_float, default=60.0, metavar="S",
-                        help="with --spawn: wait up to S wall seconds for every brain before kick-off (60)")
+                        help="with --spawn or --plain: wait up to S wall seconds for every brain before kick-off "
+                             "(60)")
     parser.add_argument("--brain-logs", metavar="DIR", default=None,
                         help="with --spawn: write each brain's stderr to DIR/ROBOT.log")
     parser.add_argument("--brain-flight-logs", metavar="DIR", default=None,
@@ -119,7 +124,8 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
         print(f"soccerbt sim: {exc}", file=err)
         return 2
     try:
-        options = {"fastdds_compat": True} if args.fastdds_compat or plain is not None else {}
+        relay = args.fastdds_compat or (plain is not None and not args.no_fastdds_relay)
+        options = {"fastdds_compat": True} if relay else {}
         transport = open_transport(args.transport, domain=args.domain, interface=args.interface, **options)
     except Exception as exc:
         print(f"soccerbt sim: cannot open the {args.transport} transport: {exc}", file=err)
@@ -152,14 +158,22 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
     brains: dict[Any, Any] = {}
     wall_start = time.monotonic()
     try:
+        waited: list[Any] = []
         if args.spawn:
             brains = _spawn(args, served, config, err)
-            connected = served.wait_for_brains(brains, args.wait_brains)
-            missing = [str(r) for r in brains if r not in connected]
+            waited += list(brains)
+        if served.plain is not None:  # a brain of your own on the plain robot: the clock waits for it too
+            waited.append(served.plain)
+            if not args.quiet:
+                print(f"soccerbt sim: waiting up to {args.wait_brains:g} s for a brain on {served.plain} (plain "
+                      "names)", file=err)
+        if waited:
+            connected = served.wait_for_brains(waited, args.wait_brains, stop=stop)
+            missing = [str(r) for r in waited if r not in connected]
             if missing and not args.quiet:
                 print(f"soccerbt sim: no brain connected for {', '.join(missing)} within {args.wait_brains:g} s; "
                       "playing on", file=err)
-                for r in brains:
+                for r in brains:  # a spawned brain that exited says why
                     if r not in connected and not brains[r].alive():
                         print(f"  {r}: exited with {brains[r].process.returncode}: {brains[r].stderr_tail()}",
                               file=err)

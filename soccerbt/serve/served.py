@@ -197,9 +197,11 @@ class ServedMatch:
 
     # --- running -------------------------------------------------------------------------------
 
-    def wait_for_brains(self, robots: Iterable[RobotId], timeout_s: float, poll_s: float = 0.01) -> set[RobotId]:
+    def wait_for_brains(self, robots: Iterable[RobotId], timeout_s: float, poll_s: float = 0.01,
+                        stop: Any = None) -> set[RobotId]:
         """Publish the first moment's sensors and clock until every robot in ``robots`` has a brain
-        that sent a request (or ``timeout_s`` of wall time passed); the robots that have one."""
+        that sent a request (or ``timeout_s`` of wall time passed, or ``stop``, an Event, is set);
+        the robots that have one."""
         wanted = set(robots)
         deadline = time.monotonic() + timeout_s
         connected: set[RobotId] = set()
@@ -208,7 +210,7 @@ class ServedMatch:
             for rid in wanted:
                 if self.endpoints[rid].serve_requests(now):
                     connected.add(rid)
-            if connected >= wanted or time.monotonic() >= deadline:
+            if connected >= wanted or time.monotonic() >= deadline or (stop is not None and stop.is_set()):
                 return connected
             self.publish_sensors()
             time.sleep(poll_s)

@@ -68,3 +68,11 @@ def test_an_api_the_robot_does_not_serve_is_refused_and_counted(sdk_run: dict[st
     moves_and_heads = sdk["first_answer"]["attempts"] + sum(sdk[k]["ok"] + sdk[k]["failed"]
                                                             for k in ("walk", "stop", "head"))
     assert sim["served"]["requests"]["blue1"] >= moves_and_heads - len(sdk["first_answer"]["errors"]) + 1
+
+
+def test_the_plain_robots_clock_waits_for_its_brain(scenario: Any) -> None:
+    r = scenario("plain_waits", timeout_s=120)
+    assert r["sim_exit"] == 0 and r["sim"] is not None, r["sim_stderr"]
+    assert "waiting up to 1.5 s for a brain on blue1 (plain names)" in r["sim_stderr"]
+    assert "no brain connected for blue1 within 1.5 s; playing on" in r["sim_stderr"]
+    assert r["sim"]["sim_s"] == 2.0  # then the match was played

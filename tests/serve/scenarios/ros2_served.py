@@ -12,7 +12,7 @@ from _common import Proc, emit, script, soccerbt
 def main() -> None:
     ros_python, plain, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
     sim = Proc(soccerbt("sim", "--serve", "booster", "--no-referee", "--team-size", "1", "--seconds", "600", "--json",
-                        "--quiet", *(["--plain", plain] if plain != "-" else [])))
+                        "--quiet", *(["--plain", plain, "--wait-brains", "0.1"] if plain != "-" else [])))
     ros = Proc(script("ros2_graph.py", *wanted, python=ros_python))
     result = ros.next_json(60)
     ros.finish(5)
