@@ -35,7 +35,14 @@ from typing import Any
 import numpy as np
 
 from soccerbt.drivers.booster import messages as m
-from soccerbt.gamecontroller.protocol import DATA_PORT, RETURN_PORT, HslReturnData, PacketError, decode_return
+from soccerbt.gamecontroller.protocol import (
+    DATA_PORT,
+    RETURN_PORT,
+    GameState,
+    HslReturnData,
+    PacketError,
+    decode_return,
+)
 from soccerbt.gamecontroller.receiver import open_udp_socket
 from soccerbt.match import Match, MatchConfig, MatchResult
 from soccerbt.robot.team_udp import team_port
@@ -97,6 +104,11 @@ class ServedMatch:
             self.endpoints[rid] = RobotEndpoint(transport, rid, name="" if rid == plain else str(rid), camera=camera,
                                                 line_camera=lines, rng=rng, silence_stop_s=silence_stop_s)
         self._clock = transport.publisher("/clock", m.Clock, "clock")
+        # the robots' whistle detector (robocup_demo's 2026 brain reads it, one name for all robots):
+        # "whistle_detected" when the referee whistles the kick-off, the moment it turns PLAYING
+        self._whistle = transport.publisher("/whistle_detected", m.String, "reliable")
+        self._referee_state: int | None = None
+        self.whistles = 0
         self._m = m
         self.gc_address, self.gc_port = gc_address, gc_port
         self._gc_out = open_udp_socket() if refereed else None
@@ -169,8 +181,18 @@ class ServedMatch:
             state = world.robots[rid]
             ep.publish(world.observe(rid), t, state)
         m = self._m
+        self._whistle_at_kick_off()
         self._published_wall_s = time.monotonic()
         self._clock.publish(m.Clock(clock=m.Time(sec=int(t), nanosec=int(round((t - int(t)) * 1e9)) % 1_000_000_000)))
+
+    def _whistle_at_kick_off(self) -> None:
+        """``whistle_detected`` when the referee's own state turns from SET to PLAYING (the HSL
+        GameController's packets show PLAYING 10 s later: robots that hear the whistle start then)."""
+        state = getattr(self.match.referee, "state", None)
+        if state == GameState.PLAYING and self._referee_state == GameState.SET:
+            self._whistle.publish(self._m.String(data="whistle_detected"))
+            self.whistles += 1
+        self._referee_state = state
 
     def _read_returns(self) -> None:
         ref = self.match.referee

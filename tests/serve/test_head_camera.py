@@ -72,3 +72,21 @@ def test_the_served_messages_carry_pixels_and_the_camera(monkeypatch: pytest.Mon
     states = [m.RecoveryState.from_bytes(r.msg) for r in recovery.take(50)]
     assert states and all(s.current_planner_index == PLANNER_WALKING for s in states if s.state == 0)
     served.close()
+
+
+def test_the_whistle_is_heard_when_the_referee_turns_playing() -> None:
+    bus = MemoryBus()
+    served = ServedMatch(MatchConfig(team_size=1, seed=2), MemoryTransport(bus))
+    brain = MemoryTransport(bus)
+    whistle = brain.subscription("/whistle_detected", m.String, "reliable", depth=10)
+    heard_at = []
+    for _ in range(6000):  # INITIAL, READY, SET, then the kick-off's whistle
+        served.match.step()
+        if whistle.take(10):
+            heard_at.append((served.match.referee.state, served.match.referee.shown_state))
+        if heard_at:
+            break
+    served.close()
+    assert served.whistles == 1
+    # the referee plays; the HSL packets still show SET for the whistle's delay
+    assert heard_at == [(3, 2)]

@@ -51,7 +51,8 @@ __all__ = [
     "Clock", "DetectedObject", "Detections", "FallDownState", "Header", "ImuState", "LineSegments",
     "LowState", "Message", "MessageError", "MotorState", "Odometer", "Point", "Pose", "Quaternion",
     "RawBytesMsg", "RecoveryState",
-    "CameraInfo", "RegionOfInterest", "RemoteControllerState", "RpcReqMsg", "RpcRespMsg", "Time", "wire_fields",
+    "CameraInfo", "RegionOfInterest", "String",
+    "RemoteControllerState", "RpcReqMsg", "RpcRespMsg", "Time", "wire_fields",
 ]
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -553,6 +554,14 @@ class Pose(Message):
     orientation: Quaternion = field(default_factory=Quaternion)
 
 
+@_register("std_msgs/msg/String", [("data", _Str())])
+@dataclass(slots=True)
+class String(Message):
+    """std_msgs/String: the robot's whistle detector says ``whistle_detected`` on ``/whistle_detected``."""
+
+    data: str = ""
+
+
 @_register("sensor_msgs/msg/RegionOfInterest", [("x_offset", _Prim("uint32")), ("y_offset", _Prim("uint32")),
                                                  ("height", _Prim("uint32")), ("width", _Prim("uint32")),
                                                  ("do_rectify", _Prim("bool"))])
@@ -812,6 +821,6 @@ class RecoveryState:
 MESSAGE_TYPES: tuple[type[Message], ...] = (
     Time, Header, Clock, Point, Quaternion, Pose, DetectedObject, Detections, LineSegments, Odometer,
     ImuState, MotorState, LowState, FallDownState, RemoteControllerState, RawBytesMsg, RpcReqMsg, RpcRespMsg,
-    RegionOfInterest, CameraInfo,
+    RegionOfInterest, CameraInfo, String,
 )
 """Every message class of this module."""

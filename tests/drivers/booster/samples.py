@@ -40,6 +40,7 @@ SAMPLES: list[Any] = [
     m.Point(x=1.5, y=-2.0, z=0.1),
     m.Quaternion(x=0.0, y=0.1, z=-0.2, w=0.97),
     m.Pose(position=m.Point(x=0.05, y=0.0, z=1.12), orientation=m.Quaternion(x=0.1, y=0.2, z=0.3, w=0.9)),
+    m.String(data="whistle_detected"),
     m.RegionOfInterest(x_offset=3, y_offset=5, height=480, width=448, do_rectify=True),
     m.CameraInfo(header=m.Header(stamp=m.Time(sec=9, nanosec=1), frame_id="head_camera"), height=485, width=450,
                  distortion_model="plumb_bob", d=[0.0, 0.1, -0.2, 0.0, 0.0],
