@@ -22,6 +22,11 @@ ROBOT_TOPICS = {  # every served robot's topics, by ROS 2 name (suffixed with th
     "/remote_controller_state/{r}": "booster_interface/msg/RemoteControllerState",
     "/LocoApiTopic/{r}Req": "booster_msgs/msg/RpcReqMsg",
     "/LocoApiTopic/{r}Resp": "booster_msgs/msg/RpcRespMsg",
+    # the head camera's camera_info under the names robocup_demo's branches read
+    "/StereoNetNode/rectified_image/{r}": "sensor_msgs/msg/CameraInfo",
+    "/StereoNetNode/stereonet_depth/camera_info/{r}": "sensor_msgs/msg/CameraInfo",
+    "/boostercamera/head/rgb/camera_info/{r}": "sensor_msgs/msg/CameraInfo",
+    "/boostercamera/head/depth/camera_info/{r}": "sensor_msgs/msg/CameraInfo",
 }
 
 
@@ -40,17 +45,25 @@ def _plain(name: str) -> str:
     return name.replace("/{r}", "")
 
 
-@pytest.mark.parametrize("plain", [None, "blue1"], ids=["suffixed", "plain-blue1"])
-def test_rclpy_lists_the_served_topics_with_their_ros_types(scenario: Callable[..., Any], plain: str | None) -> None:
+@pytest.mark.parametrize("plain, discovery", [
+    (None, {}), ("blue1", {}),
+    # ROS 2 nodes that discover on localhost only (FastDDS by unicast to localhost's well-known
+    # ports): the sim on the loopback interface takes such a port and announces itself there too
+    ("blue1", {"ROS_LOCALHOST_ONLY": "1"}), ("blue1", {"ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}),
+], ids=["suffixed", "plain-blue1", "plain-localhost-only", "plain-discovery-range-localhost"])
+def test_rclpy_lists_the_served_topics_with_their_ros_types(scenario: Callable[..., Any], plain: str | None,
+                                                            discovery: dict[str, str]) -> None:
     ros_python = _ros2_python()
     if ros_python is None:
         pytest.skip("rclpy is not installed (the ros2 extra) and SOCCERBT_ROS2_PYTHON is not set")
     expected = {(_plain(name) if robot == plain else name.format(r=robot)): ros_type
                 for robot in ("blue1", "red1") for name, ros_type in ROBOT_TOPICS.items()}
     expected["/clock"] = "rosgraph_msgs/msg/Clock"
+    expected["/whistle_detected"] = "std_msgs/msg/String"
     if plain:
         assert "/LocoApiTopicReq" in expected and "/odometer_state" in expected
-    r = scenario("ros2_served", ros_python, plain or "-", *sorted(expected), timeout_s=120)
+    env = {k: v for k, v in os.environ.items() if k not in ("ROS_LOCALHOST_ONLY", "ROS_AUTOMATIC_DISCOVERY_RANGE")}
+    r = scenario("ros2_served", ros_python, plain or "-", *sorted(expected), timeout_s=120, env={**env, **discovery})
     ros = r["rclpy"]
     assert "error" not in ros, r
     assert ros["listed_s"] is not None, (sorted(set(expected) - set(ros["topics"])), r["sim_stderr"])

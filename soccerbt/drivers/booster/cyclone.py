@@ -106,11 +106,20 @@ def _idl_type(message_type: type[Message]) -> Any:
     return cls
 
 
+_LOOPBACK = ("lo", "127.0.0.1")
+_MAX_INDEX = 120  # participants on one host with a well-known port (Cyclone's default is 9)
+
+
 def cyclone_config(interface: str | None = None, *, peers: tuple[str, ...] = (), spdp_interval_s: float | None = None,
                    tracing_file: str | None = None, tracing_verbosity: str = "config") -> str:
     """Cyclone's XML configuration: ``interface`` (a name such as "lo" or "eth0", or an
     address; None: Cyclone chooses), discovery ``peers`` ("127.0.0.1:7650"), the SPDP interval,
-    and tracing to a file."""
+    and tracing to a file.
+
+    On the loopback interface without peers, the participant takes a well-known port
+    (``ParticipantIndex`` auto) and announces itself to 127.0.0.1's as well as by multicast: ROS 2
+    nodes with ``ROS_LOCALHOST_ONLY=1`` or ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` (FastDDS
+    then discovers by unicast to localhost's well-known ports only) find it, and it finds them."""
     general = ""
     if interface is not None:
         if not _INTERFACE.fullmatch(interface):
@@ -130,6 +139,9 @@ def cyclone_config(interface: str | None = None, *, peers: tuple[str, ...] = (),
         if spdp_interval_s is not None:
             parts.append(f"<SPDPInterval>{int(spdp_interval_s * 1000)}ms</SPDPInterval>")
         discovery = "<Discovery>" + "".join(parts) + "</Discovery>"
+    elif interface in _LOOPBACK:
+        discovery = (f"<Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>{_MAX_INDEX}"
+                     '</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery>')
     tracing = ""
     if tracing_file is not None:
         tracing = (f"<Tracing><Verbosity>{tracing_verbosity}</Verbosity>"

@@ -35,6 +35,10 @@ def test_configuration_and_type_descriptions() -> None:
 
     assert cyclone_config() == '<CycloneDDS><Domain Id="any"></Domain></CycloneDDS>'
     assert '<NetworkInterface name="lo"/>' in cyclone_config("lo")
+    # on loopback: a well-known port and an announcement to localhost's (ROS_LOCALHOST_ONLY peers)
+    assert "<ParticipantIndex>auto</ParticipantIndex>" in cyclone_config("lo")
+    assert '<Peer address="127.0.0.1"/>' in cyclone_config("127.0.0.1")
+    assert "<Discovery>" not in cyclone_config("eth0")
     assert '<NetworkInterface address="127.0.0.1"/>' in cyclone_config("127.0.0.1")
     relay = cyclone_config("lo", peers=("127.0.0.1:40000",), spdp_interval_s=1.0)
     assert '<Peers><Peer address="127.0.0.1:40000"/></Peers>' in relay and "<SPDPInterval>1000ms" in relay

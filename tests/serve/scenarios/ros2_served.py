@@ -11,8 +11,12 @@ from _common import Proc, emit, script, soccerbt
 
 def main() -> None:
     ros_python, plain, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
+    # on the loopback interface (ROS 2 nodes that discover on localhost only find it there), the
+    # plain robot without the relay for FastDDS 2.13 (Jazzy's FastDDS 2.14 matches without it), and
+    # no waiting for a brain (this one only looks)
+    plain_options = ["--plain", plain, "--wait-brains", "0.1", "--no-fastdds-relay"] if plain != "-" else []
     sim = Proc(soccerbt("sim", "--serve", "booster", "--no-referee", "--team-size", "1", "--seconds", "600", "--json",
-                        "--quiet", *(["--plain", plain, "--wait-brains", "0.1"] if plain != "-" else [])))
+                        "--quiet", "--interface", "lo", *plain_options))
     ros = Proc(script("ros2_graph.py", *wanted, python=ros_python))
     result = ros.next_json(60)
     ros.finish(5)
