@@ -15,8 +15,13 @@ What the robot does with a request, as a Booster robot does it:
 - RotateHead: points the head (pitch, yaw).
 - GetUp: a fallen robot stands up (the world's stand-up motion).
 - ChangeMode: damping / prepare / walking / custom / soccer; walking leaves the visual kick.
-- VisualKick ``{"start": true}``: the robot kicks the ball forward when it lies at its feet;
-  ``false`` (or ChangeMode walking) ends it.
+- VisualKick ``{"start": true}``: the robot's own vision kick. Booster's firmware is closed; what
+  is known is that the brain hands the approach to it (robocup_demo's RLVisionKick stops sending
+  Move). Assumed here: a ball seen in front within ``VISUAL_KICK_RANGE_M`` (1.5 m) and
+  ``VISUAL_KICK_HALF_ANGLE_RAD`` (60 degrees) is approached (at most 0.4 m/s forward, 0.2 m/s
+  sideways, 1 rad/s turning, the brain's Move set aside meanwhile) and kicked forward once it lies
+  at the feet; a ball farther or wider is waited for, standing. ``false`` (or ChangeMode walking)
+  ends it.
 - Anything else: status 404 (an api id this robot does not serve); broken JSON or values:
   status 400. Both are counted.
 
@@ -92,6 +97,9 @@ class EndpointCounters:
     not_locked: int = 0  # requests of a second writer while the first drives the robot (WriterLock)
     published: int = 0
 
+
+VISUAL_KICK_RANGE_M = 1.5  # the vision kick's approach: a ball this near, in front (assumed; see above)
+VISUAL_KICK_HALF_ANGLE_RAD = math.radians(60.0)
 
 # The robot's loco planner as robocup_demo's CheckAndStandUp reads it from the third byte of
 # fall_down_recovery_state: it sends GetUp only when the robot HAS_FALLEN and the planner index is 1,
@@ -257,9 +265,26 @@ class RobotEndpoint:
         if self._get_up:
             self._get_up = False
             cmd.stand_up = True
-        if self.visual_kick and not world.is_kicking(self.robot_id) and self._ball_at_feet(world, state):
-            cmd.kick = _FORWARD_KICK
+        if self.visual_kick and not world.is_kicking(self.robot_id):
+            if self._ball_at_feet(world, state):
+                cmd.kick = _FORWARD_KICK
+            else:  # the service's approach: the brain's walk is set aside while it runs
+                cmd.vx_mps, cmd.vy_mps, cmd.vtheta_radps = self._visual_kick_approach(world, state)
         return cmd
+
+    @staticmethod
+    def _visual_kick_approach(world: Any, state: Any) -> tuple[float, float, float]:
+        """(vx, vy, vyaw) toward a ball in front within reach of the vision kick, else standing."""
+        ball = world.ball
+        bx, by = ball.x_m - state.x_m, ball.y_m - state.y_m
+        c, s = math.cos(state.theta_rad), math.sin(state.theta_rad)
+        fx, fy = c * bx + s * by, -s * bx + c * by
+        bearing = math.atan2(fy, fx)
+        if math.hypot(fx, fy) > VISUAL_KICK_RANGE_M or abs(bearing) > VISUAL_KICK_HALF_ANGLE_RAD:
+            return 0.0, 0.0, 0.0
+        vx = min(0.4, max(0.0, 0.8 * fx)) if abs(bearing) < 0.5 else 0.0  # face it first, then walk in
+        vy = min(0.2, max(-0.2, 1.0 * fy))
+        return vx, vy, min(1.0, max(-1.0, 1.5 * bearing))
 
     @staticmethod
     def _ball_at_feet(world: Any, state: Any) -> bool:

@@ -155,6 +155,32 @@ def test_a_second_participant_cannot_drive_a_served_robot(served_one: tuple[Serv
     assert ep.request_lock.moves == 1 and served.world.robots[BLUE1].vx_mps < -0.1  # a new brain is taken
 
 
+def test_the_vision_kick_approaches_a_ball_in_front_and_kicks_it(served_one: tuple[ServedMatch, Client]) -> None:
+    from soccerbt.world.types import Pose2D
+
+    served, client = served_one
+    world = served.world
+    world.place_robot(BLUE1, Pose2D(0.0, 0.0, 0.0))
+    world.place_ball(1.0, 0.3)  # in front, a little to the left: out of the feet's reach
+    client.call("vk", loco.header_text(loco.API_VISUAL_KICK), loco.visual_kick_body(True))
+    client.call("still", loco.header_text(loco.API_MOVE), loco.move_body(0.0, 0.0, 0.0))  # the brain stands
+    kicked_at = None
+    for k in range(800):
+        served.match.step()
+        if k % 10 == 0:  # the brain keeps the connection (Move 0 is set aside while the kick runs)
+            client.call(f"keep{k}", loco.header_text(loco.API_MOVE), loco.move_body(0.0, 0.0, 0.0))
+        if world.is_kicking(BLUE1):
+            kicked_at = k
+            break
+    assert kicked_at is not None, world.robots[BLUE1].pose
+    walked = world.robots[BLUE1].pose
+    assert 0.3 < walked.x_m < 1.0  # it walked up to the ball
+    world.place_ball(-1.0, 0.0)  # behind it: nothing to approach
+    for _ in range(100):
+        served.match.step()
+    assert abs(world.robots[BLUE1].vx_mps) < 1e-6
+
+
 def test_get_up_stands_a_fallen_robot(served_one: tuple[ServedMatch, Client]) -> None:
     served, client = served_one
     served.world.knock_over(BLUE1)
