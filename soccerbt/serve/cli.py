@@ -215,6 +215,12 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
             "requests": {str(rid): ep.counters.requests for rid, ep in served.endpoints.items()},
             "bad_requests": sum(ep.counters.bad_requests + ep.counters.unknown_api for ep in served.endpoints.values()),
             "undecodable_requests": sum(ep.counters.dropped for ep in served.endpoints.values()),
+            # each robot's requests by kind, and those of a second writer it ignored (WriterLock)
+            "loco": {str(rid): {"moves": c.moves, "head_moves": c.head_moves, "get_ups": c.get_ups,
+                                "mode_changes": c.mode_changes, "visual_kicks": c.visual_kicks,
+                                "other_writers": c.not_locked}
+                     for rid, c in ((rid, ep.counters) for rid, ep in served.endpoints.items())},
+            "whistles": served.whistles,
             # simulated seconds per wall second while stepping (1.0 at --speed 1 when
             # the machine kept up; less when the match had to slip)
             "real_time_factor": round(served.simulated_s / served.wall_s, 4) if served.wall_s else None,

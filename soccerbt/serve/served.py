@@ -153,15 +153,7 @@ class ServedMatch:
         """After the world stepped: packets out, messages in, sensors and the clock published."""
         if self._gc_out is not None and match.packets_sent != self._packets_seen and match.last_packet_bytes:
             self._packets_seen = match.packets_sent
-            try:
-                self._gc_out.sendto(match.last_packet_bytes, (self.gc_address, self.gc_port))
-                self.gc_packets_sent += 1
-            except OSError as exc:
-                self.gc_send_errors += 1
-                if self.gc_send_errors == 1:
-                    _log.warning(
-                        "GameController packets: cannot send to %s:%d (%s)", self.gc_address, self.gc_port, exc
-                    )
+            self._send_packet(match.last_packet_bytes)
         if self._gc_returns is not None:
             self._read_returns()
         for team, sock in self._team_sockets.items():
@@ -184,6 +176,17 @@ class ServedMatch:
         self._whistle_at_kick_off()
         self._published_wall_s = time.monotonic()
         self._clock.publish(m.Clock(clock=m.Time(sec=int(t), nanosec=int(round((t - int(t)) * 1e9)) % 1_000_000_000)))
+
+    def _send_packet(self, data: bytes) -> None:
+        """One GameController packet out (a failed send is counted and said once)."""
+        assert self._gc_out is not None
+        try:
+            self._gc_out.sendto(data, (self.gc_address, self.gc_port))
+            self.gc_packets_sent += 1
+        except OSError as exc:
+            self.gc_send_errors += 1
+            if self.gc_send_errors == 1:
+                _log.warning("GameController packets: cannot send to %s:%d (%s)", self.gc_address, self.gc_port, exc)
 
     def _whistle_at_kick_off(self) -> None:
         """``whistle_detected`` when the referee's own state turns from SET to PLAYING (the HSL
@@ -221,13 +224,18 @@ class ServedMatch:
 
     def wait_for_brains(self, robots: Iterable[RobotId], timeout_s: float, poll_s: float = 0.01,
                         stop: Any = None) -> set[RobotId]:
-        """Publish the first moment's sensors and clock until every robot in ``robots`` has a brain
-        that sent a request (or ``timeout_s`` of wall time passed, or ``stop``, an Event, is set);
-        the robots that have one."""
+        """Publish the first moment's sensors and clock, and the GameController's packet twice a
+        second (a brain such as Booster's sends nothing before it hears the GameController), until
+        every robot in ``robots`` has a brain that sent a request (or ``timeout_s`` of wall time
+        passed, or ``stop``, an Event, is set); the robots that have one."""
         wanted = set(robots)
         deadline = time.monotonic() + timeout_s
         connected: set[RobotId] = set()
+        next_packet_s = time.monotonic()
         while True:
+            if self._gc_out is not None and time.monotonic() >= next_packet_s:
+                next_packet_s = time.monotonic() + 0.5
+                self._send_packet(self.match.referee.packet_bytes())
             now = self.match.t_s
             for rid in wanted:
                 if self.endpoints[rid].serve_requests(now):

@@ -90,3 +90,29 @@ def test_the_whistle_is_heard_when_the_referee_turns_playing() -> None:
     assert served.whistles == 1
     # the referee plays; the HSL packets still show SET for the whistle's delay
     assert heard_at == [(3, 2)]
+
+
+def test_the_gamecontroller_is_heard_while_the_clock_waits_for_a_brain() -> None:
+    # Booster's brain sends nothing before it hears the GameController: the wait must not be silent
+    import socket
+
+    from soccerbt.gamecontroller.protocol import decode
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    served = ServedMatch(MatchConfig(team_size=1, seed=2, gc_version=12), MemoryTransport(MemoryBus()),
+                         gc_address="127.0.0.1", gc_port=listener.getsockname()[1], gc_return_port=0)
+    try:
+        assert served.wait_for_brains([BLUE1], 1.2) == set()  # nobody came
+        packets = []
+        while True:
+            try:
+                packets.append(decode(listener.recv(4096)))
+            except TimeoutError:
+                break
+    finally:
+        served.close()
+        listener.close()
+    assert len(packets) >= 2 and all(p.state == 0 for p in packets)  # INITIAL, twice a second
+    assert served.t_s == 0.0  # and the game clock did not run
