@@ -20,8 +20,8 @@ What the robot does with a request, as a Booster robot does it:
   Move). Assumed here: a ball seen in front within ``VISUAL_KICK_RANGE_M`` (1.5 m) and
   ``VISUAL_KICK_HALF_ANGLE_RAD`` (60 degrees) is approached (at most 0.4 m/s forward, 0.2 m/s
   sideways, 1 rad/s turning, the brain's Move set aside meanwhile) and kicked forward once it lies
-  at the feet; a ball farther or wider is waited for, standing. ``false`` (or ChangeMode walking)
-  ends it.
+  at the feet; with a ball farther or wider the brain's Move goes on. ``false`` (or ChangeMode
+  walking) ends it.
 - Anything else: status 404 (an api id this robot does not serve); broken JSON or values:
   status 400. Both are counted.
 
@@ -268,20 +268,23 @@ class RobotEndpoint:
         if self.visual_kick and not world.is_kicking(self.robot_id):
             if self._ball_at_feet(world, state):
                 cmd.kick = _FORWARD_KICK
-            else:  # the service's approach: the brain's walk is set aside while it runs
-                cmd.vx_mps, cmd.vy_mps, cmd.vtheta_radps = self._visual_kick_approach(world, state)
+            else:  # the service's approach (the brain's walk set aside) when the ball is within its reach
+                approach = self._visual_kick_approach(world, state)
+                if approach is not None:
+                    cmd.vx_mps, cmd.vy_mps, cmd.vtheta_radps = approach
         return cmd
 
     @staticmethod
-    def _visual_kick_approach(world: Any, state: Any) -> tuple[float, float, float]:
-        """(vx, vy, vyaw) toward a ball in front within reach of the vision kick, else standing."""
+    def _visual_kick_approach(world: Any, state: Any) -> tuple[float, float, float] | None:
+        """(vx, vy, vyaw) toward a ball in front within reach of the vision kick; None for a ball
+        beyond it (the brain's walk goes on)."""
         ball = world.ball
         bx, by = ball.x_m - state.x_m, ball.y_m - state.y_m
         c, s = math.cos(state.theta_rad), math.sin(state.theta_rad)
         fx, fy = c * bx + s * by, -s * bx + c * by
         bearing = math.atan2(fy, fx)
         if math.hypot(fx, fy) > VISUAL_KICK_RANGE_M or abs(bearing) > VISUAL_KICK_HALF_ANGLE_RAD:
-            return 0.0, 0.0, 0.0
+            return None
         vx = min(0.4, max(0.0, 0.8 * fx)) if abs(bearing) < 0.5 else 0.0  # face it first, then walk in
         vy = min(0.2, max(-0.2, 1.0 * fy))
         return vx, vy, min(1.0, max(-1.0, 1.5 * bearing))
