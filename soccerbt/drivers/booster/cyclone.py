@@ -293,25 +293,8 @@ class CycloneSubscription:
             return False
 
     def take(self, max_samples: int = 64) -> list[Any]:
-        n = clamp_take(max_samples)
-        if n == 0 or self._transport.closed:
-            return []
-        raw = ddspy_take(self._ref, _TAKE_MASK, n)
-        if isinstance(raw, int):  # a DDS error code: nothing to hand out
-            self.last_error = f"DDS take failed with code {raw}"
-            return []
-        out = []
-        decode = self._decode
-        for data, info in raw:
-            if not info.valid_data:  # a writer went away: no sample
-                continue
-            try:
-                out.append(decode(data))
-            except MessageError as exc:
-                self.dropped += 1
-                self.last_error = str(exc)
-        self.received += len(out)
-        return out
+        """The samples that arrived (at most ``max_samples``, oldest first; never waits)."""
+        return [message for message, _ in self.take_with_writers(max_samples) if message is not None]
 
     def take_with_writers(self, max_samples: int = 64) -> list[tuple[Any, int]]:
         """``take``, each sample with its writer's publication handle; (None, handle) where a
