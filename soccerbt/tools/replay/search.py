@@ -20,12 +20,15 @@ of them. ``REF.reason`` is the reason the node gave in that step (``''`` when it
 """
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from soccerbt.blackboard import Blackboard, BlackboardError
+from soccerbt.blackboard.schema import SCHEMA
 from soccerbt.blackboard.script_compiler import ScriptSyntaxError, compile_script
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
@@ -80,6 +83,8 @@ def parse_condition(text: str) -> tuple[str, str]:
 # a node reference in an expression: #uid, or a name or path (letters, digits, _, /, ::)
 _REF = r"#\d+|[A-Za-z_@][\w]*(?:(?:/|::)[\w]+)*(?:::\d+)?"
 _TOKENS = re.compile(rf"'[^']*'|(?P<ref>{_REF})(?P<reason>\s*\.\s*reason\b(?:\s*~\s*'(?P<pattern>[^']*)')?)?")
+# an assignment of the script language: = := += -= *= /= (a condition only compares)
+_ASSIGNMENT = re.compile(r":=|[+\-*/]=|(?<![=!<>])=(?!=)")
 
 
 @dataclass
@@ -138,14 +143,22 @@ def _evaluate(script: Any, bb: Any) -> bool:
         return False
 
 
-def compile_condition(robot: str, expression: str, tree: dict[str, Any]) -> Condition:
+def compile_condition(robot: str, expression: str, tree: dict[str, Any],
+                      keys: Collection[str] | None = None) -> Condition:
     """Compile ``expression`` against ``robot``'s ``tree``: node references become variables
     (see the module docstring); ValueError for a bad expression, an unknown ``#UID``, path or
-    ``.reason`` node, or names sharing too many nodes."""
+    ``.reason`` node, or names sharing too many nodes. With ``keys`` (the blackboard keys the
+    robot has), a name that is neither a node, a key, a status nor true/false is refused too,
+    with the nearest names, and so is an assignment (``=`` where ``==`` was meant)."""
     slots: dict[tuple[str, str, str], _Slot] = {}
     notes: list[str] = []
     paths = {row["path"] for row in tree["nodes"]}
     names = {row["name"] for row in tree["nodes"]}
+    assignment = _ASSIGNMENT.search(re.sub(r"'[^']*'", "''", expression))
+    if assignment is not None:
+        raise ValueError(f"bad condition {expression!r}: {assignment.group(0)!r} assigns; a condition compares "
+                         "(==, !=, <, >, <=, >=)")
+    known = None if keys is None else {*keys, *lf.STATUS_CODES, "true", "false"}
 
     def slot_for(ref: str, kind: str, pattern: str | None) -> str | None:
         explicit = ref.startswith("#") or ref in paths
@@ -177,6 +190,10 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any]) -> Cond
             return slot_for(ref, "reason" if pattern is None else "match", pattern) or m.group(0)
         if ref.startswith("#") or ref in paths or ref in names:
             return slot_for(ref, "status", None) or ref
+        if known is not None and ref.lstrip("@") not in known:
+            near = difflib.get_close_matches(ref.lstrip("@"), sorted(known | names), n=3, cutoff=0.7)
+            hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+            raise ValueError(f"{robot} has no node and no blackboard key {ref!r}{hint}")
         return ref
 
     rewritten = _TOKENS.sub(replace, expression)
@@ -192,6 +209,22 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any]) -> Cond
     except ScriptSyntaxError as exc:
         raise ValueError(f"bad condition {expression!r}: {exc}") from None
     return Condition(robot, expression, script, list(slots.values()), notes)
+
+
+_PORT_KEY = re.compile(r"\{@?(\w+)\}")
+_SCRIPT_KEY = re.compile(r"@?([A-Za-z_]\w*)\s*(?::=|[+\-*/]?=(?!=))")
+
+
+def tree_keys(tree: dict[str, Any]) -> set[str]:
+    """The blackboard keys a tree's nodes name: ``{key}`` in a port, and what a script assigns."""
+    keys: set[str] = set()
+    for row in tree["nodes"]:
+        for field_values in (row.get("ports") or {}, row.get("conditions") or {}):
+            for value in field_values.values():
+                if isinstance(value, str):
+                    keys.update(_PORT_KEY.findall(value))
+                    keys.update(_SCRIPT_KEY.findall(value))
+    return keys
 
 
 def _put(bb: Any, key: str, value: Any) -> None:
@@ -221,7 +254,9 @@ def find_ranges(log: McapLog, condition: str,
     log.check_robot(robot)
     every = log.keyframe_steps
     state: RobotState | None = log.robot_state(robot, log.first_step - 1)
-    compiled = compile_condition(robot, expr, state.tree)
+    # what the robot's blackboard holds, every schema key, and what its tree's ports and scripts name
+    keys = {*state.blackboard, *SCHEMA, *tree_keys(state.tree)}
+    compiled = compile_condition(robot, expr, state.tree, keys)
     tree_id = id(state.tree)
     if notes is not None:
         notes.extend(compiled.notes)
@@ -243,7 +278,8 @@ def find_ranges(log: McapLog, condition: str,
             except ReplayError:
                 state = None
             if state is not None and id(state.tree) != tree_id:
-                compiled = compile_condition(robot, expr, state.tree)
+                keys |= {*state.blackboard, *tree_keys(state.tree)}
+                compiled = compile_condition(robot, expr, state.tree, keys)
                 tree_id = id(state.tree)
                 if notes is not None:
                     notes.extend(n for n in compiled.notes if n not in notes)
