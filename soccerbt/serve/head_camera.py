@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["HeadCamera", "FX_PX", "FY_PX", "CX_PX", "CY_PX", "IMAGE_WIDTH_PX", "IMAGE_HEIGHT_PX", "object_box",
+__all__ = ["HeadCamera", "FX_PX", "FY_PX", "CX_PX", "CY_PX", "IMAGE_WIDTH_PX", "IMAGE_HEIGHT_PX",
            "CAMERA_INFO_TOPICS", "camera_info"]
 
 # where each branch of Booster's brain reads the head camera's camera_info (its config.yaml):
@@ -80,28 +80,24 @@ class HeadCamera:
     def box(self, kind: str, x_m: float, y_m: float, pan_rad: float, tilt_rad: float) -> tuple[int, int, int, int]:
         """(xmin, ymin, xmax, ymax) of what a detection of ``kind`` at (x_m, y_m) shows, clipped to
         the image; all zeros when nothing of it is in front of the camera."""
-        return object_box(self, kind, x_m, y_m, pan_rad, tilt_rad)
-
-
-def object_box(camera: HeadCamera, kind: str, x_m: float, y_m: float, pan_rad: float,
-               tilt_rad: float) -> tuple[int, int, int, int]:
-    """``HeadCamera.box``: the projected corners of the object's shape, their bounding rectangle."""
-    half_m, height_m, shape = _SHAPES.get(kind, _MARKER)
-    bearing = math.atan2(y_m, x_m)
-    sx, sy = -math.sin(bearing) * half_m, math.cos(bearing) * half_m  # across the line of sight
-    if shape == _SPHERE:
-        points = [(x_m + sx, y_m + sy, half_m), (x_m - sx, y_m - sy, half_m), (x_m, y_m, 0.0), (x_m, y_m, 2 * half_m)]
-    elif shape == _FLAT:
-        points = [(x_m + dx, y_m + dy, 0.0) for dx in (-half_m, half_m) for dy in (-half_m, half_m)]
-    else:
-        points = [(x_m + s * sx, y_m + s * sy, z) for s in (-1.0, 1.0) for z in (0.0, height_m)]
-    pixels = [p for p in (camera.project(x, y, z, pan_rad, tilt_rad) for x, y, z in points) if p is not None]
-    if not pixels:
-        return 0, 0, 0, 0
-    us, vs = [u for u, _ in pixels], [v for _, v in pixels]
-    xmin, xmax = _clip(min(us), IMAGE_WIDTH_PX), _clip(max(us), IMAGE_WIDTH_PX)
-    ymin, ymax = _clip(min(vs), IMAGE_HEIGHT_PX), _clip(max(vs), IMAGE_HEIGHT_PX)
-    return xmin, ymin, xmax, ymax
+        # the projected corners of the object's shape, their bounding rectangle
+        half_m, height_m, shape = _SHAPES.get(kind, _MARKER)
+        bearing = math.atan2(y_m, x_m)
+        sx, sy = -math.sin(bearing) * half_m, math.cos(bearing) * half_m  # across the line of sight
+        if shape == _SPHERE:
+            points = [(x_m + sx, y_m + sy, half_m), (x_m - sx, y_m - sy, half_m),
+                      (x_m, y_m, 0.0), (x_m, y_m, 2 * half_m)]
+        elif shape == _FLAT:
+            points = [(x_m + dx, y_m + dy, 0.0) for dx in (-half_m, half_m) for dy in (-half_m, half_m)]
+        else:
+            points = [(x_m + s * sx, y_m + s * sy, z) for s in (-1.0, 1.0) for z in (0.0, height_m)]
+        pixels = [p for p in (self.project(x, y, z, pan_rad, tilt_rad) for x, y, z in points) if p is not None]
+        if not pixels:
+            return 0, 0, 0, 0
+        us, vs = [u for u, _ in pixels], [v for _, v in pixels]
+        xmin, xmax = _clip(min(us), IMAGE_WIDTH_PX), _clip(max(us), IMAGE_WIDTH_PX)
+        ymin, ymax = _clip(min(vs), IMAGE_HEIGHT_PX), _clip(max(vs), IMAGE_HEIGHT_PX)
+        return xmin, ymin, xmax, ymax
 
 
 def _clip(value: float, size: int) -> int:

@@ -275,7 +275,7 @@ class TreeEditor:
     def __init__(self, tree: str | Path, factory: Any = None, node_plugins: Sequence[str] = ()) -> None:
         self.top = Path(tree).resolve()
         self.folder = self.top.parent
-        self.factory = factory if factory is not None else _soccer_factory(node_plugins)
+        self.factory = factory if factory is not None else build_tree_factory(node_plugins)
         self.files: list[_File] = []
         for path in tree_files(self.top):
             try:
@@ -384,10 +384,6 @@ def _check_value(param: Param, nid: str, type_: Any, value: str) -> None:
     except ValueError:
         kind = getattr(type_, "__name__", str(type_))
         raise BadValue(f"--param {param.key}: {value!r} is not a {kind} (port {param.port} of {nid})") from None
-
-
-def _soccer_factory(node_plugins: Sequence[str] = ()) -> Any:
-    return build_tree_factory(node_plugins)
 
 
 # --- combinations and matches ----------------------------------------------------------------------
