@@ -21,6 +21,7 @@ from soccerbt.log import proto
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog
 from soccerbt.tools.replay import tree_tools as tt
+from soccerbt.tools.replay.log_diff import diff_logs
 
 DEEP = "__deep__"  # a value that becomes 100,000 nested lists in the JSON text
 STEP = "/match/step"
@@ -226,8 +227,8 @@ def _run_everything(small: Path, path: Path, tmp: Path) -> None:
         lambda: list(tt.transition_lines(log, "blue1", "wait")),
         lambda: tt.export_btlog(log, "blue1", tmp / "p.btlog"),
         lambda: tt.step_of_tick(log, "blue1", 40),
-        lambda: tt.diff_logs(McapLog.open(small), log),
-        lambda: tt.diff_logs(log, McapLog.open(small)),
+        lambda: diff_logs(McapLog.open(small), log),
+        lambda: diff_logs(log, McapLog.open(small)),
         lambda: McapReplaySource(log).scene("blue1"),
     ]
     refused = 0

@@ -19,6 +19,7 @@ from soccerbt.log.writer import make_recorder
 from soccerbt.match import Match, MatchConfig
 from soccerbt.resim.verify import verify_log
 from soccerbt.tools.replay import tree_tools as tt
+from soccerbt.tools.replay.log_diff import diff_logs
 
 SMALL_TREE = """<root BTCPP_format="4" main_tree_to_execute="Main">
   <BehaviorTree ID="Main">
@@ -177,10 +178,10 @@ def test_diff_identical_and_one_attribute_changed(tmp_path: Path) -> None:
     tree.write_text(SMALL_TREE)
     a = _record(tmp_path, "a.mcap", 0.3, tree)
     b = _record(tmp_path, "b.mcap", 0.3, tree)
-    assert tt.diff_logs(McapLog.open(a), McapLog.open(b)) == []
+    assert diff_logs(McapLog.open(a), McapLog.open(b)) == []
     tree.write_text(SMALL_TREE.replace('msec="30"', 'msec="50"'))
     c = _record(tmp_path, "c.mcap", 0.3, tree)
-    lines = tt.diff_logs(McapLog.open(a), McapLog.open(c))
+    lines = diff_logs(McapLog.open(a), McapLog.open(c))
     assert any("first difference at step 4 " in line for line in lines)
     assert any("blue1 tick 4 statuses" in line for line in lines)
     head = next(line for line in lines if line.startswith("first difference"))

@@ -6,7 +6,7 @@ docstring). Without a window: ``--info`` prints the header and a summary, ``--ro
 [--from S] [--to S]`` that robot's ticks, ``--screenshot OUT.png [--at T]`` saves the frame at T
 (default: the last tick) off-screen; the tree tools ``--tree``/``--json``/``--tick``, ``--node
 NAME --transitions``, ``--find CONDITION``, ``--btlog OUT`` and ``soccerbt replay diff A.mcap
-B.mcap`` are in ``tree_tools``; ``--verify`` is ``soccerbt.resim.verify``. ``soccerbt replay
+B.mcap`` are in ``tree_tools`` and ``log_diff``; ``--verify`` is ``soccerbt.resim.verify``. ``soccerbt replay
 FOLDER [--json]`` lists a folder's logs (``soccerbt.log.listing``); ``--robot R --rerun [--tree
 NEW.xml] [--from S] [--to S] [--out NEW.mcap]`` re-runs a robot's brain on its recorded inputs
 (``soccerbt.resim.rerun``); ``--connect HOST:PORT`` opens the viewer on a live stream
@@ -43,7 +43,7 @@ from soccerbt.log.reader import BUDGET_RATIO, McapLog, is_mcap
 from soccerbt.log.upgrade import upgrade_log
 from soccerbt.tools.replay import tree_tools as tt
 from soccerbt.tools.replay.connect import connect_command
-from soccerbt.tools.replay.tree_tools import diff_logs
+from soccerbt.tools.replay.log_diff import diff_logs
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.plugins import PluginError, add_nodes_option
 

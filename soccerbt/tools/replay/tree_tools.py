@@ -1,9 +1,9 @@
 """Text tools on an MCAP replay log: the tree at a tick, a node's transitions, conditions over
-time, the first difference between two runs and Groot2's .btlog export.
+time and Groot2's .btlog export.
 
-These back ``soccerbt replay FILE --tree/--json``, ``--node NAME --transitions``, ``--find``,
-``soccerbt replay diff A B`` and ``--btlog OUT`` (see soccerbt.tools.replay.replay_cli; ``--verify`` is
-``soccerbt.resim.verify``).
+These back ``soccerbt replay FILE --tree/--json``, ``--node NAME --transitions``, ``--find``
+and ``--btlog OUT`` (see soccerbt.tools.replay.replay_cli; ``--verify`` is
+``soccerbt.resim.verify``; ``soccerbt replay diff A B`` is ``log_diff``).
 Node references (``#UID``, a path, a name several nodes may share) and ``--find`` conditions
 (BT.CPP's script language over the blackboard and the nodes' statuses and reasons) are in
 ``soccerbt.tools.replay.search``. ``--tree`` shows the reasons decision nodes gave
@@ -21,14 +21,13 @@ from soccerbt.cli.outputs import write_atomically
 from soccerbt.cli.values import short_value
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
-from soccerbt.log.reader import Gap, McapLog, RobotState, step_messages
+from soccerbt.log.reader import Gap, McapLog, RobotState
 from soccerbt.nodes.soccer import register_soccer_nodes
-from soccerbt.resim.compare import step_differences, tree_notes
 from soccerbt.tools.replay.search import ambiguity_note, find_ranges, parse_condition, resolve_nodes
 from soccerbt.trees.factory import TreeFactory
 from soccerbt.trees.structure import logger_xml, manifest_models
 
-__all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "diff_logs", "export_btlog", "btlog_models",
+__all__ = ["tree_lines", "tree_json", "transition_lines", "find_ranges", "export_btlog", "btlog_models",
            "step_of_tick", "parse_condition", "node_marks", "info_lines"]
 
 _NAMES = lf.STATUS_NAMES
@@ -280,62 +279,6 @@ def info_lines(log: McapLog) -> list[str]:
 def _time(ev: dict[str, Any]) -> str:
     t = ev.get("t")
     return f"{t:.2f}s" if isinstance(t, (int, float)) else "?"
-
-
-
-def diff_logs(a: McapLog, b: McapLog) -> list[str]:
-    """[] when both runs are the same step by step; else what differs at the first step that
-    differs (truth, and per robot: tree statuses, blackboard, command). Steps are matched by
-    number: steps one log is missing (damage) are not compared, and said so."""
-    a.require_node_data()
-    b.require_node_data()
-    notes: list[str] = []
-    if a.robots != b.robots:
-        return [f"the robots differ: {', '.join(a.robots)} / {', '.join(b.robots)}"]
-    for robot in a.robots:
-        notes += tree_notes(robot, a.tree(robot, 1), b.tree(robot, 1))
-    gaps_a: list[Gap] = []
-    gaps_b: list[Gap] = []
-    it_a, it_b = step_messages(a, gaps_a), step_messages(b, gaps_b)
-    na, nb = next(it_a, None), next(it_b, None)
-    while na is not None and nb is not None:
-        if na[0] != nb[0]:  # one log lacks the other's step: its gap says which
-            na, nb = (next(it_a, None), nb) if na[0] < nb[0] else (na, next(it_b, None))
-            continue
-        step, data_a = na
-        data_b = nb[1]
-        na, nb = next(it_a, None), next(it_b, None)
-        if data_a == data_b and a.format_version == b.format_version:
-            continue
-        try:
-            va = a.view_of(data_a, step)
-        except ValueError as exc:
-            gaps_a.append(a._gap(step, step, None, f"step {step} unreadable ({exc})"))
-            continue
-        try:
-            vb = b.view_of(data_b, step)
-        except ValueError as exc:
-            gaps_b.append(b._gap(step, step, None, f"step {step} unreadable ({exc})"))
-            continue
-        differences = step_differences(a.robots, va, vb)
-        if not differences and a.format_version != b.format_version:
-            continue  # the same values, written in two formats
-        return notes + _missing(a, gaps_a, b, gaps_b) + [
-            f"first difference at step {step} (t={va.truth.t_s:.2f}s), A = {a.path} / B = {b.path}:"
-        ] + (differences or ["  the messages' bytes differ; their decoded values are the same"])
-    for _ in it_a:  # to the end: the gaps after the last common step
-        pass
-    for _ in it_b:
-        pass
-    missing = _missing(a, gaps_a, b, gaps_b)
-    if a.last_step != b.last_step:
-        return notes + missing + [f"the runs differ in length: {a.last_step} / {b.last_step} steps"]
-    return notes + missing
-
-
-def _missing(a: McapLog, gaps_a: list[Gap], b: McapLog, gaps_b: list[Gap]) -> list[str]:
-    return ([f"{a.path}: {g.text(a.dt_s)}; not compared" for g in gaps_a]
-            + [f"{b.path}: {g.text(b.dt_s)}; not compared" for g in gaps_b])
 
 
 
