@@ -249,7 +249,8 @@ class TruthRecord:
 
 # --- reasons ------------------------------------------------------------------------------------
 
-MAX_REASON_CHARS = 240      # a longer reason is cut (with "...") when recorded
+MAX_REASON_CHARS = 480      # a longer reason is cut (with "...") when recorded (a rule chain: 240 cut it)
+MAX_READ_REASON_CHARS = 960  # what a keyframe's reason may hold when read (soccerbt 0.3.0 reads as much)
 
 
 def reason_text(text: object) -> str:
@@ -754,7 +755,7 @@ def check_keyframe(obj: Any) -> dict[str, Any]:
         raise ShapeError(f"{w}reasons: not a list")
     for k, row in enumerate(reasons):
         if not (isinstance(row, list) and len(row) == 3 and _is_int(row[0]) and _is_int(row[1])
-                and isinstance(row[2], str) and len(row[2]) <= 4 * MAX_REASON_CHARS):
+                and isinstance(row[2], str) and len(row[2]) <= MAX_READ_REASON_CHARS):
             raise ShapeError(f"{w}reasons[{k}]: not [uid, tick, text]")
     return kf
 

@@ -10,6 +10,7 @@ import math
 
 from soccerbt.nodes.soccer._base import RUNNING, SUCCESS, OutputPort, SoccerStatefulNode, SoccerSyncNode
 from soccerbt.nodes.soccer._base import booster_input as _in
+from soccerbt.nodes.soccer.reasons import Rules
 from soccerbt.nodes.soccer.skills import (
     angle_good_for_kick,
     avoid_direction,
@@ -142,40 +143,63 @@ class StrikerDecide(SoccerSyncNode):
 
     def _reason(self, decision: str, ball, pose, chase_m: float, last: str, angle_good: bool, reached: bool,
                 delta_dir: float, avoid_kick: bool) -> str:
-        """The comparisons robocup_demo's StrikerDecide made for ``decision``."""
-        cfg = self.context.config
+        """robocup_demo's StrikerDecide rules in its order, each with the values compared and its
+        verdict, down to the one that gave ``decision``."""
+        ctx = self.context
+        cfg = ctx.config
+        rules = Rules()
         if decision == "find":
-            return _FIND_REASON
+            return rules.fired("ball unknown -> find", _FIND_VALUES)
+        rules.ruled_out("ball unknown -> find")
+        rule = "auto visual kick -> auto_visual_kick"
+        lo, hi = cfg.auto_visual_kick_dist_min_m, cfg.auto_visual_kick_dist_max_m
+        yaw_max = cfg.auto_visual_kick_angle_rad * 1.3
         if decision == "auto_visual_kick":
-            return (f"lead, ball_range {ball.range_m:.2f} in {cfg.auto_visual_kick_dist_min_m:.2f}.."
-                    f"{cfg.auto_visual_kick_dist_max_m:.2f}, |ball_yaw| {abs(ball.yaw_rad):.2f} < "
-                    f"{cfg.auto_visual_kick_angle_rad * 1.3:.2f} (angle x1.3), ball not out -> auto_visual_kick")
+            return rules.fired(rule, f"lead, ball_range {ball.range_m:.2f} in {lo:.2f}..{hi:.2f}, |ball_yaw| "
+                                     f"{abs(ball.yaw_rad):.2f} < {yaw_max:.2f} (angle x1.3), ball not out")
+        if not cfg.enable_auto_visual_kick:
+            rules.ruled_out(rule, "enable_auto_visual_kick false")
+        elif not bool(ctx.bb_get("is_lead", True)):
+            rules.ruled_out(rule, "is_lead false")
+        elif bool(ctx.bb_get("ball_out", False)):
+            rules.ruled_out(rule, "ball_out true")
+        elif not lo < ball.range_m < hi:
+            rules.ruled_out(rule, f"ball_range {ball.range_m:.2f} outside {lo:.2f}..{hi:.2f}")
+        elif abs(ball.yaw_rad) >= yaw_max:
+            rules.ruled_out(rule, f"|ball_yaw| {abs(ball.yaw_rad):.2f} >= {yaw_max:.2f} (angle x1.3)")
+        else:
+            rules.ruled_out(rule, f"|ball_y| {abs(ball.field_y_m):.2f} or |robot_y| {abs(pose.y_m):.2f} >= 5.00")
         if decision == "assist":
-            return "is_lead false (not the lead player) -> assist"
+            return rules.fired("not the lead -> assist", "is_lead false")
+        rules.ruled_out("not the lead -> assist", "is_lead true")
         far, near = _chase_comparison(ball, chase_m, last)
         if decision == "chase":
-            return f"{far} -> chase"
-        left, right = kick_window(self.context, ball)
+            return rules.fired("far -> chase", far)
+        rules.ruled_out("far -> chase", near)
+        left, right = kick_window(ctx, ball)
         posts = f"posts {right:.2f}..{left:.2f}"
         angle = (f"angle good (dir_rb {ball.dir_rb_rad:.2f} in {posts})" if angle_good
                  else f"angle not good (dir_rb {ball.dir_rb_rad:.2f} outside {posts})")
-        kicking_off = self.context.state.is_freekick_kicking_off
+        kicking_off = ctx.state.is_freekick_kicking_off
         if kicking_off and angle_good:
             angle += " but kicking off a free kick"
         reach = (f"kick dir reached (delta_dir {delta_dir:.2f})" if reached
                  else f"kick dir not reached (|delta_dir| {abs(delta_dir):.2f} >= 0.10, no sign change)")
+        rule = f"aligned and close -> {'cross' if ctx.state.kick_type == 'cross' else 'kick'}"
         if decision in ("kick", "cross"):
-            return (f"{near}; {angle if angle_good and not kicking_off else reach}, ball detected, |ball_yaw| "
-                    f"{abs(ball.yaw_rad):.2f} < 1.57, ball_range < 1.50 -> {decision}")
-        if not ((angle_good and not self.context.state.is_freekick_kicking_off) or reached):
-            return f"{near}; {angle} and {reach} -> adjust"
-        if not ball.detected:
-            return f"{near}; ball not detected in this frame -> adjust"
-        if abs(ball.yaw_rad) >= math.pi / 2.0:
-            return f"{near}; |ball_yaw| {abs(ball.yaw_rad):.2f} >= 1.57 -> adjust"
-        if avoid_kick:
-            return f"{near}; obstacle within kick_ao_safe_dist along the ball -> adjust"
-        return f"{near}; ball_range {ball.range_m:.2f} >= 1.50 -> adjust"
+            return rules.fired(rule, f"{angle if angle_good and not kicking_off else reach}, ball detected, "
+                                     f"|ball_yaw| {abs(ball.yaw_rad):.2f} < 1.57, ball_range {ball.range_m:.2f} < 1.50")
+        if not ((angle_good and not kicking_off) or reached):
+            rules.ruled_out(rule, f"{angle} and {reach}")
+        elif not ball.detected:
+            rules.ruled_out(rule, "ball not detected in this frame")
+        elif abs(ball.yaw_rad) >= math.pi / 2.0:
+            rules.ruled_out(rule, f"|ball_yaw| {abs(ball.yaw_rad):.2f} >= 1.57")
+        elif avoid_kick:
+            rules.ruled_out(rule, "obstacle within kick_ao_safe_dist along the ball")
+        else:
+            rules.ruled_out(rule, f"ball_range {ball.range_m:.2f} >= 1.50")
+        return rules.otherwise("adjust")
 
 
 class GoalieDecide(SoccerSyncNode):
@@ -216,7 +240,7 @@ class GoalieDecide(SoccerSyncNode):
         return SUCCESS
 
 
-_FIND_REASON = "ball_location_known false and tm_ball_pos_reliable false -> find"
+_FIND_VALUES = "ball_location_known false and tm_ball_pos_reliable false"
 
 
 def _chase_comparison(ball, chase_m: float, last: str) -> tuple[str, str]:
@@ -228,20 +252,24 @@ def _chase_comparison(ball, chase_m: float, last: str) -> tuple[str, str]:
 
 
 def _goalie_reason(decision: str, ball, last: str, retreat_x: float, chase_m: float) -> str:
-    """The comparisons robocup_demo's GoalieDecide made for ``decision``."""
+    """robocup_demo's GoalieDecide rules in its order, each with the values compared and its
+    verdict, down to the one that gave ``decision``."""
+    rules = Rules()
     if decision == "find":
-        return _FIND_REASON
+        return rules.fired("ball unknown -> find", _FIND_VALUES)
+    rules.ruled_out("ball unknown -> find")
     held = " (-1 while retreating)" if last == "retreat" else ""
     if decision == "retreat":
-        return f"ball_x {ball.field_x_m:.2f} > {retreat_x:.2f}{held} -> retreat"
-    own_half = f"ball_x {ball.field_x_m:.2f} <= {retreat_x:.2f}{held}"
+        return rules.fired("ball in the other half -> retreat", f"ball_x {ball.field_x_m:.2f} > {retreat_x:.2f}{held}")
+    rules.ruled_out("ball in the other half -> retreat", f"ball_x {ball.field_x_m:.2f} <= {retreat_x:.2f}{held}")
     far, near = _chase_comparison(ball, chase_m, last)
     if decision == "chase":
-        return f"{own_half}; {far} -> chase"
-    near = f"{own_half}; {near}"
+        return rules.fired("far -> chase", far)
+    rules.ruled_out("far -> chase", near)
     if decision == "kick":
-        return f"{near}; dir_rb {ball.dir_rb_rad:.2f} in (-1.57, 1.57) -> kick"
-    return f"{near}; dir_rb {ball.dir_rb_rad:.2f} outside (-1.57, 1.57) -> adjust"
+        return rules.fired("ball in front -> kick", f"dir_rb {ball.dir_rb_rad:.2f} in (-1.57, 1.57)")
+    rules.ruled_out("ball in front -> kick", f"dir_rb {ball.dir_rb_rad:.2f} outside (-1.57, 1.57)")
+    return rules.otherwise("adjust")
 
 
 # --- ball handling ---------------------------------------------------------------------------

@@ -10,10 +10,12 @@ import math
 
 from soccerbt.nodes.soccer._base import RUNNING, SUCCESS, SoccerStatefulNode, SoccerSyncNode
 from soccerbt.nodes.soccer._base import booster_input as _in
+from soccerbt.nodes.soccer.reasons import Rules
 from soccerbt.nodes.soccer.skills import ball_view, head_angles_to, walk_to_pose
 from soccerbt.world.types import wrap_angle_rad
 
 _DOUBLE, _INT, _BOOL = float, int, bool  # the C++ port types of nodes.json
+_BALL_UNKNOWN = "ball_location_known false and tm_ball_pos_reliable false"
 
 
 # --- head ------------------------------------------------------------------------------------
@@ -27,7 +29,10 @@ class MoveHead(SoccerSyncNode):
         return [_in("pitch", _DOUBLE, "0"), _in("yaw", _DOUBLE, "0")]
 
     def update(self):
-        self.context.set_head(self.port_float("yaw"), self.port_float("pitch"))
+        yaw, pitch = self.port_float("yaw"), self.port_float("pitch")
+        self.context.set_head(yaw, pitch)
+        if self.explaining:
+            self.set_reason(f"ports -> yaw {yaw:.2f} pitch {pitch:.2f}")
         return SUCCESS
 
 
@@ -42,14 +47,25 @@ class CamTrackBall(SoccerSyncNode):
         ctx = self.context
         ball = ball_view(ctx)
         if not ball.known:
+            if self.explaining:
+                self.set_reason(Rules().fired("ball unknown -> hold the head", _BALL_UNKNOWN))
             return SUCCESS
         pan, tilt = head_angles_to(ctx, ball.robot_x_m, ball.robot_y_m)
+        at = f"ball at ({ball.robot_x_m:.2f}, {ball.robot_y_m:.2f})"
         if ball.detected:
             ctx.set_head(pan, tilt)
+            if self.explaining:
+                self.set_reason(Rules().ruled_out("ball unknown -> hold the head").fired(
+                    "ball detected -> look at it", f"{at}: yaw {pan:.2f} pitch {tilt:.2f}"))
         else:
             cmd = ctx.command
-            ctx.set_head(cmd.head_pan_rad + (pan - cmd.head_pan_rad) * 0.05,
-                         cmd.head_tilt_rad + (tilt - cmd.head_tilt_rad) * 0.05)
+            yaw = cmd.head_pan_rad + (pan - cmd.head_pan_rad) * 0.05
+            pitch = cmd.head_tilt_rad + (tilt - cmd.head_tilt_rad) * 0.05
+            ctx.set_head(yaw, pitch)
+            if self.explaining:
+                self.set_reason(Rules().ruled_out("ball unknown -> hold the head").ruled_out(
+                    "ball detected -> look at it", "not in this frame").otherwise(
+                    f"drift 5% toward the remembered {at}: yaw {yaw:.2f} pitch {pitch:.2f}"))
         return SUCCESS
 
 
@@ -69,17 +85,26 @@ class CamFindBall(SoccerSyncNode):
 
     def update(self):
         ctx = self.context
-        if ctx.world_model.ball_detected(ctx.config.ball_detected_window_s):
+        window_s = ctx.config.ball_detected_window_s
+        if ctx.world_model.ball_detected(window_s):
+            if self.explaining:
+                self.set_reason(f"ball detected within {window_s:.2f} s -> leave the head")
             return SUCCESS
         now = ctx.now_s()
         if self._last_cmd_s is not None:
             since = now - self._last_cmd_s
             if since < 1.0:
+                if self.explaining:
+                    self.set_reason(f"ball not detected; pose {self._index + 1} of {len(_FIND_POSES)} held "
+                                    f"{since:.2f} s < 1.00")
                 return SUCCESS
             self._index = 0 if since > 60.0 else (self._index + 1) % len(_FIND_POSES)
         pitch, yaw = _FIND_POSES[self._index]
         ctx.set_head(yaw, pitch)
         self._last_cmd_s = now
+        if self.explaining:
+            self.set_reason(f"ball not detected -> pose {self._index + 1} of {len(_FIND_POSES)}: yaw {yaw:.2f} "
+                            f"pitch {pitch:.2f}")
         return SUCCESS
 
 
@@ -101,7 +126,11 @@ class CamScanField(SoccerSyncNode):
         half = cycle_ms / 2.0
         pitch = low if t_ms > half else high
         frac = 2.0 * t_ms / cycle_ms if t_ms < half else 2.0 * (cycle_ms - t_ms) / cycle_ms
-        ctx.set_head(right + (left - right) * frac, pitch)
+        yaw = right + (left - right) * frac
+        ctx.set_head(yaw, pitch)
+        if self.explaining:
+            self.set_reason(f"sweep {t_ms} ms of msec_cycle {cycle_ms}, {'low' if t_ms > half else 'high'} half -> "
+                            f"yaw {yaw:.2f} pitch {pitch:.2f}")
         return SUCCESS
 
 
@@ -118,9 +147,14 @@ class CamFastScan(SoccerStatefulNode):
     def on_start(self):
         self._index = 0
         self._last_s = self.context.now_s()
-        pitch, yaw = _FAST_SCAN_POSES[0]
-        self.context.set_head(yaw, pitch)
+        self._look(0)
         return RUNNING
+
+    def _look(self, index: int) -> None:
+        pitch, yaw = _FAST_SCAN_POSES[index]
+        self.context.set_head(yaw, pitch)
+        if self.explaining:
+            self.set_reason(f"pose {index + 1} of {len(_FAST_SCAN_POSES)}: yaw {yaw:.2f} pitch {pitch:.2f}")
 
     def on_running(self):
         ctx = self.context
@@ -131,8 +165,7 @@ class CamFastScan(SoccerStatefulNode):
             return SUCCESS
         self._index += 1
         self._last_s = now
-        pitch, yaw = _FAST_SCAN_POSES[self._index]
-        ctx.set_head(yaw, pitch)
+        self._look(self._index)
         return RUNNING
 
     def on_halted(self):

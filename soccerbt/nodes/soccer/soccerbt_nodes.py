@@ -22,6 +22,7 @@ import math
 
 from soccerbt.nodes.soccer._base import SUCCESS, InputPort, OutputPort, SoccerSyncNode
 from soccerbt.nodes.soccer.booster import CalcKickDir
+from soccerbt.nodes.soccer.reasons import Rules
 from soccerbt.nodes.soccer.skills import (
     BallView,
     NavObstacles,
@@ -31,20 +32,27 @@ from soccerbt.nodes.soccer.skills import (
     nav_obstacles,
     walk_to_pose,
 )
+from soccerbt.nodes.soccer.soccerbt_keeper import (
+    SAVE_ENTER_TICKS,
+    GoalkeeperDecision,
+    GoalkeeperPosition,
+    SaveHysteresis,
+    incoming_shot_y,
+    shot_failure,
+)
 from soccerbt.nodes.soccer.soccerbt_positioning import (
     FIELD_KEEP_OUT_M,
     FreeKickPosition,
     GoTo,
     GoToKickoffPosition,
     SupportPosition,
-    _hold_reason,
-    _walk_and_hold,
 )
 from soccerbt.services.kick import KickChoice
 from soccerbt.services.obstacles import Obstacle
-from soccerbt.world.types import Pose2D, wrap_angle_rad
+from soccerbt.world.types import wrap_angle_rad
 
-__all__ = ["OUR_NODE_TYPES", "incoming_shot_y", "kick_geometry", "kick_strength"]
+__all__ = ["OUR_NODE_TYPES", "incoming_shot_y", "kick_geometry", "kick_strength", "shot_failure", "SaveHysteresis",
+           "SAVE_ENTER_TICKS"]
 
 KICK_STAND_OFF_M = 0.35  # robot centre behind the ball centre when kicking (contact: 0.33)
 KICK_REACH_X_M = (0.29, 0.41)  # ball x in the robot frame where the foot surely reaches it
@@ -147,27 +155,56 @@ class HeadControl(SoccerSyncNode):
         if not ball.known:
             if self._scan_start_s is None:
                 self._scan_start_s = now
-            _scan_head(ctx, now - self._scan_start_s)
+            index = _scan_head(ctx, now - self._scan_start_s)
+            if self.explaining:
+                self.set_reason(Rules().fired("ball unknown -> scan", f"{now - self._scan_start_s:.1f} s into the "
+                                                                      f"scan: {_scan_text(index)}"))
             return SUCCESS
         self._scan_start_s = None
-        far = ball.range_m > self.port_float("close_ball")
+        close_m = self.port_float("close_ball")
+        far = ball.range_m > close_m
         if far and now >= self._next_glance_s:
             self._glance_until_s = now + self.port_float("glance_duration")
             self._next_glance_s = now + self.port_float("glance_period")
-        if far and now < self._glance_until_s:
+        glancing = far and now < self._glance_until_s
+        if glancing:
             ctx.set_head(0.0, 0.25)
-            return SUCCESS
-        pan, tilt = head_angles_to(ctx, ball.robot_x_m, ball.robot_y_m)
-        ctx.set_head(pan, tilt)
+        else:
+            pan, tilt = head_angles_to(ctx, ball.robot_x_m, ball.robot_y_m)
+            ctx.set_head(pan, tilt)
+        if self.explaining:
+            rules = Rules().ruled_out("ball unknown -> scan")
+            rule = "far and a glance due -> glance at the field (landmarks)"
+            if glancing:
+                why = rules.fired(rule, f"ball_range {ball.range_m:.2f} > close_ball {close_m:.2f}, glance "
+                                        f"{self._glance_until_s - now:.2f} s more: pan 0.00 tilt 0.25")
+            else:
+                rules.ruled_out(rule, f"ball_range {ball.range_m:.2f} <= close_ball {close_m:.2f}" if not far
+                                else f"next glance in {self._next_glance_s - now:.2f} s")
+                why = rules.otherwise(f"track the ball at ({ball.robot_x_m:.2f}, {ball.robot_y_m:.2f}) "
+                                      f"{'seen' if ball.detected else 'remembered'}: pan {pan:.2f} tilt {tilt:.2f}")
+            self.set_reason(why)
         return SUCCESS
 
 
 _SCAN = ((0.9, 1.0), (0.9, 0.0), (0.9, -1.0), (0.35, -1.0), (0.35, 0.0), (0.35, 1.0))  # (tilt, pan)
 
 
-def _scan_head(ctx, elapsed_s: float, step_s: float = 0.6) -> None:
-    tilt, pan = _SCAN[int(elapsed_s / step_s) % len(_SCAN)]
+_SCAN_STEP_S = 0.6
+
+
+def _scan_head(ctx, elapsed_s: float) -> int:
+    """Point the head at the scan's pose for ``elapsed_s``; the pose's index."""
+    index = int(elapsed_s / _SCAN_STEP_S) % len(_SCAN)
+    tilt, pan = _SCAN[index]
     ctx.set_head(pan, tilt)
+    return index
+
+
+def _scan_text(index: int) -> str:
+    """A scan pose as a reason reads it."""
+    tilt, pan = _SCAN[index]
+    return f"pose {index + 1} of {len(_SCAN)} ({_SCAN_STEP_S:.1f} s each): pan {pan:.2f} tilt {tilt:.2f}"
 
 
 class SearchBall(SoccerSyncNode):
@@ -191,23 +228,44 @@ class SearchBall(SoccerSyncNode):
             self._dir = 1.0 if ctx.world_model.ball_bearing_rad >= 0.0 else -1.0
         self._last_tick_s = now
         elapsed = now - self._start_s
-        _scan_head(ctx, elapsed)
+        head = _scan_head(ctx, elapsed)
         turn_after = self.port_float("turn_after")
         vtheta = self.port_float("vtheta")
         full_turn_s = turn_after + 2.0 * math.pi / max(0.1, vtheta)
+        tx = 0.0
         if elapsed < turn_after:
             ctx.stop()
+            stage = "scan"
         elif elapsed < full_turn_s:
             ctx.set_velocity(0.0, 0.0, self._dir * vtheta)
+            stage = "turn"
         else:
             pose = ctx.world_model.robot_pose_field
             tx = -ctx.field.half_length_m / 3.0 if str(ctx.bb_get("player_role", "")) != "striker" else 0.0
             if pose.distance_to(tx, 0.0) > 1.0:
                 walk_to_pose(ctx, tx, 0.0, math.atan2(-pose.y_m, tx - pose.x_m), vx_limit=0.6, vy_limit=0.3,
                              obstacles=_our_obstacles(ctx))
+                stage = "walk"
             else:
                 self._start_s = now  # start over
+                stage = "again"
+        if self.explaining:
+            self.set_reason(self._reason(stage, elapsed, turn_after, full_turn_s, vtheta, tx, head))
         return SUCCESS
+
+    def _reason(self, stage: str, elapsed_s: float, turn_after_s: float, full_turn_s: float, vtheta: float,
+                tx_m: float, head: int) -> str:
+        """Which stage of the search ``update`` chose, with the times compared; where the head looks."""
+        if stage == "scan":
+            what = f"{elapsed_s:.1f} s < turn_after {turn_after_s:.1f} -> stand and scan"
+        elif stage == "turn":
+            what = (f"{elapsed_s:.1f} s < a full turn {full_turn_s:.1f} -> turn "
+                    f"{'left' if self._dir > 0 else 'right'} (the side the ball was last seen) at {vtheta:.2f} rad/s")
+        elif stage == "walk":
+            what = f"turned a full circle -> walk to ({tx_m:.2f}, 0.00) and look again"
+        else:
+            what = f"at ({tx_m:.2f}, 0.00) -> start the search over"
+        return f"{what}; head {_scan_text(head)}"
 
 
 # --- kicking ------------------------------------------------------------------------------------
@@ -336,43 +394,62 @@ class StrikerDecision(SoccerSyncNode):
         if not ball.known:
             lost_s = now - self._seen_s
             hold_s = self.port_float("lost_hold")
-            if last in ("approach", "kick") and lost_s < hold_s:
-                decision = "approach"
-                if self.explaining:
-                    why = f"ball unknown for {lost_s:.2f} s < lost_hold {hold_s:.2f} -> keep approach"
-            else:
-                decision = "find"
-                if self.explaining:
-                    why = "ball unknown (not seen, no reliable team ball) -> find"
+            keep = last in ("approach", "kick") and lost_s < hold_s
+            decision = "approach" if keep else "find"
+            if self.explaining:
+                rules = Rules()
+                rule = "ball lost -> keep approach"
+                if keep:
+                    why = rules.fired(rule, f"ball unknown for {lost_s:.2f} s < lost_hold {hold_s:.2f} after {last}")
+                else:
+                    rules.ruled_out(rule, f"ball unknown for {lost_s:.2f} s >= lost_hold {hold_s:.2f}"
+                                    if last in ("approach", "kick") else f"last decision {last or 'none'}")
+                    why = rules.fired("ball unknown -> find", "not seen, no reliable team ball")
         else:
             self._seen_s = now
             ok, rel = kick_geometry(ctx, ball, ctx.state.kick_dir_rad)
             margin = self.port_float("kick_margin")
+            widened = last == "kick" and margin > 0.0
+            held = now < self._kick_until_s and ball.range_m < 0.6
             if ok:
                 self._kick_until_s = now + self.port_float("kick_hold")
                 decision = "kick"
-                if self.explaining:
-                    why = f"{kick_geometry_text(ball, rel)} -> kick"
-            elif last == "kick" and margin > 0.0 and kick_geometry(ctx, ball, ctx.state.kick_dir_rad, margin)[0]:
+            elif widened and kick_geometry(ctx, ball, ctx.state.kick_dir_rad, margin)[0]:
                 decision = "kick"
-                if self.explaining:
-                    why = f"kicking, still in the reach widened by kick_margin {margin:.2f}: " \
-                          f"{kick_geometry_text(ball, rel, margin)} -> kick"
-            elif now < self._kick_until_s and ball.range_m < 0.6:
+            elif held:
                 decision = "kick"
-                if self.explaining:
-                    why = (f"{kick_geometry_failure(ctx, ball, rel, margin if last == 'kick' else 0.0)}, but kick "
-                           f"held {self._kick_until_s - now:.2f} s more (kick_hold) and ball_range "
-                           f"{ball.range_m:.2f} < 0.60 -> kick")
             else:
                 decision = "approach"
-                if self.explaining:
-                    why = f"{kick_geometry_failure(ctx, ball, rel, margin if last == 'kick' else 0.0)} -> approach"
+            if self.explaining:
+                why = self._reason(ball, rel, ok, widened, margin, now, decision)
         if why:
             self.set_reason(why)
         self._last = decision
         self.set_output("decision_out", decision)
         return SUCCESS
+
+    def _reason(self, ball: BallView, rel_rad: float, in_reach: bool, widened: bool, margin_m: float, now_s: float,
+                decision: str) -> str:
+        """The rules of a known ball's decision, in the order ``update`` evaluated them."""
+        ctx = self.context
+        rules = Rules().ruled_out("ball unknown -> find")
+        if in_reach:
+            return rules.fired("in reach -> kick", kick_geometry_text(ball, rel_rad))
+        rules.ruled_out("in reach -> kick", kick_geometry_failure(ctx, ball, rel_rad))
+        rule = f"kicking, in the reach + kick_margin {margin_m:.2f} -> kick"
+        if not widened:
+            rules.ruled_out(rule, "not kicking" if margin_m > 0.0 else "kick_margin 0")
+        elif decision == "kick" and kick_geometry(ctx, ball, ctx.state.kick_dir_rad, margin_m)[0]:
+            return rules.fired(rule, kick_geometry_text(ball, rel_rad, margin_m))
+        else:
+            rules.ruled_out(rule, kick_geometry_failure(ctx, ball, rel_rad, margin_m))
+        left_s = self._kick_until_s - now_s
+        if decision == "kick":
+            return rules.fired("kick_hold -> kick",
+                               f"held {left_s:.2f} s more and ball_range {ball.range_m:.2f} < 0.60")
+        rules.ruled_out("kick_hold -> kick", f"ball_range {ball.range_m:.2f} >= 0.60" if left_s > 0.0
+                        else "no kick in reach within kick_hold")
+        return rules.otherwise("approach")
 
 
 class ApproachBall(SoccerSyncNode):
@@ -502,193 +579,6 @@ class KickBall(SoccerSyncNode):
                 self.set_reason(f"{kick_geometry_text(ball, rel)} -> kick {state.kick_type} strength {strength:.2f}")
         elif self.explaining:
             self.set_reason(f"{kick_geometry_failure(ctx, ball, rel)} -> stand, no kick")
-        return SUCCESS
-
-
-# --- goalkeeper ----------------------------------------------------------------------------------
-
-
-class GoalkeeperDecision(SoccerSyncNode):
-    """Write the goalkeeper's decision: "find" (no ball), "save" (a shot rolls toward the own
-    goal mouth: meet it on the keeper's line), "clear" (the ball is in or near the own penalty
-    area and near the keeper: go and kick it away), else "block"."""
-
-    @classmethod
-    def provided_ports(cls):
-        return [InputPort("clear_distance", float, 2.5, "m: clear balls this close to the keeper"),
-                InputPort("save_speed", float, 1.0,
-                          "m/s: a ball rolling toward the own goal mouth this fast is a shot to save"),
-                InputPort("decision_in", str, ""), OutputPort("decision_out", str)]
-
-    def setup_state(self) -> None:
-        self._save = SaveHysteresis()
-
-    def update(self):
-        ctx = self.context
-        f = ctx.field
-        ball = ball_view(ctx)
-        last = str(self.get_input("decision_in") or "")
-        why = ""
-        was_saving = self._save.saving and ctx.now_s() - self._save.last_tick_s < 0.05
-        if not ball.known:
-            self._save.count, self._save.saving = 0, False
-            decision = "find"
-            if self.explaining:
-                why = "ball unknown (not seen, no reliable team ball) -> find"
-        elif (shot_y := self._save.update(ctx, ball, -f.half_length_m + SHOT_REACH_LINE_M,
-                                          self.port_float("save_speed"), ctx.now_s())) is not None:
-            decision = "save"
-            if self.explaining:
-                vx, vy = ctx.world_model.ball_velocity_field
-                speed = self.port_float("save_speed") * (SAVE_KEEP_SPEED if was_saving else 1.0)
-                mouth = f.goal_width_m / 2.0 + SHOT_MOUTH_MARGIN_M + (SAVE_KEEP_MARGIN_M if was_saving else 0.0)
-                why = (f"shot: ball rolling {math.hypot(vx, vy):.2f} m/s (vx {vx:.2f} <= -{speed:.2f}"
-                       f"{' while saving' if was_saving else f' in {SAVE_ENTER_TICKS} ticks'}) crosses the keeper's "
-                       f"line at y {shot_y:.2f}, inside the goal mouth +-{mouth:.2f} -> save")
-        else:
-            margin = 1.0 if last == "clear" else 0.3
-            area_x = -f.half_length_m + f.penalty_area_length_m + margin
-            area_y = f.penalty_area_width_m / 2.0 + margin
-            in_area = ball.field_x_m < area_x and abs(ball.field_y_m) < area_y
-            clear_m = self.port_float("clear_distance") * (1.4 if last == "clear" else 1.0)
-            near = ball.range_m < clear_m
-            decision = "clear" if in_area and near else "block"
-            if self.explaining:
-                held = " (x1.4 while clearing)" if last == "clear" else ""
-                if self._save.count:
-                    held += f"; a shot seen in {self._save.count} of {SAVE_ENTER_TICKS} ticks"
-                area = f"ball ({ball.field_x_m:.2f}, {ball.field_y_m:.2f}) "
-                if not in_area:
-                    why = (f"{area}outside the area + {margin:.1f} m (x < {area_x:.2f}, |y| < {area_y:.2f}) "
-                           f"-> block")
-                elif not near:
-                    why = f"ball_range {ball.range_m:.2f} >= clear_distance {clear_m:.2f}{held} -> block"
-                else:
-                    why = (f"{area}in the area + {margin:.1f} m and ball_range {ball.range_m:.2f} < "
-                           f"clear_distance {clear_m:.2f}{held} -> clear")
-        if why:
-            self.set_reason(why)
-        self.set_output("decision_out", decision)
-        return SUCCESS
-
-
-SHOT_MOUTH_MARGIN_M = 0.5  # a shot this far wide of a post still counts as on goal (noisy velocity)
-SHOT_REACH_LINE_M = 0.8  # GoalkeeperDecision: a shot still rolls this far in front of the goal line
-
-
-SAVE_KEEP_SPEED = 0.6     # a save goes on while the ball rolls in at this fraction of save_speed
-SAVE_KEEP_MARGIN_M = 0.3  # ... and this much wider of the posts (hysteresis: noisy velocity)
-
-
-SAVE_ENTER_TICKS = 3      # a shot must be seen in this many consecutive ticks before a save starts
-
-
-class SaveHysteresis:
-    """When a keeper saves: a shot (``incoming_shot_y``) seen in SAVE_ENTER_TICKS consecutive
-    ticks starts a save (one spike of the ball's velocity estimate does not); a save goes on while
-    the ball rolls in at SAVE_KEEP_SPEED of the speed, SAVE_KEEP_MARGIN_M wider of the posts
-    (``shot_to_save``). A node not ticked in the tick before starts afresh."""
-
-    __slots__ = ("count", "saving", "last_tick_s")
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.saving = False
-        self.last_tick_s = -1e9
-
-    def update(self, ctx, ball: BallView, line_x_m: float, save_speed_mps: float, now_s: float) -> float | None:
-        """The y where the shot crosses the line while saving, else None."""
-        fresh = now_s - self.last_tick_s < 0.05
-        self.last_tick_s = now_s
-        saving = fresh and self.saving
-        y = shot_to_save(ctx, ball, line_x_m, save_speed_mps, saving)
-        if y is None:
-            self.count, self.saving = 0, False
-            return None
-        if saving:
-            return y
-        self.count = self.count + 1 if fresh else 1
-        self.saving = self.count >= SAVE_ENTER_TICKS
-        return y if self.saving else None
-
-
-def shot_to_save(ctx, ball: BallView, line_x_m: float, save_speed_mps: float, saving: bool) -> float | None:
-    """``incoming_shot_y`` with the keeper's hysteresis: a save in progress (``saving``) goes on
-    while the ball rolls in at SAVE_KEEP_SPEED of the speed and SAVE_KEEP_MARGIN_M wider, whether
-    or not it would still roll as far as the line (a ball dribbled at the goal comes in jerks)."""
-    if not saving:
-        return incoming_shot_y(ctx, ball, line_x_m, save_speed_mps)
-    return incoming_shot_y(ctx, ball, line_x_m, save_speed_mps * SAVE_KEEP_SPEED,
-                           SHOT_MOUTH_MARGIN_M + SAVE_KEEP_MARGIN_M, deceleration_mps2=0.0)
-
-
-def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float,
-                    mouth_margin_m: float = SHOT_MOUTH_MARGIN_M, deceleration_mps2: float = 0.8) -> float | None:
-    """Where the ball, own-seen and rolling toward the own goal at ``min_speed_mps`` or more,
-    crosses the line x = ``line_x_m`` (team frame); None unless it still rolls there and its
-    path, drawn straight on, enters the goal mouth (``SHOT_MOUTH_MARGIN_M`` wide of either post).
-    A ball already behind the line is met where it crosses the goal line."""
-    # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
-    from soccerbt.services.planning import shot_crossing_y
-
-    if not ball.own:  # the velocity comes from own sightings only
-        return None
-    f = ctx.field
-    xy = (ball.field_x_m, ball.field_y_m)
-    velocity = ctx.world_model.ball_velocity_field
-    gx = -f.half_length_m
-    # aim without rolling friction: the velocity estimate lags a shot, so its speed is low
-    aim_y = shot_crossing_y(xy, velocity, gx, min_speed_mps, deceleration_mps2=0.0)
-    if aim_y is None or abs(aim_y) > f.goal_width_m / 2.0 + mouth_margin_m:
-        return None
-    if xy[0] <= line_x_m:
-        return aim_y
-    return shot_crossing_y(xy, velocity, line_x_m, min_speed_mps, deceleration_mps2=deceleration_mps2)
-
-
-class GoalkeeperPosition(SoccerSyncNode):
-    """Stand on the line from the ball to the own goal centre, ``dist_to_goalline`` in front of
-    it (inside the penalty area), facing the ball; in front of the goal when the ball is unknown.
-    Against a shot (the ball rolling into the goal mouth at ``save_speed`` or more) step straight
-    to where its path crosses that line, without hesitating or walking around obstacles."""
-
-    @classmethod
-    def provided_ports(cls):
-        return [InputPort("dist_to_goalline", float, 0.8), InputPort("vx_limit", float, 0.6),
-                InputPort("vy_limit", float, 0.4), InputPort("tolerance", float, 0.15),
-                InputPort("save_speed", float, 1.0, "m/s: as GoalkeeperDecision's")]
-
-    def setup_state(self) -> None:
-        self._save = SaveHysteresis()
-
-    def update(self):
-        # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
-        from soccerbt.services.planning import goalkeeper_blocking_position, goalkeeper_save_position
-
-        ctx = self.context
-        f = ctx.field
-        ball = ball_view(ctx)
-        d = self.port_float("dist_to_goalline")
-        if ball.known:
-            crossing_y = self._save.update(ctx, ball, -f.half_length_m + d, self.port_float("save_speed"), ctx.now_s())
-            if crossing_y is not None:
-                target = goalkeeper_save_position((ball.field_x_m, ball.field_y_m), crossing_y, f, d)
-                if self.explaining:
-                    self.set_reason(f"shot crosses the line {d:.2f} m out at y {crossing_y:.2f} -> step straight to "
-                                    f"({target.x_m:.2f}, {target.y_m:.2f})")
-                self._arrived = False
-                walk_to_pose(ctx, target.x_m, target.y_m, target.theta_rad, vx_limit=self.port_float("vx_limit"),
-                             vy_limit=self.port_float("vy_limit"), vtheta_limit=1.0, avoid_obstacles=False)
-                return SUCCESS
-            target = goalkeeper_blocking_position((ball.field_x_m, ball.field_y_m), f, d)
-            what = "no shot: on the ball-to-goal line"
-        else:
-            target = Pose2D(-f.half_length_m + d, 0.0, 0.0)
-            what = "ball unknown: in front of the goal"
-        arrived = _walk_and_hold(ctx, target, self.port_float("tolerance"), self.port_float("vx_limit"),
-                                 self.port_float("vy_limit"), holder=self)
-        if self.explaining:
-            self.set_reason(_hold_reason(what, target, arrived))
         return SUCCESS
 
 

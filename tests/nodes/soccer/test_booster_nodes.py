@@ -456,26 +456,36 @@ def test_booster_decisions_give_the_comparisons_robocup_demo_makes() -> None:
 
     r = make_robot()
     r.ctx.config = replace(r.ctx.config, enable_auto_visual_kick=False)
-    assert reason_of(r, B.StrikerDecide) == ("find", "ball_location_known false and tm_ball_pos_reliable false -> find")
+    assert reason_of(r, B.StrikerDecide) == ("find", "ball unknown -> find: ball_location_known false and "
+                                             "tm_ball_pos_reliable false: yes")
     r.scene(Pose2D(0.0, 0.0, 0.0), (3.0, 0.0))
     r.bb["is_lead"] = True
-    assert reason_of(r, B.StrikerDecide) == ("chase", "ball_range 3.00 > chase_threshold 1.00 -> chase")
+    assert reason_of(r, B.StrikerDecide) == ("chase", "ball unknown -> find: no; auto visual kick -> auto_visual_kick: "
+                                             "enable_auto_visual_kick false: no; not the lead -> assist: is_lead "
+                                             "true: no; far -> chase: ball_range 3.00 > chase_threshold 1.00: yes")
     r.scene(Pose2D(2.05, 0.0, 0.0), (0.95, 0.0))
-    assert reason_of(r, B.StrikerDecide)[1] == "ball_range 0.95 > chase_threshold 0.90 (x0.9 while chasing) -> chase"
+    assert reason_of(r, B.StrikerDecide)[1].endswith(
+        "far -> chase: ball_range 0.95 > chase_threshold 0.90 (x0.9 while chasing): yes")
     r.bb["decision"] = "adjust"
     decision, why = reason_of(r, B.StrikerDecide)
-    assert decision == "kick" and why.startswith(
-        "ball_range 0.95 <= chase_threshold 1.00; angle good (dir_rb 0.00 in posts"
-    )
+    assert decision == "kick" and ("far -> chase: ball_range 0.95 <= chase_threshold 1.00: no; aligned and close -> "
+                                   "kick: angle good (dir_rb 0.00 in posts") in why and why.endswith(": yes")
     r.scene(Pose2D(2.0, 0.0, math.pi / 2), (0.8, 0.0))
     r.ctx.state.kick_dir_rad = math.atan2(-2.8, 4.0)
     r.bb["decision"] = "adjust"
     decision, why = reason_of(r, B.StrikerDecide)
-    assert decision == "adjust" and "angle not good (dir_rb 1.57 outside posts" in why and "kick dir not reached" in why
+    assert decision == "adjust" and "aligned and close -> kick: angle not good (dir_rb 1.57 outside posts" in why
+    assert "kick dir not reached" in why and why.endswith("otherwise -> adjust")
     keeper = make_robot(1, "goal_keeper")
     keeper.scene(Pose2D(-6.0, 0.0, 0.0), (5.5, 0.0))
     keeper.bb["decision"] = "retreat"
-    assert reason_of(keeper, B.GoalieDecide) == ("retreat", "ball_x -0.50 > -1.00 (-1 while retreating) -> retreat")
+    assert reason_of(keeper, B.GoalieDecide) == ("retreat", "ball unknown -> find: no; ball in the other half -> "
+                                                 "retreat: ball_x -0.50 > -1.00 (-1 while retreating): yes")
+    keeper.scene(Pose2D(-6.0, 0.0, 0.0), (3.0, 0.0))
+    keeper.bb["decision"] = "chase"
+    assert reason_of(keeper, B.GoalieDecide) == (
+        "chase", "ball unknown -> find: no; ball in the other half -> retreat: ball_x -3.00 <= "
+        "0.00: no; far -> chase: ball_range 3.00 > chase_threshold 0.90 (x0.9 while chasing): yes")
 
 
 def test_calc_kick_dir_blocks_only_in_the_opponents_free_kick_as_robocup_demo() -> None:
@@ -493,3 +503,22 @@ def test_calc_kick_dir_blocks_only_in_the_opponents_free_kick_as_robocup_demo() 
     assert (
         r.ctx.state.kick_type == "block" and "opponents' free kick (defending) -> block" in node.env.reasons[node.uid]
     )
+
+
+def test_booster_head_nodes_say_where_they_look() -> None:
+    r = make_robot()
+    track = make_node(B.CamTrackBall, r)
+    track.env.reasons = {}
+    tick(track)
+    assert track.env.reasons[track.uid] == ("ball unknown -> hold the head: ball_location_known false and "
+                                            "tm_ball_pos_reliable false: yes")
+    r.scene(Pose2D(0.0, 0.0, 0.0), (2.0, 0.5))
+    tick(track)
+    cmd = r.ctx.command
+    assert track.env.reasons[track.uid] == (f"ball unknown -> hold the head: no; ball detected -> look at it: ball "
+                                            f"at (2.00, 0.50): yaw {cmd.head_pan_rad:.2f} pitch "
+                                            f"{cmd.head_tilt_rad:.2f}: yes")
+    scan = make_node(B.CamFastScan, r, msecs_interval="300")
+    scan.env.reasons = {}
+    tick(scan)
+    assert scan.env.reasons[scan.uid] == "pose 1 of 7: yaw 1.10 pitch 0.80"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -159,6 +160,66 @@ def test_goalkeeper_decision_saves_shots_instead_of_clearing_them() -> None:
     wm.ball_velocity_field = (-3.0, -0.3)
     assert not wm.ball_location_known and O.ball_view(r.ctx).known
     assert decide(r, node) == "block"
+
+
+def test_goalkeeper_decision_says_why_no_shot_was_saved() -> None:
+    """The keeper's reason rules out the higher rules with their values: why a rolling ball was
+    no shot to save, then why it cleared (or blocked)."""
+    keeper = Pose2D(-6.2, 0.0, 0.0)
+    r = make_robot(1, "goal_keeper")
+    node = make_node(O.GoalkeeperDecision, r, decision_in="{decision}", decision_out="{decision}",
+                     clear_distance="2.0")
+    node.env.reasons = {}
+    # a slow ball in the area: too slow for a shot, in the area and near: clear
+    roll_ball(r, (-4.6, 0.5), (-0.6, 0.0), 6, keeper)
+    vx = r.ctx.world_model.ball_velocity_field[0]
+    assert decide(r, node) == "clear"
+    why = node.env.reasons[node.uid]
+    x, y = O.ball_view(r.ctx).field_x_m, O.ball_view(r.ctx).field_y_m
+    assert why.startswith(f"ball unknown -> find: no; shot -> save: ball rolling {abs(vx):.2f} m/s, vx {vx:.2f} > "
+                          "-save_speed -1.00: no; in the area and near -> clear: ")
+    assert why.endswith(f"ball ({x:.2f}, {y:.2f}) in the area + 0.3 m (x < -3.70, |y| < 3.30), ball_range "
+                        f"{O.ball_view(r.ctx).range_m:.2f} < clear_distance 2.00: yes")
+    # fast but wide of the post: the shot rule says where the ball heads; out of the area: block
+    r = make_robot(1, "goal_keeper")
+    node = make_node(O.GoalkeeperDecision, r, decision_in="{decision}", decision_out="{decision}",
+                     clear_distance="2.0")
+    node.env.reasons = {}
+    roll_ball(r, (-1.0, 0.0), (-3.0, 2.0), 6, keeper)
+    assert decide(r, node) == "block"
+    why = node.env.reasons[node.uid]
+    assert "shot -> save: ball heads for y " in why and "outside the goal mouth +-1.80: no" in why
+    assert "in the area and near -> clear: ball (" in why and why.endswith("otherwise -> block")
+    # a real shot, seen in fewer ticks than a save needs: the count is the reason
+    r = make_robot(1, "goal_keeper")
+    node = make_node(O.GoalkeeperDecision, r, decision_in="{decision}", decision_out="{decision}",
+                     clear_distance="2.0")
+    node.env.reasons = {}
+    roll_ball(r, (-4.0, 0.9), (-3.0, -0.3), 6, keeper)
+    assert decide(r, node) == "clear"
+    assert f"shot -> save: a shot seen in 1 of {O.SAVE_ENTER_TICKS} consecutive ticks: no" in node.env.reasons[node.uid]
+    ticks(r, node, O.SAVE_ENTER_TICKS - 1)
+    assert r.bb["decision"] == "save"
+    assert node.env.reasons[node.uid].startswith("ball unknown -> find: no; shot -> save: ball rolling ")
+
+
+def test_shot_failure_agrees_with_the_shot_test() -> None:
+    """``shot_failure`` is empty exactly when ``incoming_shot_y`` sees a shot (random balls)."""
+    rng = random.Random(7)
+    keeper = Pose2D(-6.2, 0.0, 0.0)
+    r = make_robot(1, "goal_keeper")
+    line_x = -7.0 + 0.8
+    shots = 0
+    for _ in range(400):
+        r.scene(keeper, keeper.inverse_transform_point(rng.uniform(-7.5, 0.0), rng.uniform(-3.0, 3.0)))
+        r.ctx.world_model.ball_velocity_field = (rng.uniform(-5.0, 1.0), rng.uniform(-2.0, 2.0))
+        ball = O.ball_view(r.ctx)
+        for speed, margin, decel in ((1.0, 0.5, 0.8), (0.6, 0.8, 0.0)):
+            seen = O.incoming_shot_y(r.ctx, ball, line_x, speed, margin, decel) is not None
+            why = O.shot_failure(r.ctx, ball, line_x, speed, "save_speed", margin, decel)
+            assert seen == (why == ""), (ball, why)
+            shots += seen
+    assert 50 < shots < 750  # both verdicts were exercised
 
 
 def test_goalkeeper_position_steps_sideways_into_the_shot() -> None:
@@ -356,21 +417,32 @@ def test_striker_decision_hysteresis_and_reasons() -> None:
         tick(node)
         return r.bb["decision"], node.env.reasons[node.uid]
 
-    assert step((0.6, 0.0)) == ("approach", "ball_x 0.60 >= reach 0.41 -> approach")
+    # every rule evaluated, in order, with its values and verdict, down to the one that held
+    assert step((0.6, 0.0)) == ("approach", "ball unknown -> find: no; in reach -> kick: ball_x 0.60 >= reach 0.41: "
+                                "no; kicking, in the reach + kick_margin 0.04 -> kick: not kicking: no; kick_hold -> "
+                                "kick: no kick in reach within kick_hold: no; otherwise -> approach")
     decision, why = step((0.35, 0.02))
-    assert decision == "kick" and why.startswith("ball_x 0.35 in 0.29..0.41, |ball_y| 0.02 < 0.10")
+    assert decision == "kick" and why.startswith("ball unknown -> find: no; in reach -> kick: ball_x 0.35 in "
+                                                 "0.29..0.41, |ball_y| 0.02 < 0.10") and why.endswith(": yes")
     for _ in range(30):  # kicking: the ball just outside the reach (0.43 m) keeps the kick, past kick_hold
         decision, why = step((0.43, 0.02))
-    assert decision == "kick" and why.startswith("kicking, still in the reach widened by kick_margin 0.04")
-    assert step((0.47, 0.02)) == ("approach", "ball_x 0.47 >= reach 0.45 -> approach")
+    assert decision == "kick" and why.startswith("ball unknown -> find: no; in reach -> kick: ball_x 0.43 >= reach "
+                                                 "0.41: no; kicking, in the reach + kick_margin 0.04 -> kick: ball_x "
+                                                 "0.43 in 0.25..0.45")
+    decision, why = step((0.47, 0.02))
+    assert decision == "approach" and ("kicking, in the reach + kick_margin 0.04 -> kick: ball_x 0.47 >= reach 0.45: "
+                                       "no; kick_hold -> kick: no kick in reach within kick_hold: no; otherwise -> "
+                                       "approach") in why
     # a ball lost for less than lost_hold keeps the approach, then the search starts
     r.ctx.world_model.forget_ball()
     r.ctx.world_model.write_blackboard(r.bb)
-    decision, why = step(None)
-    assert decision == "approach" and why.startswith("ball unknown for 0.01 s < lost_hold 0.30")
+    assert step(None) == ("approach", "ball lost -> keep approach: ball unknown for 0.01 s < lost_hold 0.30 after "
+                          "approach: yes")
     for _ in range(40):
         decision, why = step(None)
     assert decision == "find"
+    assert why == ("ball lost -> keep approach: last decision find: no; ball unknown -> find: not seen, no reliable "
+                   "team ball: yes")
 
 
 def test_kick_ball_closes_in_when_nearly_in_reach() -> None:
@@ -382,3 +454,24 @@ def test_kick_ball_closes_in_when_nearly_in_reach() -> None:
     r2.scene(Pose2D(0.0, 0.0, 0.0), (0.44, 0.0))
     tick(make_node(O.KickBall, r2, close_in="0.0"))
     assert r2.ctx.command.kick is None and velocity(r2) == (0.0, 0.0, 0.0)
+
+
+def test_head_control_says_where_it_looks_and_why() -> None:
+    r = make_robot()
+    node = make_node(O.HeadControl, r, glance_period="5.0", glance_duration="0.5", close_ball="1.5")
+    node.env.reasons = {}
+    tick(node)  # no ball: the scan
+    assert node.env.reasons[node.uid] == ("ball unknown -> scan: 0.0 s into the scan: pose 1 of 6 (0.6 s each): "
+                                          "pan 1.00 tilt 0.90: yes")
+    r.scene(Pose2D(0.0, 0.0, 0.0), (3.0, 0.0))  # far: the first glance is due at once
+    tick(node)
+    assert node.env.reasons[node.uid] == ("ball unknown -> scan: no; far and a glance due -> glance at the field "
+                                          "(landmarks): ball_range 3.00 > close_ball 1.50, glance 0.50 s more: pan "
+                                          "0.00 tilt 0.25: yes")
+    assert r.ctx.command.head_tilt_rad == pytest.approx(0.25)
+    r.scene(Pose2D(0.0, 0.0, 0.0), (1.0, 0.0))  # close: track, and the reason says why no glance
+    tick(node)
+    why = node.env.reasons[node.uid]
+    assert why.startswith("ball unknown -> scan: no; far and a glance due -> glance at the field (landmarks): "
+                          "ball_range 1.00 <= close_ball 1.50: no; otherwise -> track the ball at (1.00, 0.00) seen: ")
+    assert why.endswith(f"pan {r.ctx.command.head_pan_rad:.2f} tilt {r.ctx.command.head_tilt_rad:.2f}")
