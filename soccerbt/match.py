@@ -12,7 +12,8 @@ the same match, bit for bit.
 
 ``run_match(config) -> MatchResult`` plays a whole match (or ``duration_s`` of it) and returns
 a picklable summary: score, goals with times and scorers, per robot distance walked, falls,
-kicks, penalties, localization error, node exceptions, and the errors of the run. It is a pure
+kicks, penalties, localization error, node exceptions, the errors of the run, and the seconds
+spent in each game state (``state_s``: PLAYING starts about 26 s into a match). It is a pure
 function of the config (batch runs call it in worker processes).
 """
 from __future__ import annotations
@@ -173,6 +174,15 @@ class MatchResult:
     # a knock-out game's penalty shoot-out: each team's shots in order, "goal" or "miss"; the
     # score includes its goals, as the GameController counts them. None: no shoot-out.
     shoot_out: dict[str, list[str]] | None = None
+    # simulated seconds in each game state the referee was in ("INITIAL", "READY", "SET",
+    # "PLAYING", ...): a short match is mostly set-up, and batches say so. None: not known (a
+    # result stored by an earlier soccerbt).
+    state_s: dict[str, float] | None = None
+
+    @property
+    def playing_s(self) -> float | None:
+        """Simulated seconds in PLAYING, or None when the time per state is not known."""
+        return None if self.state_s is None else self.state_s.get("PLAYING", 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -455,7 +465,26 @@ class Match:
             goals=goals, robots=tuple(robots), errors=tuple(self.errors),
             trees={t.name.lower(): "idle" if self.config.is_idle(t) else str(self.config.tree_of(t))
                    for t in (Team.BLUE, Team.RED)},
-            finished=ref.finished, shoot_out=_shoot_out_summary(ref))
+            finished=ref.finished, shoot_out=_shoot_out_summary(ref),
+            state_s=_state_seconds(ref.history, self.world.t_s))
+
+
+def _state_seconds(history: Iterable[Any], end_s: float) -> dict[str, float]:
+    """Seconds spent in each game state, from the referee's "state" records (each opens a state
+    that lasts until the next one, the last until `end_s`); states in the order first entered."""
+    out: dict[str, float] = {}
+    current: str | None = None
+    since_s = 0.0
+    for rec in history:
+        if rec.kind != "state":
+            continue
+        if current is not None:
+            out[current] = out.get(current, 0.0) + rec.t_s - since_s
+        current, since_s = rec.detail, rec.t_s
+        out.setdefault(current, 0.0)
+    if current is not None:
+        out[current] = out.get(current, 0.0) + max(0.0, end_s - since_s)
+    return {state: round(seconds, 2) for state, seconds in out.items()}
 
 
 def _shoot_out_summary(referee: Any) -> dict[str, list[str]] | None:

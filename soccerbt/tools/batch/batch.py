@@ -8,7 +8,8 @@ and returns the outcomes in
 plan order, so the results never depend on how many workers ran them or which finished
 first. ``totals``, ``table_lines`` and ``batch_json`` summarise: per game the score and the
 goals with their times; per tree wins, draws, losses, goals for and against. ``comparison``
-gives tree A against tree B with intervals (``soccerbt.tools.batch.stats``); ``next_seeds`` the seeds
+gives tree A against tree B with intervals and the share of time in PLAYING
+(``soccerbt.tools.batch.stats``); ``next_seeds`` the seeds
 a batch that goes on until the difference is significant plays next.
 
 Workers ignore SIGINT: on Ctrl-C the parent stops them and keeps the games that finished. A
@@ -23,11 +24,11 @@ from typing import Any
 
 from soccerbt.match import MatchConfig, MatchResult
 from soccerbt.tools.batch.batch_pool import Job, JobResult, play_game, play_job, run_jobs
-from soccerbt.tools.batch.stats import HeadToHead, head_to_head
+from soccerbt.tools.batch.stats import HeadToHead, PlayTime, head_to_head
 
 __all__ = ["BatchGame", "GameOutcome", "BatchInterrupted", "TreeTotals", "parse_seeds", "plan_games", "run_batch",
            "totals", "table_lines", "batch_json", "game_json", "COLOUR_MODES", "default_jobs", "ab_scores",
-           "comparison", "next_seeds"]
+           "comparison", "next_seeds", "play_time"]
 
 COLOUR_MODES = ("fixed", "swap", "alternate")
 MAX_SEEDS = 100_000  # a range this long is a typo, not a batch
@@ -266,9 +267,16 @@ def ab_scores(outcomes: Iterable[GameOutcome]) -> list[tuple[int, int]]:
     return out
 
 
+def play_time(outcomes: Iterable[GameOutcome]) -> PlayTime | None:
+    """The simulated and PLAYING seconds of the games played that report their time per game
+    state (a game stored by an earlier soccerbt does not), or None when none does."""
+    return PlayTime.of((o.result.sim_s, o.result.playing_s) for o in outcomes if o.result is not None)
+
+
 def comparison(outcomes: Iterable[GameOutcome], confidence: float = 0.95) -> HeadToHead:
-    """Tree A against tree B over the games played: record, intervals, the sentence."""
-    return head_to_head(ab_scores(outcomes), "A", "B", confidence)
+    """Tree A against tree B over the games played: record, intervals, time in PLAYING, the sentence."""
+    outcomes = list(outcomes)
+    return head_to_head(ab_scores(outcomes), "A", "B", confidence, play_time(outcomes))
 
 
 def next_seeds(played: list[int], count: int) -> list[int]:

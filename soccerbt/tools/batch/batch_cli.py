@@ -9,9 +9,12 @@
 A progress line per finished match goes to stderr; then stdout gets the results table (seed,
 colours, score, goals with times and scorers, in seed order) and the totals per tree (wins,
 draws, losses, goals for and against), then tree A against tree B: the mean goal difference
-with its 95% t interval, the share of points (win 1, draw 1/2) and the win share with Wilson
-intervals, and a sentence ("A is stronger than B: 62% of points, 95% CI 54-70%" or "no
-significant difference after 40 games"). ``--until-significant`` plays more seeds, in rounds,
+with its 95% t interval (none, and why, when no goal was scored or every game had the same
+difference: "no goals: no evidence either way"), the share of points (win 1, draw 1/2) and the
+win share with Wilson intervals, a warning when less than half of the simulated time was
+PLAYING (a short ``--seconds`` is mostly set-up: PLAYING starts about 26 s into a match), and a
+sentence ("A is stronger than B: 62% of points, 95% CI 54-70%" or "no significant difference
+after 40 games"). ``--until-significant`` plays more seeds, in rounds,
 until the points interval excludes an even match or ``--max-games N`` (default 200) would be
 passed; the extra seeds continue from the last one given, with the same colours rule.
 ``--json FILE`` writes every result and the statistics. The table does not depend on ``--jobs``.
@@ -20,7 +23,8 @@ passed; the extra seeds continue from the last one given, with the same colours 
 cluster at ``--address``); ``--game-timeout S`` stops a game's worker after S wall seconds; a
 worker that dies or hangs is reported and its game played again once, then reported failed
 (in the table, the JSON and the summary). ``--progress`` (default on a terminal without
-``--quiet``) shows a bar instead of the lines: games finished, A's won-drawn-lost, time left.
+``--quiet``) shows a bar instead of the lines: games finished, A's record ("A 3-1-2
+(won-drawn-lost)"), time left.
 ``--out DIR`` writes each game as it finishes and ``summary.json`` (``soccerbt.tools.batch.batch_store``);
 a rerun on DIR plays only what is missing; ``--record`` keeps each game's ``.mcap`` there.
 Ctrl-C stops the workers, prints the games that finished, exit 130. Exit 1 when a game could
@@ -58,7 +62,7 @@ from soccerbt.tools.batch.batch import (
 )
 from soccerbt.tools.batch.batch_pool import BACKENDS, RAY_MISSING, BackendError, default_game_timeout_s
 from soccerbt.tools.batch.batch_store import SUMMARY_NAME, GameStore, StoreConflict, batch_fingerprint, is_store_name
-from soccerbt.tools.batch.stats import statistics_lines
+from soccerbt.tools.batch.stats import RECORD_LEGEND, statistics_lines
 
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process ended by it
@@ -185,7 +189,7 @@ class ProgressBar:
     def done(self, outcome: GameOutcome) -> None:
         self.count(outcome)
         failed = f" failed {self.failed}" if self.failed else ""
-        self.bar.set_postfix_str(f"A {self.wins}-{self.draws}-{self.losses}{failed}", refresh=False)
+        self.bar.set_postfix_str(f"A {self.wins}-{self.draws}-{self.losses} ({RECORD_LEGEND}){failed}", refresh=False)
         self.bar.update(1)
 
     def write(self, line: str) -> None:

@@ -147,9 +147,14 @@ def result_from_dict(data: dict[str, Any]) -> MatchResult:
     shoot_out = data.get("shoot_out")
     _need(shoot_out is None or (isinstance(shoot_out, dict) and all(_strs(v) for v in shoot_out.values())),
           "result.shoot_out", "not an object of lists of text")
+    state_s = data.get("state_s")  # absent from the games of an earlier soccerbt
+    _need(state_s is None or (isinstance(state_s, dict) and all(isinstance(k, str) and _is_num(v)
+                                                               for k, v in state_s.items())),
+          "result.state_s", "not an object of seconds per game state")
     return MatchResult(seed=data["seed"], sim_s=float(data["sim_s"]), score=dict(score), goals=tuple(goals),
                        robots=tuple(robots), errors=tuple(data["errors"]), trees=dict(trees),
-                       finished=data["finished"], shoot_out=shoot_out)
+                       finished=data["finished"], shoot_out=shoot_out,
+                       state_s=None if state_s is None else {k: float(v) for k, v in state_s.items()})
 
 
 def _read_game_file(path: Path) -> bytes | None:

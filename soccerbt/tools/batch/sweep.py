@@ -11,7 +11,7 @@ the matching start tags in the text itself, so a variant differs from the input 
 swept attributes (comments, layout and quoting kept), and the tree folder is mirrored with its
 includes so they still resolve. ``combinations`` gives the grid or ``random`` draws;
 ``run_sweep`` plays every combination against the opponent tree with ``run_batch`` (all games
-in one pool) and scores each with ``soccerbt.tools.batch.stats.head_to_head``; ``best`` picks the
+in one pool) and scores each with ``soccerbt.tools.batch.batch.comparison``; ``best`` picks the
 highest share of points (then goal difference). ``write_best`` writes the best variant to a
 file (and, when an included file changed, the includes beside it), never over an input.
 """
@@ -30,8 +30,8 @@ from typing import Any
 from soccerbt.brain_setup import build_tree_factory
 from soccerbt.cli.outputs import check_output_path, same_file, write_atomically
 from soccerbt.match import MatchConfig, default_tree_path
-from soccerbt.tools.batch.batch import GameOutcome, ab_scores, plan_games, run_batch
-from soccerbt.tools.batch.stats import HeadToHead, head_to_head
+from soccerbt.tools.batch.batch import GameOutcome, comparison, plan_games, run_batch
+from soccerbt.tools.batch.stats import HeadToHead
 from soccerbt.trees.includes import tree_files
 from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, XNode, decode_xml_bytes, parse_xml_text, read_limited
 
@@ -463,7 +463,7 @@ def run_sweep(editor: TreeEditor, combos: list[dict[Param, str]], base: MatchCon
     results = []
     for index, combo in enumerate(combos):
         mine = [o for o, k in zip(outcomes, owner, strict=False) if k == index]
-        results.append(ComboResult(index, combo, mine, head_to_head(ab_scores(mine))))
+        results.append(ComboResult(index, combo, mine, comparison(mine)))
     return results
 
 

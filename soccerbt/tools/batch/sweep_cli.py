@@ -6,10 +6,13 @@ one of its input ports; VALUES a list (``0.6,0.8,1.0``), a range with a step for
 is the default; ``--random N`` draws N combinations (``--random-seed``). Each combination of
 ``--tree`` (default: our game.xml) plays ``--seeds`` against ``--opponent-tree`` (default: the
 tree as given) with the match, colour and runner options of ``batch``. The table has a line per
-combination: its values, games, won-drawn-lost, goals, the share of points and the goal
-difference per game with 95% intervals; ``*`` marks the best (highest share of points, then
-goal difference). ``--best-out FILE.xml`` writes the tree with the best values (only those
-attributes differ from the input); ``--json FILE`` every combination's statistics.
+combination: its values, games, won-drawn-lost, goals, the share of points (win 1, draw 1/2;
+Wilson interval) and the goal difference per game with its 95% t interval (none, and why, when
+no goal was scored or every game had the same difference); ``*`` marks the best (highest share
+of points, then goal difference). A legend follows, and a warning when less than half of the
+simulated time was PLAYING (a short ``--seconds`` is mostly set-up). ``--best-out FILE.xml``
+writes the tree with the best values (only those attributes differ from the input); ``--json
+FILE`` every combination's statistics and the time in PLAYING.
 Exit 0, 1 when a tree is broken or a game failed, 2 for bad options, 130 on Ctrl-C.
 """
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 from soccerbt.cli.match_options import add_match_shape_arguments, shape_from_args
 from soccerbt.cli.outputs import check_output_path, same_file, tree_inputs, write_atomically
 from soccerbt.match import Match
-from soccerbt.tools.batch.batch import BatchInterrupted, GameOutcome, default_jobs, plan_games
+from soccerbt.tools.batch.batch import BatchInterrupted, GameOutcome, default_jobs, plan_games, play_time
 from soccerbt.tools.batch.batch_cli import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -38,7 +41,7 @@ from soccerbt.tools.batch.batch_cli import (
     use_progress_bar,
 )
 from soccerbt.tools.batch.batch_pool import BackendError, default_game_timeout_s
-from soccerbt.tools.batch.stats import HeadToHead
+from soccerbt.tools.batch.stats import POINTS_DEFINITION, RECORD_LEGEND, HeadToHead, PlayTime
 from soccerbt.tools.batch.sweep import (
     MAX_COMBINATIONS,
     ComboResult,
@@ -100,15 +103,17 @@ def _interval(h: HeadToHead) -> tuple[str, str]:
     if h.games == 0:
         return "-", "-"
     points = f"{h.points_share * 100:3.0f}% ({h.points_low * 100:.0f}-{h.points_high * 100:.0f}%)"
-    if h.goal_diff_low is None:
-        diff = f"{h.goal_diff_mean:+.2f}"
-    else:
-        diff = f"{h.goal_diff_mean:+.2f} ({h.goal_diff_low:+.2f} to {h.goal_diff_high:+.2f})"
-    return points, diff
+    return points, h.goal_diff_text(short=True)
+
+
+LEGEND = (f"W-D-L: the tuned tree's games {RECORD_LEGEND}; points: its share of the points ({POINTS_DEFINITION}) "
+          "with a Wilson interval; goal difference: its mean per game with a t interval, none when there were no "
+          "goals (no evidence either way) or every game had the same difference (no spread)")
 
 
 def table_lines(results: list[ComboResult], params: list[Param], top: ComboResult | None) -> list[str]:
-    """A line per combination: values, record, points share and goal difference with intervals."""
+    """A line per combination: values, record, points share and goal difference with intervals;
+    then the legend, and a warning when the games were mostly set-up (little PLAYING)."""
     widths = [max(len(p.key), *(len(r.combo[p]) for r in results)) for p in params]
     head = "  ".join(f"{p.key:<{w}}" for p, w in zip(params, widths, strict=False))
     lines = [f"  {'#':>3}  {head}  {'games':>5}  {'W-D-L':>8}  {'goals':>7}  {'points (95% CI)':<16}  "
@@ -121,7 +126,16 @@ def table_lines(results: list[ComboResult], params: list[Param], top: ComboResul
         failed = f"  ({r.failed} failed)" if r.failed else ""
         lines.append(f"{mark} {r.index:>3}  {values}  {h.games:>5}  {f'{h.wins}-{h.draws}-{h.losses}':>8}  "
                      f"{f'{h.goals_for}:{h.goals_against}':>7}  {points:<16}  {diff}{failed}")
+    lines.append(LEGEND)
+    warning = _all_play_time(results)
+    if warning is not None and warning.warning is not None:
+        lines.append(warning.warning)
     return lines
+
+
+def _all_play_time(results: list[ComboResult]) -> PlayTime | None:
+    """The PLAYING time of every game of the sweep."""
+    return play_time(o for r in results for o in r.outcomes)
 
 
 def _verdict(results: list[ComboResult], top: ComboResult) -> str:
@@ -258,6 +272,8 @@ def sweep(args: argparse.Namespace) -> int:
         summary = {"tree": str(tree), "opponent": args.opponent_tree or str(tree), "seeds": args.seeds,
                    "colours": colours, "params": keys, "search": "random" if args.random else "grid",
                    "combinations": [r.to_dict() for r in results], "best": top.index}
+        played = _all_play_time(results)
+        summary["play_time"] = None if played is None else played.to_dict()
         try:
             write_atomically(Path(args.json), json.dumps(summary, indent=1) + "\n")
         except OSError as exc:

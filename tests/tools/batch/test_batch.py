@@ -150,7 +150,9 @@ def test_the_command_prints_the_same_table_for_any_jobs(tmp_path: Path, capsys) 
     assert one["games"][0]["result"]["sim_s"] == 2.0 and one["complete"] is True
     # the statistics under the totals, and in the JSON
     assert "A against B: 4 games," in out_one
-    assert any(line.startswith("goal difference per game ") and "95% CI" in line for line in lines)
+    # two seconds: no goals, so no interval ("no evidence either way"), as the JSON says too
+    assert one["statistics"]["goal_difference"]["text"] in lines
+    assert any(line.startswith("goal difference per game") for line in lines)
     assert any(line.startswith("points share ") and "(Wilson)" in line for line in lines)
     assert lines[-1] == one["statistics"]["sentence"]
     assert one["statistics"]["games"] == 4 and "until_significant" not in one["statistics"]

@@ -180,7 +180,10 @@ def test_the_command_prints_the_table_and_writes_a_tree_that_loads(tmp_path: Pat
     stdout = capsys.readouterr().out.splitlines()
     assert stdout[0].split()[:4] == ["#", "GoToKickoffPosition.vx_limit", "games", "W-D-L"]
     assert [line.split()[:4] for line in stdout[1:3]] == [["*", "0", "0.5", "1"], ["1", "0.9", "1", "0-1-0"]]
-    assert stdout[3].startswith("best: #0 GoToKickoffPosition.vx_limit=0.5: no significant difference")
+    assert stdout[3].startswith("W-D-L: the tuned tree's games won-drawn-lost; ")
+    # half a second is all set-up: said so
+    assert stdout[4].startswith("warning: only 0% of the simulated time was PLAYING (0.0 of 0.5 s per game)")
+    assert stdout[5].startswith("best: #0 GoToKickoffPosition.vx_limit=0.5: no significant difference")
     original = (folder / "game.xml").read_text()
     assert out.read_text() == original.replace('<GoToKickoffPosition vx_limit="0.9" />',
                                                '<GoToKickoffPosition vx_limit="0.5" />')
