@@ -40,7 +40,7 @@ from soccerbt.log.software import software
 from soccerbt.log.tick_encode import step_message
 from soccerbt.log.upgrade import inputs_message, tick_message, truth_message
 from soccerbt.log.writer import LogWriter, McapRecorder, file_hashes
-from soccerbt.resim.compare import Comparison, Side
+from soccerbt.resim.compare import MAX_CHANGES, Comparison, Side
 from soccerbt.resim.factory import log_factory
 from soccerbt.resim.verify import verify_trees
 from soccerbt.trees.errors import TreeLoadError
@@ -585,6 +585,8 @@ def rerun_command(log: McapLog, args: Any, out: Any, err: Any) -> int:
         return 2
     for note in result.notes:
         print(f"note: {note}", file=err)
+    # the decision changes listed (--max-changes; a caller without the option lists the default)
+    result.comparison.max_changes = getattr(args, "max_changes", MAX_CHANGES)
     label = f"{args.robot} re-run with {tree if tree is not None else 'its recorded tree'} (open loop)"
     print(f"{log.path}: {label}", file=out)
     for line in result.comparison.report_lines(args.robot, log.dt_s):

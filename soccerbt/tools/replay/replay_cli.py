@@ -43,7 +43,7 @@ from soccerbt.log.reader import BUDGET_RATIO, McapLog, is_mcap
 from soccerbt.log.upgrade import upgrade_log
 from soccerbt.tools.replay import tree_tools as tt
 from soccerbt.tools.replay.connect import connect_command
-from soccerbt.tools.replay.log_diff import diff_logs
+from soccerbt.tools.replay.log_diff import MAX_CHANGES, diff_logs
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.plugins import PluginError, add_nodes_option
 
@@ -72,6 +72,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {text!r}")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``soccerbt replay``."""
     parser.add_argument("file", metavar="FILE", nargs="?", default=None,
@@ -91,8 +101,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rerun",
         action="store_true",
         help="with --robot: feed the robot's recorded inputs to a fresh brain (open loop) and report "
-        "where its statuses, decisions, reasons and commands first differ and how often; exit 1 if they do",
+        "where its statuses, decisions, reasons and commands first differ (together, then each kind with its "
+        "time and node), how often, and its decision changes; exit 1 if they do",
     )
+    parser.add_argument("--max-changes", type=_count, default=MAX_CHANGES, metavar="N",
+                        help=f"with --rerun and diff: list the first N decision changes (default {MAX_CHANGES}; "
+                             "the rest are counted)")
     parser.add_argument("--out", metavar="NEW.mcap", default=None,
                         help="with --rerun: write the log with the robot's part re-run (for replay diff, the viewer)")
     parser.add_argument("--json", action="store_true", help="with --tree: one JSON object")
@@ -344,7 +358,7 @@ def _diff(args: argparse.Namespace, err: TextIO) -> int:
     try:
         a = _readable(McapLog.open(files[0], budget_ratio=BUDGET_RATIO), BUDGET_RATIO, err, args)
         b = _readable(McapLog.open(files[1], budget_ratio=BUDGET_RATIO), BUDGET_RATIO, err, args)
-        lines = diff_logs(a, b)
+        lines = diff_logs(a, b, max_changes=args.max_changes)
     except (ReplayError, TreeLoadError) as exc:
         print(str(exc), file=err)
         for opened in (a, b):
