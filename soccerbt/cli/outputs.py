@@ -20,9 +20,9 @@ Files a command names itself inside a folder it owns (a batch's game files) are 
 ``follow=False``: the entry is replaced, never a file it links to, and an entry that is not a
 regular file is refused. ``GuardedRecorder`` wraps a match recorder so that a failed write (a
 full disk) stops the recording with one message and keeps what was written, while the match
-and its summary go on. ``record_name_problem(path)``: a replay log is MCAP, its name ends in
-``.mcap`` (a JSON-lines name is refused: those logs are no longer written), and it is a regular
-file (MCAP is written with seeks); ``screenshot_name_problem``: a screenshot is PNG.
+and its summary go on. ``record_name_problem(path)``: a replay log is an MCAP file, its name ends
+in ``.mcap`` (any other name is refused, a JSON-lines one with how old logs convert), and it is
+a regular file (MCAP is written with seeks); ``screenshot_name_problem``: a screenshot is PNG.
 """
 from __future__ import annotations
 
@@ -148,12 +148,37 @@ def check_output_path(path: str | Path, inputs: Iterable[str | Path | None] = ()
     return None
 
 
+_JSON_LINES_SUFFIXES = (".jsonl", ".jsonl.gz")  # the logs of earlier versions
+
+
 def record_name_problem(path: str | Path) -> str | None:
-    """Why `path` cannot name a replay log to write (its name must end in .mcap), or None."""
-    if str(path).endswith(RECORD_SUFFIX):
+    """Why `path` cannot name a replay log to write (it is an MCAP file: its name must end in
+    .mcap, e.g. "out.txt" -> "out.mcap"), or None. A JSON-lines name also says how an old log of
+    that format converts."""
+    text = str(path)
+    if text.endswith(RECORD_SUFFIX):
         return None
-    return (f"{path}: JSON-lines replay logs are no longer written: name the log FILE{RECORD_SUFFIX} "
-            f"(an old log converts once with: soccerbt replay convert OLD.jsonl NEW{RECORD_SUFFIX})")
+    problem = (f"{path}: the replay log is an MCAP file: its name must end in {RECORD_SUFFIX} "
+               f"(e.g. {_mcap_name(text)})")
+    if text.lower().endswith(_JSON_LINES_SUFFIXES):
+        # a name of the old format: the user may hold such logs, and they convert once
+        problem += (f"; JSON-lines logs are no longer written (an old one converts with: soccerbt replay "
+                    f"convert OLD.jsonl NEW{RECORD_SUFFIX})")
+    return problem
+
+
+def _mcap_name(text: str) -> str:
+    """The name with its suffix (".txt", ".jsonl.gz", none) replaced by .mcap."""
+    p = Path(text)
+    name = p.name
+    for suffix in (".jsonl.gz", ".gz"):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[:-len(suffix)]
+            break
+    stem, dot, _suffix = name.rpartition(".")
+    if dot and stem:
+        name = stem
+    return str(p.with_name(name + RECORD_SUFFIX)) if name else text + RECORD_SUFFIX
 
 
 def screenshot_name_problem(path: str | Path) -> str | None:

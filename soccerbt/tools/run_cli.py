@@ -45,8 +45,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_match_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one summary object on stdout")
     parser.add_argument("--record", metavar="FILE", default=None,
-                        help="write the replay log FILE.mcap (every node, for soccerbt replay); JSON-lines logs "
-                             "are no longer written")
+                        help="write the replay log, an MCAP file: its name ends in .mcap (every node, for "
+                             "soccerbt replay; another name is refused before the match, exit 2)")
     add_record_mode_argument(parser)
     parser.add_argument("--realtime", action="store_true", help="pace a headless run to simulated time")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -3,7 +3,9 @@
 ``_Builder`` turns a loaded ``_DocSet`` into a ``Tree``: node construction with their ports
 checked, SubTree blackboards and remapping (explicit, literals, ``{=}``, ``_autoremap``,
 TreeNodesModel defaults), pre/post conditions compiled, UIDs and paths as BT.CPP numbers
-them. Used by soccerbt.trees.factory; every problem is a TreeLoadError ``path:line: message``.
+them. Used by soccerbt.trees.factory; every problem is a TreeLoadError ``path:line: message``;
+an unknown node, port attribute or SubTree ID ends with the nearest names ("; did you mean
+'kick_hold'?", ``soccerbt.trees.suggest``).
 """
 from __future__ import annotations
 
@@ -30,9 +32,10 @@ from soccerbt.nodes.ports import (
 from soccerbt.nodes.script_cache import compile_script
 from soccerbt.nodes.tree_node import TreeNode, pre_conditions
 from soccerbt.trees.errors import TreeLoadError
-from soccerbt.trees.loading import _DocSet, _Errors
+from soccerbt.trees.loading import _DocSet, _Errors, unknown_node_message
 from soccerbt.trees.names import instance_name_problem
 from soccerbt.trees.registry import Manifest, Registry
+from soccerbt.trees.suggest import did_you_mean
 from soccerbt.trees.tree import SubtreeInfo, Tree
 from soccerbt.trees.xmlload import XmlDocument, XNode
 
@@ -119,7 +122,8 @@ class _Builder:
         if tdef is None:
             at_doc, at_node = origin if origin else (None, None)
             raise TreeLoadError(at_doc.path if at_doc else "<tree>", at_node.line if at_node else None,
-                                f"Can't find a tree with name: {tree_id}")
+                                f"Can't find a tree with name: {tree_id}"
+                                + did_you_mean(tree_id, self.docset.trees))
         if not tdef.element.children:
             raise self._err(tdef.doc, tdef.element.line, f"The tag <BehaviorTree> with ID "
                             f"'{tree_id}' must have exactly 1 child")
@@ -166,7 +170,7 @@ class _Builder:
         kind = tag if tag in _KIND_TAGS else None
         if kind is None:
             if tag not in manifests:
-                raise self._err(doc, element.line, f"{tag} is not a registered node")
+                raise self._err(doc, element.line, unknown_node_message(tag, manifests))
             type_id = tag
             if element_id is not None:
                 raise self._err(doc, element.attr_line("ID"),
@@ -190,7 +194,8 @@ class _Builder:
                         raise self._err(doc, element.attr_line(att_name),
                                         f"a port with name [{att_name}] is found in the XML "
                                         f"(<{tag}>, line {element.attr_line(att_name)}) but not "
-                                        "in the providedPorts() of its registered node type.")
+                                        "in the providedPorts() of its registered node type"
+                                        + _port_hint(att_name, manifest))
                     is_bb = (len(att_value) >= 3 and att_value[0] == "{"
                              and att_value[-1] == "}")
                     if not is_bb and port.strongly_typed and has_converter(port.type_):
@@ -235,7 +240,7 @@ class _Builder:
             node.subtree_id = type_id
         else:
             if manifest is None:
-                raise self._err(doc, element.line, f"Node not recognized: {type_id}")
+                raise self._err(doc, element.line, unknown_node_message(type_id, manifests))
             cfg.registration_id = type_id
             cfg.ports = manifest.ports
             self._declare_port_entries(manifest, port_remap, bb, doc, element)
@@ -492,6 +497,16 @@ def _literal_cpp_type(value: int | float) -> str:
     if isinstance(value, float):
         return "double"
     return "int" if -(2**31) <= value < 2**31 else "long"
+
+
+def _port_hint(name: str, manifest: Manifest) -> str:
+    """After BT.CPP's words for an unknown port attribute: the nearest declared port names
+    ("; did you mean 'kick_hold'?"), else the ports the node has."""
+    hint = did_you_mean(name, manifest.ports)
+    if hint:
+        return hint
+    ports = ", ".join(manifest.ports)
+    return f" (its ports: {ports})" if ports else " (it has no ports)"
 
 
 def _describe(exc: BaseException) -> str:

@@ -2,24 +2,25 @@
 
 Prints `FILE: ok` for a tree that loads, otherwise one `path:line: message` line per problem;
 the exit code is 1 when any file has an error. An unknown node is reported once per name (at its
-first line, with how many more times it is used) with a "did you mean" from the registered names.
+first line, with how many more times it is used), with the "did you mean" every load gives
+(``soccerbt.trees.suggest``): `path:4: Node not recognized: KickBal; did you mean 'KickBall' or
+'Kick'? (used 1 more time)`.
 """
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 
 from soccerbt.trees.cli_common import add_factory_options, factory_from_args
+from soccerbt.trees.errors import TreeLoadError
 
 __all__ = ["configure", "run", "explained"]
 
-_UNKNOWN = re.compile(r"Node not recognized: (\S+)$")
+_UNKNOWN = re.compile(r"Node not recognized: (\S+?)(?:; did you mean .*)?$")
 
 
-def explained(errors: list, known: list[str]) -> list[str]:
-    """The error lines, an unknown node once per name (its first place, "+N more" uses) with the
-    closest registered names."""
+def explained(errors: list[TreeLoadError]) -> list[str]:
+    """The error lines, an unknown node once per name (its first place, "used N more times")."""
     out: list[str] = []
     unknown: dict[str, int] = {}
     for err in errors:
@@ -32,18 +33,17 @@ def explained(errors: list, known: list[str]) -> list[str]:
         if name in unknown:
             out[unknown[name]] = _more(out[unknown[name]])
             continue
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
         unknown[name] = len(out)
-        out.append(text + (f" (did you mean {' or '.join(close)}?)" if close else ""))
+        out.append(text)
     return out
 
 
 def _more(line: str) -> str:
-    """The line of an unknown node with one more use counted ("; used 2 more times")."""
-    m = re.search(r"; used (\d+) more times?$", line)
+    """The line of an unknown node with one more use counted (" (used 2 more times)")."""
+    m = re.search(r" \(used (\d+) more times?\)$", line)
     n = int(m.group(1)) + 1 if m else 1
     base = line[:m.start()] if m else line
-    return f"{base}; used {n} more time{'s' if n > 1 else ''}"
+    return f"{base} (used {n} more time{'s' if n > 1 else ''})"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         errors = factory.validate_file(path, allow_any_include=args.allow_any_include)
         if errors:
             failed = True
-            for line in explained(errors, list(factory.manifests()) + factory.registered_behavior_trees()):
+            for line in explained(errors):
                 print(line)
         else:
             print(f"{path}: ok")

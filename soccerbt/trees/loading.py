@@ -5,11 +5,13 @@ include rules, TreeNodesModel entries) into a ``_DocSet`` and runs BT.CPP 4.10's
 on each (xml_parsing.cpp's loadDocImpl), with its name rules (soccerbt.trees.names); ``expanded_size`` counts a tree's
 nodes with every SubTree expanded, so that a "billion laughs" of SubTrees is refused before it is built.
 ``_Errors`` raises the first problem or, for validation, collects them all. Used by
-soccerbt.trees.factory; every problem is a TreeLoadError ``path:line: message``.
+soccerbt.trees.factory; every problem is a TreeLoadError ``path:line: message``, an unknown node
+with the nearest registered IDs (``unknown_node_message``: "; did you mean 'KickBall'?").
 """
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.includes import IncludeRules, resolve_include
 from soccerbt.trees.names import model_name_problem, port_name_problem
 from soccerbt.trees.registry import Registry
+from soccerbt.trees.suggest import did_you_mean
 from soccerbt.trees.xmlload import (
     FileRefused,
     XmlDocument,
@@ -30,6 +33,7 @@ from soccerbt.trees.xmlload import (
 )
 
 _COUNT_CAP = 1 << 62  # expanded sizes saturate here (a bomb's exact size is of no interest)
+_KIND_TAGS = ("Action", "Condition", "Control", "Decorator", "SubTree")
 
 
 class _Errors:
@@ -354,7 +358,7 @@ class _Loader:
                     return
                 m = manifests.get(lookup)
                 if m is None:
-                    fail(node, f"Node not recognized: {lookup}")
+                    fail(node, unknown_node_message(lookup, manifests))
                     return
                 kind = m.kind
                 if kind == "Decorator" or kind == "SubTree":
@@ -370,7 +374,11 @@ class _Loader:
                         for child in node.children:
                             cm = manifests.get(child.tag)
                             if cm is None:
-                                fail(child, f"Unknown node type: {child.tag}")
+                                # a misspelled child: the very message its own check gives (one
+                                # line in validate, the same text in run); <Action ID=...> and
+                                # friends: BT.CPP 4.10 looks their tag up, and refuses them
+                                fail(child, f"Unknown node type: {child.tag}" if child.tag in _KIND_TAGS
+                                     else unknown_node_message(child.tag, manifests))
                                 continue
                             if cm.kind == "Control" and child.tag == "AsyncSequence":
                                 asyncs += 1
@@ -389,3 +397,9 @@ class _Loader:
 
 def _no_default() -> Any:
     return NO_DEFAULT
+
+
+def unknown_node_message(node_id: str, known: Iterable[str]) -> str:
+    """BT.CPP's "Node not recognized: X" with the nearest registered node IDs ("; did you mean
+    'Y'?"), the one form of an unknown node wherever a tree is loaded."""
+    return f"Node not recognized: {node_id}{did_you_mean(node_id, known)}"

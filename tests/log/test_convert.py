@@ -213,9 +213,10 @@ def test_record_writes_mcap_only_and_refuses_a_json_lines_name_before_playing(tm
     for name in ("run.jsonl.gz", "run.jsonl", "run.log"):
         assert main([*command, "--seconds", "600", "--record", str(tmp_path / name)]) == 2
         captured = capsys.readouterr()
-        assert captured.err == (f"soccerbt {command[0]}: {tmp_path / name}: JSON-lines replay logs are no longer "
-                                "written: name the log FILE.mcap (an old log converts once with: soccerbt replay "
-                                "convert OLD.jsonl NEW.mcap) (--record)\n")
+        old_format = ("; JSON-lines logs are no longer written (an old one converts with: soccerbt replay convert "
+                      "OLD.jsonl NEW.mcap)") if "jsonl" in name else ""
+        assert captured.err == (f"soccerbt {command[0]}: {tmp_path / name}: the replay log is an MCAP file: its name "
+                                f"must end in .mcap (e.g. {tmp_path / 'run.mcap'}){old_format} (--record)\n")
         assert captured.out == "" and not (tmp_path / name).exists()
 
 

@@ -149,8 +149,9 @@ def test_create_raises_the_first_located_error(factory, booster, tmp_path):
     with pytest.raises(TreeLoadError) as info:
         factory.create_tree_from_file(trees / "game.xml")
     assert info.value.line == line and info.value.path.endswith("subtree_striker_play.xml")
-    # BT.CPP checks the children of a ReactiveSequence before recursing into them
-    assert str(info.value).endswith(f":{line}: Unknown node type: CalcKikDir")
+    # BT.CPP checks the children of a ReactiveSequence before recursing into them (there, with
+    # the message and the "did you mean" the node's own check gives: one form wherever it is found)
+    assert str(info.value).endswith(f":{line}: Node not recognized: CalcKikDir; did you mean 'CalcKickDir'?")
 
 
 # ---------------------------------------------------------------- Booster's 2026 branch
@@ -235,5 +236,5 @@ def test_validate_names_an_unknown_node_once_with_a_did_you_mean(capsys, tmp_pat
                    '</Sequence></BehaviorTree></root>')
     assert main(["validate", str(bad)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"{bad}:2: Node not recognized: KickBal (did you mean KickBall or Kick?); used 1 more time"
+    assert out[0] == f"{bad}:2: Node not recognized: KickBal; did you mean 'KickBall' or 'Kick'? (used 1 more time)"
     assert out[1:] == [f"{bad}:4: Node not recognized: Foo"]
