@@ -33,6 +33,7 @@ from soccerbt.match import MatchConfig, default_tree_path
 from soccerbt.tools.batch.batch import GameOutcome, comparison, plan_games, run_batch
 from soccerbt.tools.batch.stats import HeadToHead
 from soccerbt.trees.includes import tree_files
+from soccerbt.trees.suggest import did_you_mean
 from soccerbt.trees.xmlload import DEFAULT_MAX_FILE_BYTES, XNode, decode_xml_bytes, parse_xml_text, read_limited
 
 __all__ = ["Param", "SweepError", "NodeNotFound", "PortNotFound", "BadValue", "parse_param", "TreeEditor",
@@ -307,8 +308,10 @@ class TreeEditor:
                 if f.in_tree[k] and (node.attrs.get("name") == param.node or node_id_of(node) == param.node):
                     found.append((f_index, k))
         if not found:
+            known = {n for f in self.files for k, x in enumerate(f.nodes) if f.in_tree[k]
+                     for n in (x.attrs.get("name"), node_id_of(x)) if n}
             raise NodeNotFound(f"--param {param.key}: no node named {param.node!r} nor of type {param.node!r} in "
-                               f"{self.top} or its includes")
+                               f"{self.top} or its includes{did_you_mean(param.node, known)}")
         for f_index, k in found:
             self._check_port(param, self.files[f_index], self.files[f_index].nodes[k])
         return found
@@ -326,9 +329,8 @@ class TreeEditor:
             raise NodeNotFound(f"--param {param.key}: the node type {nid} at {where} is not registered")
         port = manifest.ports.get(param.port)
         if port is None:
-            names = ", ".join(manifest.ports) or "none"
-            raise PortNotFound(f"--param {param.key}: {nid} (at {where}) has no port {param.port!r}; "
-                               f"its ports: {names}")
+            hint = did_you_mean(param.port, manifest.ports) or f"; its ports: {', '.join(manifest.ports) or 'none'}"
+            raise PortNotFound(f"--param {param.key}: {nid} (at {where}) has no port {param.port!r}{hint}")
         if getattr(port.direction, "name", "INPUT") == "OUTPUT":
             raise PortNotFound(f"--param {param.key}: {param.port} of {nid} is an output port")
         for value in param.values or ([] if not param.is_range else [_num(param.low), _num(param.high)]):

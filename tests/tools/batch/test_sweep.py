@@ -105,9 +105,15 @@ def test_unknown_nodes_ports_and_values_are_named(trees: Path, editor_factory) -
     editor = TreeEditor(trees / "main.xml", editor_factory)
     with pytest.raises(NodeNotFound, match=r"--param Chase\.vx_limit: no node named 'Chase' nor of type 'Chase' in "):
         editor.matches(parse_param("Chase.vx_limit=1"))
-    with pytest.raises(PortNotFound, match=r"ApproachBall \(at .*attack\.xml:8\) has no port 'vx_limt'; its ports: "
-                                           r"vx_limit, vy_limit, vtheta_limit, near"):
+    with pytest.raises(PortNotFound, match=r"ApproachBall \(at .*attack\.xml:8\) has no port 'vx_limt'; did you mean "
+                                           r"'vx_limit' or 'vy_limit'"):
         editor.matches(parse_param("approach.vx_limt=1"))
+    # nothing near: its ports
+    with pytest.raises(PortNotFound, match=r"has no port 'xyzzy'; its ports: vx_limit, vy_limit, vtheta_limit, near$"):
+        editor.matches(parse_param("approach.xyzzy=1"))
+    with pytest.raises(NodeNotFound,
+                       match=r"no node named 'aproach' .* its includes; did you mean 'approach' or 'ApproachBall'\?$"):
+        editor.matches(parse_param("aproach.vx_limit=1"))
     with pytest.raises(BadValue, match=r"'fast' is not a float \(port vx_limit of ApproachBall\)"):
         editor.matches(parse_param("ApproachBall.vx_limit=1,fast"))
     with pytest.raises(PortNotFound, match="the SubTree Attack at .* has no attribute 'speed'"):
