@@ -4,6 +4,7 @@ draws, all wins, all losses); no zero-width interval printed as if it were certa
 spread), the won-drawn-lost legend, and the warning when little of the time was PLAYING."""
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
@@ -14,6 +15,7 @@ from scipy import stats as scipy_stats
 from soccerbt.__main__ import main
 from soccerbt.match import MatchConfig, MatchResult
 from soccerbt.tools.batch.batch import BatchGame, GameOutcome, batch_json, comparison, play_time
+from soccerbt.tools.batch.batch_cli import ProgressBar
 from soccerbt.tools.batch.batch_store import result_from_dict
 from soccerbt.tools.batch.stats import (
     PlayTime,
@@ -257,3 +259,12 @@ def test_a_tiny_batch_reports_its_time_per_state_and_warns(tmp_path: Path, capsy
     assert stats["goal_difference"]["no_interval"] == "no goals" and stats["goal_difference"]["low"] is None
     assert stdout[-2] == stats["play_time"]["warning"] and stdout[-1] == stats["sentence"]
     assert "goal difference per game: no goals in 1 game: no evidence either way (no interval)" in stdout
+
+
+def test_the_progress_bar_writes_a_record_with_its_legend() -> None:
+    bar = ProgressBar(3, 0, io.StringIO())
+    game = BatchGame(0, False, MatchConfig(duration_s=30.0))
+    for score in ((0, 0), (2, 1)):
+        bar.done(GameOutcome(game, _result(30.0, None, score)))
+    assert bar.bar.postfix == "A 1-1-0 (won-drawn-lost)"
+    bar.close()
