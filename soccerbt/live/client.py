@@ -18,6 +18,12 @@ the tree loads (``MAX_TREE_LOADS``) and the events (``MAX_EVENTS``) a stream may
 inputs channel (``/match/inputs``, for ``--rerun``) is not subscribed to. A viewer that cannot
 keep up loses the oldest messages at the server (its queue is bounded): the steps it lost are
 gaps, shown as missing as in a damaged file.
+
+How the stream stops is kept for the viewer: ``end`` is "ended" when the source said goodbye
+(its match's last steps and summary arrived first, and the open second is then readable: the
+end arrives whole) and "lost" when the connection closed without one or nothing, not even an
+answer to a ping, was heard for ``lost_after_s`` (2 s); ``reason`` says why in words.
+``reconnect()`` connects again to the same address (a new ``LiveLog``).
 """
 from __future__ import annotations
 
@@ -26,19 +32,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-from soccerbt.live.ws_client import ConnectionClosed, FoxgloveClient
+from soccerbt.live.ws_client import ConnectionClosed, FoxgloveClient, StreamEnded
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError, ShapeError
 from soccerbt.log.mcap_chunks import ChunkRef
 from soccerbt.log.reader import McapLog
 
-__all__ = ["LiveLog", "CHUNK_STEPS", "DEFAULT_BUFFER_S", "DEFAULT_BUFFER_BYTES", "MAX_TREE_LOADS", "MAX_EVENTS"]
+__all__ = ["LiveLog", "CHUNK_STEPS", "DEFAULT_BUFFER_S", "DEFAULT_BUFFER_BYTES", "MAX_TREE_LOADS", "MAX_EVENTS",
+           "PING_AFTER_S", "LOST_AFTER_S"]
 
 CHUNK_STEPS = 100          # one second a chunk: a keyframe closes each
 DEFAULT_BUFFER_S = 300.0   # the last five minutes stay buffered
 DEFAULT_BUFFER_BYTES = 512 << 20  # and at most this much of them (a 3 v 3 full record: about 0.1 MB a second)
 MAX_TREE_LOADS = 4096      # tree loads of all robots a stream may send (each is kept: seconds refer to it)
 MAX_EVENTS = 100_000       # events kept for the timeline; further ones are counted, not kept
+PING_AFTER_S = 0.5         # a source silent this long is pinged (a paused match still answers)
+LOST_AFTER_S = 2.0         # and given up after this long without a byte: the stream is lost
 _SKIPPED = {lf.INPUTS_TOPIC}
 
 
@@ -48,7 +57,8 @@ class LiveLog(McapLog):
     live = True
 
     def __init__(self, host: str, port: int, buffer_s: float = DEFAULT_BUFFER_S,
-                 max_buffer_bytes: int = DEFAULT_BUFFER_BYTES) -> None:
+                 max_buffer_bytes: int = DEFAULT_BUFFER_BYTES, ping_after_s: float = PING_AFTER_S,
+                 lost_after_s: float = LOST_AFTER_S) -> None:
         super().__init__(Path(f"[{host}]:{port}" if ":" in host else f"{host}:{port}"))  # named as --connect names it
         self.host, self.port = host, port
         self.buffer_s = buffer_s
@@ -57,8 +67,12 @@ class LiveLog(McapLog):
         self._stored_bytes: list[int] = []  # chunk i's bytes (0 once dropped)
         self._kept_bytes = 0  # of the seconds not dropped
         self._open_bytes = 0
+        self.ping_after_s, self.lost_after_s = ping_after_s, lost_after_s
         self.closed = False
         self.reason = ""
+        self.end: str | None = None        # "ended" (the source said goodbye) or "lost", once the stream stopped
+        self.summary: dict[str, Any] | None = None  # the match's summary, when its end arrived
+        self._open_last = 0                # the newest step in the open second
         self.index = {"events": [], "loads": [], "steps": 0}
         self._stored: list[list[tuple[str, int, bytes]]] = []   # chunk i's messages ([] once dropped)
         self._open: list[tuple[str, int, bytes]] = []
@@ -72,15 +86,17 @@ class LiveLog(McapLog):
 
     @classmethod
     def connect(cls, host: str, port: int, *, buffer_s: float = DEFAULT_BUFFER_S, wait_s: float = 30.0,
-                max_buffer_bytes: int = DEFAULT_BUFFER_BYTES) -> LiveLog:
+                max_buffer_bytes: int = DEFAULT_BUFFER_BYTES, ping_after_s: float = PING_AFTER_S,
+                lost_after_s: float = LOST_AFTER_S) -> LiveLog:
         """Connect and wait (at most ``wait_s``) until the stream can be shown: a header, each
-        robot's tree, a keyframe of each and a whole second of steps. ReplayError otherwise."""
-        log = cls(host, port, buffer_s, max_buffer_bytes)
+        robot's tree, a keyframe of each and a whole second of steps. ReplayError otherwise.
+        Then a source silent for ``ping_after_s`` is pinged, and lost after ``lost_after_s``."""
+        log = cls(host, port, buffer_s, max_buffer_bytes, ping_after_s, lost_after_s)
         try:
             log._client = FoxgloveClient(host, port, timeout_s=wait_s)
         except OSError as exc:
             raise ReplayError(log.path, None, f"cannot connect ({exc})") from None
-        log._client.sock.settimeout(None)
+        log._client.keep_alive(ping_after_s, lost_after_s)
         thread = threading.Thread(target=log._read, name="soccerbt-live-reader", daemon=True)
         thread.start()
         deadline = time.monotonic() + wait_s
@@ -92,7 +108,15 @@ class LiveLog(McapLog):
                 raise ReplayError(log.path, None, why)
         return log
 
+    def reconnect(self, wait_s: float = 30.0) -> LiveLog:
+        """A new connection to the same address with the same limits (ReplayError as ``connect``)."""
+        return LiveLog.connect(self.host, self.port, buffer_s=self.buffer_s, wait_s=wait_s,
+                               max_buffer_bytes=self.max_buffer_bytes, ping_after_s=self.ping_after_s,
+                               lost_after_s=self.lost_after_s)
+
     def close(self) -> None:
+        if self.end is None:
+            self.end, self.reason = "ended", self.reason or "closed by this viewer"
         self.closed = True
         if self._client is not None:
             self._client.close()
@@ -109,10 +133,26 @@ class LiveLog(McapLog):
                     continue
                 _kind, topic, log_ns, data = event
                 self._message(topic, lf.step_of_ns(log_ns, self.dt_s), data)
+        except StreamEnded as exc:
+            self._stopped("ended", str(exc))
         except (ConnectionClosed, OSError, ReplayError, ValueError) as exc:
-            self.reason = f"the stream ended ({exc})"
+            self._stopped("lost", str(exc))
         finally:
             self.closed = True
+
+    def _stopped(self, end: str, why: str) -> None:
+        """The stream stopped: what arrived of the open second becomes readable (the match's last
+        steps), then ``end`` and ``reason`` say how it stopped."""
+        if self.end is not None:  # closed by this side: the reader's error is only the echo
+            return
+        if self.header:
+            self._seal(final=True)
+        if end == "ended" and self.summary is not None:
+            score = self.summary.get("score") or {}
+            why = (f"the match's end arrived (BLUE {score.get('blue', '?')} : {score.get('red', '?')} RED, "
+                   f"t={self.last_step * self.dt_s:.2f} s; {why})")
+        self.reason = why
+        self.end = end
 
     def _message(self, topic: str, step: int, data: bytes) -> None:
         if topic == lf.HEADER_TOPIC:
@@ -124,6 +164,12 @@ class LiveLog(McapLog):
         if robot is not None and robot[1] == "tree":
             self._tree(robot[0], step, data)
             return
+        if topic == lf.SUMMARY_TOPIC:
+            try:
+                summary = lf.load_json(data)
+            except ShapeError:
+                summary = None
+            self.summary = summary if isinstance(summary, dict) else None
         if topic == lf.EVENTS_TOPIC:
             try:
                 event = lf.check_event(lf.load_json(data))
@@ -154,6 +200,7 @@ class LiveLog(McapLog):
             if after is not None and after >= self._first_step_seen:  # the steps after it are here
                 self._first_keyframe[robot[0]] = after
         self._open.append((topic, step, data))
+        self._open_last = max(self._open_last, step)
 
     def _header(self, data: bytes) -> None:
         if self.header:
@@ -188,17 +235,21 @@ class LiveLog(McapLog):
             self.index["loads"].append({"robot": robot, "t": tree.get("t"), "step": tree.get("step", step),
                                         "reason": tree.get("reason"), "load": tree["load"]})
 
-    def _seal(self) -> None:
-        """The open second becomes readable; seconds older than the buffer are dropped."""
+    def _seal(self, final: bool = False) -> None:
+        """The open second becomes readable; seconds older than the buffer are dropped. ``final``:
+        the stream stopped, so the second ends at its newest step, not at its last."""
         if not self._open:
             return
         lo, hi = self._open_range
+        if final:
+            hi = max(lo, min(hi, self._open_last))
         self._stored.append(self._open)
         self._stored_bytes.append(self._open_bytes)
         self._kept_bytes += self._open_bytes
         self.chunks.append(ChunkRef(0, 0, lo, hi))
         self._open = []
         self._open_bytes = 0
+        self._open_last = 0
         keep = max(2, int(self.buffer_s / (CHUNK_STEPS * self.dt_s)))
         self._drop_through(len(self._stored) - keep)
         self._drop_oldest_seconds(0)

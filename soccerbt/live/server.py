@@ -18,8 +18,11 @@ again when a client subscribes to their channel.
 A slow or vanished client never slows the brain: ``Channel.log`` hands the message to the
 server's own threads and returns; each client has a bounded queue (``BACKLOG`` messages), the
 oldest dropped when it is full, and a client whose control queue fills is disconnected. A
-channel nobody subscribed to costs one check. ``close()`` waits at most ``STOP_WAIT_S`` for the
-server to stop (the SDK flushes each client's queue first, which a stalled client would hold up).
+channel nobody subscribed to costs one check. ``close(reason)`` ends the stream whole: it waits
+(at most ``STOP_WAIT_S``) until the last messages (the match's last steps, its summary) have left
+for the clients, then says goodbye to each with ``reason`` (a WebSocket close frame: a viewer
+shows "stream ended", where a killed source's silence shows "stream lost"), then stops the server
+(at most ``STOP_WAIT_S`` again: a stalled client would hold the SDK's stop up).
 
 The stream is not authenticated: anyone who reaches the port sees everything. The default bind
 is the loopback interface (127.0.0.1); another address is given explicitly (``0.0.0.0:8765``).
@@ -43,7 +46,8 @@ __all__ = ["LiveStream", "LiveWriter", "LiveUnavailable", "add_live_argument", "
 DEFAULT_HOST = "127.0.0.1"
 BACKLOG = 1024          # messages queued per client before the oldest are dropped
 RESEND_AFTER_S = (0.05, 0.5)  # a new subscriber's kept messages are sent again this long after
-STOP_WAIT_S = 2.0       # how long close() waits for the server to stop
+STOP_WAIT_S = 2.0       # how long close() waits for the last messages to leave, and for the server to stop
+DRAIN_QUIET_S = 0.15    # no byte moved for this long: the server has sent what it had
 SDK_LOG_LINES = 20      # foxglove-sdk's log lines a minute let through (the rest counted)
 _LATCHED_TREES = 16     # tree loads of one robot kept for late clients
 INSTALL_HINT = "the live stream needs the foxglove-sdk package: pip install 'soccerbt[live]'"
@@ -240,6 +244,9 @@ class LiveStream:
             return
         if topic == lf.HEADER_TOPIC:
             self._learn_dt(data)
+            # advertised from the start, so that clients have subscribed when the match's summary
+            # (its last message) comes: a channel's first message reaches nobody
+            self._channel(lf.SUMMARY_TOPIC)
         self._keep(topic, step, data)
         if self._again:
             self._send_kept(time.monotonic())
@@ -284,15 +291,20 @@ class LiveStream:
                 if channel is not None:
                     channel.log(data, log_time=lf.ns_of(step, self.dt_s))
 
-    def close(self) -> None:
-        """Stop the server (clients are disconnected)."""
+    def close(self, reason: str = "the source closed the stream") -> None:
+        """End the stream whole: the messages published so far reach the clients, each is told
+        ``reason`` (a WebSocket close frame), then the server stops."""
         if self._closed:
             return
         self._closed = True
-        # the SDK's stop() flushes every client's queue first: a client that stopped reading
-        # with more queued than the socket holds (a stalled viewer, large scenes) would block it
-        # for ever, so it runs aside and is waited for at most STOP_WAIT_S
-        self.gate.close()
+        if self._again:  # kept messages a client subscribed to lately and has not had yet
+            self._send_kept(math.inf)
+        # the SDK's stop() drops what its queues still hold and says no goodbye: the last steps
+        # leave through the gate first (bounded: a stalled client moves no byte, so it goes quiet)
+        self.gate.drain(DRAIN_QUIET_S, STOP_WAIT_S)
+        self.gate.close(goodbye=reason)
+        # the SDK's stop() may wait on a client that stopped reading with more queued than the
+        # socket holds (a stalled viewer, large scenes): it runs aside, waited for at most STOP_WAIT_S
         stopper = threading.Thread(target=self._stop_server, name="live-stop", daemon=True)
         stopper.start()
         stopper.join(STOP_WAIT_S)

@@ -14,6 +14,13 @@ id, log time in nanoseconds, the message).
 ``("message", topic, log_time_ns, data)``; ``subscribe_all`` subscribes to every channel
 advertised (``events`` does it as they come when ``auto_subscribe``).
 
+How a stream stops is told apart: a server that says goodbye (a WebSocket close frame, with its
+reason) raises ``StreamEnded``; a connection that closes without one (the source was killed)
+raises ``ConnectionClosed``; after ``keep_alive(ping_after_s, lost_after_s)`` a server silent for
+``ping_after_s`` is pinged (a live server answers at once, even while its match is paused) and
+one silent for ``lost_after_s`` is given up (``ConnectionClosed``: the source froze, the network
+went away).
+
 Limits for an untrusted server: the connection and the whole opening handshake within
 ``timeout_s`` (a server that sends a byte at a time is given up on), at most ``MAX_CHANNELS``
 channels (more closes the connection), subscriptions kept in a set (linear in what is advertised).
@@ -27,11 +34,12 @@ import os
 import re
 import socket
 import struct
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["FoxgloveClient", "ConnectionClosed", "SUBPROTOCOLS"]
+__all__ = ["FoxgloveClient", "ConnectionClosed", "StreamEnded", "SUBPROTOCOLS"]
 
 SUBPROTOCOLS = ("foxglove.sdk.v1", "foxglove.websocket.v1")
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -45,6 +53,11 @@ _UNKNOWN = re.compile(r"[Uu]nknown channel(?: ID)?:? (\d+)")
 
 class ConnectionClosed(ConnectionError):
     """The server closed the stream, or sent what this client does not accept."""
+
+
+class StreamEnded(ConnectionClosed):
+    """The server said goodbye (a WebSocket close frame): the stream ended, it was not lost.
+    The message is the server's reason (or says that it gave none)."""
 
 
 class FoxgloveClient:
@@ -68,6 +81,10 @@ class FoxgloveClient:
         self._next_sub = 1
         self._retries: dict[int, int] = {}
         self._due: dict[int, float] = {}       # channel id -> when to subscribe again
+        self._send_lock = threading.Lock()     # a ping (the reader's thread) and a close never interleave
+        self.heard_s = time.monotonic()        # when the server last sent a byte
+        self.ping_after_s: float | None = None  # keep_alive: off until asked
+        self.lost_after_s: float | None = None
         self._handshake()
 
     # --- RFC 6455 ---------------------------------------------------------------------------
@@ -103,10 +120,31 @@ class FoxgloveClient:
         if fields.get("sec-websocket-protocol") not in SUBPROTOCOLS:
             raise ConnectionClosed(f"the server speaks neither {' nor '.join(SUBPROTOCOLS)}")
 
+    def keep_alive(self, ping_after_s: float, lost_after_s: float) -> None:
+        """From now on (after the handshake) reads ping a server silent for ``ping_after_s`` and
+        give it up after ``lost_after_s`` of silence (ConnectionClosed, saying so)."""
+        self.ping_after_s, self.lost_after_s = ping_after_s, lost_after_s
+        self.heard_s = time.monotonic()
+        self.sock.settimeout(max(0.01, min(ping_after_s, lost_after_s) / 2.0))
+
     def _fill(self) -> None:
-        data = self.sock.recv(1 << 16)
+        while True:
+            try:
+                data = self.sock.recv(1 << 16)
+            except TimeoutError:
+                if self.lost_after_s is None or self.ping_after_s is None:
+                    raise
+                silent_s = time.monotonic() - self.heard_s
+                if silent_s >= self.lost_after_s:
+                    raise ConnectionClosed(f"nothing heard from the source for {silent_s:.1f} s (it froze, or the "
+                                           "network went away)") from None
+                if silent_s >= self.ping_after_s:
+                    self._send(0x9, b"soccerbt")  # a live server answers at once, even with nothing to stream
+                continue
+            break
         if not data:
-            raise ConnectionClosed("the server closed the connection")
+            raise ConnectionClosed("the connection closed without a goodbye (the source was killed or crashed)")
+        self.heard_s = time.monotonic()
         self._buf += data
 
     def _take(self, n: int) -> bytes:
@@ -143,7 +181,8 @@ class FoxgloveClient:
         else:
             head += bytes((0x80 | 127,)) + struct.pack(">Q", n)
         masked = bytes(c ^ mask[i % 4] for i, c in enumerate(payload))
-        self.sock.sendall(head + mask + masked)
+        with self._send_lock:
+            self.sock.sendall(head + mask + masked)
 
     def read_message(self) -> tuple[int, bytes]:
         """The next whole text (1) or binary (2) message; pings are answered on the way."""
@@ -152,8 +191,9 @@ class FoxgloveClient:
         kind = None
         while True:
             fin, opcode, payload = self._frame()
-            if opcode == 0x8:
-                raise ConnectionClosed("the server closed the stream")
+            if opcode == 0x8:  # the server's goodbye: a status code, then its reason
+                reason = payload[2:].decode("utf-8", "replace").strip()[:200]
+                raise StreamEnded(reason or "the source closed the stream")
             if opcode == 0x9:
                 self._send(0xA, payload)
                 continue
