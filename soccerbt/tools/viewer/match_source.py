@@ -3,7 +3,10 @@
 ``MatchSceneSource`` turns a match's truth and each agent's beliefs (team frame) into world-
 frame ``Scene`` values, lists the selected robot's active tree branch with its statuses, and
 diffs its blackboard between frames. Click-to-go walks a robot to a point through the
-navigation service, overriding its tree until it arrives or another click comes.
+navigation service, overriding its tree until it arrives or another click comes. A hot reload
+that failed leaves its robots on the last good tree: ``stale_trees()`` lists them (file and
+whole error) until a good version loads, and every scene carries the list (the viewer's
+persistent mark; the toast fades).
 """
 from __future__ import annotations
 
@@ -18,7 +21,16 @@ from soccerbt.gamecontroller.protocol import Penalty
 from soccerbt.match import Match, MatchConfig
 from soccerbt.nodes.soccer.skills import nav_obstacles
 from soccerbt.services.navigation import Navigator
-from soccerbt.tools.viewer.scene import Banner, Notice, Scene, SceneRobot, TreeLine, control_of, gc_words
+from soccerbt.tools.viewer.scene import (
+    Banner,
+    Notice,
+    Scene,
+    SceneRobot,
+    StaleTree,
+    TreeLine,
+    control_of,
+    gc_words,
+)
 from soccerbt.world.types import Pose2D, RobotCommand, Team, from_team_frame
 
 MAX_TREE_LINES = 60
@@ -92,6 +104,8 @@ class MatchSceneSource:
         self._reported: dict[tuple[str, str], float] = {}  # (kind, message) -> when last noticed
         self._notices: list[Notice] = []
         self._decision_seen: dict[str, tuple[int, int, bool]] = {}  # robot -> (step, sequence, stale)
+        self._reload_events_seen = 0  # of match.agent_events, followed for the stale trees
+        self._stale: dict[str, tuple[float, str]] = {}  # robot -> (since t_s, error) of its failed reload
 
     @classmethod
     def default(cls, seed: int = 0, show_particles: bool = True, **config: Any) -> MatchSceneSource:
@@ -159,6 +173,26 @@ class MatchSceneSource:
         out, self._notices = self._notices, []
         return out
 
+    def stale_trees(self) -> list[StaleTree]:
+        """The robots whose tree file did not reload (the last good tree runs), grouped by file
+        and error, until a good version loads."""
+        events = self.match.agent_events
+        for event in events[self._reload_events_seen:]:
+            if event.kind == "tree_reload_failed":
+                self._stale.setdefault(event.robot, (event.t_s, event.message))
+                if self._stale[event.robot][1] != event.message:  # broken another way since
+                    self._stale[event.robot] = (event.t_s, event.message)
+            elif event.kind == "tree_reloaded":
+                self._stale.pop(event.robot, None)
+        self._reload_events_seen = len(events)
+        groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
+        for robot, (since, error) in self._stale.items():
+            agent = self._agent_or_none(robot)
+            file = str(getattr(agent, "tree_path", "") or "the tree file")
+            groups.setdefault((file, error), []).append((robot, since))
+        return [StaleTree(tuple(sorted(r for r, _t in rows)), file, error, min(t for _r, t in rows))
+                for (file, error), rows in sorted(groups.items())]
+
     def _drive_goto_orders(self) -> None:
         for key, order in list(self._goto.items()):
             agent = self.match.agent(key)
@@ -192,6 +226,7 @@ class MatchSceneSource:
         scene = Scene(self.field, match.t_s, (world.ball.x_m, world.ball.y_m), robots, self._banner())
         scene.estop = self.estop_reason()
         scene.goto_targets = self.goto_targets()
+        scene.stale_trees = self.stale_trees()
         if selected is not None and (agent := self._agent_or_none(selected)) is not None:
             scene.tree_lines = self._tree_lines(agent)
             scene.blackboard_changes = self._blackboard_changes(selected, agent)

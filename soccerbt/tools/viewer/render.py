@@ -7,6 +7,13 @@ A fallen robot is a grey disc; a penalised one (removed by the referee) is drawn
 field, faded and crossed out; a robot a person drives or assists has an orange ring; a decision
 label whose branch is not running in this tick (``SceneRobot.decision_stale``) reads "(kick?)" in
 grey; a legend in the field's bottom-right corner explains the marks the frame shows.
+
+Text scales with the window: ``ui_scale(height_px)`` is 1 up to 720 rows and grows with the
+height beyond (1.5 at 1080), and the fonts, the banner and the bands follow it. Text that may
+be long is never cut off silently: ``elide_middle`` keeps a name's start and end (a Booster
+node's ``CamTrackBall`` part and its ``#uid``), ``wrap_text`` breaks text into lines (a long path
+between its characters), ``draw_band`` draws a persistent, wrapped message band (a stream that
+ended or was lost, a tree that did not reload) and ``draw_text_box`` a whole text, wrapped.
 """
 from __future__ import annotations
 
@@ -67,6 +74,105 @@ DEFAULT_LAYERS = frozenset({"estimates", "ball_estimates", "paths", "kick", "lab
 ALL_LAYERS = frozenset(LAYER_KEYS)
 
 
+BAND_COLOURS = {"info": (45, 70, 120), "ok": (30, 110, 60), "warn": (150, 100, 0), "error": (165, 25, 25)}
+BASE_ROWS_PX = 720            # the window height the fonts are sized for; taller windows scale them
+MAX_UI_SCALE = 3.0
+ELLIPSIS = "..."
+
+
+UI_SCALE_STEP = 0.25           # the scale moves in steps: fonts at a few sizes, a layout that holds still
+
+
+def ui_scale(height_px: int) -> float:
+    """The text's scale in a window ``height_px`` tall: 1 up to BASE_ROWS_PX, proportional above
+    in steps of UI_SCALE_STEP (1.25 from 900 rows, 1.5 at 1080), at most MAX_UI_SCALE."""
+    steps = int(height_px / BASE_ROWS_PX / UI_SCALE_STEP + 1e-9)
+    return max(1.0, min(MAX_UI_SCALE, steps * UI_SCALE_STEP))
+
+
+def elide_middle(text: str, font: pygame.font.Font, width_px: int) -> str:
+    """``text`` with its middle replaced by "..." so that it fits ``width_px`` (start and end
+    kept: a long node name or path stays recognisable); unchanged when it fits."""
+    if font.size(text)[0] <= width_px:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the most characters kept, split between the start and the end
+        mid = (lo + hi + 1) // 2
+        head = (mid + 1) // 2
+        if font.size(text[:head] + ELLIPSIS + text[len(text) - (mid - head):])[0] <= width_px:
+            lo = mid
+        else:
+            hi = mid - 1
+    head = (lo + 1) // 2
+    return text[:head] + ELLIPSIS + text[len(text) - (lo - head):] if lo else ELLIPSIS
+
+
+def wrap_text(text: str, font: pygame.font.Font, width_px: int, indent: str = "  ") -> list[str]:
+    """``text`` in lines that fit ``width_px``: its own line breaks kept, broken at spaces, a word
+    too long for a line (a path) broken between its characters; continuation lines indented.
+    Nothing is cut."""
+    width_px = max(width_px, font.size("MM")[0])
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        line = ""
+        for word in paragraph.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if font.size(candidate)[0] <= width_px:
+                line = candidate
+                continue
+            if line.strip():
+                lines.append(line)
+                line = indent + word
+            else:
+                line = candidate
+            while font.size(line)[0] > width_px and len(line) > len(indent) + 1:
+                cut = len(line) - 1  # the longest prefix that fits, at least one character
+                while cut > len(indent) + 1 and font.size(line[:cut])[0] > width_px:
+                    cut -= 1
+                lines.append(line[:cut])
+                line = indent + line[cut:]
+        lines.append(line)
+    return lines
+
+
+def draw_band(surface: pygame.Surface, rect: pygame.Rect, text: str, level: str, font: pygame.font.Font,
+              max_lines: int = 3) -> pygame.Rect:
+    """A persistent message band across ``rect``'s width from its top: ``text`` wrapped (at most
+    ``max_lines`` lines, the last one elided in the middle when more would be needed); returns
+    the band drawn."""
+    h = font.get_linesize()
+    lines = wrap_text(text, font, rect.width - 16)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines - 1] + [elide_middle(" ".join(ln.strip() for ln in lines[max_lines - 1:]), font,
+                                                      rect.width - 16)]
+    band = pygame.Rect(rect.left, rect.top, rect.width, len(lines) * h + 8)
+    pygame.draw.rect(surface, BAND_COLOURS.get(level, BAND_COLOURS["info"]), band)
+    for i, line in enumerate(lines):
+        surface.blit(font.render(line, True, (255, 255, 255)), (band.left + 8, band.top + 4 + i * h))
+    return band
+
+
+def draw_text_box(surface: pygame.Surface, area: pygame.Rect, title: str, text: str,
+                  font: pygame.font.Font) -> pygame.Rect:
+    """``text`` in full, wrapped, in a box over ``area`` (as high as it needs, within ``area``),
+    under ``title``; returns the box."""
+    h = font.get_linesize()
+    width = area.width - 24
+    lines = wrap_text(text, font, width - 16)
+    shown = lines[: max(1, (area.height - 24) // h - 1)]
+    if len(shown) < len(lines):
+        shown[-1] = f"... ({len(lines) - len(shown) + 1} more lines: widen the window)"
+    box = pygame.Rect(area.left + 12, area.top + 12, width, (len(shown) + 1) * h + 12)
+    shade = pygame.Surface(box.size, pygame.SRCALPHA)
+    shade.fill((15, 17, 22, 240))
+    surface.blit(shade, box)
+    pygame.draw.rect(surface, (235, 90, 90), box, 1)
+    surface.blit(font.render(elide_middle(title, font, width - 16), True, (150, 200, 255)), (box.left + 8, box.top + 5))
+    for i, line in enumerate(shown, start=1):
+        surface.blit(font.render(line, True, TEXT), (box.left + 8, box.top + 5 + i * h))
+    return box
+
+
 _FAR_PX = 1e6     # beyond this a point is not drawn where it is (pygame takes C ints)
 _OFF_PX = 100_000  # where such a point is drawn: off every surface
 
@@ -75,8 +181,11 @@ class FieldRenderer:
     """Draws scenes of one field into a rectangle of ``field_size_px`` at the surface's top-left."""
 
     def __init__(self, field: Field, field_size_px: tuple[int, int], *, mirrored: bool = False,
-                 banner_height_px: int = 34) -> None:
+                 banner_height_px: int | None = None, scale: float = 1.0) -> None:
         self.field = field
+        self.scale = scale  # of the text (ui_scale): the fonts, the banner, the bands
+        if banner_height_px is None:
+            banner_height_px = int(round(34 * scale))
         self.banner_height_px = banner_height_px
         width_px, height_px = field_size_px
         self.size_px = (width_px, height_px)
@@ -127,8 +236,8 @@ class FieldRenderer:
         if self._font is None:
             if not pygame.font.get_init():
                 pygame.font.init()
-            self._font = pygame.font.Font(None, 22)
-            self._small_font = pygame.font.Font(None, 17)
+            self._font = pygame.font.Font(None, int(round(22 * self.scale)))
+            self._small_font = pygame.font.Font(None, int(round(17 * self.scale)))
         return self._small_font if small else self._font  # type: ignore[return-value]
 
     # --- static field ------------------------------------------------------------------------
@@ -212,7 +321,7 @@ class FieldRenderer:
 
     def estop_rect(self) -> pygame.Rect:
         """Where the emergency-stop band is drawn (right under the banner, full width)."""
-        return pygame.Rect(0, self.banner_height_px, self.size_px[0], 30)
+        return pygame.Rect(0, self.banner_height_px, self.size_px[0], int(round(30 * self.scale)))
 
     def _draw_estop(self, surface: pygame.Surface, reason: str) -> None:
         rect = self.estop_rect()
@@ -444,7 +553,7 @@ def draw_side_panel(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, se
     pygame.draw.rect(surface, PANEL_BG, rect)
     x_px, y_px = rect.x + 8, rect.y + 8
     title = f"{selected}" if selected else "click a robot"
-    surface.blit(font.render(title, True, TEXT), (x_px, y_px))
+    surface.blit(font.render(elide_middle(title, font, rect.width - 16), True, TEXT), (x_px, y_px))
     y_px += font.get_linesize() + 4
     line_h = small_font.get_linesize()
     bottom_tree = rect.y + int(rect.height * 0.68)
@@ -454,7 +563,9 @@ def draw_side_panel(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, se
             y_px += line_h
             break
         colour = STATUS_COLOURS.get(line.status, IDLE_COLOUR)
-        text = small_font.render(f"{'  ' * line.depth}{line.name}", True, colour)
+        indent = "  " * line.depth
+        name = elide_middle(line.name, small_font, rect.right - 6 - x_px - small_font.size(indent)[0])
+        text = small_font.render(indent + name, True, colour)
         surface.blit(text, (x_px, y_px))
         y_px += line_h
     y_px = max(y_px, bottom_tree) + 4
@@ -464,7 +575,7 @@ def draw_side_panel(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, se
     for key, value in scene.blackboard_changes:
         if y_px + line_h > rect.bottom - 4:
             break
-        name = small_font.render(f"{key} = ", True, IDLE_COLOUR)
+        name = small_font.render(f"{elide_middle(key, small_font, width_px // 2)} = ", True, IDLE_COLOUR)
         surface.blit(name, (x_px, y_px))
         surface.blit(small_font.render(fit_text(value, small_font, width_px - name.get_width()), True, TEXT),
                      (x_px + name.get_width(), y_px))
@@ -482,39 +593,49 @@ def fit_text(text: str, font: pygame.font.Font, width_px: int) -> str:
 
 def draw_help(surface: pygame.Surface, rect: pygame.Rect, keys: Iterable[tuple[str, str]],
               font: pygame.font.Font) -> pygame.Rect:
-    """The keys of a window (key, what it does) in a box at the top-left of ``rect``."""
+    """The keys of a window (key, what it does) in a box at the top-left of ``rect``; a text too
+    wide for the box is wrapped under itself."""
     keys = list(keys)
     h = font.get_linesize()
     key_w = max(font.size(k)[0] for k, _t in keys) + 14
     w = min(rect.width - 16, key_w + max(font.size(t)[0] for _k, t in keys) + 20)
-    box = pygame.Rect(rect.left + 8, rect.top + 8, w, (len(keys) + 1) * h + 10)
+    rows = [(key, wrap_text(text, font, w - key_w - 20, indent="")) for key, text in keys]
+    box = pygame.Rect(rect.left + 8, rect.top + 8, w, (sum(len(lines) for _k, lines in rows) + 1) * h + 10)
     shade = pygame.Surface(box.size, pygame.SRCALPHA)
     shade.fill((15, 17, 22, 225))
     surface.blit(shade, box)
     pygame.draw.rect(surface, (90, 95, 110), box, 1)
     surface.blit(font.render("keys (H or ? closes)", True, (150, 200, 255)), (box.left + 8, box.top + 5))
-    for i, (key, text) in enumerate(keys, start=1):
-        y = box.top + 5 + i * h
+    y = box.top + 5 + h
+    for key, lines in rows:
         surface.blit(font.render(key, True, (255, 230, 120)), (box.left + 8, y))
-        surface.blit(font.render(text, True, TEXT), (box.left + 8 + key_w, y))
+        for line in lines:
+            surface.blit(font.render(line, True, TEXT), (box.left + 8 + key_w, y))
+            y += h
     return box
 
 
 def draw_toasts(surface: pygame.Surface, rect: pygame.Rect, toasts: list[tuple[str, str, float]],
-                font: pygame.font.Font) -> list[pygame.Rect]:
+                font: pygame.font.Font, max_lines: int = 3) -> list[pygame.Rect]:
     """Notices (text, level, opacity 0..1) stacked from the bottom of ``rect`` upward, newest at
-    the bottom; returns where each was drawn."""
+    the bottom, each wrapped on at most ``max_lines`` lines; returns where each was drawn."""
     drawn = []
     y_px = rect.bottom - 30
+    h = font.get_linesize()
     for text, level, opacity in reversed(toasts):
-        text = fit_text(text, font, rect.width - 40)
-        label = font.render(text, True, TEXT)
-        box = label.get_rect(bottomleft=(rect.x + 10, y_px)).inflate(14, 8)
+        lines = wrap_text(text, font, rect.width - 40)
+        if len(lines) > max_lines:
+            rest = " ".join(ln.strip() for ln in lines[max_lines - 1:])
+            lines = lines[:max_lines - 1] + [elide_middle(rest, font, rect.width - 40)]
+        labels = [font.render(line, True, TEXT) for line in lines]
+        width = max(label.get_width() for label in labels)
+        box = pygame.Rect(rect.x + 10 - 7, y_px - len(labels) * h - 4, width + 14, len(labels) * h + 8)
         shade = pygame.Surface(box.size, pygame.SRCALPHA)
         shade.fill((*NOTICE_COLOURS.get(level, NOTICE_COLOURS["info"]), int(235 * opacity)))
-        label.set_alpha(int(255 * opacity))
         surface.blit(shade, box)
-        surface.blit(label, label.get_rect(center=box.center))
+        for i, label in enumerate(labels):
+            label.set_alpha(int(255 * opacity))
+            surface.blit(label, (box.left + 7, box.top + 4 + i * h))
         drawn.append(box)
         y_px = box.top - 4
         if y_px < rect.y + 80:

@@ -93,6 +93,24 @@ class Notice:
     echo: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class StaleTree:
+    """Robots running a tree that is not the file on disk: a hot reload of ``file`` failed with
+    ``error`` (``path:line: message``) at ``since_t_s``, and the last good version still runs.
+    Shown until a good version loads."""
+
+    robots: tuple[str, ...]
+    file: str
+    error: str
+    since_t_s: float
+
+    def headline(self) -> str:
+        """One line for the mark: who, which file, the error's first line."""
+        first = self.error.strip().splitlines()[0] if self.error.strip() else "(no message)"
+        return (f"STALE TREE: {', '.join(self.robots)} run the last good {self.file}; the file on disk does not "
+                f"load (since t={self.since_t_s:.1f}s): {first}")
+
+
 @dataclass(slots=True)
 class TreeLine:
     """One node of the selected robot's tree as the side panel lists it."""
@@ -117,6 +135,7 @@ class Scene:
     estop: str | None = None  # set while the emergency stop holds every robot (its reason, maybe "")
     goto_targets: dict[str, tuple[float, float]] = field(default_factory=dict)  # pending click-to-go, world
     status_line: str = ""  # the viewer's own state: mirrored view, layers on
+    stale_trees: list[StaleTree] = field(default_factory=list)  # failed hot reloads not yet fixed
 
     def robot(self, key: str) -> SceneRobot | None:
         """The robot with this key, if it is in the scene."""

@@ -24,7 +24,7 @@ from typing import Any
 import pygame
 
 from soccerbt.cli.values import short_value
-from soccerbt.tools.viewer.render import IDLE_COLOUR, PANEL_BG, STATUS_COLOURS, TEXT
+from soccerbt.tools.viewer.render import IDLE_COLOUR, PANEL_BG, STATUS_COLOURS, TEXT, elide_middle, wrap_text
 
 __all__ = ["TreePanel", "STATUS_COLOURS_BY_CODE", "SKIPPED_COLOUR", "HistoryEntry"]
 
@@ -89,11 +89,14 @@ class TreePanel:
     """Draws one robot's whole tree (see the module docstring); keeps fold, scroll and selection."""
 
     def __init__(self, font: pygame.font.Font | None = None, row_height_px: int = 15,
-                 tree_fraction: float = 0.62) -> None:
+                 tree_fraction: float = 0.62, scale: float = 1.0) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
-        self.font = font or pygame.font.Font(None, 17)
-        self.row_height_px = row_height_px
+        self.scale = scale
+        self.font = font or pygame.font.Font(None, int(round(17 * scale)))
+        self.row_height_px = row_height_px if scale == 1.0 else int(round(row_height_px * scale))
+        self.indent_px = int(round(_INDENT_PX * scale))
+        self.box_px = int(round(_BOX_PX * scale))
         self.tree_fraction = tree_fraction  # of the rect's height given to the tree; the rest: details
         self.offset = 0                      # first row shown
         self.bb_offset = 0                   # first blackboard line shown
@@ -110,6 +113,18 @@ class TreePanel:
         self._reveal: int | None = None      # uid to scroll into view at the next draw
         self._reveal_key: str | None = None  # blackboard key to scroll into view at the next draw
         self._opened_for: str | None = None  # the robot whose tree was last opened at its running branch
+
+    def set_scale(self, scale: float) -> None:
+        """Size the text, the rows and the indents for ``scale`` (``render.ui_scale`` of the
+        window's height; 1: 17-point text in 15-pixel rows)."""
+        if scale == self.scale:
+            return
+        self.scale = scale
+        self.font = pygame.font.Font(None, int(round(17 * scale)))
+        self.row_height_px = int(round(15 * scale))
+        self.indent_px = int(round(_INDENT_PX * scale))
+        self.box_px = int(round(_BOX_PX * scale))
+        self._text.clear()
 
     # --- state -------------------------------------------------------------------------------
 
@@ -242,8 +257,8 @@ class TreePanel:
             return None
         shape = self.shape(state.tree)
         depth = next(d for u, d in shape.order if u == uid)
-        box_x = self._tree_rect.left + 4 + depth * _INDENT_PX + _BOX_PX + 4
-        if uid in shape.subtrees and box_x - 2 <= x_px <= box_x + 12:
+        box_x = self._tree_rect.left + 4 + depth * self.indent_px + self.box_px + 4
+        if uid in shape.subtrees and box_x - 2 <= x_px <= box_x + self.font.size("[+]")[0]:
             self.toggle(uid, state)
         else:
             self.selected = uid
@@ -265,19 +280,21 @@ class TreePanel:
         return text[:lo] + "..."
 
     def _wrap(self, text: str, width_px: int) -> list[str]:
-        """``text`` broken at spaces into lines that fit ``width_px`` (continuations indented)."""
-        lines: list[str] = []
-        line = ""
-        for word in text.split(" "):
-            candidate = f"{line} {word}" if line else word
-            if line and self.font.size(candidate)[0] > width_px:
-                lines.append(line)
-                line = "    " + word
-            else:
-                line = candidate
-        if line:
-            lines.append(line)
-        return [self._fit(part, width_px) for part in lines]
+        """``text`` broken into lines that fit ``width_px`` (continuations indented; a word too
+        long for a line is broken, not cut)."""
+        return wrap_text(text, self.font, width_px, indent="    ")
+
+    def _row_text(self, name: str, uid: int, node_id: str, width_px: int) -> str:
+        """A tree row's ``name #uid  ID`` in ``width_px``: the ID goes first (shortened in the
+        middle while it can), then the name loses its middle; ``#uid`` always shows."""
+        tag = f" #{uid}"
+        full = f"{name}{tag}  {node_id}" if node_id and node_id != name else f"{name}{tag}"
+        if self.font.size(full)[0] <= width_px:
+            return full
+        room = width_px - self.font.size(f"{name}{tag}  ")[0]
+        if node_id and node_id != name and room >= self.font.size("MMMMMM")[0]:
+            return f"{name}{tag}  {elide_middle(node_id, self.font, room)}"
+        return elide_middle(name, self.font, width_px - self.font.size(tag)[0]) + tag
 
     def _blit_text(self, surface: pygame.Surface, text: str, colour: tuple[int, int, int], x: int, y: int) -> int:
         """Blit cached text; returns its width."""
@@ -329,8 +346,9 @@ class TreePanel:
         shown = rows[self.offset:self.offset + fit]
         self._rows = [uid for uid, _d in shown]
         head = title or f"{state.robot}  step {state.step}"
-        self._blit_text(surface, f"{head}   rows {self.offset + 1}-{self.offset + len(shown)}/{len(rows)}",
-                        _HEAD, rect.left + 4, rect.top + 1)
+        rows_text = f"   rows {self.offset + 1}-{self.offset + len(shown)}/{len(rows)}"
+        self._blit_text(surface, elide_middle(head, self.font, rect.width - 8 - self.font.size(rows_text)[0])
+                        + rows_text, _HEAD, rect.left + 4, rect.top + 1)
         shape = self.shape(state.tree)
         folded = self.collapsed(state)
         ticked, skipped = set(state.ticked), set(state.skipped)
@@ -345,17 +363,17 @@ class TreePanel:
             colour = SKIPPED_COLOUR if uid in skipped else STATUS_COLOURS_BY_CODE.get(code, IDLE_COLOUR)
             if uid == self.selected:
                 surface.fill(_SELECTED_BG, (rect.left, y, rect.width, h))
-            x = rect.left + 4 + depth * _INDENT_PX
-            surface.fill(colour, (x, y + (h - _BOX_PX) // 2, _BOX_PX, _BOX_PX))
+            x = rect.left + 4 + depth * self.indent_px
+            surface.fill(colour, (x, y + (h - self.box_px) // 2, self.box_px, self.box_px))
             if uid in ticked:
                 surface.fill(_TICK_MARK, (rect.left, y + 2, 3, h - 4))  # the "ticked this step" bar
-            x += _BOX_PX + 4
+            x += self.box_px + 4
             if uid in shape.subtrees:
                 x += self._blit_text(surface, "[+]" if uid in folded else "[-]", TEXT, x, y + 1) + 3
-            name = node.get("name") or node.get("id", "?")
-            text = f"{name} #{uid}" if name == node.get("id") else f"{name} #{uid}  {node.get('id', '')}"
-            if uid in skipped:
-                text += "  skipped"  # in words too: the shade alone is close to IDLE's
+            name = str(node.get("name") or node.get("id", "?"))
+            suffix = "  skipped" if uid in skipped else ""  # in words too: the shade alone is close to IDLE's
+            room = rect.right - x - 4 - self.font.size(suffix)[0]
+            text = self._row_text(name, uid, str(node.get("id") or ""), room) + suffix
             x += self._blit_text(surface, text, colour if uid in ticked else _dim(colour), x, y + 1)
             given = reasons.get(uid)
             if given is not None and x + 40 < rect.right:
@@ -379,9 +397,10 @@ class TreePanel:
         node = shape.by_uid.get(self.selected) if self.selected is not None else None
         linked: set[str] = set()
         if node is not None:
-            self._blit_text(surface, f"{node.get('name')} #{node['uid']}  {node.get('id')} ({node.get('kind')})",
-                            _HEAD, x, y)
-            y += h
+            heading = f"{node.get('name')} #{node['uid']}  {node.get('id')} ({node.get('kind')})"
+            for line in self._wrap(heading, rect.width - 12)[:3]:
+                self._blit_text(surface, line, _HEAD, x, y)
+                y += h
             given = (getattr(state, "reasons", None) or {}).get(node["uid"])
             if given is not None:
                 when = "this tick" if given[0] == state.tick else f"tick {given[0]}, {state.tick - given[0]} ticks ago"

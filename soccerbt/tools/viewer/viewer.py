@@ -5,7 +5,10 @@ lock-step steps (real time times a speed factor, or as fast as possible), ``View
 window: drawing, selection, click-to-go, ball dragging, layer keys, screenshots, pause and
 single step. Anything that plays a match can be watched through the ``SceneSource`` protocol.
 The window opens centred, no larger than the desktop (``fit_to_desktop``), and can be resized:
-``layout(size)`` sizes the side panel and the field from the window's size.
+``layout(size)`` sizes the side panel and the field from the window's size, and the text with
+the window's height (``render.ui_scale``). A tree that failed to hot-reload is marked by a
+persistent band under the banner (robots, file, the error's first line) until a good version
+loads; T or a click on the band shows the whole error, wrapped.
 """
 from __future__ import annotations
 
@@ -31,11 +34,14 @@ from soccerbt.tools.viewer.render import (
     LAYER_KEYS,
     ROBOT_RADIUS_M,
     FieldRenderer,
+    draw_band,
     draw_help,
     draw_side_panel,
+    draw_text_box,
     draw_toasts,
+    ui_scale,
 )
-from soccerbt.tools.viewer.scene import Notice, Scene
+from soccerbt.tools.viewer.scene import Notice, Scene, StaleTree
 from soccerbt.world.field import Field
 
 SPEED_STEPS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 20.0, math.inf)
@@ -45,7 +51,9 @@ LIVE_KEYS = (
     ("click the field", "send the selected robot there; drag the ball; right click: deselect"),
     ("F1-F7, F8", "layers (F7 labels and legend), all layers"), ("V", "mirror the view (red's side)"),
     ("F12", "screenshot"), ("arrows, Q/E, C, K, S, F", "keyboard pad: drive the selected robot"),
-    ("SPACE / RETURN", "emergency stop / release"), ("H or ?", "this help"), ("ESC, CTRL+Q", "quit"),
+    ("SPACE / RETURN", "emergency stop / release"),
+    ("T, click the STALE TREE band", "a tree that did not reload: its whole error (again: closes)"),
+    ("H or ?", "this help"), ("ESC, CTRL+Q", "quit"),
 )
 MIN_WINDOW_PX = (800, 480)           # a window is never laid out smaller
 DESKTOP_MARGIN_PX = (16, 72)         # left free of the desktop: the window's frame, a task bar
@@ -173,6 +181,7 @@ class ViewerState:
     mirrored: bool = False
     dragging_ball: bool = False
     show_help: bool = False
+    show_tree_error: bool = False  # the whole error of a tree that did not reload (T, a click on its band)
 
 
 class Viewer:
@@ -213,6 +222,7 @@ class Viewer:
         self._screen: pygame.Surface | None = None
         self._estop_seen: str | None = None
         self._last_frame_s: float | None = None
+        self.stale_rects: list[pygame.Rect] = []  # where the last frame drew the stale-tree bands
 
     # --- layout -----------------------------------------------------------------------------
 
@@ -234,7 +244,8 @@ class Viewer:
         mirrored = self.renderer.mirrored
         self.size_px = size_px
         self.panel_width_px = self.panel_width_for(size_px[0])
-        self.renderer = FieldRenderer(self.source.field, self.field_size_for(size_px), mirrored=mirrored)
+        self.renderer = FieldRenderer(self.source.field, self.field_size_for(size_px), mirrored=mirrored,
+                                      scale=ui_scale(size_px[1]))
 
     def open_window(self, caption: str) -> pygame.Surface:
         """Open the (resizable) window, sized to fit the desktop and centred on it."""
@@ -326,12 +337,37 @@ class Viewer:
                         self.renderer.font(small=True))
         field_rect = pygame.Rect(0, self.renderer.banner_height_px, *self.renderer.size_px)
         field_rect.height -= self.renderer.banner_height_px
+        top = self.renderer.estop_rect().bottom if scene.estop is not None else field_rect.top
+        self.stale_rects = self.draw_stale_trees(surface, scene.stale_trees, field_rect, top)
         if self.state.show_help:
             draw_help(surface, field_rect, LIVE_KEYS, self.renderer.font(small=True))
         self.toast_rects = draw_toasts(surface, field_rect, self._toast_views(), self.renderer.font())
         self._last_scene = scene
         self.frames += 1
         return scene
+
+    def draw_stale_trees(self, surface: pygame.Surface, stale: list[StaleTree], area: pygame.Rect,
+                         top_px: int) -> list[pygame.Rect]:
+        """The persistent mark of each tree that did not reload: a red band from ``top_px`` down
+        (robots, file, the error's first line; T or a click: the whole error, wrapped over
+        ``area``). Nothing, and the whole-error box closed, once every tree loads again."""
+        if not stale:
+            self.state.show_tree_error = False
+            return []
+        font = self.renderer.font(small=True)
+        rects, y = [], top_px
+        for item in stale:
+            band = draw_band(surface, pygame.Rect(area.left, y, area.width, 0),
+                             item.headline() + "   [T or click: the whole error]", "error", font, max_lines=2)
+            rects.append(band)
+            y = band.bottom
+        if self.state.show_tree_error:
+            text = "\n\n".join(f"{', '.join(t.robots)} run the last good version of {t.file}; since "
+                                f"t={t.since_t_s:.1f}s its file on disk does not load:\n{t.error}" for t in stale)
+            below = pygame.Rect(area.left, y, area.width, area.bottom - y)
+            draw_text_box(surface, below, "tree reload failed: the running tree is not the file on disk "
+                                          "(T or a click closes)", text, font)
+        return rects
 
     def screenshot(self, path: Path | None = None) -> Path:
         """Render the current scene off-screen and save it as PNG."""
@@ -395,6 +431,10 @@ class Viewer:
         if event.type == pygame.KEYDOWN:
             return self._handle_key(event)
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and self._in_field_area(event.pos[0]):
+            if any(r.collidepoint(*event.pos) for r in self.stale_rects) or (
+                    self.state.show_tree_error and self.stale_rects):
+                self.state.show_tree_error = not self.state.show_tree_error  # the mark opens (and closes) the error
+                return True
             if self._near_ball(*event.pos):
                 self.state.dragging_ball = True
                 return True
@@ -448,6 +488,8 @@ class Viewer:
             self._cycle_selection()
         elif name == "h" or getattr(event, "unicode", "") == "?":
             self.state.show_help = not self.state.show_help
+        elif name == "t":
+            self.state.show_tree_error = not self.state.show_tree_error and bool(self.stale_rects)
         return True
 
     def _cycle_selection(self) -> None:
