@@ -6,8 +6,9 @@
 did not run in the step); ``robot_state(robot)`` is the robot's tree, blackboard and reasons after
 the step, moved forward with ``apply_step`` during playback and rebuilt from a keyframe after a
 jump; ``key_history(robot, key)`` is a blackboard key's last changes up to the step;
-``find_transition`` (a node's next change of result) and ``find_event`` back N and E. No pygame
-here: ``mcap_view`` draws it.
+``find_transition`` (a node's next change of result) and ``find_event`` back N and E;
+``stale_trees()`` the robots whose hot reload had failed by the step, with no good load since
+(the viewer's persistent mark). No pygame here: ``mcap_view`` draws it.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog, RobotState, StepView, apply_step
-from soccerbt.tools.viewer.scene import Banner, Scene, SceneRobot, control_of, gc_words
+from soccerbt.tools.viewer.scene import Banner, Scene, SceneRobot, StaleTree, control_of, gc_words
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team, from_team_frame
 
@@ -191,7 +192,35 @@ class McapReplaySource:
                         score_red=red, secs_remaining=int(_value(bb0, "gc_secs_remaining") or 0),
                         secondary_time=int(_value(bb0, "gc_secondary_time") or 0),
                         first_half=self._half_step is None or self.position < self._half_step, penalties=penalties)
-        return Scene(self.field, truth.t_s, (truth.ball[0], truth.ball[1]), robots, banner)
+        scene = Scene(self.field, truth.t_s, (truth.ball[0], truth.ball[1]), robots, banner)
+        scene.stale_trees = self.stale_trees()
+        return scene
+
+    def stale_trees(self) -> list[StaleTree]:
+        """The robots whose last hot reload up to the current step failed, with no good load
+        since: the tree they run is not their file on disk (grouped by file and error)."""
+        failed = [e for e in self.log.events if e.get("kind") == "tree_reload_failed"
+                  and int(e.get("step", 0)) <= self.position]
+        if not failed:
+            return []
+        trees = self.log.header.get("trees") or {}
+        groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
+        for robot in self.log.robots:
+            mine = [e for e in failed if e.get("robot") == robot]
+            if not mine:
+                continue
+            loaded = max((int(ld.get("step", 0)) for ld in self.log.loads(robot)
+                          if int(ld.get("step", 0)) <= self.position), default=0)
+            last = mine[-1]
+            if int(last.get("step", 0)) <= loaded:
+                continue  # a good version loaded since
+            team, _number = _team_number(robot)
+            tree = trees.get(team.name.lower()) if isinstance(trees, dict) else None
+            file = str(tree.get("path") if isinstance(tree, dict) else "") or "the tree file"
+            since = min(float(e.get("t") or 0.0) for e in mine if e.get("detail") == last.get("detail"))
+            groups.setdefault((file, str(last.get("detail") or "")), []).append((robot, since))
+        return [StaleTree(tuple(r for r, _t in rows), file, error, min(t for _r, t in rows))
+                for (file, error), rows in sorted(groups.items())]
 
     # --- searching ----------------------------------------------------------------------------
 

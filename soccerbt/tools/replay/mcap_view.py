@@ -4,7 +4,9 @@
 ``McapLog``: its position is a step, its scenes, robot states and searches are built there.
 
 ``view_mcap(log)`` opens the window. Keys: SPACE pause; RIGHT/LEFT one tick (pauses), with
-SHIFT 1 s, CTRL 10 s, ALT 60 s; PAGE DOWN/UP 10 s; + / - speed (0.01 .. 20); HOME / END;
+SHIFT 1 s, CTRL 10 s, ALT 60 s; PAGE DOWN/UP 10 s; + / - speed (0.01 .. 20); HOME / END (a
+live stream: HOME the oldest step buffered, END the newest, and playing follows the live edge
+from there); R reconnects a live stream; T a stale tree's whole error;
 TAB next robot (the tree follows); N / SHIFT+N next / previous change of the selected node's
 result (a node that returns and is reset in every tick changes when it returns something else or
 stops); E / SHIFT+E next / previous event (a notice names it; hovering the timeline lists the
@@ -20,10 +22,19 @@ selects the next node of the selected robot's tree whose name, ID or path holds 
 Click a robot to select it, a tree row to select the node, a blackboard row for that key's
 history (again: off), the timeline to seek.
 ``save_mcap_screenshot(log, path)`` renders one frame off-screen into a PNG.
+
+On a live stream (``soccerbt.live.client.LiveLog``: ``log.live``) the banner says ``LIVE`` at
+the edge or how far behind it the position is, and a persistent band under the banner says when
+the stream stopped: "stream ended" (the source said goodbye; its last steps are there) or
+"stream lost: why" (the connection closed without a goodbye, or nothing was heard for 2 s), with
+"R to reconnect"; R connects again in the background (the window keeps drawing) and, once the new
+stream can be shown, follows its live edge. A robot whose tree failed to hot-reload has the
+same persistent mark as in the live viewer (T or a click: the whole error).
 """
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +47,16 @@ from soccerbt.log.reader import McapLog
 from soccerbt.tools.replay.mcap_source import McapReplaySource, _event_text
 from soccerbt.tools.replay.search import resolve_nodes
 from soccerbt.tools.replay.tree_tools import find_ranges
-from soccerbt.tools.viewer.render import PANEL_BG, TEXT, draw_help, draw_toasts
+from soccerbt.tools.viewer.render import (
+    PANEL_BG,
+    TEXT,
+    draw_band,
+    draw_help,
+    draw_toasts,
+    elide_middle,
+    ui_scale,
+    wrap_text,
+)
 from soccerbt.tools.viewer.scene import Scene
 from soccerbt.tools.viewer.tree_panel import TreePanel
 from soccerbt.tools.viewer.viewer import Pacer, Viewer
@@ -52,7 +72,11 @@ _SEARCH_ERROR = (255, 90, 90)
 _SEARCH_NOTE = (255, 180, 80)
 REPLAY_KEYS = (
     ("SPACE", "pause / play"), ("RIGHT / LEFT", "one tick (SHIFT 1 s, CTRL or PAGE 10 s, ALT 1 min)"),
-    ("+ / -", "speed 0.01x .. 20x"), ("HOME / END", "first / last tick; click the timeline: seek"),
+    ("+ / -", "speed 0.01x .. 20x"),
+    ("HOME / END", "first / last tick; live: the oldest buffered tick / the newest, then follow the live edge"),
+    ("click the timeline", "seek there (live: stops following the edge; END follows again)"),
+    ("R", "live: reconnect (after the stream ended or was lost)"),
+    ("T, click the STALE TREE band", "a tree that did not reload: its whole error (again: closes)"),
     ("TAB", "next robot's tree; click a robot or a tree row to select"),
     ("N / SHIFT+N", "selected node: next / previous change of its result"),
     ("E / SHIFT+E", "next / previous event (hover the timeline for labels)"),
@@ -61,6 +85,7 @@ REPLAY_KEYS = (
     ("UP / DOWN, wheel", "scroll the tree"), ("F1-F7", "layers (F7 labels and legend)"),
     ("H or ?", "this help"), ("Q / ESC", "quit"),
 )
+FOLLOW_SLACK_S = 1.5  # following the live edge, the position is never further behind it than this
 _SEARCH_FOUND = (150, 200, 255)
 _SEARCH_DIM = (140, 145, 160)
 
@@ -122,15 +147,22 @@ class McapViewer(Viewer):
     PANEL_WIDTH_PX = 470            # the tree panel at the default size; ``layout`` scales it
     PANEL_FRACTION = 0.36
     PANEL_LIMITS_PX = (380, 680)
-    TIMELINE_PX = 26
-    SEARCH_PX = 36  # the search box: its line and its result line
+    TIMELINE_PX = 26                # at the base text size; ``timeline_px_for`` scales it with the window
+    SEARCH_NOTE_LINES = 3           # the search box's result wraps on at most this many lines
 
     def __init__(self, source: McapReplaySource, size_px: tuple[int, int] = (1480, 820), speed: float = 1.0) -> None:
         super().__init__(source, size_px=size_px)
         self.replay = source
         self.pacer = _McapPacer(dt_s=source.dt_s)
         self.pacer.set_speed(speed)
-        self.panel = TreePanel()
+        self.panel = TreePanel(scale=self.renderer.scale)
+        self.following = self.live                  # playing follows the live edge (END: again)
+        self.reconnecting: threading.Thread | None = None
+        self.reconnect_error = ""                    # why the last reconnect failed ("" : it did not)
+        self._reconnected: list[object] = []         # the reconnect's result: a log, or why it failed
+        self.opened_logs: list[McapLog] = []         # connected by this window (R): closed with it
+        self._closing = False
+        self.live_band: pygame.Rect | None = None    # where the last frame drew the stream's state
         self.bookmarks: list[int] = []
         self.search = SearchBox()
         self.show_help = False                       # H or ?: the keys over the field
@@ -140,9 +172,38 @@ class McapViewer(Viewer):
     # --- layout -----------------------------------------------------------------------------
 
     @classmethod
+    def timeline_px_for(cls, height_px: int) -> int:
+        """The timeline's height in a window ``height_px`` tall (it grows with the text)."""
+        return int(round(cls.TIMELINE_PX * ui_scale(height_px)))
+
+    @classmethod
     def field_size_for(cls, size_px: tuple[int, int]) -> tuple[int, int]:
         """The field's area: left of the tree panel, above the timeline."""
-        return (size_px[0] - cls.panel_width_for(size_px[0]), size_px[1] - cls.TIMELINE_PX)
+        return (size_px[0] - cls.panel_width_for(size_px[0]), size_px[1] - cls.timeline_px_for(size_px[1]))
+
+    def layout(self, size_px: tuple[int, int]) -> None:
+        """As the viewer's, and the tree panel's text follows the window's height."""
+        super().layout(size_px)
+        panel = getattr(self, "panel", None)  # None while the base class's __init__ lays out
+        if panel is not None:
+            panel.set_scale(self.renderer.scale)
+
+    @property
+    def search_px(self) -> int:
+        """The search box's height: its line and its result's lines."""
+        return (1 + max(1, len(self._search_note_lines()))) * self.panel.font.get_linesize() + 8
+
+    def _search_note_lines(self) -> list[str]:
+        """The search result wrapped to the box (at most SEARCH_NOTE_LINES, the last elided)."""
+        note, _colour = self._search_result()
+        if not note:
+            return []
+        font, width = self.panel.font, self.panel_width_px - 10
+        lines = wrap_text(note, font, width)
+        if len(lines) > self.SEARCH_NOTE_LINES:
+            rest = " ".join(line.strip() for line in lines[self.SEARCH_NOTE_LINES - 1:])
+            lines = lines[:self.SEARCH_NOTE_LINES - 1] + [elide_middle(rest, font, width)]
+        return lines
 
     @property
     def panel_rect(self) -> pygame.Rect:
@@ -152,7 +213,7 @@ class McapViewer(Viewer):
     def search_rect(self) -> pygame.Rect:
         """The search box, over the top of the panel (the tree is drawn below it while it shows)."""
         r = self.panel_rect
-        return pygame.Rect(r.left, r.top, r.width, self.SEARCH_PX)
+        return pygame.Rect(r.left, r.top, r.width, self.search_px)
 
     @property
     def tree_panel_rect(self) -> pygame.Rect:
@@ -160,12 +221,14 @@ class McapViewer(Viewer):
         r = self.panel_rect
         if not self.search.visible:
             return r
-        return pygame.Rect(r.left, r.top + self.SEARCH_PX, r.width, r.height - self.SEARCH_PX)
+        search_px = self.search_px
+        return pygame.Rect(r.left, r.top + search_px, r.width, r.height - search_px)
 
     @property
     def timeline_rect(self) -> pygame.Rect:
         w = self.size_px[0] - self.panel_width_px
-        return pygame.Rect(0, self.size_px[1] - self.TIMELINE_PX, w, self.TIMELINE_PX)
+        h = self.timeline_px_for(self.size_px[1])
+        return pygame.Rect(0, self.size_px[1] - h, w, h)
 
     def _x_of(self, step: int) -> int:
         r, log = self.timeline_rect, self.replay.log
@@ -183,7 +246,7 @@ class McapViewer(Viewer):
         source = self.replay
         scene = source.scene(self.state.selected)
         scene.speed_label = f"{'paused' if self.pacer.paused else 'playing'} x{self.pacer.speed:g}  " \
-                            f"step {source.position}/{source.log.last_step}"
+                            f"step {source.position}/{source.log.last_step}{self.live_tag()}"
         self.renderer.set_mirrored(self.state.mirrored)
         self.renderer.draw(surface, scene, self.state.layers, self.state.selected)
         self._draw_timeline(surface)
@@ -206,7 +269,15 @@ class McapViewer(Viewer):
         if self.search.visible:
             self._draw_search(surface)
         field_rect = pygame.Rect(0, self.renderer.banner_height_px, self.size_px[0] - self.panel_width_px,
-                                 self.size_px[1] - self.TIMELINE_PX - self.renderer.banner_height_px)
+                                 self.timeline_rect.top - self.renderer.banner_height_px)
+        top = field_rect.top
+        status = self.live_status()
+        self.live_band = None
+        if status is not None:
+            self.live_band = draw_band(surface, pygame.Rect(field_rect.left, top, field_rect.width, 0), status[0],
+                                       status[1], self.renderer.font(), max_lines=3)
+            top = self.live_band.bottom
+        self.stale_rects = self.draw_stale_trees(surface, scene.stale_trees, field_rect, top)
         if self.hover is not None:
             self._draw_hover(surface)
         if self.show_help:
@@ -290,11 +361,127 @@ class McapViewer(Viewer):
             surface.fill((60, 80, 130), (r.left + 5 + font.size("/")[0], r.top + 2,
                                          img.get_width() - font.size("/")[0], font.get_linesize()))
         surface.blit(img, (r.left + 5, r.top + 3))
-        note, colour = self._search_result()
-        while font.size(note)[0] > width and len(note) > 4:  # a long error: cut, rather than spill out
-            note = note[:-4] + "..."
-        if note:
-            surface.blit(font.render(note, True, colour), (r.left + 5, r.top + 3 + font.get_linesize()))
+        _note, colour = self._search_result()
+        for i, line in enumerate(self._search_note_lines(), start=1):  # wrapped, not cut
+            surface.blit(font.render(line, True, colour), (r.left + 5, r.top + 3 + i * font.get_linesize()))
+
+    # --- a live stream ------------------------------------------------------------------------
+
+    @property
+    def live(self) -> bool:
+        """Whether the log is a live stream (``replay --connect``)."""
+        return bool(getattr(self.replay.log, "live", False))
+
+    def live_tag(self) -> str:
+        """The banner's word on the live stream: LIVE at the edge, how far behind it, or stopped."""
+        if not self.live:
+            return ""
+        log = self.replay.log
+        if log.closed:
+            return "   STREAM LOST" if getattr(log, "end", None) == "lost" else "   STREAM ENDED"
+        behind_s = (log.last_step - self.replay.position) * self.replay.dt_s
+        if self.following and not self.pacer.paused:
+            return "   LIVE"
+        return f"   {behind_s:.1f} s behind live (END: follow)"
+
+    def live_status(self) -> tuple[str, str] | None:
+        """(text, level) of the persistent band on the live stream's state; None while it streams
+        (or for a file)."""
+        if not self.live:
+            return None
+        log = self.replay.log
+        where = f"{getattr(log, 'host', '?')}:{getattr(log, 'port', '?')}"
+        if self.reconnecting is not None:
+            return f"reconnecting to {where} ... (waiting for a keyframe of every robot)", "info"
+        if self.reconnect_error:
+            return f"reconnect to {where} failed: {self.reconnect_error}   R to try again", "error"
+        if not log.closed:
+            return None
+        last = f"step {log.last_step}, t={log.last_step * self.replay.dt_s:.2f} s"
+        if getattr(log, "end", None) == "lost":
+            return (f"STREAM LOST: {log.reason or 'the connection closed'}. The last step received is shown "
+                    f"({last}).   R to reconnect", "error")
+        return f"STREAM ENDED: {log.reason or 'the source closed it'} (last {last}).   R to reconnect", "warn"
+
+    def follow_live(self) -> None:
+        """Jump to the newest step and keep following the edge as steps arrive (playing)."""
+        self.replay.seek(self.replay.log.last_step)
+        if self.pacer.paused:
+            self.pacer.toggle_pause()
+        self.following = True
+
+    def advance(self, wall_elapsed_s: float) -> int:
+        """The steps the frame owes; following the live edge, never more than FOLLOW_SLACK_S
+        behind it (a stream faster than the asked speed is caught up with)."""
+        self.poll_reconnect()
+        done = super().advance(wall_elapsed_s)
+        if self.following:
+            log = self.replay.log
+            if self.pacer.paused or not self.live:
+                self.following = False
+            elif (log.last_step - self.replay.position) * self.replay.dt_s > FOLLOW_SLACK_S:
+                self.replay.seek(log.last_step)
+        return done
+
+    def reconnect(self) -> bool:
+        """Connect again to the live stream's address, in the background (the window keeps
+        drawing; the band says so); False when this is no live stream or a reconnect runs."""
+        log = self.replay.log
+        if not self.live or self.reconnecting is not None or not hasattr(log, "reconnect"):
+            return False
+        self.reconnect_error = ""
+        result: list[object] = []
+
+        def work() -> None:
+            try:
+                got: object = log.reconnect()
+            except ReplayError as exc:
+                got = exc.message or str(exc)
+            except OSError as exc:
+                got = str(exc)
+            if self._closing and not isinstance(got, str):
+                got.close()  # the window closed meanwhile
+            result.append(got)
+
+        self._reconnected = result
+        self.reconnecting = threading.Thread(target=work, name="soccerbt-reconnect", daemon=True)
+        self.reconnecting.start()
+        return True
+
+    def poll_reconnect(self) -> None:
+        """Take the background reconnect's result once it is there: the new stream, or why not."""
+        if self.reconnecting is None or self.reconnecting.is_alive():
+            return
+        self.reconnecting = None
+        got = self._reconnected[0] if self._reconnected else "no answer"
+        if isinstance(got, str):
+            self.reconnect_error = got
+            self.notify(f"reconnect failed: {got}", "error", echo=False)
+            return
+        self.adopt(got)  # type: ignore[arg-type]
+
+    def adopt(self, log: McapLog) -> None:
+        """Show ``log`` (a new connection) in place of the current one, following its live edge."""
+        old = self.replay.log
+        self.replay = self.source = McapReplaySource(log)  # type: ignore[assignment]
+        self.opened_logs.append(log)
+        if self.state.selected not in log.robots:
+            self.state.selected = log.robots[0] if log.robots else None
+        self.bookmarks = []
+        self.clear_search()
+        self.pacer.dt_s = self.replay.dt_s
+        self.layout(self.size_px)  # the new match may play on another field
+        self.follow_live()
+        if old is not log:
+            old.close()
+        self.notify(f"reconnected to {getattr(log, 'host', '?')}:{getattr(log, 'port', '?')}: following live", "ok",
+                    echo=False)
+
+    def close_logs(self) -> None:
+        """Close the logs this window connected itself (a reconnect still under way closes its own)."""
+        self._closing = True
+        for log in self.opened_logs:
+            log.close()
 
     # --- searching ----------------------------------------------------------------------------
 
@@ -429,7 +616,11 @@ class McapViewer(Viewer):
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             x, y = event.pos
             if self.timeline_rect.collidepoint(x, y):
+                self.following = False
                 self.replay.seek(self._step_of(x))
+            elif any(r.collidepoint(x, y) for r in self.stale_rects) or (
+                    self.state.show_tree_error and self.stale_rects and x < self.panel_rect.left):
+                self.state.show_tree_error = not self.state.show_tree_error
             elif self.search.visible and self.search_rect.collidepoint(x, y):
                 self.open_search()
             elif self.panel_rect.collidepoint(x, y) and self.state.selected is not None:
@@ -446,6 +637,7 @@ class McapViewer(Viewer):
             self.panel.offset = 0  # same tree shape, other robot: the uid selection stays meaningful
 
     def _pause(self) -> None:
+        self.following = False
         if not self.pacer.paused:
             self.pacer.toggle_pause()
 
@@ -471,8 +663,10 @@ class McapViewer(Viewer):
             self.next_range(forward=not shift)
         elif key == pygame.K_SPACE:
             self.pacer.toggle_pause()
+            self.following = self.following and not self.pacer.paused
         elif key in (pygame.K_RIGHT, pygame.K_LEFT):
             sign = 1 if key == pygame.K_RIGHT else -1
+            self.following = False
             if mod & pygame.KMOD_ALT:
                 src.jump(sign * 60.0)
             elif mod & pygame.KMOD_CTRL:
@@ -483,16 +677,25 @@ class McapViewer(Viewer):
                 self._pause()
                 src.step(sign)
         elif key in (pygame.K_PAGEDOWN, pygame.K_PAGEUP):
+            self.following = False
             src.jump(10.0 if key == pygame.K_PAGEDOWN else -10.0)
         elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
             self.pacer.faster()
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
             self.pacer.slower()
         elif key == pygame.K_HOME:
+            self.following = False
             src.seek(src.log.first_step)
         elif key == pygame.K_END:
-            src.seek(src.log.last_step)
-            self._pause()
+            if self.live and not src.log.closed:
+                self.follow_live()  # the newest step, and on with the steps as they arrive
+            else:
+                src.seek(src.log.last_step)
+                self._pause()
+        elif key == pygame.K_r and self.live:
+            self.reconnect()
+        elif key == pygame.K_t:
+            self.state.show_tree_error = not self.state.show_tree_error and bool(self.stale_rects)
         elif key == pygame.K_TAB and robots:
             i = robots.index(self.state.selected) if self.state.selected in robots else -1
             self._select(robots[(i + (-1 if shift else 1)) % len(robots)])
@@ -531,8 +734,12 @@ class McapViewer(Viewer):
         return True
 
     def run(self, fps: int = 60) -> None:
-        """Loop until Q / ESC / the window closes; playback pauses at the end of the log."""
-        run_replay_window(self, fps)
+        """Loop until Q / ESC / the window closes; playback pauses at the end of the log (of a
+        live stream: once it has stopped)."""
+        try:
+            run_replay_window(self, fps)
+        finally:
+            self.close_logs()
 
 
 def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
@@ -551,7 +758,9 @@ def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
         viewer.advance(now - last)
         last = now
         at_end = viewer.replay.finished()
-        if at_end and not viewer.pacer.paused and not getattr(viewer.replay.log, "live", False):
+        log = viewer.replay.log
+        if at_end and not viewer.pacer.paused and (not getattr(log, "live", False) or log.closed) \
+                and viewer.reconnecting is None:
             viewer.pacer.toggle_pause()  # a live log (replay --connect) grows: playing follows its edge
         viewer.render(viewer._screen)
         pygame.display.flip()
