@@ -345,6 +345,26 @@ class Blackboard(MutableMapping):
         """A copy of the explicit internal -> external remapping table."""
         return dict(self._remap)
 
+    def root_key(self, key: str) -> str | None:
+        """The root blackboard's key that ``key`` names from this scope, following "@", the
+        remapping and autoremap as ``get_entry`` does; None when it stays in a SubTree's own
+        scope (what a replay log records is the root blackboard)."""
+        bb = self
+        while True:
+            if key[:1] == "@":
+                return key[1:]
+            parent = bb._parent
+            if parent is None:
+                return key
+            if key in bb._storage:
+                return None
+            external = bb._remap.get(key)
+            if external is not None:
+                key = external
+            elif not (bb._autoremap and key[:1] != "_"):
+                return None
+            bb = parent
+
     def _forget_resolutions(self) -> None:
         """Clear the memo of resolved keys here and in every descendant scope."""
         stack = [self]

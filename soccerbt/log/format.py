@@ -8,7 +8,8 @@ happens, so that any later soccerbt, and any MCAP tool, reads it without re-runn
 Every channel carries a schema a standard MCAP reader decodes: JSON Schema for the JSON
 channels (``soccerbt.log.schemas``), protobuf for the per-step ones (``soccerbt.log.proto``).
 
-Format 2 (``FORMAT_VERSION``; ``CHANGELOG.md`` records every change), its channels:
+Format 3 (``FORMAT_VERSION``; ``CHANGELOG.md`` records every change), its channels (format 2 is
+the same without the tree's ``defaults`` and ``keys``, and reasons of at most 240 characters):
 
 ``/soccerbt/header`` (JSON, once at t=0): the format and its version, soccerbt's version, the
 digest of its source and the git commit it ran from, the Python and library versions
@@ -31,8 +32,10 @@ GameController packet, team messages, pad, emergency stop), exactly; what ``--re
 ``--verify`` and a derive feed a fresh brain (``soccerbt.log.inputs``).
 
 ``/robots/<robot>/tree`` (JSON, at load and at every hot reload): the tree's nodes in uid order
-(uid, parent, name, registration ID, kind, full path, ports, pre/post conditions) and its
-subtree instances, with the time and tick the tree took effect.
+(uid, parent, name, registration ID, kind, full path, ports as written, pre/post conditions,
+``defaults``: every port its model declares that the XML leaves out, with the default in effect
+or null, and ``keys``: the root blackboard key each ``{pointer}`` port resolves to, null for a
+SubTree's own key) and its subtree instances, with the time and tick the tree took effect.
 
 ``/robots/<robot>/keyframe`` (JSON, at load, every ``KEYFRAME_STEPS`` and at the start of every
 log, a flight log's segments included): every node's status, the whole root blackboard with
@@ -99,8 +102,8 @@ __all__ = [
 ]
 
 FORMAT = "soccerbt-mcap"
-FORMAT_VERSION = 2
-READABLE_FORMATS = (1, 2)  # the format versions this soccerbt reads (1: soccerbt.log.format_v1)
+FORMAT_VERSION = 3
+READABLE_FORMATS = (1, 2, 3)  # the format versions this soccerbt reads (1: soccerbt.log.format_v1)
 HEADER_TOPIC = "/soccerbt/header"
 STEP_TOPIC = "/match/step"  # format 1 wrote the same topic in its own binary layout
 INPUTS_TOPIC = "/match/inputs"  # every robot's brain inputs of a step (soccerbt.log.inputs)
@@ -644,6 +647,7 @@ def _row_is_plain(row: Any, k: int) -> bool:
         return False
     g = row.get
     parent, ports, conditions, line = g("parent"), g("ports"), g("conditions"), g("line")
+    defaults, keys = g("defaults"), g("keys")
     return (
         type(g("uid")) is int
         and g("uid") == k + 1
@@ -659,14 +663,18 @@ def _row_is_plain(row: Any, k: int) -> bool:
         and (line is None or type(line) is int)
         and (ports is None or (type(ports) is dict and set(map(type, ports.values())) <= _STR_TYPE))
         and (conditions is None or (type(conditions) is dict and set(map(type, conditions.values())) <= _STR_TYPE))
-        and len(ports or ()) + len(conditions or ()) <= MAX_ATTRIBUTES
+        and (defaults is None or (type(defaults) is dict and set(map(type, defaults.values())) <= _STR_OR_NONE))
+        and (keys is None or (type(keys) is dict and set(map(type, keys.values())) <= _STR_OR_NONE))
+        and len(ports or ()) + len(conditions or ()) + len(defaults or ()) <= MAX_ATTRIBUTES
+        and len(keys or ()) <= MAX_ATTRIBUTES
     )
 
 
 def check_tree(obj: Any, max_nodes: int | None = None) -> dict[str, Any]:
     """A robot's tree (``/robots/NAME/tree``): nodes numbered 1..n in order, each parent an
     earlier node (or 0, the root), names, IDs, kinds and paths as strings, ports and conditions
-    string -> string (at most MAX_ATTRIBUTES), at most ``max_tree_nodes()`` nodes; subtree
+    string -> string, defaults and keys string -> string or null (ports, conditions and defaults
+    at most MAX_ATTRIBUTES together, keys as many), at most ``max_tree_nodes()`` nodes; subtree
     instances naming nodes of the tree."""
     t = _dict(obj, "tree")
     w = "tree: "
@@ -700,19 +708,24 @@ def check_tree(obj: Any, max_nodes: int | None = None) -> dict[str, Any]:
         _str(row, "tree_id", at, required=False, nullable=True)
         _str(row, "subtree", at, required=False, nullable=True)
         _int(row, "line", at, required=False)
-        count = 0
-        for key in ("ports", "conditions"):
+        count = keys_count = 0
+        for key in ("ports", "conditions", "defaults", "keys"):
             if key not in row:
                 continue
             table = row[key]
             if not isinstance(table, dict):
                 raise ShapeError(f"{at}{key}: not a JSON object")
             for name, value in table.items():
-                if not isinstance(value, str):
+                if not isinstance(value, str) and not (key in ("defaults", "keys") and value is None):
                     raise ShapeError(f"{at}{key}.{name[:40]}: not a string")
-            count += len(table)
+            if key == "keys":
+                keys_count = len(table)
+            else:
+                count += len(table)
         if count > MAX_ATTRIBUTES:
             raise ShapeError(f"{at}ports: {count:,} ports and conditions, more than {MAX_ATTRIBUTES}")
+        if keys_count > MAX_ATTRIBUTES:
+            raise ShapeError(f"{at}keys: {keys_count:,} keys, more than {MAX_ATTRIBUTES}")
     t["subtrees"] = _list(t, "subtrees", w, required=False)
     for k, sub in enumerate(t["subtrees"]):
         at = f"{w}subtrees[{k}]."

@@ -24,6 +24,7 @@ its blackboard key tables).
 """
 from __future__ import annotations
 
+import difflib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -250,7 +251,9 @@ class McapLog(McapChunks):
 
     def check_robot(self, robot: str) -> None:
         if robot not in self.robots:
-            raise ReplayError(self.path, None, f"no robot {robot!r} (robots: {', '.join(self.robots)})")
+            near = difflib.get_close_matches(robot, self.robots, n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ReplayError(self.path, None, f"no robot {robot!r} (robots: {', '.join(self.robots)}){hint}")
 
     def tree(self, robot: str, load: int) -> dict[str, Any]:
         """The description of `robot`'s `load`-th tree (1: the first), checked (format.check_tree)."""

@@ -191,6 +191,10 @@ _NODE = {"type": "object", "properties": {
     "tree_id": _STR_OR_NULL, "subtree": _STR_OR_NULL, "line": {"type": ["integer", "null"]},
     "ports": {"type": "object", "additionalProperties": _STR},
     "conditions": {"type": "object", "additionalProperties": _STR},
+    "defaults": {"type": "object", "additionalProperties": _STR_OR_NULL,
+                 "description": "the ports the XML leaves out: the default in effect, null: none (format 3)"},
+    "keys": {"type": "object", "additionalProperties": _STR_OR_NULL,
+             "description": "port -> the root blackboard key its {pointer} names, null: a SubTree's own (format 3)"},
 }, "required": ["uid", "parent", "name", "id", "kind", "path"]}
 
 TREE = _object("soccerbt.Tree", "A robot's tree (at load and at every hot reload), nodes in uid order", {

@@ -218,7 +218,7 @@ class _Compare:
         if self.next[0] > step:
             return  # a step the log is missing: its gap says so
         mine = self.next[1]
-        if self.log.format_version == lf.FORMAT_VERSION and mine == ours:
+        if self.log.format_version != 1 and mine == ours:
             return
         try:
             va = self.log.view_of(mine, step)
@@ -230,9 +230,9 @@ class _Compare:
             self.going = False
             self.lines = [f"step {step}: the re-run wrote no step message"]
             return
-        vb = self.log.view_of(ours, step) if self.log.format_version == lf.FORMAT_VERSION else _view_v2(self.log, ours)
+        vb = self.log.view_of(ours, step) if self.log.format_version != 1 else _view_v2(self.log, ours)
         differences = step_differences(self.log.robots, va, vb, ("log", "re-run"))
-        if not differences and self.log.format_version != lf.FORMAT_VERSION:
+        if not differences and self.log.format_version == 1:
             return  # a format-1 log: the same values, written in the other format
         self.going = False
         self.lines = [f"first difference at step {step} (t={va.truth.t_s:.2f}s), log / re-run:",

@@ -2,11 +2,13 @@
 
 ``describe_tree(tree)`` lists every node in uid order (uid, parent uid, name, registration ID,
 kind, BT.CPP full path, the BehaviorTree ID it belongs to, its port values and pre/post
-conditions as written, the subtree ID of a SubTree node) and every subtree instance (tree ID
-and instance path): what a replay log stores so that a reader rebuilds the tree without the
-XML files. ``logger_xml(description)`` turns that back into the XML BT.CPP's loggers embed
-(``addTreeToXML`` with metadata: one ``<BehaviorTree ID=".." _fullpath="..">`` per subtree
-instance, a ``_uid`` on every node, ``_fullpath`` on SubTree nodes, then a TreeNodesModel).
+conditions as written, the ports its model declares that the XML leaves out with their
+defaults, the root blackboard key each port's ``{pointer}`` resolves to, the subtree ID of a
+SubTree node) and every subtree instance (tree ID and instance path): what a replay log stores
+so that a reader rebuilds the tree without the XML files. ``logger_xml(description)`` turns
+that back into the XML BT.CPP's loggers embed (``addTreeToXML`` with metadata: one
+``<BehaviorTree ID=".." _fullpath="..">`` per subtree instance, a ``_uid`` on every node,
+``_fullpath`` on SubTree nodes, then a TreeNodesModel).
 
 Knows nothing of soccer.
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 from lxml import etree
 
-from soccerbt.nodes.ports import POST_CONDITIONS, PRE_CONDITIONS
+from soccerbt.nodes.ports import POST_CONDITIONS, PRE_CONDITIONS, remapped_key
 
 __all__ = ["describe_tree", "logger_xml", "manifest_models", "BUILTIN_IDS"]
 
@@ -53,6 +55,15 @@ def describe_tree(tree: Any) -> dict[str, Any]:
         }
         if conditions:
             row["conditions"] = conditions
+        # the ports the XML leaves out, with the default in effect (None: no default, not set)
+        defaults = {name: port.default_string() if port.has_default else None
+                    for name, port in cfg.ports.items() if name not in ports}
+        if defaults:
+            row["defaults"] = defaults
+        # the root blackboard key each {pointer} port names (None: a SubTree's own key)
+        keys = _root_keys(cfg.blackboard, ports, defaults)
+        if keys:
+            row["keys"] = keys
         subtree_id = getattr(node, "subtree_id", None)
         if node.NODE_KIND == "SubTree" and subtree_id:
             row["subtree"] = subtree_id
@@ -62,6 +73,20 @@ def describe_tree(tree: Any) -> dict[str, Any]:
     subtrees = [{"tree_id": s.tree_id, "instance": s.instance_name, "root": s.nodes[0].uid if s.nodes else 0}
                 for s in tree.subtrees]
     return {"nodes": nodes, "subtrees": subtrees}
+
+
+def _root_keys(blackboard: Any, ports: Mapping[str, str], defaults: Mapping[str, str | None]) -> dict[str, str | None]:
+    """port -> the root key its blackboard pointer ("{key}", "{=}", "{@key}") resolves to."""
+    out: dict[str, str | None] = {}
+    if blackboard is None:
+        return out
+    for name, text in (*ports.items(), *defaults.items()):
+        if not text:
+            continue
+        key = remapped_key(name, text)
+        if key is not None:
+            out[name] = blackboard.root_key(key)
+    return out
 
 
 _PRETTY_DEPTH = 100

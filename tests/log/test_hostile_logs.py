@@ -253,7 +253,8 @@ def test_a_deep_stored_tree_prints_and_exports_without_recursion(small: Path, tm
     proc = H.soccerbt("replay", str(path), "--robot", "blue1", "--tree", "--at", "1", mem_mib=1024)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[1][2:].startswith("n1 (Sequence) #1:") and max(len(line) for line in lines) < 400
+    assert lines[1].startswith("truth: ball ") and lines[2].startswith("truth: blue1 at ")
+    assert lines[3][2:].startswith("n1 (Sequence) #1:") and max(len(line) for line in lines) < 400
     assert any(line[1:].startswith(" " + "  " * 64 + "[depth 18999] n19000 (AlwaysSuccess) #19000:")
                for line in lines)
     out = tmp_path / "deep.btlog"

@@ -88,7 +88,7 @@ def test_tree_text_and_json(small_log: Path) -> None:
     obj = tt.tree_json(state, 0.01)
     assert obj["tick"] == 1 and obj["t"] == 0.01
     assert obj["nodes"][0] == {"uid": 1, "path": "top", "name": "top", "status": "RUNNING", "ticked": True,
-                               "did": "ran", "reason": None, "reason_tick": None}
+                               "did": "ran", "reason": None, "reason_tick": None, "ports": []}
     assert obj["nodes"][3]["path"] == "inner/Script::4" and obj["blackboard"]["inner_count"] == 2
 
 

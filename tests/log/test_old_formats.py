@@ -35,7 +35,7 @@ V2_FULL = DATA / "mcap_v2_full_2v2.mcap"
 def test_the_logs_of_every_format_are_here() -> None:
     assert [p.exists() for p in (JSONL, V1_FULL, V1_INPUTS, V2_FULL)] == [True] * 4 and len(V1_FLIGHT) == 3
     assert McapLog.open(V1_FULL).format_version == McapLog.open(V1_INPUTS).format_version == 1
-    assert McapLog.open(V2_FULL).format_version == lf.FORMAT_VERSION == 2
+    assert McapLog.open(V2_FULL).format_version == 2 and lf.FORMAT_VERSION == 3
     assert "software" not in McapLog.open(V1_FULL).header and McapLog.open(V2_FULL).header["software"]["soccerbt"]
 
 
@@ -65,7 +65,7 @@ def test_a_format_1_log_written_in_format_2_holds_the_same(tmp_path: Path, capsy
     out = tmp_path / "upgraded.mcap"
     assert main(["replay", "convert", str(V1_FULL), str(out)]) == 0
     upgraded = McapLog.open(out)
-    assert upgraded.format_version == 2 and upgraded.header["upgraded_from"]["format_version"] == 1
+    assert upgraded.format_version == lf.FORMAT_VERSION and upgraded.header["upgraded_from"]["format_version"] == 1
     assert lf.STEP_TOPIC in upgraded.topics.values() and "/robots/blue1/keys" not in upgraded.topics.values()
     assert main(["replay", "diff", str(V1_FULL), str(out)]) == 0  # every step's values, as format 1 held them
     assert capsys.readouterr().out.startswith("identical:")
@@ -82,7 +82,7 @@ def test_a_format_1_inputs_only_log_is_derived_as_it_opens(tmp_path: Path, capsy
     assert log.header["tree_files"]  # (the paths it names are of the checkout that wrote it)
     done = derive_log(log, tmp_path / "derived.mcap")
     derived = McapLog.open(tmp_path / "derived.mcap")
-    assert derived.format_version == 2 and derived.header["upgraded_from"]["format_version"] == 1
+    assert derived.format_version == lf.FORMAT_VERSION and derived.header["upgraded_from"]["format_version"] == 1
     assert done.steps == derived.last_step > 0
     if done.stopped is None:
         assert done.steps == log.last_step == 500
@@ -113,10 +113,10 @@ def test_a_format_1_flight_logs_later_segment_is_derived_from_the_segments_befor
 def test_a_log_of_a_newer_format_is_refused_saying_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     newer = tmp_path / "newer.mcap"
     writer = LogWriter(newer)
-    header = {**McapLog.open(V2_FULL).header, "format_version": 3, "soccerbt_version": "0.9.0"}
+    header = {**McapLog.open(V2_FULL).header, "format_version": lf.FORMAT_VERSION + 1, "soccerbt_version": "0.9.0"}
     writer.put(writer.channel(lf.HEADER_TOPIC, "header"), 0, lf.json_bytes(header))
     writer.finish(0, {"events": [], "loads": [], "steps": 0})
     assert main(["replay", str(newer), "--info"]) == 2
     assert capsys.readouterr().err.strip() == (
-        f"{newer}: written by a newer soccerbt (0.9.0, log format 3); this soccerbt ({__version__}) reads log formats "
-        "1 to 2: update soccerbt")
+        f"{newer}: written by a newer soccerbt (0.9.0, log format {lf.FORMAT_VERSION + 1}); this soccerbt "
+        f"({__version__}) reads log formats 1 to {lf.FORMAT_VERSION}: update soccerbt")

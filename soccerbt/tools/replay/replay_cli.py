@@ -44,6 +44,7 @@ from soccerbt.log.upgrade import upgrade_log
 from soccerbt.tools.replay import tree_tools as tt
 from soccerbt.tools.replay.connect import connect_command
 from soccerbt.tools.replay.log_diff import MAX_CHANGES, diff_logs
+from soccerbt.tools.replay.truth import robot_truth
 from soccerbt.trees.errors import TreeLoadError
 from soccerbt.trees.plugins import PluginError, add_nodes_option
 
@@ -284,6 +285,10 @@ def _upgrade(old: str, new: str, err: TextIO) -> int:
             print(f"soccerbt replay convert: {old}: already of the current log format ({lf.FORMAT_VERSION}): "
                   "nothing to convert", file=err)
             return EXIT_BAD_LOG
+        if log.format_version != 1:  # format 2 holds what format 3 does but the trees' defaults
+            print(f"soccerbt replay convert: {old}: log format {log.format_version} is read as it is (its trees "
+                  "lack only the ports' defaults, which no later tool can know): nothing to convert", file=err)
+            return EXIT_BAD_LOG
         steps, notes = upgrade_log(log, Path(new))
     except ReplayError as exc:
         print(str(exc), file=err)
@@ -447,17 +452,18 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
         return 0 if ok else 1
     if args.find is not None:
         notes: list[str] = []
+        which: list[str] = []
         try:
-            ranges = tt.find_ranges(log, args.find, notes)
+            ranges = tt.find_ranges(log, args.find, notes, which)
         except ReplayError:
             raise
-        except ValueError as exc:  # a bad condition
-            print(f"soccerbt replay: {exc}", file=err)
-            return 1
+        except ValueError as exc:  # a condition it cannot match: a usage error
+            print(f"soccerbt replay: --find: {exc}", file=err)
+            return 2
         for note in notes:
             print(f"note: {note}", file=err)
-        for t0, t1, k0, k1 in ranges:
-            print(f"{t0:.2f}-{t1:.2f}s  ticks {k0}-{k1}")
+        for (t0, t1, k0, k1), nodes in zip(ranges, which, strict=True):
+            print(f"{t0:.2f}-{t1:.2f}s  ticks {k0}-{k1}" + (f"  ({nodes})" if nodes else ""))
         print(f"{len(ranges)} range(s)", file=err)
         return 0
     needs_robot = args.tree or args.transitions or args.btlog or args.tick is not None
@@ -497,10 +503,11 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
             step = log.step_at(at)
         state = log.robot_state(args.robot, step)
         t_s = step * log.dt_s
+        truth = robot_truth(log, args.robot, step, state)
         if args.json:
-            print(json.dumps(tt.tree_json(state, t_s), separators=(",", ":")))
+            print(json.dumps(tt.tree_json(state, t_s, truth), separators=(",", ":")))
         else:
-            for line in tt.tree_lines(state, t_s):
+            for line in tt.tree_lines(state, t_s, truth):
                 print(line)
         return 0
     if args.info:

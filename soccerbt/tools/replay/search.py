@@ -33,6 +33,7 @@ from soccerbt.blackboard.script_compiler import ScriptSyntaxError, compile_scrip
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import Gap, McapLog, RobotState, apply_step
+from soccerbt.tools.replay.truth import FIND_NAMES, RobotTruth, TruthFrames, find_variable
 
 __all__ = ["resolve_nodes", "ambiguity_note", "parse_condition", "Condition", "compile_condition", "find_ranges",
            "MAX_COMBINATIONS"]
@@ -107,31 +108,50 @@ class Condition:
     script: Any                       # the compiled script, over the slots' variables
     slots: list[_Slot] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # ambiguity notes
+    uses_truth: bool = False          # reads truth.* (truth.FIND_NAMES)
+    matched: dict[str, int] = field(default_factory=dict)  # after holds(): a shared name -> the uid that held
 
-    def holds(self, bb: Any, state: RobotState, reasons: dict[int, str]) -> bool:
+    def holds(self, bb: Any, state: RobotState, reasons: dict[int, str], truth: RobotTruth | None = None) -> bool:
         """Whether the condition holds on ``bb`` (the robot's blackboard, already set) in the
-        step of ``state``; ``reasons``: the reasons given in that step."""
+        step of ``state``; ``reasons``: the reasons given in that step; ``truth``: the truth
+        there, when the condition reads it (``uses_truth``)."""
+        if self.uses_truth:
+            if truth is None:
+                return False
+            for var, value in truth.find_values().items():
+                _put(bb, var, value)
         skipped = state.skipped
         last, statuses = state.last_transition, state.statuses
-        choices: list[tuple[str, list[Any]]] = []
+        choices: list[tuple[_Slot, list[Any]]] = []
+        matched = self.matched
+        matched.clear()
         for slot in self.slots:
             if slot.kind == "status":
                 values = [_SKIPPED if uid in skipped else last.get(uid, statuses.get(uid, 0)) for uid in slot.uids]
             elif slot.kind == "reason":
-                values = [next((reasons[u] for u in slot.uids if u in reasons), "")]
+                given = next((u for u in slot.uids if u in reasons), None)
+                values = [reasons[given] if given is not None else ""]
+                if given is not None and len(slot.uids) > 1:
+                    matched[slot.ref] = given
             else:
                 pattern = slot.pattern
-                values = [any(pattern.search(reasons[u]) is not None for u in slot.uids if u in reasons)]
+                hit = next((u for u in slot.uids if u in reasons and pattern.search(reasons[u]) is not None), None)
+                values = [hit is not None]
+                if hit is not None and len(slot.uids) > 1:
+                    matched[slot.ref] = hit
             if len(values) == 1:
                 _put(bb, slot.var, values[0])
             else:
-                choices.append((slot.var, values))
+                choices.append((slot, values))
         if not choices:
             return _evaluate(self.script, bb)
-        for combo in itertools.islice(itertools.product(*(values for _v, values in choices)), MAX_COMBINATIONS):
-            for (var, _values), value in zip(choices, combo, strict=False):
-                _put(bb, var, value)
+        indices = [range(len(values)) for _slot, values in choices]
+        for combo in itertools.islice(itertools.product(*indices), MAX_COMBINATIONS):
+            for (slot, values), k in zip(choices, combo, strict=True):
+                _put(bb, slot.var, values[k])
             if _evaluate(self.script, bb):
+                for (slot, _values), k in zip(choices, combo, strict=True):
+                    matched[slot.ref] = slot.uids[k]
                 return True
         return False
 
@@ -159,6 +179,10 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any],
         raise ValueError(f"bad condition {expression!r}: {assignment.group(0)!r} assigns; a condition compares "
                          "(==, !=, <, >, <=, >=)")
     known = None if keys is None else {*keys, *lf.STATUS_CODES, "true", "false"}
+    expression_in = expression
+    expression, uses_truth = _truth_names(expression)
+    if known is not None and uses_truth:
+        known |= {find_variable(name) for name in FIND_NAMES}
 
     def slot_for(ref: str, kind: str, pattern: str | None) -> str | None:
         explicit = ref.startswith("#") or ref in paths
@@ -207,8 +231,31 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any],
     try:
         script = compile_script(rewritten, dict(lf.STATUS_CODES))
     except ScriptSyntaxError as exc:
-        raise ValueError(f"bad condition {expression!r}: {exc}") from None
-    return Condition(robot, expression, script, list(slots.values()), notes)
+        raise ValueError(f"bad condition {expression_in!r}: {exc}") from None
+    return Condition(robot, expression_in, script, list(slots.values()), notes, uses_truth)
+
+
+_TRUTH = re.compile(r"'[^']*'|\btruth\.[A-Za-z_][\w.]*")
+
+
+def _truth_names(expression: str) -> tuple[str, bool]:
+    """``expression`` with each ``truth.NAME`` replaced by its variable, and whether it has one;
+    ValueError for a truth name that is none of ``FIND_NAMES`` (with the nearest)."""
+    used = False
+
+    def replace(m: re.Match[str]) -> str:
+        nonlocal used
+        name = m.group(0)
+        if name.startswith("'"):
+            return name
+        if name not in FIND_NAMES:
+            near = difflib.get_close_matches(name, FIND_NAMES, n=2, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+            raise ValueError(f"no truth {name!r} (truth names: {', '.join(FIND_NAMES)}){hint}")
+        used = True
+        return find_variable(name)
+
+    return _TRUTH.sub(replace, expression), used
 
 
 _PORT_KEY = re.compile(r"\{@?(\w+)\}")
@@ -240,10 +287,12 @@ def _put(bb: Any, key: str, value: Any) -> None:
             pass
 
 
-def find_ranges(log: McapLog, condition: str,
-                notes: list[str] | None = None) -> list[tuple[float, float, int, int]]:
+def find_ranges(log: McapLog, condition: str, notes: list[str] | None = None,
+                which: list[str] | None = None) -> list[tuple[float, float, int, int]]:
     """The time ranges (first t, last t, first tick, last tick) where the condition holds;
-    ``notes`` (when given) receives what the tools say about it (ambiguous names).
+    ``notes`` (when given) receives what the tools say about it (ambiguous names), ``which``
+    (when given) for each range the nodes a name several nodes share stood for there
+    ("KickBall: #100 AttackBall/KickBall"; "" when the condition names none such).
 
     A range never spans missing steps (``log.gaps``): it ends before them, and the condition is
     looked at again only from the next keyframe after them (or the next tree load), where the
@@ -260,16 +309,26 @@ def find_ranges(log: McapLog, condition: str,
     tree_id = id(state.tree)
     if notes is not None:
         notes.extend(compiled.notes)
+    frames = TruthFrames(log)
+    if compiled.uses_truth and not frames.available:
+        raise ValueError(frames.note(robot))
     bb = Blackboard()
     ranges: list[tuple[float, float, int, int]] = []
     open_range: list[Any] | None = None
+    used: dict[str, dict[int, dict[str, Any]]] = {}   # shared name -> uid that held -> its tree
+
+    def close(span: list[Any], nodes: dict[str, dict[int, dict[str, Any]]]) -> None:
+        ranges.append(tuple(span))  # type: ignore[arg-type]
+        if which is not None:
+            which.append(_which_text(nodes))
+
     loads = {ld["step"]: ld["load"] for ld in log.loads(robot)}
     gaps: list[Gap] = []
     for view in log.steps(on_gap=gaps.append):
         if gaps:  # steps missing before this one: close the range, forget the state
             gaps.clear()
             if open_range is not None:
-                ranges.append(tuple(open_range))  # type: ignore[arg-type]
+                close(open_range, used)
                 open_range = None
             state = None
         if view.step in loads or (state is None and (view.step - 1) % every == 0):
@@ -294,15 +353,33 @@ def find_ranges(log: McapLog, condition: str,
             for key, (value, _w) in state.blackboard.items():
                 _put(bb, key, value if not isinstance(value, (list, dict)) else str(value))
         rec = view.ticks[robot]
-        holds = compiled.holds(bb, state, rec.reasons)
+        truth = frames.of(robot, view, state.blackboard) if compiled.uses_truth else None
+        holds = compiled.holds(bb, state, rec.reasons, truth)
         if holds:
             if open_range is None:
                 open_range = [view.truth.t_s, view.truth.t_s, rec.tick, rec.tick]
+                used = {}
             else:
                 open_range[1], open_range[3] = view.truth.t_s, rec.tick
+            for ref, uid in compiled.matched.items():
+                used.setdefault(ref, {})[uid] = state.tree
         elif open_range is not None:
-            ranges.append(tuple(open_range))  # type: ignore[arg-type]
+            close(open_range, used)
             open_range = None
     if open_range is not None:
-        ranges.append(tuple(open_range))  # type: ignore[arg-type]
+        close(open_range, used)
     return ranges
+
+
+def _which_text(nodes: dict[str, dict[int, dict[str, Any]]]) -> str:
+    """"KickBall: #100 AttackBall/KickBall" for each shared name: the nodes that held in a range."""
+    parts = []
+    for ref, uids in nodes.items():
+        shown = []
+        for uid, tree in sorted(uids.items())[:_NOTE_NODES]:
+            rows = tree["nodes"]
+            path = rows[uid - 1]["path"] if 1 <= uid <= len(rows) else "?"
+            shown.append(f"#{uid} {path}")
+        more = f" and {len(uids) - _NOTE_NODES} more" if len(uids) > _NOTE_NODES else ""
+        parts.append(f"{ref}: {', '.join(shown)}{more}")
+    return "; ".join(parts)

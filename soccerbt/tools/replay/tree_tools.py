@@ -23,7 +23,9 @@ from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import Gap, McapLog, RobotState
 from soccerbt.nodes.soccer import register_soccer_nodes
+from soccerbt.tools.replay.ports import ports_in_effect
 from soccerbt.tools.replay.search import ambiguity_note, find_ranges, parse_condition, resolve_nodes
+from soccerbt.tools.replay.truth import RobotTruth
 from soccerbt.trees.factory import TreeFactory
 from soccerbt.trees.structure import logger_xml, manifest_models
 
@@ -91,14 +93,20 @@ def node_marks(state: RobotState) -> dict[int, str]:
 _MARK = {"ran": "*", "skipped": "~", "reset": "x"}
 
 
-def tree_lines(state: RobotState, t_s: float) -> list[str]:
-    """The tree as text: each node's status after the step, marked by what the step did to it
-    ('*' ran, '~' skipped by its pre-condition, 'x' reset without running), the reason a node
-    gave for its decision (in this tick, or its latest with the tick it gave it in); then the
-    blackboard ('!' marks the entries the step changed), values as the viewer shows them."""
+def tree_lines(state: RobotState, t_s: float, truth: RobotTruth | str | None = None) -> list[str]:
+    """The tree as text: the truth beside the robot's estimates (``truth``: or why there is none),
+    each node's status after the step, marked by what the step did to it ('*' ran, '~' skipped
+    by its pre-condition, 'x' reset without running), the reason a node gave for its decision
+    (in this tick, or its latest with the tick it gave it in), its ports with the values in
+    effect (``ports.ports_in_effect``); then the blackboard ('!' marks the entries the step
+    changed), values as the viewer shows them."""
     marks = node_marks(state)
     out = [f"{state.robot} tick {state.tick} at t={t_s:.2f}s (step {state.step}); * ran in this tick, "
            f"~ skipped, x reset without running"]
+    if isinstance(truth, RobotTruth):
+        out.extend(truth.lines())
+    elif truth:
+        out.append(f"truth: none ({truth})")
     for depth, row in _walk(state.tree):
         uid = row["uid"]
         mark = marks.get(uid)
@@ -114,6 +122,10 @@ def tree_lines(state: RobotState, t_s: float) -> list[str]:
             tick, text = given
             line += f"  -- {text}" if tick == state.tick else f"  -- (tick {tick}) {text}"
         out.append(line)
+        ports = ports_in_effect(row, state.blackboard)
+        if ports:
+            pad = " " * (len(indent) + 4)
+            out.append(f"  {pad}ports: " + ", ".join(p.text() for p in ports))
     out.append("blackboard:")
     changed = set(state.changed)
     for key in sorted(state.blackboard):
@@ -131,12 +143,14 @@ def _writer_text(writer: Any, state: RobotState) -> str:
     return str(writer)
 
 
-def tree_json(state: RobotState, t_s: float) -> dict[str, Any]:
-    """{"t", "tick", "nodes": [{"uid", "path", "name", "status", "ticked", "did", "reason",
-    "reason_tick"}], "blackboard", "writers"}; a node's status is the new status of its last
-    transition (IDLE when it has none); "did" is "ran", "skipped", "reset" or null (see
-    ``node_marks``); "reason" the node's latest reason (null: none) and "reason_tick" the tick
-    it gave it in (the tick itself: a reason of this tick)."""
+def tree_json(state: RobotState, t_s: float, truth: RobotTruth | str | None = None) -> dict[str, Any]:
+    """{"t", "tick", "truth", "nodes": [{"uid", "path", "name", "status", "ticked", "did",
+    "reason", "reason_tick", "ports"}], "blackboard", "writers"}; a node's status is the new
+    status of its last transition (IDLE when it has none); "did" is "ran", "skipped", "reset" or
+    null (see ``node_marks``); "reason" the node's latest reason (null: none) and "reason_tick"
+    the tick it gave it in (the tick itself: a reason of this tick); "ports" every port with the
+    value in effect and where it came from (``PortValue.as_json``). "truth" is the truth beside
+    the estimates (``RobotTruth.as_json``), or null with "truth_note" saying why."""
     ticked = set(state.ticked)
     marks = node_marks(state)
     nodes = []
@@ -146,8 +160,12 @@ def tree_json(state: RobotState, t_s: float) -> dict[str, Any]:
         nodes.append({"uid": uid, "path": row["path"], "name": row["name"],
                       "status": _NAMES[state.statuses.get(uid, 0)], "ticked": uid in ticked,
                       "did": marks.get(uid), "reason": given[1] if given else None,
-                      "reason_tick": given[0] if given else None})
-    return {"t": round(t_s, 6), "tick": state.tick, "nodes": nodes,
+                      "reason_tick": given[0] if given else None,
+                      "ports": [p.as_json() for p in ports_in_effect(row, state.blackboard)]})
+    extra: dict[str, Any] = {"truth": truth.as_json() if isinstance(truth, RobotTruth) else None}
+    if isinstance(truth, str):
+        extra["truth_note"] = truth
+    return {"t": round(t_s, 6), "tick": state.tick, **extra, "nodes": nodes,
             "blackboard": {k: v[0] for k, v in sorted(state.blackboard.items())},
             "writers": {k: v[1] for k, v in sorted(state.blackboard.items())}}
 

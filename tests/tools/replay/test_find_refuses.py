@@ -1,7 +1,11 @@
-"""--find refuses what it cannot match (issue 40, finding 2): a misspelled key or node, and `=`
-where `==` was meant, each end in a message with the nearest names, not in "0 range(s)"."""
+"""--find refuses what it cannot match (issue 40, finding 2): a misspelled key, node, robot or
+truth name, `=` where `==` was meant and a malformed expression each end in exit 2 with a
+message with the nearest names, not in "0 range(s)"; the ranges of a name several nodes share
+say which node held."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,3 +46,46 @@ def test_the_keys_a_tree_names() -> None:
     tree = {"nodes": [{"ports": {"code": "marker := 1; @glob = 2; seen += x", "target": "{kick_target}"}},
                       {"ports": {"limit": "3"}, "conditions": {"_while": "go == true"}}]}
     assert tree_keys(tree) == {"marker", "glob", "seen", "kick_target"}
+
+
+def _replay(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "soccerbt", "replay", str(LOG), *args], capture_output=True,
+                          text=True)
+
+
+@pytest.mark.parametrize("condition, message", [
+    ("blue1: decison == 'kick'", "--find: blue1 has no node and no blackboard key 'decison'; did you mean "
+                                 "'decision'?"),
+    ("blue1: GoalkeeperDecison == SUCCESS", "did you mean 'GoalkeeperDecision'"),
+    ("blue1: decision = 'kick'", "'=' assigns"),
+    ("blue1: truth.bal.x > 0", "no truth 'truth.bal.x'"),
+    ("blue1: decision == ", "bad condition"),
+])
+def test_the_cli_exits_2_with_the_message(log: McapLog, condition: str, message: str) -> None:
+    run = _replay("--find", condition)
+    assert run.returncode == 2 and message in run.stderr and run.stdout == ""
+
+
+def test_an_unknown_robot_exits_2_with_the_nearest(log: McapLog) -> None:
+    run = _replay("--find", "bleu1: decision == 'kick'")
+    assert run.returncode == 2
+    assert run.stderr.strip().endswith("no robot 'bleu1' (robots: blue1, blue2, red1, red2); did you mean 'blue1'?")
+
+
+def test_ranges_of_a_shared_name_say_which_node_held(log: McapLog) -> None:
+    # HeadControl names several nodes of our tree: each range says which of them held
+    state = log.robot_state("blue1", 300)
+    rows = [row for row in state.tree["nodes"] if row["name"] == "HeadControl"]
+    assert len(rows) > 1
+    which: list[str] = []
+    ranges = find_ranges(log, "blue1: HeadControl == SUCCESS", which=which)
+    assert ranges and len(which) == len(ranges)
+    paths = {f"#{row['uid']} {row['path']}" for row in rows}
+    for text in which:
+        assert text.startswith("HeadControl: #")
+        assert set(text[len("HeadControl: "):].split(", ")) <= paths
+    run = _replay("--find", "blue1: HeadControl == SUCCESS")
+    assert run.returncode == 0 and "  (HeadControl: #" in run.stdout.splitlines()[0]
+    # a node named once: no such note
+    run = _replay("--find", "blue1: #1 == RUNNING")
+    assert run.returncode == 0 and "(" not in run.stdout
