@@ -18,4 +18,4 @@ _os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 _warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning,
                          module="pygame.pkgdata")
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"

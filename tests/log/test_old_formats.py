@@ -6,7 +6,8 @@
 - a format-1 log of the brains' inputs only (0.1's default): derived as it opens, by re-running
   the brains; a format-1 flight log's later segment, fed the run's earlier segments first, and
   refused with their names when they are gone;
-- a format-2 log (this version's): read as it is;
+- a format-2 log (soccerbt 0.2 and 0.3): read as it is, its ports as the XML wrote them;
+- a format-3 log (this version's): read as it is, with the ports' defaults;
 - a log of a format newer than this soccerbt's: refused, saying which.
 """
 from __future__ import annotations
@@ -30,12 +31,13 @@ V1_FULL = DATA / "mcap_v1_full_2v2.mcap"
 V1_INPUTS = DATA / "mcap_v1_inputs_2v2.mcap"
 V1_FLIGHT = sorted((DATA / "flight_v1_inputs").glob("*.mcap"))
 V2_FULL = DATA / "mcap_v2_full_2v2.mcap"
+V3_FULL = DATA / "mcap_v3_full_2v2.mcap"
 
 
 def test_the_logs_of_every_format_are_here() -> None:
-    assert [p.exists() for p in (JSONL, V1_FULL, V1_INPUTS, V2_FULL)] == [True] * 4 and len(V1_FLIGHT) == 3
+    assert [p.exists() for p in (JSONL, V1_FULL, V1_INPUTS, V2_FULL, V3_FULL)] == [True] * 5 and len(V1_FLIGHT) == 3
     assert McapLog.open(V1_FULL).format_version == McapLog.open(V1_INPUTS).format_version == 1
-    assert McapLog.open(V2_FULL).format_version == 2 and lf.FORMAT_VERSION == 3
+    assert McapLog.open(V2_FULL).format_version == 2 and McapLog.open(V3_FULL).format_version == lf.FORMAT_VERSION == 3
     assert "software" not in McapLog.open(V1_FULL).header and McapLog.open(V2_FULL).header["software"]["soccerbt"]
 
 
@@ -47,7 +49,7 @@ def test_a_json_lines_log_converts_and_opens(tmp_path: Path, capsys: pytest.Capt
     assert log.robot_state("blue1", 300).blackboard["gc_game_state"][0] == "SET"
 
 
-@pytest.mark.parametrize("path", [V1_FULL, V2_FULL], ids=["format-1", "format-2"])
+@pytest.mark.parametrize("path", [V1_FULL, V2_FULL, V3_FULL], ids=["format-1", "format-2", "format-3"])
 def test_a_full_log_opens_and_every_tool_reads_it(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(path), "--robot", "blue1", "--at", "4.5", "--tree", "--json"]) == 0
     tree = json.loads(capsys.readouterr().out)
@@ -120,3 +122,14 @@ def test_a_log_of_a_newer_format_is_refused_saying_so(tmp_path: Path, capsys: py
     assert capsys.readouterr().err.strip() == (
         f"{newer}: written by a newer soccerbt (0.9.0, log format {lf.FORMAT_VERSION + 1}); this soccerbt "
         f"({__version__}) reads log formats 1 to {lf.FORMAT_VERSION}: update soccerbt")
+
+
+def test_the_ports_of_each_format(capsys: pytest.CaptureFixture[str]) -> None:
+    """Format 3 stores the ports the XML leaves out (their defaults) and where pointers resolve;
+    a format-2 log shows its ports as written."""
+    for path, has_defaults in ((V2_FULL, False), (V3_FULL, True)):
+        assert main(["replay", str(path), "--robot", "blue1", "--at", "4.5", "--tree", "--json"]) == 0
+        tree = json.loads(capsys.readouterr().out)
+        sources = {port["source"] for node in tree["nodes"] for port in node["ports"]}
+        assert ("default" in sources) is has_defaults and {"xml", "blackboard"} <= sources
+        assert tree["truth"]["frame"] == "team"
