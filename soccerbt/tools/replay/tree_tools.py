@@ -21,9 +21,9 @@ from soccerbt.cli.outputs import write_atomically
 from soccerbt.cli.values import short_value
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
+from soccerbt.log.port_values import ports_in_effect
 from soccerbt.log.reader import Gap, McapLog, RobotState
 from soccerbt.nodes.soccer import register_soccer_nodes
-from soccerbt.tools.replay.ports import ports_in_effect
 from soccerbt.tools.replay.search import ambiguity_note, find_ranges, parse_condition, resolve_nodes
 from soccerbt.tools.replay.truth import RobotTruth
 from soccerbt.trees.factory import TreeFactory
@@ -98,7 +98,7 @@ def tree_lines(state: RobotState, t_s: float, truth: RobotTruth | str | None = N
     each node's status after the step, marked by what the step did to it ('*' ran, '~' skipped
     by its pre-condition, 'x' reset without running), the reason a node gave for its decision
     (in this tick, or its latest with the tick it gave it in), its ports with the values in
-    effect (``ports.ports_in_effect``); then the blackboard ('!' marks the entries the step
+    effect (``soccerbt.log.port_values``); then the blackboard ('!' marks the entries the step
     changed), values as the viewer shows them."""
     marks = node_marks(state)
     out = [f"{state.robot} tick {state.tick} at t={t_s:.2f}s (step {state.step}); * ran in this tick, "

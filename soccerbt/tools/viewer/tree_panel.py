@@ -24,6 +24,7 @@ from typing import Any
 import pygame
 
 from soccerbt.cli.values import short_value
+from soccerbt.log.port_values import ports_in_effect
 from soccerbt.tools.viewer.render import IDLE_COLOUR, PANEL_BG, STATUS_COLOURS, TEXT, elide_middle, wrap_text
 
 __all__ = ["TreePanel", "STATUS_COLOURS_BY_CODE", "SKIPPED_COLOUR", "HistoryEntry"]
@@ -56,14 +57,6 @@ def _dim(colour: tuple[int, int, int]) -> tuple[int, int, int]:
 def _short(value: Any, limit: int = 48) -> str:
     """A blackboard or port value on one line (as the text tools print it)."""
     return short_value(value, limit)
-
-
-def _port_key(value: Any) -> str | None:
-    """The root blackboard key a port's value points at ("{ball_x}" -> "ball_x"), else None."""
-    if isinstance(value, str) and len(value) > 2 and value[0] == "{" and value[-1] == "}":
-        key = value[1:-1].strip()
-        return key.lstrip("@") or None
-    return None
 
 
 class _Shape:
@@ -407,16 +400,17 @@ class TreePanel:
                 for line in self._wrap(f"why ({when}): {given[1]}", rect.width - 12)[:4]:
                     self._blit_text(surface, line, _REASON, x, y)
                     y += h
-            extras = dict(node.get("ports") or {})
-            extras.update({k: v for k, v in (node.get("conditions") or {}).items()})
-            for key, value in extras.items():
-                text = f"  {key}: {_short(value, 56)}"
-                entry = _port_key(value)
-                if entry is not None:  # a blackboard pointer: its value now, and its row highlighted
-                    linked.add(entry)
-                    now = state.blackboard.get(entry)
-                    text += f" = {_short(now[0], 40)}" if now is not None else " (not set)"
-                self._blit_text(surface, text, _PORT if entry is not None else TEXT, x, y)
+            # every port with the value in effect and where it came from (the XML, the model's
+            # default, a blackboard entry: its value now, and its row highlighted)
+            for port in ports_in_effect(node, state.blackboard):
+                if port.key is not None:
+                    linked.add(port.key)
+                colour = _PORT if port.source == "blackboard" else TEXT if port.source == "xml" else IDLE_COLOUR
+                for line in self._wrap("  " + port.text(40), rect.width - 12)[:2]:
+                    self._blit_text(surface, line, colour, x, y)
+                    y += h
+            for key, value in (node.get("conditions") or {}).items():
+                self._blit_text(surface, f"  {key}: {_short(value, 56)}", TEXT, x, y)
                 y += h
         else:
             self._blit_text(surface, "click a node for its ports", IDLE_COLOUR, x, y)

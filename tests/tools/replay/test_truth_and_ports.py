@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from soccerbt.log import format as lf
+from soccerbt.log.port_values import ports_in_effect
 from soccerbt.log.reader import McapLog
 from soccerbt.log.writer import make_recorder
 from soccerbt.match import Match, MatchConfig
 from soccerbt.tools.replay import tree_tools as tt
-from soccerbt.tools.replay.ports import ports_in_effect
 from soccerbt.tools.replay.truth import TruthFrames, robot_truth
 
 KEEPER_TREE = """<root BTCPP_format="4" main_tree_to_execute="Main">
@@ -146,3 +146,31 @@ def test_a_robots_own_log_says_it_has_no_truth(log_path: Path) -> None:
     out = tt.tree_json(state, 0.1, note)
     assert out["truth"] is None and out["truth_note"] == note
     assert tt.tree_lines(state, 0.1, note)[1] == f"truth: none ({note})"
+
+
+def test_the_node_panel_shows_every_port_in_effect(log_path: Path) -> None:
+    import os  # noqa: I001 - the dummy video driver before pygame
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    import pygame
+
+    from soccerbt.tools.viewer.tree_panel import TreePanel
+
+    pygame.init()
+    state = McapLog.open(log_path).robot_state("blue1", 300)
+    keeper = next(row for row in state.tree["nodes"] if row["name"] == "GoalkeeperDecision")
+    panel = TreePanel()
+    panel.selected = keeper["uid"]
+    drawn: list[tuple[str, tuple[int, int, int]]] = []
+    blit = panel._blit_text
+
+    def capture(surface, text, colour, x, y):  # noqa: ANN001, ANN202
+        drawn.append((text, colour))
+        return blit(surface, text, colour, x, y)
+
+    panel._blit_text = capture  # type: ignore[method-assign]
+    surface = pygame.Surface((480, 900))
+    panel.draw(surface, surface.get_rect(), state)
+    texts = [text.strip() for text, _c in drawn]
+    decision = state.blackboard["decision"][0]
+    assert "clear_distance=2.0" in texts and "save_speed=1 (default)" in texts
+    assert f"decision_in={{decision}} = {decision}" in texts

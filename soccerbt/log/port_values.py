@@ -1,5 +1,5 @@
 """Every port of a recorded node with the value in effect and where it came from: what the node
-panel, ``--tree`` and ``--json`` show.
+panel, ``replay --tree`` and ``--json`` show (a stored tree: ``format.check_tree``).
 
 A port's value comes from the XML (a literal as written), from its model's default (the XML
 leaves the port out), or from a blackboard entry (a ``{key}`` pointer, written or the default):
@@ -44,7 +44,7 @@ class PortValue:
         if self.source == "subtree":
             return f"{self.name}={self.written} (a SubTree's own entry: not recorded)"
         if self.source == "blackboard":
-            now = short_value(self.value, width) if self.set else "(not set)"
+            now = ("''" if self.value == "" else short_value(self.value, width)) if self.set else "(not set)"
             return f"{self.name}={self.written}{' (default)' if self.from_default else ''} = {now}"
         if self.source == "default":
             try:  # BT.CPP writes a double's default as "1.500000"
