@@ -27,6 +27,7 @@ from soccerbt.cli.outputs import check_outputs
 from soccerbt.cli.summary import print_summary, progress_line, result_json
 from soccerbt.drivers.gamepad import parse_robot_key
 from soccerbt.drivers.pad_devices import PadManager
+from soccerbt.groot.robots import GrootUnavailable, add_groot_argument, close_all, serve_match
 from soccerbt.live.server import (
     LiveUnavailable,
     add_live_argument,
@@ -53,6 +54,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--screenshot", metavar="PNG", default=None,
                         help="save the viewer's picture of the last moment as PNG (works headless)")
     add_live_argument(parser)
+    add_groot_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -89,6 +91,15 @@ def run(args: argparse.Namespace) -> int:
     except LiveUnavailable as exc:
         print(f"soccerbt run: --live: {exc}", file=err)
         return 1
+    publishers, endpoints = [], []
+    if args.groot is not None:
+        try:
+            publishers, endpoints = serve_match(match, *args.groot, err=err)
+        except GrootUnavailable as exc:
+            print(f"soccerbt run: --groot: {exc}", file=err)
+            if live is not None:
+                live.close()
+            return 1
     wall_start = time.perf_counter()
     view = None if args.headless or not display_available() else _viewer_entry()
     try:
@@ -101,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"soccerbt run: interrupted at t={match.t_s:.1f}s", file=err)
     wall_s = time.perf_counter() - wall_start
+    close_all(publishers)  # a breakpoint cannot be waiting: this thread ticked the match
     result = match.result()
     if recorder is not None:
         recorder.finish(result)
@@ -116,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"soccerbt run: {args.screenshot}: screenshot not saved ({exc})", file=err)
     if args.json:
         summary = result_json(result, wall_s)
+        if endpoints:
+            summary["groot"] = [endpoint.to_json() for endpoint in endpoints]
         json.dump(summary, sys.stdout, indent=None, separators=(",", ":"))
         sys.stdout.write("\n")
     else:

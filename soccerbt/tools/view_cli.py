@@ -24,6 +24,7 @@ from soccerbt.cli.summary import print_summary
 from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
 from soccerbt.drivers.keyboard import KeyboardPad
 from soccerbt.drivers.pad_devices import PadManager
+from soccerbt.groot.robots import GrootUnavailable, add_groot_argument, close_all, serve_match
 from soccerbt.live.server import (
     LiveUnavailable,
     add_live_argument,
@@ -57,6 +58,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="write the replay log FILE.mcap of what is watched")
     add_record_mode_argument(parser)
     add_live_argument(parser)
+    add_groot_argument(parser)
     parser.set_defaults(func=view)
 
 
@@ -99,10 +101,20 @@ def view(args: argparse.Namespace) -> int:
     except LiveUnavailable as exc:
         print(f"soccerbt view: --live: {exc}", file=sys.stderr)
         return 1
+    publishers = []
+    if args.groot is not None:
+        try:
+            publishers, _ = serve_match(match, *args.groot, err=sys.stderr)
+        except GrootUnavailable as exc:
+            print(f"soccerbt view: --groot: {exc}", file=sys.stderr)
+            if live is not None:
+                live.close()
+            return 1
     wall_start = time.perf_counter()
     try:
         view_match(match, speed=args.speed, selected=args.select)
     finally:
+        close_all(publishers)
         result = match.result()
         if recorder is not None:
             recorder.finish(result)
