@@ -20,7 +20,8 @@ from typing import Any, TextIO
 
 from soccerbt.groot.publisher import DEFAULT_HOST, DEFAULT_PORT, Groot2Publisher, GrootUnavailable
 
-__all__ = ["GrootEndpoint", "GrootUnavailable", "parse_groot", "add_groot_argument", "robot_ports", "serve_match", "close_all"]
+__all__ = ["GrootEndpoint", "GrootUnavailable", "parse_groot", "add_groot_argument", "robot_ports", "serve_match",
+           "close_all"]
 
 MAX_PORT = 65535
 
