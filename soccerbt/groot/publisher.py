@@ -378,6 +378,20 @@ class Groot2Publisher:
         with hook.condition:
             if not hook.enabled:
                 return None
+            waits = hook.is_breakpoint
+        if waits:  # said before the notification: whoever hears it finds the tick waiting
+            self.waiting_uid = hook.node_uid
+            if self.on_breakpoint is not None:
+                self.on_breakpoint(hook.node_uid, True)
+        try:
+            return self._hook_result(hook, node)
+        finally:
+            if waits:
+                self.waiting_uid = None
+                if self.on_breakpoint is not None:
+                    self.on_breakpoint(hook.node_uid, False)
+
+    def _hook_result(self, hook: Hook, node: Any) -> NodeStatus | None:
         try:
             with self._publisher_lock:
                 self._publisher.send_multipart(breakpoint_notification(hook.node_uid))
@@ -385,15 +399,7 @@ class Groot2Publisher:
             return None
         with hook.condition:
             if hook.is_breakpoint:
-                self.waiting_uid = hook.node_uid
-                if self.on_breakpoint is not None:
-                    self.on_breakpoint(hook.node_uid, True)
-                try:
-                    hook.condition.wait_for(lambda: hook.ready or not hook.enabled)
-                finally:
-                    self.waiting_uid = None
-                    if self.on_breakpoint is not None:
-                        self.on_breakpoint(hook.node_uid, False)
+                hook.condition.wait_for(lambda: hook.ready or not hook.enabled)
                 hook.ready = False
             if not hook.enabled:
                 return None
