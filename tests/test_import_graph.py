@@ -11,7 +11,7 @@ import of a submodule counts as an edge to that submodule only, not to the packa
 - The floors of shared/DESIGN.md, from the ground up (a module imports only from its own floor
   or below): world, blackboard, native (compiled hot paths) -> services, gamecontroller, drivers -> nodes -> trees ->
   agent (with brain_setup, which assembles one) -> match -> cli (what every command shares) -> log (the
-  log as a library) -> resim, live -> robot (soccerbt brain), serve (soccerbt sim) -> tools ->
+  log as a library) -> resim, live, groot -> robot (soccerbt brain), serve (soccerbt sim) -> tools ->
   __main__; testing (the fake robot a team's node tests use) stands with trees. Nothing below tools imports it: the
   robot's program needs no viewer. A top-level module or package not named here (a new one) is left out of this check
   until it is given a floor.
@@ -32,7 +32,7 @@ ROOT = Path(soccerbt.__file__).resolve().parent
 
 FLOORS = {"world": 0, "blackboard": 0, "native": 0, "services": 1, "gamecontroller": 1, "drivers": 1, "nodes": 2,
           "trees": 3, "agent": 4, "brain_setup": 4, "match": 5, "cli": 6, "log": 7, "resim": 8, "live": 8,
-          "robot": 9, "serve": 9, "tools": 10, "__main__": 11, "testing": 3}
+          "robot": 9, "serve": 9, "tools": 10, "__main__": 11, "testing": 3, "groot": 8}
 TOOLS_FLOORS = {"viewer": 1, "replay": 2, "batch": 3, "run_cli": 4, "view_cli": 4, "sim_cli": 4}
 
 
