@@ -59,6 +59,7 @@ MAX_TRANSITIONS = 1000       # 4.10 keeps the newest 1000 while recording
 RECEIVE_TIMEOUT_MS = 100     # how often the server thread looks at its stop flag (4.10's value)
 SEND_TIMEOUT_MS = 1000
 HEARTBEAT_PERIOD_S = 0.01    # the heartbeat thread's period (4.10: 10 ms)
+WAIT_SLICE_S = 0.1           # a waiting breakpoint looks at interrupt() this often
 
 _BY_NAME = {"SUCCESS": SUCCESS, "FAILURE": FAILURE}
 
@@ -399,9 +400,12 @@ class Groot2Publisher:
             return None
         with hook.condition:
             if hook.is_breakpoint:
-                hook.condition.wait_for(lambda: hook.ready or not hook.enabled)
+                # in slices: interrupt() (a signal handler) only sets a flag, never takes a lock
+                while not hook.condition.wait_for(lambda: hook.ready or not hook.enabled, WAIT_SLICE_S):
+                    if not self._hooks_open:
+                        return None
                 hook.ready = False
-            if not hook.enabled:
+            if not hook.enabled or not self._hooks_open:
                 return None
             remove = hook.remove_when_done
             desired = hook.desired_status
@@ -466,6 +470,11 @@ class Groot2Publisher:
                             hook.condition.notify_all()
 
     # -- closing ------------------------------------------------------------------------------------
+
+    def interrupt(self) -> None:
+        """Let a waiting breakpoint go and ignore every hook from now on (shutting down). Safe
+        from a signal handler: it sets a flag, the waiting tick sees it within 0.1 s."""
+        self._hooks_open = False
 
     def close(self) -> None:
         """Stop serving: the threads end, every hook goes (a waiting breakpoint released), the

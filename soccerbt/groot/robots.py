@@ -9,7 +9,10 @@ new tree's UUID.
 
 In a lock-step match (``run``, ``view``) every robot is ticked in the match's thread, so a
 breakpoint reached by one robot stands the whole match still until Groot2 unlocks it (or stops
-asking for 5 s). Knows the match only through its ``world.robots`` and ``agents`` (duck-typed).
+asking for 5 s). A brain of its own (``soccerbt brain``: `serve_brain`) is served at PORT and
+stands while a breakpoint waits: its driver holds the robot still (Move 0, head held) from the
+moment the tick stops until it goes on. Knows the match only through its ``world.robots`` and
+``agents``, a brain through its agent and driver (duck-typed).
 """
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ from typing import Any, TextIO
 from soccerbt.groot.publisher import DEFAULT_HOST, DEFAULT_PORT, Groot2Publisher, GrootUnavailable
 
 __all__ = ["GrootEndpoint", "GrootUnavailable", "parse_groot", "add_groot_argument", "robot_ports", "serve_match",
-           "close_all"]
+           "serve_brain", "close_all", "PAUSED_REASON"]
+
+PAUSED_REASON = "Groot2 breakpoint"  # the driver's hold while a brain's tick waits at a breakpoint
 
 MAX_PORT = 65535
 
@@ -122,6 +127,41 @@ def serve_match(match: Any, host: str, port: int, *, err: TextIO | None = None,
             print(f"Groot2: bound to {host}: unauthenticated, anyone who reaches these ports can read "
                   "the blackboards and pause the match", file=err)
     return publishers, endpoints
+
+
+def serve_brain(agent: Any, driver: Any, robot: str, host: str, port: int, *, err: TextIO | None = None,
+                **options: Any) -> tuple[Groot2Publisher, GrootEndpoint]:
+    """A publisher for one brain's tree at `port`; while its tick waits at a breakpoint the
+    driver holds the robot still (`hold_while_paused`). GrootUnavailable when it cannot start."""
+    publisher = Groot2Publisher(agent.tree, port, host=host, on_breakpoint=hold_while_paused(driver), **options)
+    listeners = getattr(agent, "tree_listeners", None)
+    if listeners is not None:
+        listeners.append(_follow_reloads(publisher))
+    endpoint = GrootEndpoint(robot, host, port)
+    if err is not None:
+        print(f"Groot2: {robot} at {host}:{port} (notifications {port + 1})", file=err)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            print(f"Groot2: bound to {host}: unauthenticated, anyone who reaches these ports can read "
+                  "the blackboard and stop the robot's brain", file=err)
+    return publisher, endpoint
+
+
+def hold_while_paused(driver: Any) -> Callable[[int, bool], None]:
+    """A publisher's `on_breakpoint` for a robot: told in the ticking thread just before the tick
+    waits, it has the driver send the stop and hold (``driver.hold``); when the tick goes on it
+    releases that hold only (an emergency stop's hold stays)."""
+
+    def paused(uid: int, waiting: bool) -> None:
+        hold = getattr(driver, "hold", None)
+        if hold is None:
+            return
+        if waiting:
+            if driver.held is None:
+                hold(PAUSED_REASON)
+        elif driver.held == PAUSED_REASON:
+            driver.release()
+
+    return paused
 
 
 def _robot_callback(callback: Callable[[str, int, bool], None], robot: str) -> Callable[[int, bool], None]:

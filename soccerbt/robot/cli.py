@@ -37,6 +37,7 @@ from soccerbt.drivers.booster.driver import BoosterDriver
 from soccerbt.drivers.booster.remote import RemotePad
 from soccerbt.drivers.gamepad import EmergencyStop, parse_robot_key
 from soccerbt.gamecontroller.receiver import GameControllerReceiver
+from soccerbt.groot.robots import GrootUnavailable, add_groot_argument, serve_brain
 from soccerbt.live.server import LiveWriter, add_live_argument, open_live
 from soccerbt.robot.clock import SimClock, WallClock
 from soccerbt.robot.flight import FlightRecorder, default_log_dir
@@ -92,6 +93,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one report object on stdout at exit")
 
     add_live_argument(parser)
+    add_groot_argument(parser)
     parser.add_argument("--seconds", type=positive_float, default=None, help="stop after this much brain time")
     parser.add_argument("--field", type=field_name, choices=FIELD_CHOICES, default="adult", metavar="{S,M,L}",
                         help="the field (default M)")
@@ -151,9 +153,21 @@ def run(args: argparse.Namespace) -> int:
         return 1
     runner = brain.runner
     stop = runner.stop
+    groot: Any = None
+    if getattr(args, "groot", None) is not None:
+        try:
+            groot, endpoint = serve_brain(brain.agent, brain.driver, str(robot), *args.groot, err=err,
+                                          manifests=brain.factory_manifests)
+        except GrootUnavailable as exc:
+            print(f"soccerbt brain: --groot: {exc}", file=err)
+            runner.close()
+            brain.close_live()
+            return 1
 
     def on_signal(signum: int, frame: Any) -> None:
         stop()
+        if groot is not None:  # a tick waiting at a breakpoint goes on, the loop ends
+            groot.interrupt()
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
@@ -161,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         runner.run(seconds=args.seconds, start_timeout_s=args.start_timeout)
     finally:
+        if groot is not None:
+            groot.close()
         runner.close()
         if brain.recorder is not None:
             try:
@@ -170,6 +186,8 @@ def run(args: argparse.Namespace) -> int:
                       "it opens up to its last whole chunk", file=err)
         brain.close_live()
     report = brain.report(time.monotonic() - wall)
+    if groot is not None:
+        report["groot"] = endpoint.to_json()
     if args.json:
         sys.stdout.write(json.dumps(report, separators=(",", ":")) + "\n")
         sys.stdout.flush()
@@ -189,6 +207,7 @@ class Brain:
         self.recorder, self.team_link, self.gc = recorder, team_link, gc
         self.live: Any = None            # the --live stream
         self.live_recorder: Any = None   # its recorder when the log's file recorder cannot feed it
+        self.factory_manifests: Any = None  # the node models of the tree's factory (--groot's XML)
 
     def close_live(self) -> None:
         """Finish the live recorder and stop the stream (at exit)."""
@@ -277,6 +296,7 @@ def build_brain(args: argparse.Namespace, robot: Any) -> Brain:
     if recorder is not None:
         runner.observers.append(recorder.on_step)
     brain = Brain(robot, agent, driver, runner, recorder, team_link, gc)
+    brain.factory_manifests = factory.manifests()
     if live is not None:
         brain.live = live
         # the flight recorder's files rotate: the stream gets a recorder of its own
