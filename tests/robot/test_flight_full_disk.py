@@ -21,7 +21,7 @@ def _in_mount_namespace(disk: Path) -> subprocess.CompletedProcess[str]:
     if shutil.which("unshare") is None:
         pytest.skip("unshare (util-linux) is not installed")
     prefix = ["unshare", "-m"] if os.geteuid() == 0 else ["unshare", "-r", "-m"]
-    inner = 'mount -t tmpfs -o size=96k tmpfs "$1" || exit 97; exec "$2" "$3" "$1"'
+    inner = 'mount -t tmpfs -o size=160k tmpfs "$1" || exit 97; exec "$2" "$3" "$1"'
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "PYTHONPATH": str(ROOT)}
     done = subprocess.run([*prefix, "sh", "-c", inner, "sh", str(disk), sys.executable, str(SCENARIO)],
                           capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT))
