@@ -18,6 +18,7 @@ function of the config (batch runs call it in worker processes).
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import statistics
@@ -37,7 +38,7 @@ from soccerbt.gamecontroller.protocol import decode
 from soccerbt.gamecontroller.referee_common import RefereeConfig
 from soccerbt.gamecontroller.referee_factory import GC_VERSIONS, make_referee
 from soccerbt.services.planning import TeamLink
-from soccerbt.world.config import NoiseConfig, WorldConfig
+from soccerbt.world.config import CameraConfig, NoiseConfig, WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.sim import World
 from soccerbt.world.types import Pose2D, RobotCommand, RobotId, Team, from_team_frame, to_team_frame
@@ -72,7 +73,8 @@ class MatchConfig:
     5 on M and L (``Field.max_players_per_team``), else ``ValueError``. ``duration_s`` None plays
     the whole match (two halves); otherwise the match stops after that much simulated time.
     ``blue_tree``/``red_tree`` None use our own ``game.xml``. ``noise`` None is the world's
-    default noise. ``gc_version`` chooses the referee: 20 (the default) or 19 the
+    default noise, ``camera`` None its default head camera. ``gc_version`` chooses the referee:
+    20 (the default) or 19 the
     ``HslReferee`` (HSL packets and laws, ``referee`` converted to an ``HslRefereeConfig``; every
     message of a team's ``TeamLink`` counts against its message budget), 12 the HL v12
     ``Referee``.
@@ -94,6 +96,7 @@ class MatchConfig:
     red_tree: str | None = None
     noise: NoiseConfig | None = None
     realtime: bool = False
+    camera: CameraConfig | None = None  # None: the world's default head camera (a served T1 has its own)
     referee: RefereeConfig | None = None  # None: HL defaults with half_s
     idle_teams: tuple[str, ...] = ()  # "blue"/"red": a team of statues (no brain) at kick-off spots
     particles: int = 300  # per robot
@@ -157,6 +160,11 @@ class RobotSummary:
     loc_error_mean_m: float | None
     node_exceptions: int
     node_exception_paths: tuple[str, ...] = ()
+    # ``kicks`` counts both: kick motions that met the ball and walk-ins that sent it off at
+    # soccerbt.world.ball_motion.WALK_IN_KICK_SPEED_MPS or more (Booster's Kick node kicks so)
+    kick_motions: int = 0
+    walk_in_kicks: int = 0
+    stand_ups: int = 0  # got up after a fall
 
 
 @dataclass(frozen=True)
@@ -244,8 +252,11 @@ class Match:
         self.config = config = config or MatchConfig()
         self.field = config.field_geometry()
         self.team_size = config.players_per_team()
-        world_cfg = WorldConfig(field=self.field) if config.noise is None else WorldConfig(field=self.field,
-                                                                                            noise=config.noise)
+        world_cfg = WorldConfig(field=self.field)
+        if config.noise is not None:
+            world_cfg = dataclasses.replace(world_cfg, noise=config.noise)
+        if config.camera is not None:
+            world_cfg = dataclasses.replace(world_cfg, camera=config.camera)
         self.world = World(world_cfg, seed=config.seed)
         self.dt_s = self.world.dt_s
         self.observers: list[MatchObserver] = list(observers)
@@ -450,12 +461,13 @@ class Match:
             robots.append(RobotSummary(
                 robot=str(rid), team=rid.team.name.lower(), number=rid.number,
                 tree=str(agent.tree_path) if agent is not None else "idle",
-                distance_walked_m=round(truth.distance_walked_m, 3), falls=truth.falls, kicks=truth.kicks,
-                penalties=penalties.get(rid, 0),
+                distance_walked_m=round(truth.distance_walked_m, 3), falls=truth.falls,
+                kicks=truth.kicks + truth.walk_in_kicks, penalties=penalties.get(rid, 0),
                 loc_error_median_m=round(statistics.median(errs), 3) if errs else None,
                 loc_error_mean_m=round(statistics.fmean(errs), 3) if errs else None,
                 node_exceptions=agent.node_exception_count if agent is not None else 0,
-                node_exception_paths=tuple(sorted(agent.node_exceptions)) if agent is not None else ()))
+                node_exception_paths=tuple(sorted(agent.node_exceptions)) if agent is not None else (),
+                kick_motions=truth.kicks, walk_in_kicks=truth.walk_in_kicks, stand_ups=truth.stand_ups))
         goals = tuple(GoalSummary(round(g.t_s, 2), g.team.name.lower(),
                                   str(g.last_touch) if g.last_touch is not None else None,
                                   g.own_goal, g.first_half) for g in ref.goals)

@@ -17,16 +17,21 @@ What the robot does with a request, as a Booster robot does it:
 - ChangeMode: damping / prepare / walking / custom / soccer; walking leaves the visual kick.
 - VisualKick ``{"start": true}``: the robot's own vision kick. Booster's firmware is closed; what
   is known is that the brain hands the approach to it (robocup_demo's RLVisionKick stops sending
-  Move). Assumed here: a ball seen in front within ``VISUAL_KICK_RANGE_M`` (1.5 m) and
-  ``VISUAL_KICK_HALF_ANGLE_RAD`` (60 degrees) is approached (at most 0.4 m/s forward, 0.2 m/s
-  sideways, 1 rad/s turning, the brain's Move set aside meanwhile) and kicked forward once it lies
-  at the feet; with a ball farther or wider the brain's Move goes on. ``false`` (or ChangeMode
-  walking) ends it.
+  Move) and how far: its StrikerDecide hands over a ball nearer than
+  ``RLVisionKick.autoVisualKickEnableDistMax`` (4.0 m in its config.yaml) within 1.3 x
+  ``autoVisualKickEnableAngle`` (1.04 rad) of straight ahead, and RLVisionKick only takes it back
+  when the ball is lost for 2 s, out, or farther than 5 m (brain_tree.cpp, RLVisionKick::onRunning).
+  Assumed here: a ball within ``VISUAL_KICK_RANGE_M`` (5 m) is approached (turned to first, walked
+  to once within 0.5 rad of straight ahead; at most 0.4 m/s forward, 0.2 m/s sideways, 1 rad/s
+  turning, the brain's Move set aside meanwhile) and kicked forward once it lies at the feet;
+  with a ball farther the brain's Move goes on. ``false`` (or ChangeMode walking) ends it.
 - Anything else: status 404 (an api id this robot does not serve); broken JSON or values:
   status 400. Both are counted.
 
 A brain that sends nothing for ``silence_stop_s`` (0.5 s) is gone: the robot stops walking and
-holds its head where it is, until requests come again.
+holds its head where it is, until requests come again. A vision kick goes on meanwhile: the robot
+runs it on its own, and robocup_demo's RLVisionKick sends nothing while it runs (its head follows
+a centred ball without a request: CamTrackBall asks only when the ball is off centre).
 """
 from __future__ import annotations
 
@@ -98,8 +103,14 @@ class EndpointCounters:
     published: int = 0
 
 
-VISUAL_KICK_RANGE_M = 1.5  # the vision kick's approach: a ball this near, in front (assumed; see above)
-VISUAL_KICK_HALF_ANGLE_RAD = math.radians(60.0)
+# the labels of Booster's detector (vision.yaml's classnames: Ball, Goalpost, Person, LCross, TCross,
+# XCross, PenaltyPoint, Opponent, BRMarker) for what the world's camera reports; robots are
+# Opponent (the brain counts Opponent as a robot, Person only with treat_person_as_robot)
+LABEL_OF_VISION = {kind: label for kind, label in LABEL_OF_KIND.items() if label != "CenterCircle"}
+
+# the vision kick's approach: a ball this near (assumed; see above: beyond 5 m the brain takes over)
+VISUAL_KICK_RANGE_M = 5.0
+VISUAL_KICK_WALK_BEARING_RAD = 0.5  # turned to within this, it walks in
 
 # The robot's loco planner as robocup_demo's CheckAndStandUp reads it from the third byte of
 # fall_down_recovery_state: it sends GetUp only when the robot HAS_FALLEN and the planner index is 1,
@@ -257,9 +268,10 @@ class RobotEndpoint:
         """What the robot does in the next step, from the requests so far."""
         state = world.robots[self.robot_id]
         pan, tilt = self.head if self.head is not None else (state.head_pan_rad, state.head_tilt_rad)
-        if not self.connected(now_s):  # the brain is gone: stand, head where it is
-            self.visual_kick = False
-            return RobotCommand(0.0, 0.0, 0.0, state.head_pan_rad, state.head_tilt_rad)
+        if not self.connected(now_s):  # the brain is gone: stand, head where it is (a vision kick goes on)
+            if not self.visual_kick:
+                return RobotCommand(0.0, 0.0, 0.0, state.head_pan_rad, state.head_tilt_rad)
+            self.walk = (0.0, 0.0, 0.0)
         vx, vy, vt = self.walk if self.mode in (loco.MODE_WALKING, loco.MODE_SOCCER, loco.MODE_CUSTOM) else (0.0,) * 3
         cmd = RobotCommand(vx, vy, vt, pan, tilt)
         if self._get_up:
@@ -276,16 +288,16 @@ class RobotEndpoint:
 
     @staticmethod
     def _visual_kick_approach(world: Any, state: Any) -> tuple[float, float, float] | None:
-        """(vx, vy, vyaw) toward a ball in front within reach of the vision kick; None for a ball
-        beyond it (the brain's walk goes on)."""
+        """(vx, vy, vyaw) toward a ball within reach of the vision kick (turning to face it first);
+        None for a ball beyond it (the brain's walk goes on)."""
         ball = world.ball
         bx, by = ball.x_m - state.x_m, ball.y_m - state.y_m
         c, s = math.cos(state.theta_rad), math.sin(state.theta_rad)
         fx, fy = c * bx + s * by, -s * bx + c * by
         bearing = math.atan2(fy, fx)
-        if math.hypot(fx, fy) > VISUAL_KICK_RANGE_M or abs(bearing) > VISUAL_KICK_HALF_ANGLE_RAD:
+        if math.hypot(fx, fy) > VISUAL_KICK_RANGE_M:
             return None
-        vx = min(0.4, max(0.0, 0.8 * fx)) if abs(bearing) < 0.5 else 0.0  # face it first, then walk in
+        vx = min(0.4, max(0.0, 0.8 * fx)) if abs(bearing) < VISUAL_KICK_WALK_BEARING_RAD else 0.0  # face it first
         vy = min(0.2, max(-0.2, 1.0 * fy))
         return vx, vy, min(1.0, max(-1.0, 1.5 * bearing))
 
@@ -390,11 +402,13 @@ class RobotEndpoint:
         m = self._m
         objects = []
         for det in obs.detections:
+            if det.kind not in LABEL_OF_VISION:  # the centre circle: no class of Booster's detector
+                continue
             colour = det.team.name.lower() if det.team is not None else ""
             xmin, ymin, xmax, ymax = self.head_camera.box(det.kind, det.x_m, det.y_m, obs.head_pan_rad,
                                                           obs.head_tilt_rad)
             objects.append(m.DetectedObject(
-                label=LABEL_OF_KIND.get(det.kind, "Person"), color=colour, confidence=det.confidence * 100.0,
+                label=LABEL_OF_VISION[det.kind], color=colour, confidence=det.confidence * 100.0,
                 xmin=xmin, ymin=ymin, xmax=xmax, ymax=ymax, target_uv=[(xmin + xmax) / 2.0, (ymin + ymax) / 2.0],
                 received_pos=[], position=[det.x_m, det.y_m, 0.0],
                 position_projection=[det.x_m, det.y_m, 0.0], position_cam=[], position_confidence=0))

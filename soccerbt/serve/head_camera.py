@@ -17,6 +17,14 @@ the camera's image size from ``camera_info``. ``HeadCamera`` projects a point of
   served ``camera_info`` says so to the brain (without one, Booster's brain assumes 1280 x 720, and
   boxes around the centre of the real image would read as off to one side).
 
+What a served robot's camera sees follows the same image: ``t1_camera()`` is the world's camera
+model with the field of view of those intrinsics over that image, 2 atan(225 / 206.4) = 94.9 deg
+across and 2 atan(242.5 / 206.4) = 99.2 deg up and down (the world's default camera has 90 x 70
+deg: a served robot looking down at 0.35 rad would not see a ball nearer than 0.77 m, where this
+image shows the ground from 0.41 m; Booster's brain reads the same field of view from the served
+``camera_info``, Brain::depthCameraInfoCallback). Detection ranges, misses and range noise stay
+the world's (``CameraConfig``, ``NoiseConfig``: no public figures of Booster's detector).
+
 Boxes: a ball is a sphere of radius 0.11 m; a field marker (L, T, X, penalty mark) a 0.3 m square on
 the ground; a goal post 0.1 m wide and 0.8 m tall above the ground; a robot 0.4 m wide and 1.2 m tall.
 The box is the bounding rectangle of the projected corners, clipped to the image; an object whose
@@ -24,10 +32,13 @@ points all lie behind the camera has none.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
+from soccerbt.world.config import CameraConfig
+
 __all__ = ["HeadCamera", "FX_PX", "FY_PX", "CX_PX", "CY_PX", "IMAGE_WIDTH_PX", "IMAGE_HEIGHT_PX",
-           "CAMERA_INFO_TOPICS", "camera_info"]
+           "CAMERA_INFO_TOPICS", "HORIZONTAL_FOV_RAD", "VERTICAL_FOV_RAD", "camera_info", "t1_camera"]
 
 # where each branch of Booster's brain reads the head camera's camera_info (its config.yaml):
 # main: image /StereoNetNode/rectified_image (sic: the image's own name), depth
@@ -39,6 +50,8 @@ CAMERA_INFO_TOPICS = ("/StereoNetNode/rectified_image", "/StereoNetNode/stereone
 FX_PX, FY_PX = 206.445511, 206.445511
 CX_PX, CY_PX = 224.958221, 242.717239
 IMAGE_WIDTH_PX, IMAGE_HEIGHT_PX = 450, 485  # assumed: the principal point at the image's centre
+HORIZONTAL_FOV_RAD = 2.0 * math.atan(IMAGE_WIDTH_PX / 2.0 / FX_PX)  # 94.9 deg
+VERTICAL_FOV_RAD = 2.0 * math.atan(IMAGE_HEIGHT_PX / 2.0 / FY_PX)  # 99.2 deg
 # vision.yaml's extrin: a point of the camera frame -> the head frame (rotation, then translation, metres)
 _R_CAM_TO_HEAD = ((0.0753363073, 0.0190046262, 0.996977091),
                   (-0.99715662, -0.000328667404, 0.0753561407),
@@ -50,6 +63,12 @@ _MIN_DEPTH_M = 0.05
 _SPHERE, _FLAT, _UPRIGHT = "sphere", "flat", "upright"
 _SHAPES = {"ball": (0.11, 0.0, _SPHERE), "goal_post": (0.05, 0.8, _UPRIGHT), "robot": (0.2, 1.2, _UPRIGHT)}
 _MARKER = (0.15, 0.0, _FLAT)
+
+
+def t1_camera(base: CameraConfig | None = None) -> CameraConfig:
+    """``base`` (the world's default camera) with the field of view of the T1's image (see above)."""
+    return dataclasses.replace(base if base is not None else CameraConfig(), horizontal_fov_rad=HORIZONTAL_FOV_RAD,
+                               vertical_fov_rad=VERTICAL_FOV_RAD)
 
 
 class HeadCamera:

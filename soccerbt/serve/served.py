@@ -1,8 +1,10 @@
 """``ServedMatch``: the embedded simulator, its robots driven through their Booster interfaces.
 
 A ``Match`` built with ``external=True`` (world and referee, no brains) gets one
-``RobotEndpoint`` per robot. Each step, before the world moves, every endpoint answers the loco
-requests that arrived and hands the robot its command; after it, every robot's sensors are
+``RobotEndpoint`` per robot; its robots see through the T1's head camera (``t1_camera()``: the
+field of view of the image Booster's vision reads) unless the config names a camera. Each step,
+before the world moves, every endpoint answers the loco requests that arrived and hands the robot
+its command; after it, every robot's sensors are
 published, then ``/clock`` (rosgraph_msgs/Clock, the simulated time). The referee's packets go
 out over UDP as a GameController's do (broadcast to ``gc_address``:``gc_port``, 127.255.255.255
 and 3838 by default: every brain on this host hears them), its return and status messages are
@@ -47,6 +49,7 @@ from soccerbt.gamecontroller.receiver import open_udp_socket
 from soccerbt.match import Match, MatchConfig, MatchResult
 from soccerbt.robot.team_udp import team_port
 from soccerbt.serve.endpoint import RobotEndpoint
+from soccerbt.serve.head_camera import t1_camera
 from soccerbt.world.lines import LineCamera
 from soccerbt.world.types import RobotId, Team, to_team_frame
 
@@ -86,6 +89,8 @@ class ServedMatch:
     def __init__(self, config: MatchConfig, transport: Any, *, plain: RobotId | None = None, refereed: bool = True,
                  gc_address: str = GC_BROADCAST, gc_port: int = DATA_PORT, gc_return_port: int = RETURN_PORT,
                  count_team_messages: bool = True, silence_stop_s: float = 0.5) -> None:
+        if config.camera is None:  # a served robot is a T1: its camera sees what its image shows
+            config = dataclasses.replace(config, camera=t1_camera())
         self.config = config
         self.transport = transport
         self.match = match = Match(config, external=True)

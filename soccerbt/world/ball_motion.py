@@ -7,8 +7,13 @@ crosses.
 with a constant deceleration (``BallConfig``), is pushed by a walking robot's feet (with the
 push's direction noise drawn from the world's ``rng``) and bounces off robots, posts and nets,
 stops at the carpet's edge, and reports ``BallTouched``, ``GoalScored`` and ``BallOut`` to the
-world's ``events``. The ball stays on the ground: kicks do not lift it, so every ball between
-the posts is under the crossbar. Plain Python over a few robots, as the rest of the step.
+world's ``events``. A walking robot whose feet send the ball off at ``WALK_IN_KICK_SPEED_MPS`` or
+more at the start of a contact has kicked it by walking in (``RobotState.walk_in_kicks``, one per
+contact): Booster's own Kick node kicks so, walking into the ball at up to 0.8 m/s. 1.0 m/s is the
+speed of a ball that then rolls 0.6 m (at the default 0.8 m/s^2): a push that leaves the feet, not
+a dribble (a robot walking in at 0.67 m/s or faster gives it, with the feet's gain of 1.5). The
+ball stays on the ground: kicks do not lift it, so every ball between the posts is under the
+crossbar. Plain Python over a few robots, as the rest of the step.
 """
 from __future__ import annotations
 
@@ -21,7 +26,10 @@ from soccerbt.world.config import WorldConfig
 from soccerbt.world.field import Field
 from soccerbt.world.types import BallOut, BallTouched, EventLog, GoalScored
 
-__all__ = ["BallMotion"]
+__all__ = ["BallMotion", "WALK_IN_KICK_SPEED_MPS"]
+
+WALK_IN_KICK_SPEED_MPS = 1.0  # the ball speed a walking robot's feet must give it to count as a kick
+_WALK_IN_KICK_SPEED2 = WALK_IN_KICK_SPEED_MPS * WALK_IN_KICK_SPEED_MPS
 
 _FRONT_COS = math.cos(math.radians(60.0))  # the feet push the ball within +-60 deg of heading
 _TOUCH_EVENT_GAP_S = 0.5  # a dribbling robot reports one touch per this interval
@@ -117,6 +125,8 @@ class BallMotion:
                 c, s = math.cos(ang), math.sin(ang)
                 bvx, bvy = c * bvx - s * bvy, s * bvx + c * bvy
             ball.vx_mps, ball.vy_mps = bvx, bvy
+            if pushed and r._index not in contacts and bvx * bvx + bvy * bvy >= _WALK_IN_KICK_SPEED2:
+                r.walk_in_kicks += 1
             if (r._index not in contacts
                     and (ball.last_touch != r.robot_id or t - ball._last_touch_t_s >= _TOUCH_EVENT_GAP_S)):
                 events.events.append(BallTouched(t, r.robot_id))

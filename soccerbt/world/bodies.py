@@ -23,6 +23,7 @@ class RobotState:
     __slots__ = (
         "robot_id", "team", "limits", "x_m", "y_m", "theta_rad", "vx_mps", "vy_mps", "vtheta_radps",
         "fallen", "removed", "standing_up", "head_pan_rad", "head_tilt_rad", "kicks", "kick_misses",
+        "walk_in_kicks", "stand_ups",
         "distance_walked_m", "falls", "commands_clamped",
         "_index", "_cvx", "_cvy", "_cvt", "_pan_target", "_tilt_target", "_kick", "_stand_up_request",
         "_fvx", "_fvy", "_fvt", "_wvx", "_wvy", "_kick_until_s", "_fallen_since_s", "_stand_up_done_s",
@@ -45,10 +46,12 @@ class RobotState:
         self.standing_up = False
         self.head_pan_rad = 0.0
         self.head_tilt_rad = 0.0
-        self.kicks = 0
+        self.kicks = 0  # kick motions that met the ball
         self.kick_misses = 0
+        self.walk_in_kicks = 0  # walked into the ball and sent it off at WALK_IN_KICK_SPEED_MPS or more
         self.distance_walked_m = 0.0
         self.falls = 0
+        self.stand_ups = 0  # got up after a fall (a failed attempt that fell back is not one)
         self.commands_clamped = 0
         self._index = index
         self._cvx = self._cvy = self._cvt = 0.0  # commanded, clamped

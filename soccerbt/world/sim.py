@@ -430,6 +430,7 @@ class World:
                     r._fallen_since_s = t  # it fell back; may try again
                 else:
                     r.fallen = False
+                    r.stand_ups += 1
                     self._stop(r)
                     self.events.events.append(RobotStoodUp(t, r.robot_id))
             return

@@ -175,7 +175,7 @@ def test_the_vision_kick_approaches_a_ball_in_front_and_kicks_it(served_one: tup
     assert kicked_at is not None, world.robots[BLUE1].pose
     walked = world.robots[BLUE1].pose
     assert 0.3 < walked.x_m < 1.0  # it walked up to the ball
-    world.place_ball(-1.0, 0.0)  # behind it: nothing to approach, the brain's walk goes on
+    world.place_ball(-5.5, 0.0)  # behind it beyond the kick's 5 m: nothing to approach, the brain's walk goes on
     for k in range(100):
         served.match.step()
         if k % 10 == 0:

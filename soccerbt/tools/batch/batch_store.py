@@ -136,9 +136,13 @@ def result_from_dict(data: dict[str, Any]) -> MatchResult:
               and _opt_num(r.get("loc_error_mean_m")), w, "a distance that is not a number")
         paths = r.get("node_exception_paths", [])
         _need(_strs(paths), w, "node_exception_paths: not a list of text")
+        # absent from the games of an earlier soccerbt (its kicks were all kick motions; stand-ups 0)
+        later = {key: r.get(key, r["kicks"] if key == "kick_motions" else 0)
+                 for key in ("kick_motions", "walk_in_kicks", "stand_ups")}
+        _need(all(_is_int(v, 0, 1 << 31) for v in later.values()), w, "a count that is not a count")
         robots.append(RobotSummary(r["robot"], r["team"], r["number"], r["tree"], float(r["distance_walked_m"]),
                                    r["falls"], r["kicks"], r["penalties"], r["loc_error_median_m"],
-                                   r["loc_error_mean_m"], r["node_exceptions"], tuple(paths)))
+                                   r["loc_error_mean_m"], r["node_exceptions"], tuple(paths), **later))
     _need(_strs(data.get("errors")), "result.errors", "not a list of text")
     trees = data.get("trees")
     _need(isinstance(trees, dict) and all(isinstance(v, str) for v in trees.values()), "result.trees",
