@@ -48,7 +48,7 @@ from soccerbt.groot.protocol import (
     parse_json,
 )
 from soccerbt.groot.tree_xml import full_tree_xml
-from soccerbt.nodes.status import FAILURE, IDLE, SUCCESS, NodeStatus
+from soccerbt.nodes.status import FAILURE, SUCCESS, NodeStatus
 from soccerbt.nodes.tick_hooks import set_post_tick, set_pre_tick
 
 __all__ = ["Groot2Publisher", "GrootUnavailable", "DEFAULT_PORT", "DEFAULT_HOST", "MAX_TRANSITIONS"]
@@ -58,7 +58,9 @@ DEFAULT_HOST = "127.0.0.1"   # loopback unless asked otherwise: the port is unau
 MAX_TRANSITIONS = 1000       # 4.10 keeps the newest 1000 while recording
 RECEIVE_TIMEOUT_MS = 100     # how often the server thread looks at its stop flag (4.10's value)
 SEND_TIMEOUT_MS = 1000
-HEARTBEAT_PERIOD_S = 0.01    # the heartbeat thread's period (4.10: 10 ms)
+# the heartbeat thread's period: 4.10 looks every 10 ms; a tenth of a second is as good against a
+# 5 s delay and costs a match with six publishers a tenth of the wake-ups
+HEARTBEAT_PERIOD_S = 0.1
 WAIT_SLICE_S = 0.1           # a waiting breakpoint looks at interrupt() this often
 
 _BY_NAME = {"SUCCESS": SUCCESS, "FAILURE": FAILURE}
@@ -107,8 +109,8 @@ class Groot2Publisher:
         self._post_hooks: dict[int, Hook] = {}
         self._last_request_s = clock()
         self._has_heartbeat = True
-        self._recording = False
-        self._recording_start_us = 0
+        self._recording_flag = [False]   # cells the status observer reads (no attribute lookups)
+        self._recording_start = [0]
         self._transitions: deque[tuple[int, int, int]] = deque(maxlen=MAX_TRANSITIONS)
         self._active = True
         self._hooks_open = True   # False once closing: a hook reached then does nothing
@@ -181,23 +183,42 @@ class Groot2Publisher:
         self._nodes = nodes
         self._blackboards = subtrees
         self._transitions.clear()
-        self._status_handle = tree.on_status_change(self._status_changed, raw=True)
+        self._status_handle = tree.on_status_change(self._status_observer(buffer, offsets), raw=True)
 
     def _detach(self) -> None:
         if self._status_handle is not None:
             self._status_handle.remove()
             self._status_handle = None
 
-    def _status_changed(self, node: Any, previous: NodeStatus, status: NodeStatus) -> None:
-        """4.10's logger callback: the node's byte in the buffer, and the transition kept while
-        recording."""
-        code = status._code
-        with self._status_lock:
-            offset = self._offsets.get(node.uid)
+    def _status_observer(self, buffer: bytearray, offsets: dict[int, int]) -> Callable[[Any, Any, Any], None]:
+        """4.10's logger callback: the node's byte in the buffer (10 + the status left for a node
+        back to IDLE), and the transition kept while recording. Called for every status change of
+        the tree, so it takes no lock: one byte stored is atomic under the GIL, and the deque of
+        transitions is thread-safe."""
+        transitions = self._transitions
+        recording = self._recording_flag
+        wall_clock_us = self._wall_clock_us
+        start_us = self._recording_start
+
+        def changed(node: Any, previous: NodeStatus, status: NodeStatus) -> None:
+            code = status._code
+            offset = offsets.get(node.uid)
             if offset is not None:
-                self._status[offset] = IDLE_FROM_OFFSET + previous._code if status is IDLE else code
-            if self._recording:
-                self._transitions.append((self._wall_clock_us() - self._recording_start_us, node.uid, code))
+                buffer[offset] = code if code else IDLE_FROM_OFFSET + previous._code
+            if recording[0]:
+                transitions.append((wall_clock_us() - start_us[0], node.uid, code))
+
+        return changed
+
+    def _take_transitions(self) -> list[tuple[int, int, int]]:
+        """The transitions kept so far, taken out one by one (the observer appends meanwhile)."""
+        out = []
+        pending = self._transitions
+        while True:
+            try:
+                out.append(pending.popleft())
+            except IndexError:
+                return out
 
     def status_buffer(self) -> bytes:
         """The STATUS reply's body as it is now."""
@@ -258,10 +279,7 @@ class Groot2Publisher:
         if kind == RequestType.HOOKS_DUMP:
             return dump_json(self.hooks_json()).encode("utf-8")
         if kind == RequestType.GET_TRANSITIONS:
-            with self._status_lock:
-                transitions = list(self._transitions)
-                self._transitions.clear()
-            return encode_transitions(transitions)
+            return encode_transitions(self._take_transitions())
         if kind not in (RequestType.BLACKBOARD, RequestType.HOOK_INSERT, RequestType.BREAKPOINT_UNLOCK,
                         RequestType.HOOK_REMOVE, RequestType.TOGGLE_RECORDING):
             raise ProtocolError("Request not recognized")
@@ -291,13 +309,13 @@ class Groot2Publisher:
         # TOGGLE_RECORDING
         if payload == b"start":
             with self._status_lock:
-                self._recording_start_us = self._wall_clock_us()
+                self._recording_start[0] = self._wall_clock_us()
                 self._transitions.clear()
-                self._recording = True
+                self._recording_flag[0] = True
             return str(self._wall_clock_us()).encode("ascii")
         if payload == b"stop":
             with self._status_lock:
-                self._recording = False
+                self._recording_flag[0] = False
         return None
 
     # -- the heartbeat ------------------------------------------------------------------------------
