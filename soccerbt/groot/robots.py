@@ -100,6 +100,9 @@ def serve_match(match: Any, host: str, port: int, *, err: TextIO | None = None,
         raise GrootUnavailable(f"--groot {port}: {len(robots)} robots need ports up to "
                                f"{ports[robots[-1]] + 1}, above {MAX_PORT}")
     agents = {str(rid): agent for rid, agent in match.agents.items()}
+    factory = getattr(match, "factory", None)
+    if factory is not None and "manifests" not in options:  # every model the factory holds, as BT.CPP writes
+        options["manifests"] = factory.manifests()
     publishers: list[Groot2Publisher] = []
     endpoints: list[GrootEndpoint] = []
     try:

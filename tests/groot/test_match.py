@@ -8,6 +8,7 @@ import threading
 
 import groot_client_spec as spec
 import pytest
+from lxml import etree
 
 from soccerbt.__main__ import main
 from soccerbt.gamecontroller.referee_common import RefereeConfig
@@ -28,6 +29,9 @@ def test_robot_i_of_the_robots_list_at_port_plus_2i(port) -> None:
         client = spec.Client(endpoints[0].port)
         try:
             assert client.statuses()  # red1's tree answers
+            # the models of every node type the match's factory holds, used or not (tree.manifests)
+            xml = etree.fromstring(client.request(spec.FULLTREE).parts[0])
+            assert {m.get("ID") for m in xml.find("TreeNodesModel")} == set(match.factory.manifests())
         finally:
             client.close()
     finally:
