@@ -4,10 +4,14 @@ A REP socket at PORT answers the requests (soccerbt.groot.protocol), a PUB socke
 announces breakpoints. Both bind 127.0.0.1 unless another host is given: the port has no
 authentication (docs/groot.md), anyone who reaches it can read the blackboards and stop the tree.
 
-Threads, as in 4.10: a server thread answers requests (it reads the status buffer, the
-blackboards and the hooks; it never ticks); a heartbeat thread watches the time since the last
-request: after `max_heartbeat_delay_s` (5 s) without one every hook is disabled (a waiting
-breakpoint released), and enabled again when requests return. The tree is ticked by its owner,
+A server thread answers requests (it reads the status buffer, the blackboards and the hooks; it
+never ticks); it sleeps in ZeroMQ until a request comes or `close()` wakes it, so an idle
+publisher costs the match nothing. The heartbeat is 4.10's: after `max_heartbeat_delay_s` (5 s)
+without a request every hook is disabled (a waiting breakpoint released), and every hook is
+enabled again when requests return. 4.10 looks every 10 ms from a thread of its own; here it is
+looked at wherever it can matter, so the hooks change at the same moments as seen from outside:
+on every request (before and after it counts: a silence is noticed before the request ends it),
+whenever a hook is reached, and every 0.1 s while a breakpoint waits. The tree is ticked by its owner,
 in its own thread; a hook reached there runs in that thread (soccerbt.nodes.tick_hooks): a
 BREAKPOINT waits there until Groot2 unlocks it, is released, or the hook is disabled or removed,
 so a lock-step match stands still meanwhile. A REPLACE hook does not wait; both return the
@@ -56,12 +60,8 @@ __all__ = ["Groot2Publisher", "GrootUnavailable", "DEFAULT_PORT", "DEFAULT_HOST"
 DEFAULT_PORT = 1667          # BT.CPP's default server port
 DEFAULT_HOST = "127.0.0.1"   # loopback unless asked otherwise: the port is unauthenticated
 MAX_TRANSITIONS = 1000       # 4.10 keeps the newest 1000 while recording
-RECEIVE_TIMEOUT_MS = 100     # how often the server thread looks at its stop flag (4.10's value)
 SEND_TIMEOUT_MS = 1000
-# the heartbeat thread's period: 4.10 looks every 10 ms; a tenth of a second is as good against a
-# 5 s delay and costs a match with six publishers a tenth of the wake-ups
-HEARTBEAT_PERIOD_S = 0.1
-WAIT_SLICE_S = 0.1           # a waiting breakpoint looks at interrupt() this often
+WAIT_SLICE_S = 0.1           # a waiting breakpoint looks at interrupt() and the heartbeat this often
 
 _BY_NAME = {"SUCCESS": SUCCESS, "FAILURE": FAILURE}
 
@@ -124,25 +124,26 @@ class Groot2Publisher:
         self._context = zmq.Context()
         self._server = self._context.socket(zmq.REP)
         self._publisher = self._context.socket(zmq.PUB)
-        for sock in (self._server, self._publisher):
+        # close() wakes the server thread through this pair (inproc: no port)
+        self._wake_rx = self._context.socket(zmq.PAIR)
+        self._wake_tx = self._context.socket(zmq.PAIR)
+        wake_address = f"inproc://groot2-wake-{id(self)}"
+        self._wake_rx.bind(wake_address)
+        self._wake_tx.connect(wake_address)
+        for sock in (self._server, self._publisher, self._wake_rx, self._wake_tx):
             sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.RCVTIMEO, RECEIVE_TIMEOUT_MS)
             sock.setsockopt(zmq.SNDTIMEO, SEND_TIMEOUT_MS)
         try:
             self._server.bind(f"tcp://{host}:{port}")
             self._publisher.bind(f"tcp://{host}:{port + 1}")
         except zmq.ZMQError as exc:
-            self._server.close()
-            self._publisher.close()
+            for sock in (self._server, self._publisher, self._wake_rx, self._wake_tx):
+                sock.close()
             self._context.term()
             self._detach()
             raise GrootUnavailable(f"cannot bind {host}:{port} and {port + 1}: {exc}") from None
         self._server_thread = threading.Thread(target=self._serve, name=f"groot2-server-{port}", daemon=True)
-        self._heartbeat_stop = threading.Event()
-        self._heartbeat_thread = threading.Thread(target=self._heartbeat_loop, name=f"groot2-heartbeat-{port}",
-                                                  daemon=True)
         self._server_thread.start()
-        self._heartbeat_thread.start()
 
     # -- the tree ---------------------------------------------------------------------------------
 
@@ -230,13 +231,22 @@ class Groot2Publisher:
     def _serve(self) -> None:
         zmq = _zmq()
         sock = self._server
+        poller = zmq.Poller()
+        poller.register(sock, zmq.POLLIN)
+        poller.register(self._wake_rx, zmq.POLLIN)
         while self._active:
             try:
-                request = sock.recv_multipart()
+                ready = dict(poller.poll())
+            except zmq.ZMQError:
+                break
+            if self._wake_rx in ready or not self._active:
+                break
+            try:
+                request = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 continue
             except zmq.ZMQError:
-                break  # the context was terminated: closing
+                break
             if not request:
                 continue
             self.heartbeat()
@@ -321,12 +331,15 @@ class Groot2Publisher:
     # -- the heartbeat ------------------------------------------------------------------------------
 
     def heartbeat(self) -> None:
-        """A request arrived: Groot2 is there."""
+        """A request arrived: Groot2 is there (a silence it ends is noticed first, so hooks
+        disabled by it are enabled again, as 4.10's heartbeat thread would have done)."""
+        self.check_heartbeat()
         with self._heartbeat_lock:
             self._last_request_s = self._clock()
+        self.check_heartbeat()
 
     def check_heartbeat(self) -> bool:
-        """One look of the heartbeat thread: when the heartbeat is lost (no request for
+        """One look at the heartbeat (4.10's heartbeat thread): when it is lost (no request for
         `max_heartbeat_delay_s`) every hook is disabled, when it returns every hook is enabled.
         Returns whether Groot2 counts as connected."""
         with self._heartbeat_lock:
@@ -335,10 +348,6 @@ class Groot2Publisher:
         if now != previous:
             self.enable_all_hooks(now)
         return now
-
-    def _heartbeat_loop(self) -> None:
-        while not self._heartbeat_stop.wait(HEARTBEAT_PERIOD_S):
-            self.check_heartbeat()
 
     # -- hooks --------------------------------------------------------------------------------------
 
@@ -394,6 +403,7 @@ class Groot2Publisher:
         """The injected callback, in the ticking thread (4.10's runHook)."""
         if not self._hooks_open:
             return None
+        self.check_heartbeat()
         with hook.condition:
             if not hook.enabled:
                 return None
@@ -416,13 +426,19 @@ class Groot2Publisher:
                 self._publisher.send_multipart(breakpoint_notification(hook.node_uid))
         except Exception:  # noqa: BLE001 - a failed notification skips the hook, as in 4.10
             return None
+        while True:
+            # in slices: interrupt() (a signal handler) only sets a flag, and the heartbeat is
+            # looked at between them (without the hook's lock: the hooks' lock comes first)
+            with hook.condition:
+                if not hook.is_breakpoint:
+                    break
+                if hook.condition.wait_for(lambda: hook.ready or not hook.enabled, WAIT_SLICE_S):
+                    hook.ready = False
+                    break
+            if not self._hooks_open:
+                return None
+            self.check_heartbeat()
         with hook.condition:
-            if hook.is_breakpoint:
-                # in slices: interrupt() (a signal handler) only sets a flag, never takes a lock
-                while not hook.condition.wait_for(lambda: hook.ready or not hook.enabled, WAIT_SLICE_S):
-                    if not self._hooks_open:
-                        return None
-                hook.ready = False
             if not hook.enabled or not self._hooks_open:
                 return None
             remove = hook.remove_when_done
@@ -501,15 +517,15 @@ class Groot2Publisher:
             return
         self._hooks_open = False
         self._active = False
-        self._heartbeat_stop.set()
+        with self._publisher_lock:  # the wake-up's socket is only ever used here
+            self._wake_tx.send(b"")
         self._server_thread.join()
-        self._heartbeat_thread.join()
         self.remove_all_hooks()
         with self._status_lock:
             self._detach()
         with self._publisher_lock:
-            self._server.close()
-            self._publisher.close()
+            for sock in (self._server, self._publisher, self._wake_rx, self._wake_tx):
+                sock.close()
         self._context.term()
 
     def __enter__(self) -> Groot2Publisher:

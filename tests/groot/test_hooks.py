@@ -143,12 +143,12 @@ def test_silence_releases_hooks_and_requests_enable_them_again(served) -> None:
     assert "reached" not in tree.root_blackboard()
 
 
-def test_the_heartbeat_thread_runs_on_the_injected_clock(served) -> None:
+def test_a_waiting_breakpoint_notices_the_silence_itself(served) -> None:
     tree, publisher, client, clock, uids = served
     client.json_request(spec.HOOK_INSERT, spec.hook(uids["gate"]))
     thread, result = tick_in_thread(tree)
     client.notification()
-    clock.s += 6.0                                      # the thread itself notices
+    clock.s += 6.0                                      # nobody asks: the waiting tick notices
     thread.join(JOIN_S)
     assert not thread.is_alive() and result["status"].name == "FAILURE"
 
@@ -162,3 +162,14 @@ def test_close_releases_a_waiting_breakpoint(served) -> None:
     thread.join(JOIN_S)
     assert result["status"].name == "FAILURE"
     assert all("execute_tick" not in n.__dict__ for n in tree.nodes())  # the tree is as before
+
+
+def test_a_request_after_a_silence_enables_every_hook(served) -> None:
+    tree, publisher, client, clock, uids = served
+    client.json_request(spec.HOOK_INSERT, spec.hook(uids["gate"], mode=1, desired="SUCCESS"))
+    client.request(spec.DISABLE_ALL_HOOKS)
+    assert [h["enabled"] for h in client.hooks()] == [False]
+    clock.s += 6.0
+    client.request(spec.STATUS)      # 4.10: the silence disabled every hook, the request enables them all
+    assert [h["enabled"] for h in publisher.hooks_json()] == [True]
+    assert tree.tick_exactly_once().name == "SUCCESS"
