@@ -19,12 +19,14 @@ Prints:
 - loco requests per simulated second, from the served side (the sim's ``--json``:
   ``served.requests`` of the robot, every request of the loco API: moves, head, mode, get-up,
   kicks), with the refused and undecodable ones;
-- metres walked, kicks, falls and goals (the sim's ``--json``: the robot's summary and the score);
+- metres walked, kicks (kick motions and walk-ins apart), falls, get-ups (the robot's and the
+  GetUp requests) and goals (the sim's ``--json``: the robot's summary and the score);
 - localization successes and attempts as the brain's own log reports them (robocup_demo's
   ``src/brain/src/locator.cpp``: ``self_locate success: N``, ``SelfLocateEnterField ... left
   success: N ... right success N``, and ``/locate/KIND/success`` or ``/locate/KIND/fail``; a
   fail that only says the last success is younger than ``msecs_interval`` is throttling, not an
-  attempt, and is counted apart);
+  attempt, and is counted apart), and when it localized: the first success, the longest time
+  without one and the share of the time within 3 s of one (the log's time stamps);
 - the wall seconds spent in each game state (and set play, and with the robot penalized), from
   the GameController packets themselves: a packet socket on the namespace's loopback reads them
   as they pass (it binds no port: Booster's game_controller_node holds 3838 alone), decoded by
@@ -248,6 +250,36 @@ def localization(log: str) -> dict[str, list[int]]:
     return out
 
 
+LOG_TIME = re.compile(r"^\[\w+\] \[(\d+\.\d+)\]")
+FRESH_S = 3.0  # a pose calibrated this recently counts as localized
+
+
+def localization_times(log: str) -> dict[str, float] | None:
+    """When the brain localized, from its log's time stamps (seconds, the log's clock): the first
+    success after the first logged line, the longest time without one, and the share of the span
+    within ``FRESH_S`` of a success; None without a success."""
+    first = last = None
+    successes: list[float] = []
+    for line in log.splitlines():
+        if not (t := LOG_TIME.match(line)):
+            continue
+        now = float(t.group(1))
+        first = now if first is None else first
+        last = now
+        m = SELF_LOCATE.search(line) or ENTER_FIELD.search(line) or LOCATE_PATH.search(line)
+        if m is None:
+            continue
+        ok = (m.re is LOCATE_PATH and m.group(2) == "success") or (
+            m.re is not LOCATE_PATH and any(g != "0" for g in m.groups()))
+        if ok:
+            successes.append(now)
+    if not successes or first is None or last is None or last <= first:
+        return None
+    gaps = [b - a for a, b in zip([first, *successes], [*successes, last], strict=True)]
+    fresh = sum(min(b - a, FRESH_S) for a, b in zip(successes, [*successes[1:], last], strict=True))
+    return {"first_s": successes[0] - first, "longest_gap_s": max(gaps), "fresh_share": fresh / (last - first)}
+
+
 def tail(path: Path, n: int = TAIL_LINES) -> list[str]:
     lines = path.read_text(errors="replace").splitlines() if path.exists() else []
     return [line for line in lines if line.strip()][-n:]
@@ -314,7 +346,7 @@ def play(args: argparse.Namespace, logs: Path) -> dict[str, Any]:
     brain_log = (logs / "brain.err").read_text(errors="replace") + (logs / "brain.out").read_text(errors="replace")
     run.update(summary=json.loads(text.splitlines()[-1]) if text else None,
                gc_handled=len(GC_HANDLED.findall(gc_log)), gc_refused=len(GC_REFUSED.findall(gc_log)),
-               localization=localization(brain_log))
+               localization=localization(brain_log), localized=localization_times(brain_log))
     return run
 
 
@@ -399,13 +431,20 @@ def report(args: argparse.Namespace, run: dict[str, Any], logs: Path) -> None:
           f"undecodable {served.get('undecodable_requests')}")
     if robot is not None:
         goals = sum(1 for g in s["goals"] if g.get("scorer") == ROBOT and not g.get("own_goal"))
-        print(f"{ROBOT}: walked {robot['distance_walked_m']:.2f} m, kicks {robot['kicks']}, falls {robot['falls']}, "
-              f"goals {goals}, penalties {robot['penalties']}")
+        loco_counts = served.get("loco", {}).get(ROBOT, {})
+        print(f"{ROBOT}: walked {robot['distance_walked_m']:.2f} m, kicks {robot['kicks']} "
+              f"({robot.get('kick_motions', '?')} kick motions, {robot.get('walk_in_kicks', '?')} walk-ins), "
+              f"falls {robot['falls']}, got up {robot.get('stand_ups', '?')} (GetUp requests "
+              f"{loco_counts.get('get_ups', '?')}), goals {goals}, penalties {robot['penalties']}")
     loc = run["localization"]
     ok, tries, throttled = (sum(row[i] for row in loc.values()) for i in range(3))
     kinds = ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(loc.items()))
     print(f"localization (brain log): {ok} successes of {tries} attempts{f' ({kinds})' if kinds else ''}; "
           f"{throttled} throttled by msecs_interval")
+    if (times := run.get("localized")) is not None:
+        print(f"  first success {times['first_s']:.1f} s into the brain's log, longest time without one "
+              f"{times['longest_gap_s']:.1f} s, within {FRESH_S:.0f} s of one {100 * times['fresh_share']:.0f} % "
+              f"of the time")
     tap: GcTap = run["tap"]
     versions = ", ".join(f"v{v} x{n}" for v, n in sorted(tap.versions.items())) or "none"
     span = (tap.last_s or 0.0) - (tap.first_s or 0.0)

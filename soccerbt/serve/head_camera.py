@@ -22,8 +22,14 @@ model with the field of view of those intrinsics over that image, 2 atan(225 / 2
 across and 2 atan(242.5 / 206.4) = 99.2 deg up and down (the world's default camera has 90 x 70
 deg: a served robot looking down at 0.35 rad would not see a ball nearer than 0.77 m, where this
 image shows the ground from 0.41 m; Booster's brain reads the same field of view from the served
-``camera_info``, Brain::depthCameraInfoCallback). Detection ranges, misses and range noise stay
-the world's (``CameraConfig``, ``NoiseConfig``: no public figures of Booster's detector).
+``camera_info``, Brain::depthCameraInfoCallback). A ball in view nearer than
+``BALL_SURE_RANGE_M`` (1.5 m: 30 px across and more in this image) is never missed: the world's
+camera misses any ball in 5 % of its frames and more with distance, one frame at a time, and
+Booster's brain turns a ball it remembers nearer than its ``robot_height`` but does not see in
+this frame into a NaN head pitch (``asin(robot_height / range)`` in Brain::updateRelativePos, read
+by CamTrackBall: the ``"pitch": null`` RotateHead requests of issue 38). Detection ranges, the
+other misses and range noise stay the world's (``CameraConfig``, ``NoiseConfig``: no public
+figures of Booster's detector).
 
 Boxes: a ball is a sphere of radius 0.11 m; a field marker (L, T, X, penalty mark) a 0.3 m square on
 the ground; a goal post 0.1 m wide and 0.8 m tall above the ground; a robot 0.4 m wide and 1.2 m tall.
@@ -38,7 +44,8 @@ import math
 from soccerbt.world.config import CameraConfig
 
 __all__ = ["HeadCamera", "FX_PX", "FY_PX", "CX_PX", "CY_PX", "IMAGE_WIDTH_PX", "IMAGE_HEIGHT_PX",
-           "CAMERA_INFO_TOPICS", "HORIZONTAL_FOV_RAD", "VERTICAL_FOV_RAD", "camera_info", "t1_camera"]
+           "CAMERA_INFO_TOPICS", "BALL_SURE_RANGE_M", "HORIZONTAL_FOV_RAD", "VERTICAL_FOV_RAD", "camera_info",
+           "t1_camera"]
 
 # where each branch of Booster's brain reads the head camera's camera_info (its config.yaml):
 # main: image /StereoNetNode/rectified_image (sic: the image's own name), depth
@@ -50,6 +57,7 @@ CAMERA_INFO_TOPICS = ("/StereoNetNode/rectified_image", "/StereoNetNode/stereone
 FX_PX, FY_PX = 206.445511, 206.445511
 CX_PX, CY_PX = 224.958221, 242.717239
 IMAGE_WIDTH_PX, IMAGE_HEIGHT_PX = 450, 485  # assumed: the principal point at the image's centre
+BALL_SURE_RANGE_M = 1.5  # a ball this near and in view is always detected (see above)
 HORIZONTAL_FOV_RAD = 2.0 * math.atan(IMAGE_WIDTH_PX / 2.0 / FX_PX)  # 94.9 deg
 VERTICAL_FOV_RAD = 2.0 * math.atan(IMAGE_HEIGHT_PX / 2.0 / FY_PX)  # 99.2 deg
 # vision.yaml's extrin: a point of the camera frame -> the head frame (rotation, then translation, metres)
@@ -66,9 +74,10 @@ _MARKER = (0.15, 0.0, _FLAT)
 
 
 def t1_camera(base: CameraConfig | None = None) -> CameraConfig:
-    """``base`` (the world's default camera) with the field of view of the T1's image (see above)."""
+    """``base`` (the world's default camera) with the field of view of the T1's image and its sure
+    range for a ball (see above)."""
     return dataclasses.replace(base if base is not None else CameraConfig(), horizontal_fov_rad=HORIZONTAL_FOV_RAD,
-                               vertical_fov_rad=VERTICAL_FOV_RAD)
+                               vertical_fov_rad=VERTICAL_FOV_RAD, ball_sure_range_m=BALL_SURE_RANGE_M)
 
 
 class HeadCamera:

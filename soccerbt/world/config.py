@@ -79,6 +79,7 @@ class CameraConfig:
     feature_max_range_m: float = 6.0
     goal_post_max_range_m: float = 9.0
     object_height_m: float = 1.2  # robots and posts are tall: seen even when the base is below
+    ball_sure_range_m: float = 0.0  # a ball in view nearer than this is never missed (0: misses as any)
     occluder_radius_m: float = 0.2
 
 

@@ -38,8 +38,8 @@ _TWO_PI = 2.0 * math.pi
 _BINS_PER_RAD = _HEADING_BINS / _TWO_PI
 # what the camera may see, one row per target: x, y (world frame), tall (seen from the min
 # range on, whatever the tilt), max range squared, (kind, max range, miss base, miss per
-# metre), team
-_Target = tuple[float, float, bool, float, tuple[str, float, float, float], "Team | None"]
+# metre, range within which it is never missed), team
+_Target = tuple[float, float, bool, float, tuple[str, float, float, float, float], "Team | None"]
 # the landmark grids (cell -> per heading bin, the landmark rows), one per configuration and
 # shared by its worlds; a few kept (tests make many configurations)
 _GRIDS: dict[tuple[Field, CameraConfig, NoiseConfig], dict[int, list[tuple[_Target, ...]]]] = {}
@@ -98,7 +98,8 @@ class CameraModel:
             tall = f.kind is FeatureKind.GOAL_POST
             max_r = camera.goal_post_max_range_m if tall else camera.feature_max_range_m
             self._static.append((f.x_m, f.y_m, tall, max_r * max_r,
-                                 (f.kind.value, max_r, noise.feature_miss_base, noise.miss_at_max_range / max_r), None))
+                                 (f.kind.value, max_r, noise.feature_miss_base, noise.miss_at_max_range / max_r,
+                                  0.0), None))
         self._feature_kinds = sorted({f.kind.value for f in field.features})
         self._x0 = field.half_length_m + field.border_strip_m + 1.0
         self._y0 = field.half_width_m + field.border_strip_m + 1.0
@@ -116,10 +117,10 @@ class CameraModel:
         self._false_on = not self.perfect and (noise.false_ball_per_frame > 0.0 or noise.false_feature_per_frame > 0.0)
         bmax = camera.ball_max_range_m
         self._ball_max2 = bmax * bmax
-        self._ball_info = (BALL, bmax, noise.ball_miss_base, noise.miss_at_max_range / bmax)
+        self._ball_info = (BALL, bmax, noise.ball_miss_base, noise.miss_at_max_range / bmax, camera.ball_sure_range_m)
         rmax = camera.robot_max_range_m
         self._robot_max2 = rmax * rmax
-        self._robot_info = (ROBOT, rmax, noise.robot_miss_base, noise.miss_at_max_range / rmax)
+        self._robot_info = (ROBOT, rmax, noise.robot_miss_base, noise.miss_at_max_range / rmax, 0.0)
 
     @property
     def draw_index(self) -> int:
@@ -291,7 +292,7 @@ class CameraModel:
                                 break
                     if hidden:
                         continue
-                kind, max_r, miss0, miss_m = info
+                kind, max_r, miss0, miss_m, sure_m = info
                 if perfect:
                     rows.append(make_detection(kind, dx * ct + dy * st, dy * ct - dx * st, 1.0, team))
                     continue
@@ -301,7 +302,7 @@ class CameraModel:
                     draws = self._refill(rng)
                     u_miss, u_team, n_range, b, c_error = next(draws)
                 d = sqrt(d2)
-                if u_miss < miss0 + miss_m * d:
+                if u_miss < miss0 + miss_m * d and d >= sure_m:
                     continue
                 x = dx * ct + dy * st
                 y = dy * ct - dx * st

@@ -1,8 +1,8 @@
 """The served messages against what robocup_demo's brain reads from them (issue 38), and the
-kicks it makes: the camera sees what the T1's image shows (its ``camera_info``'s field of view),
-detections carry only the labels of Booster's detector, the vision kick takes a ball as far as the
-brain hands it over, a walk-in that sends the ball off is a kick, a fallen robot reports the
-planner indexes CheckAndStandUp waits for and gets up."""
+kicks it makes: the camera sees what the T1's image shows (its ``camera_info``'s field of view)
+and a ball at the feet in every frame, detections carry only the labels of Booster's detector,
+the vision kick takes a ball as far as the brain hands it over, a walk-in that sends the ball off
+is a kick, a fallen robot reports the planner indexes CheckAndStandUp waits for and gets up."""
 from __future__ import annotations
 
 import math
@@ -82,6 +82,23 @@ def test_a_served_robot_sees_what_the_t1_image_shows() -> None:
                       refereed=False)
     assert own.world.config.camera == CameraConfig()
     own.close()
+
+
+def test_a_ball_near_the_feet_is_in_every_frame() -> None:
+    # Booster's brain remembers a ball for 2 s; one frame without it, nearer than robot_height
+    # (0.8 m), and CamTrackBall asks for the head pitch asin(robot_height / range): NaN, sent as
+    # "pitch": null. The world's camera missed a near ball in about one frame in ten.
+    served, brain = _served()
+    served.world.place_robot(BLUE1, Pose2D(0.0, 0.0, 0.0))
+    served.world.place_ball(0.6, 0.05)
+    _step(served, brain, 30, pitch_rad=0.45)  # robocup_demo's head_pitch_limit_up: pitch 0.45 at least
+    brain.detections.take(400)
+    _step(served, brain, 1000, pitch_rad=0.45)
+    frames = brain.detections.take(400)
+    assert len(frames) == 300 and not served.world.robots[BLUE1].fallen
+    assert all(any(o.label == "Ball" and abs(o.position_projection[0] - 0.6) < 0.2 for o in f.detected_objects)
+               for f in frames)
+    served.close()
 
 
 def test_detections_carry_only_the_labels_of_boosters_detector() -> None:

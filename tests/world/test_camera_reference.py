@@ -116,7 +116,7 @@ class ReferenceCamera:
                     continue
                 u_miss, u_team, n_range, bearing_error, confidence_error = self.draw(rng)
                 d = math.sqrt(d2)
-                if u_miss < miss0 + miss_per_m / max_r * d:
+                if u_miss < miss0 + miss_per_m / max_r * d and not (kind == BALL and d < cam.ball_sure_range_m):
                     continue
                 x, y = dx * ct + dy * st, dy * ct - dx * st
                 a = (noise.range_sigma_base_m / d + noise.range_sigma_rel) * n_range
@@ -157,11 +157,12 @@ def scene(rnd: random.Random, field: Field) -> tuple[list[Body], Ball]:
 
 
 @pytest.mark.parametrize("field", [Field.adult_size(), Field.kid_size()], ids=["adult", "kid"])
-@pytest.mark.parametrize("noise", [NoiseConfig(), NoiseConfig.perfect(),
-                                   NoiseConfig(false_ball_per_frame=0.3, false_feature_per_frame=0.3)],
-                         ids=["default", "perfect", "many-false"])
-def test_frames_equal_the_plain_reference(field: Field, noise: NoiseConfig):
-    camera = CameraConfig()
+@pytest.mark.parametrize(("noise", "camera"), [(NoiseConfig(), CameraConfig()), (NoiseConfig.perfect(), CameraConfig()),
+                                               (NoiseConfig(false_ball_per_frame=0.3, false_feature_per_frame=0.3),
+                                                CameraConfig()),
+                                               (NoiseConfig(), CameraConfig(ball_sure_range_m=1.5))],
+                         ids=["default", "perfect", "many-false", "sure-ball"])
+def test_frames_equal_the_plain_reference(field: Field, noise: NoiseConfig, camera: CameraConfig):
     fast, plain = CameraModel(field, camera, noise), ReferenceCamera(field, camera, noise)
     rng_fast, rng_plain = np.random.default_rng(7), np.random.default_rng(7)
     rnd = random.Random(11)
