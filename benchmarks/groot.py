@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import random
 import socket
 import statistics
 import struct
@@ -26,13 +27,17 @@ from soccerbt.groot.robots import close_all, serve_match  # noqa: E402
 from soccerbt.match import Match, MatchConfig  # noqa: E402
 
 
-def _free_port() -> int:
+def _free_ports(count: int = 12) -> int:
+    """A port p with p .. p + count - 1 free on 127.0.0.1 (a robot takes two)."""
     while True:
-        with socket.socket() as a:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-        if port < 65000:
-            return port
+        base = random.randrange(20000, 60000)
+        try:
+            for port in range(base, base + count):
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
 
 
 def _poller(ports: list[int], hz: float, stop: object) -> None:
@@ -65,7 +70,7 @@ def _run(mode: str, seconds: float, hz: float, robots: int) -> float:
     poller = None
     stop = multiprocessing.Event()
     if mode != "off":
-        publishers, endpoints = serve_match(match, "127.0.0.1", _free_port())
+        publishers, endpoints = serve_match(match, "127.0.0.1", _free_ports())
         if mode == "polled":
             poller = multiprocessing.Process(target=_poller, args=([e.port for e in endpoints][:robots], hz, stop))
             poller.start()

@@ -1,5 +1,5 @@
 """tests/groot: the protocol client (groot_client.py, importable as ``groot_client_spec``) and a
-free pair of loopback ports per test; every test skips without pyzmq (the groot extra)."""
+free range of loopback ports per test; every test skips without pyzmq (the groot extra)."""
 from __future__ import annotations
 
 import importlib.util
@@ -20,23 +20,25 @@ if "groot_client_spec" not in sys.modules:
     _spec.loader.exec_module(_module)
 
 
-def free_port_pair() -> int:
-    """A port p with p and p + 1 free on 127.0.0.1 (as far as a bind can tell now)."""
-    for _ in range(100):
+def free_ports(count: int = 12) -> int:
+    """A port p with p .. p + count - 1 free on 127.0.0.1 (as far as a bind can tell now): a
+    robot takes two, a 3 v 3 match twelve."""
+    for _ in range(200):
         with socket.socket() as first:
             first.bind(("127.0.0.1", 0))
-            port = first.getsockname()[1]
-            if port >= 65535:
-                continue
-            with socket.socket() as second:
-                try:
-                    second.bind(("127.0.0.1", port + 1))
-                except OSError:
-                    continue
-                return port
-    raise RuntimeError("no free pair of ports")
+            base = first.getsockname()[1]
+        if base + count > 65535:
+            continue
+        try:
+            for port in range(base, base + count):
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError("no free range of ports")
 
 
 @pytest.fixture
 def port() -> int:
-    return free_port_pair()
+    return free_ports()
