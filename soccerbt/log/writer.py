@@ -203,13 +203,18 @@ class McapRecorder:
 
     def __init__(self, path: str | Path, *, chunk_bytes: int = _CHUNK_BYTES,
                  header_extra: dict[str, Any] | None = None, stream: Any = None,
-                 tap: Any = None, out: Any = None, node_data: bool = True) -> None:
+                 tap: Any = None, out: Any = None, node_data: bool = True,
+                 reasons_before: dict[str, dict[int, tuple[int, str]]] | None = None) -> None:
         """`tap(topic, step, data)`: also handed every message written (``--verify`` compares
         a re-run with a log as it goes; ``--live`` streams it). `out`: a writer with LogWriter's
         methods instead of the file (``live.LiveWriter``: streamed, not written). `node_data`
-        False: the inputs-only log (see the module docstring)."""
+        False: the inputs-only log (see the module docstring). `reasons_before`: each robot's
+        latest reasons (uid -> (tick, text)) as the file before this one held them
+        (``latest_reasons``), for the keyframes of a file that goes on from it (a flight log's
+        next segment)."""
         self.path = Path(path)
         self.node_data = node_data
+        self._reasons_before = reasons_before or {}
         self._header_extra = dict(header_extra or {})  # more header keys (a brain's log: "truth": "estimate")
         self._out = out if out is not None else LogWriter(self.path, chunk_bytes=chunk_bytes, stream=stream)
         self._channel = self._out.channel  # bound once: called for every message
@@ -250,6 +255,11 @@ class McapRecorder:
         return self._out.messages
 
     # --- observer API ---------------------------------------------------------------------------
+
+    def latest_reasons(self) -> dict[str, dict[int, tuple[int, str]]]:
+        """Each robot's latest reason of every node that gave one (uid -> (tick, text)), as the
+        next keyframe holds them."""
+        return {name: dict(track.last_reasons) for name, track in self._tracks.items()}
 
     def on_start(self, match: Any) -> None:
         """The header and each robot's tree (called by the first on_step when nobody did)."""
@@ -296,6 +306,7 @@ class McapRecorder:
         for rid, agent in match.agents.items():
             track = _RobotTrack(str(rid))
             self._tracks[track.name] = track
+            track.last_reasons = dict(self._reasons_before.get(track.name, {}))
             self._watch(track, agent, agent.tree, "load", match.steps)
             listeners = getattr(agent, "tree_listeners", None)
             if listeners is not None:

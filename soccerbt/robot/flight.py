@@ -98,6 +98,7 @@ class FlightRecorder:
         self._retry_at_s: float | None = None  # while failing: when the folder is tried again
         self._failing = False  # said once; cleared when a new segment has flushed
         self._flushed = False
+        self._carried_reasons: dict[str, dict[int, tuple[int, str]]] | None = None  # for the next segment
         self._open()
 
     @property
@@ -113,7 +114,8 @@ class FlightRecorder:
             self._current = BrainRecorder(path, self.runner, self.spec, chunk_bytes=CHUNK_BYTES,
                                           header_extra={"flight_run": self.run_name, "segment": self.segment,
                                                         "segment_start_s": round(self.runner.now_s, 3),
-                                                        "segment_first_brain_step": self._steps + 1})
+                                                        "segment_first_brain_step": self._steps + 1},
+                                          reasons_before=self._carried_reasons)
         except OSError:  # not even its header could be written: no file is left behind
             try:
                 path.unlink()
@@ -136,6 +138,8 @@ class FlightRecorder:
             if self._steps % SIZE_CHECK_STEPS != 0:
                 return
             if current.size_bytes() >= self.max_file_bytes:
+                # the next segment goes on from this one: its keyframes keep the reasons given before
+                self._carried_reasons = current.recorder.latest_reasons()
                 current.finish()
                 self._current = None
                 self.segment += 1
@@ -155,6 +159,7 @@ class FlightRecorder:
     def _fail(self, runner: Any, exc: OSError) -> None:
         """A write failed: close what there is, play on without a log, try again later."""
         current, self._current = self._current, None
+        self._carried_reasons = None  # what nodes said while nothing recorded is unknown: none carried
         if current is not None:
             current.abandon()
             if not self._flushed:  # not even its header reached the disk: nothing to read, gone

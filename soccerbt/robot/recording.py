@@ -200,14 +200,17 @@ class BrainRecorder:
 
     def __init__(self, path: str | Path, runner: Any, spec: Any, *, chunk_bytes: int | None = None,
                  view: _BrainMatchView | None = None, header_extra: dict[str, Any] | None = None,
-                 tap: Any = None, out: Any = None) -> None:
-        """`tap` and `out`: as McapRecorder's (``--live``: the messages streamed too, or only)."""
+                 tap: Any = None, out: Any = None,
+                 reasons_before: dict[str, dict[int, tuple[int, str]]] | None = None) -> None:
+        """`tap` and `out`: as McapRecorder's (``--live``: the messages streamed too, or only);
+        `reasons_before`: the latest reasons of the segment this file goes on from."""
 
         self.path = Path(path)
         self.view = view if view is not None else _BrainMatchView(runner, spec)
         extra = {"truth": "estimate", "source": "brain", "robot": str(spec.robot), **(header_extra or {})}
         options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
-        self.recorder = McapRecorder(path, header_extra=extra, tap=tap, out=out, **options)
+        self.recorder = McapRecorder(path, header_extra=extra, tap=tap, out=out, reasons_before=reasons_before,
+                                     **options)
         self.recorder.on_start(self.view)
         self._finished = False
 
