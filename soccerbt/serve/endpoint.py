@@ -9,6 +9,13 @@ detections at the camera's 30 Hz, field lines on every ``publish_lines_every``-t
 clipping the field's lines to the view costs about 0.5 ms a robot), fall-down states and the
 remote controller at 10 Hz and when they change).
 
+The odometer (``/odometer_state``) turns the legs' steps by the gyro's heading, and its theta is
+that heading (the IMU's yaw since start, ``Observations.imu_yaw_rad``: a slow gyro drift, not the
+legs' turning error). The firmware is closed; robocup_demo's brain trusts the odometer's theta so:
+it scales x and y by ``robot.odom_factor`` but takes theta as it is, and between two localizations
+only its particle filter corrects theta, within 1 degree of the odometer's (SelfLocate
+``trust_direction``; SelfLocate1M, 2T, PT, LT, 2X and Border move x and y only).
+
 What the robot does with a request, as a Booster robot does it:
 
 - Move: walks at (vx, vy, vyaw) until the next Move; in damping or prepare mode it stands.
@@ -168,6 +175,8 @@ class RobotEndpoint:
         self._next_remote_s = -math.inf
         self._fall_state: tuple[int, bool] | None = None
         self._frames = 0
+        self._odo_last: tuple[float, float, float, float] | None = None  # world odometry (x, y, theta), gyro yaw
+        self._odo_xy = (0.0, 0.0)  # the odometer's position
         self.remote_state: Any = None  # a RemoteControllerState to publish instead of a neutral one
         self._pending: list[Any] = []  # requests taken by poll_requests, not carried out yet
         self._answers: list[tuple[float, Any]] = []  # (publish by, RpcRespMsg) held until matched
@@ -316,8 +325,8 @@ class RobotEndpoint:
         """Publish what the robot senses after a step (``state``: the world's RobotState)."""
         m = self._m
         stamp = m.Time(sec=int(t_s), nanosec=int(round((t_s - int(t_s)) * 1e9)) % 1_000_000_000)
-        odo = obs.odometry
-        self._odometer.publish(m.Odometer(x=odo.x_m, y=odo.y_m, theta=odo.theta_rad))
+        x_m, y_m, theta_rad = self._odometer_pose(obs)
+        self._odometer.publish(m.Odometer(x=x_m, y=y_m, theta=theta_rad))
         self._low_state.publish_encoded(self._low_state_bytes(obs, state))
         n = 2
         fall = self._fall_state_of(state)
@@ -352,6 +361,25 @@ class RobotEndpoint:
                 publisher.publish(info)
             n += len(self._camera_info)
         self.counters.published += n
+
+    def _odometer_pose(self, obs: Observations) -> tuple[float, float, float]:
+        """The odometer's (x, y, theta): the legs' steps (the world's odometry, its scale error
+        and slips included) turned by the gyro's heading, which is theta (see the module
+        docstring)."""
+        odo, yaw = obs.odometry, obs.imu_yaw_rad
+        if self._odo_last is None:
+            self._odo_last = (odo.x_m, odo.y_m, odo.theta_rad, yaw)
+            self._odo_xy = (odo.x_m, odo.y_m)
+        x0, y0, th0, yaw0 = self._odo_last
+        dx, dy = odo.x_m - x0, odo.y_m - y0
+        c, s = math.cos(th0), math.sin(th0)
+        fwd, left = c * dx + s * dy, c * dy - s * dx  # the step in the body frame
+        mid = yaw0 + 0.5 * math.remainder(yaw - yaw0, math.tau)
+        c, s = math.cos(mid), math.sin(mid)
+        x, y = self._odo_xy
+        self._odo_xy = (x + c * fwd - s * left, y + s * fwd + c * left)
+        self._odo_last = (odo.x_m, odo.y_m, odo.theta_rad, yaw)
+        return self._odo_xy[0], self._odo_xy[1], yaw
 
     @staticmethod
     def _fall_state_of(state: Any) -> tuple[int, bool]:

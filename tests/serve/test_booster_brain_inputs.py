@@ -197,3 +197,29 @@ def test_a_fallen_robot_reports_the_planner_checkandstandup_waits_for_and_gets_u
     assert not robot.fallen and robot.stand_ups == 1 and served.endpoints[BLUE1].counters.get_ups == sent
     assert served.result().robots[0].stand_ups == 1
     served.close()
+
+
+def test_the_odometers_heading_is_the_gyros() -> None:
+    # robocup_demo trusts the odometer's theta to 1 degree between localizations (SelfLocate
+    # trust_direction; the other locators move x and y only): it is the gyro's heading
+    bus = MemoryBus()
+    served = ServedMatch(MatchConfig(team_size=1, seed=5), MemoryTransport(bus), refereed=False)
+    brain = Brain(bus)
+    odometer = MemoryTransport(bus).subscription("/odometer_state/blue1", m.Odometer, "sensor", depth=5000)
+    robot = served.world.robots[BLUE1]
+    start = robot.pose
+    for k in range(2000):  # 20 s walking a circle: forward 0.4 m/s, turning 0.5 rad/s
+        if k % 10 == 0:
+            brain.call(loco.API_MOVE, loco.move_body(0.4, 0.0, 0.5))
+        served.match.step()
+    last = odometer.take(5000)[-1]
+    turned = math.remainder(robot.theta_rad - start.theta_rad, math.tau)
+    assert abs(math.remainder(last.theta - turned, math.tau)) < 0.05  # the gyro's drift only
+    # the legs' own belief of the heading is off by more (their turning scale error and slips)
+    assert abs(math.remainder(robot.odometry.theta_rad - turned, math.tau)) > abs(math.remainder(last.theta - turned,
+                                                                                                 math.tau))
+    # the position: where the robot went, in its start frame, within the legs' errors
+    c, s = math.cos(start.theta_rad), math.sin(start.theta_rad)
+    dx, dy = robot.x_m - start.x_m, robot.y_m - start.y_m
+    assert math.hypot(last.x - (c * dx + s * dy), last.y - (c * dy - s * dx)) < 0.1 * robot.distance_walked_m
+    served.close()
