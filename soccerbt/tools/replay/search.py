@@ -36,7 +36,7 @@ from soccerbt.log.reader import Gap, McapLog, RobotState, apply_step
 from soccerbt.tools.replay.truth import FIND_NAMES, RobotTruth, TruthFrames, find_variable
 
 __all__ = ["resolve_nodes", "ambiguity_note", "parse_condition", "Condition", "compile_condition", "find_ranges",
-           "MAX_COMBINATIONS"]
+           "MAX_COMBINATIONS", "ConditionError"]
 
 MAX_COMBINATIONS = 256   # an expression over shared names is tried for at most this many choices
 _SKIPPED = lf.STATUS_CODES["SKIPPED"]
@@ -176,8 +176,8 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any],
     names = {row["name"] for row in tree["nodes"]}
     assignment = _ASSIGNMENT.search(re.sub(r"'[^']*'", "''", expression))
     if assignment is not None:
-        raise ValueError(f"bad condition {expression!r}: {assignment.group(0)!r} assigns; a condition compares "
-                         "(==, !=, <, >, <=, >=)")
+        raise ConditionError(f"bad condition {expression!r}: {assignment.group(0)!r} assigns; a condition compares "
+                             "(==, !=, <, >, <=, >=)", assignment.group(0), assignment.start())
     known = None if keys is None else {*keys, *lf.STATUS_CODES, "true", "false"}
     expression_in = expression
     expression, uses_truth = _truth_names(expression)
@@ -190,7 +190,7 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any],
             return None  # a blackboard key (or an enum name): left as written
         rows = resolve_nodes(tree, ref, by_id=False)
         if not rows:
-            raise ValueError(f"{robot}'s tree has no node {ref!r}")
+            raise ConditionError(f"{robot}'s tree has no node {ref!r}", ref)
         key = (ref, kind, pattern or "")
         if key not in slots:
             compiled = None
@@ -217,7 +217,7 @@ def compile_condition(robot: str, expression: str, tree: dict[str, Any],
         if known is not None and ref.lstrip("@") not in known:
             near = difflib.get_close_matches(ref.lstrip("@"), sorted(known | names), n=3, cutoff=0.7)
             hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
-            raise ValueError(f"{robot} has no node and no blackboard key {ref!r}{hint}")
+            raise ConditionError(f"{robot} has no node and no blackboard key {ref!r}{hint}", ref)
         return ref
 
     rewritten = _TOKENS.sub(replace, expression)
@@ -251,11 +251,33 @@ def _truth_names(expression: str) -> tuple[str, bool]:
         if name not in FIND_NAMES:
             near = difflib.get_close_matches(name, FIND_NAMES, n=2, cutoff=0.6)
             hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
-            raise ValueError(f"no truth {name!r} (truth names: {', '.join(FIND_NAMES)}){hint}")
+            raise ConditionError(f"no truth {name!r} (truth names: {', '.join(FIND_NAMES)}){hint}", name)
         used = True
         return find_variable(name)
 
     return _TRUTH.sub(replace, expression), used
+
+
+class ConditionError(ValueError):
+    """A ``--find`` condition that cannot match; ``token`` (when known) is what is wrong in it, at
+    ``offset`` in the expression (else its first occurrence), so that ``located`` can point at it."""
+
+    def __init__(self, message: str, token: str | None = None, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.token = token
+        self.offset = offset
+
+    def located(self, condition: str) -> ConditionError:
+        """The same error saying where in ``condition`` (as the user wrote it) the token is: its
+        column, then the condition with a caret under it."""
+        if not self.token:
+            return self
+        _robot, sep, expr = condition.partition(":")
+        start = len(condition) - len(expr.lstrip()) if sep else 0  # where the expression starts
+        at = start + self.offset if self.offset is not None else condition.find(self.token, start)
+        if at < 0:
+            return self
+        return ConditionError(f"column {at + 1}: {self}\n  {condition}\n  {' ' * at}^", self.token, self.offset)
 
 
 _PORT_KEY = re.compile(r"\{@?(\w+)\}")
@@ -305,7 +327,10 @@ def find_ranges(log: McapLog, condition: str, notes: list[str] | None = None,
     state: RobotState | None = log.robot_state(robot, log.first_step - 1)
     # what the robot's blackboard holds, every schema key, and what its tree's ports and scripts name
     keys = {*state.blackboard, *SCHEMA, *tree_keys(state.tree)}
-    compiled = compile_condition(robot, expr, state.tree, keys)
+    try:
+        compiled = compile_condition(robot, expr, state.tree, keys)
+    except ConditionError as exc:
+        raise exc.located(condition) from None
     tree_id = id(state.tree)
     if notes is not None:
         notes.extend(compiled.notes)

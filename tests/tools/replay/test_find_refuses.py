@@ -54,8 +54,8 @@ def _replay(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("condition, message", [
-    ("blue1: decison == 'kick'", "--find: blue1 has no node and no blackboard key 'decison'; did you mean "
-                                 "'decision'?"),
+    ("blue1: decison == 'kick'", "--find: column 8: blue1 has no node and no blackboard key 'decison'; did "
+                                 "you mean 'decision'?"),
     ("blue1: GoalkeeperDecison == SUCCESS", "did you mean 'GoalkeeperDecision'"),
     ("blue1: decision = 'kick'", "'=' assigns"),
     ("blue1: truth.bal.x > 0", "no truth 'truth.bal.x'"),
@@ -89,3 +89,15 @@ def test_ranges_of_a_shared_name_say_which_node_held(log: McapLog) -> None:
     # a node named once: no such note
     run = _replay("--find", "blue1: #1 == RUNNING")
     assert run.returncode == 0 and "(" not in run.stdout
+
+
+def test_the_refusal_points_at_what_is_wrong(log: McapLog) -> None:
+    run = _replay("--find", "blue1:  decison == 'kick'")
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "soccerbt replay: --find: column 9: blue1 has no node and no blackboard key 'decison'; did you mean "
+        "'decision'?",
+        "  blue1:  decison == 'kick'",
+        "          ^"]
+    run = _replay("--find", "blue1: ball_distance_m > 1 && decision = 'a = b'")
+    assert run.returncode == 2 and run.stderr.splitlines()[-1] == "  " + " " * 39 + "^"
