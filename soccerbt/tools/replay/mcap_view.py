@@ -45,7 +45,7 @@ from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog
 from soccerbt.tools.replay.mcap_source import McapReplaySource, _event_text
-from soccerbt.tools.replay.search import resolve_nodes
+from soccerbt.tools.replay.search import ConditionError, resolve_nodes
 from soccerbt.tools.replay.tree_tools import find_ranges
 from soccerbt.tools.viewer.render import (
     PANEL_BG,
@@ -520,6 +520,8 @@ class McapViewer(Viewer):
             # one line: a script error's last line says what is wrong (its first repeats the text);
             # a ReplayError's path is the viewer's own log
             lines = [ln.strip() for ln in str(exc).replace(f"{log.path}: ", "").splitlines() if ln.strip()]
+            if isinstance(exc, ConditionError) and lines:
+                lines = lines[:1]  # its first line says what is wrong and where; then the caret
             box.note, box.error = f"error: {lines[-1] if lines else type(exc).__name__}", True
             return
         box.condition, box.ranges = text, ranges

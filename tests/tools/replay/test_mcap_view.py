@@ -228,9 +228,10 @@ def test_condition_search_gives_find_ranges_and_jumps(log: McapLog) -> None:
 
 def test_bad_condition_shows_error_and_viewer_keeps_working(log: McapLog) -> None:
     viewer, surface = _viewer_at(log, 450)
-    for bad in ("blue2: decision == == 'kick'", "nobody: decision == 'kick'"):
+    for bad in ("blue2: decision == == 'kick'", "nobody: decision == 'kick'", "blue2: decison == 'kick'"):
         _search(viewer, bad)
         assert viewer.search.error and viewer.search.note.startswith("error")
+        assert viewer.search.note.strip() != "error: ^"  # what is wrong, not the caret under it
         assert viewer.search.visible and not viewer.search.editing
         viewer.render(surface)  # the error is drawn, nothing raised
         assert viewer.replay.position == 450 and not viewer.search.range_steps
