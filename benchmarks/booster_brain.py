@@ -34,13 +34,17 @@ Prints:
 
 The sim waits up to 60 s (``--wait-brains``) for the brain's first loco request before its game
 clock starts, sending the GameController's packets meanwhile (Booster's brain sends nothing before
-it hears them). If the brain exits before the match ends,
+it hears them). INITIAL then lasts ``--initial-s`` (20 s; the referee's own is 2 s): a real INITIAL
+lasts until the GameController's operator starts READY, and Booster's brain localizes at its touch
+line then (SelfLocateEnterField needs five markers in one frame; a brain that missed it never
+localized in 90 s). If the brain exits before the match ends,
 the match is stopped there (SIGINT: the sim still prints its summary) and the figures cover what
 was played. The processes' logs stay in a folder of their own, printed at the end (``--logs DIR``
 to choose it).
 
     .venv/bin/python benchmarks/booster_brain.py [--seconds 120] [--branch main|2026]
         [--install /tmp/rosprobe/ws/install] [--gdb] [--logs DIR] [--as-readme] [--sim-arg=ARG ...]
+        [--brain-arg=ARG ...] [--initial-s 20]
 
 Without the build (no brain_node or game_controller_node under ``--install``) it prints one line
 ``skipped: ...`` and exits 0.
@@ -82,6 +86,11 @@ GC_PORT = 3838
 # ports only, which the sim's participant takes on the loopback interface (docs/simulator.md); the
 # FastDDS relay that --plain starts for the vendor SDK must be off, or the brain finds no robot
 LOCALHOST_DISCOVERY = ("--interface", "lo", "--no-fastdds-relay")
+# a real INITIAL lasts until the GameController's operator starts READY, the robots at their touch
+# line; Booster's brain localizes there (SelfLocateEnterField: five markers in one frame), and a
+# brain that did not never localizes later (its odometry-only pose misnames every marker): 20 s
+# of it, where the referee's default is 2 s
+INITIAL_S = 20.0
 TAIL_LINES = 15
 
 # locator.cpp's log lines (the main and 2026 branches log alike)
@@ -122,8 +131,9 @@ def ros_environment(install: Path) -> dict[str, str]:
     return env
 
 
-def brain_command(install: Path, gdb: bool) -> list[str]:
-    """brain_node as the README runs it (Booster's launch file with sim:=true), or under gdb."""
+def brain_command(install: Path, gdb: bool, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """brain_node as the README runs it (Booster's launch file with sim:=true), or under gdb;
+    ``extra``: more ROS arguments (``--log-level brain_node:=debug`` shows its decisions)."""
     vision = install.parents[1] / "vision_config"
     cmd = [str(install / "lib/brain/brain_node"), "--ros-args",
            "--params-file", str(install / "share/brain/config/config.yaml"),
@@ -131,7 +141,7 @@ def brain_command(install: Path, gdb: bool) -> list[str]:
            "-p", f"game.team_id:={TEAM_NUMBER}", "-p", f"game.player_id:={PLAYER_NUMBER}",
            "-p", "use_sim_time:=true", "-p", "enable_com:=false",
            "-p", f"vision_config_path:={vision / 'vision.yaml'}",
-           "-p", f"vision_config_local_path:={vision / 'vision_local.yaml'}"]
+           "-p", f"vision_config_local_path:={vision / 'vision_local.yaml'}", *extra]
     # under gdb, the SIGINT that ends the match goes through to the brain (rclcpp shuts down)
     # instead of stopping it as a crash would
     gdb_cmd = ["gdb", "-batch", "-ex", "handle SIGINT nostop noprint pass", "-ex", "run", "-ex", "bt", "--args"]
@@ -326,7 +336,7 @@ def gdb_inferior(gdb_pid: int) -> int | None:
 
 def sim_args(args: argparse.Namespace) -> list[str]:
     """The sim's arguments past the README's command."""
-    return [*(() if args.as_readme else LOCALHOST_DISCOVERY), *args.sim_arg]
+    return [*(() if args.as_readme else LOCALHOST_DISCOVERY), "--initial-s", f"{args.initial_s:g}", *args.sim_arg]
 
 
 def play(args: argparse.Namespace, logs: Path) -> dict[str, Any]:
@@ -358,7 +368,7 @@ def _match(args: argparse.Namespace, env: dict[str, str], sim_cmd: list[str], fi
     sim = subprocess.Popen(sim_cmd, stdout=files["sim.json"], stderr=files["sim.err"])
     gc = subprocess.Popen([str(install / "lib/game_controller/game_controller_node")], env=env,
                           stdout=files["gc.out"], stderr=files["gc.err"])
-    brain = subprocess.Popen(brain_command(install, args.gdb), env=env, stdin=subprocess.DEVNULL,
+    brain = subprocess.Popen(brain_command(install, args.gdb, args.brain_arg), env=env, stdin=subprocess.DEVNULL,
                              stdout=files["brain.out"], stderr=files["brain.err"])
     brain_exit_s: float | None = None
     deadline = start + args.seconds * 2 + 180  # the sim waits up to 60 s for the brain's first request
@@ -472,6 +482,11 @@ def main() -> None:
     parser.add_argument("--as-readme", action="store_true",
                         help="run the sim as the tools' README does, without --interface lo --no-fastdds-relay "
                              "(with env.sh's ROS_LOCALHOST_ONLY=1 the brain then finds no robot)")
+    parser.add_argument("--initial-s", type=float, default=INITIAL_S, metavar="S",
+                        help=f"seconds of INITIAL before READY ({INITIAL_S:g}; the referee's own is 2)")
+    parser.add_argument("--brain-arg", action="append", default=[], metavar="ARG",
+                        help="one more ROS argument for brain_node, e.g. --brain-arg=--log-level "
+                             "--brain-arg=brain_node:=debug (its decisions, head and recovery in brain.err)")
     parser.add_argument("--sim-arg", action="append", default=[], metavar="ARG",
                         help="one more argument for soccerbt sim, e.g. --sim-arg=--interface --sim-arg=lo")
     parser.add_argument("--gdb", action="store_true", help="run brain_node under gdb and print its backtrace")

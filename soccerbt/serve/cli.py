@@ -88,6 +88,9 @@ def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> 
     parser.add_argument("--wait-brains", type=positive_float, default=60.0, metavar="S",
                         help="with --spawn or --plain: wait up to S wall seconds for every brain before kick-off "
                              "(60)")
+    parser.add_argument("--initial-s", type=positive_float, default=None, metavar="S",
+                        help="INITIAL lasts S simulated seconds at the start of each half (default: the referee's "
+                             "2 s); Booster's brain localizes at its touch line then (20 s gives it time)")
     parser.add_argument("--brain-logs", metavar="DIR", default=None,
                         help="with --spawn: write each brain's stderr to DIR/ROBOT.log")
     parser.add_argument("--brain-flight-logs", metavar="DIR", default=None,
@@ -132,7 +135,7 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
         return 1
     try:
         served = ServedMatch(config, transport, plain=plain, refereed=not args.no_referee, gc_address=args.gc_address,
-                             gc_port=args.gc_port, gc_return_port=args.gc_return_port)
+                             gc_port=args.gc_port, gc_return_port=args.gc_return_port, initial_s=args.initial_s)
     except Exception as exc:
         transport.close()
         print(f"soccerbt sim: {exc}", file=err)

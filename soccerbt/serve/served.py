@@ -21,7 +21,11 @@ robots' localization error taken from what their brains reported, and ``brains()
 robot whether a brain was connected.
 
 With ``refereed=False`` (``--no-referee``) the referee stands still and sends nothing: only the
-robots are served (driving one by hand or from a script).
+robots are served (driving one by hand or from a script). ``initial_s`` (``--initial-s``): the
+seconds of INITIAL at the start of each half (None: the referee's 2 s). A real INITIAL lasts until
+the GameController's operator starts READY, with the robots at their touch line; Booster's brain
+localizes there (game.xml's INITIAL branch: CamScanField and SelfLocateEnterField, five markers
+in one frame), and without that its odometry-only pose never lets it localize later.
 """
 from __future__ import annotations
 
@@ -88,13 +92,16 @@ class ServedMatch:
 
     def __init__(self, config: MatchConfig, transport: Any, *, plain: RobotId | None = None, refereed: bool = True,
                  gc_address: str = GC_BROADCAST, gc_port: int = DATA_PORT, gc_return_port: int = RETURN_PORT,
-                 count_team_messages: bool = True, silence_stop_s: float = 0.5) -> None:
+                 count_team_messages: bool = True, silence_stop_s: float = 0.5,
+                 initial_s: float | None = None) -> None:
         if config.camera is None:  # a served robot is a T1: its camera sees what its image shows
             config = dataclasses.replace(config, camera=t1_camera())
         self.config = config
         self.transport = transport
         self.match = match = Match(config, external=True)
         match.refereed = refereed
+        if initial_s is not None:  # INITIAL as long as a GameController's operator lets it last
+            match.referee.config = dataclasses.replace(match.referee.config, initial_s=initial_s)
         self.world = match.world
         self.plain = plain
         if plain is not None and plain not in self.world.robots:

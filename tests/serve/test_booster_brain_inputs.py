@@ -223,3 +223,18 @@ def test_the_odometers_heading_is_the_gyros() -> None:
     dx, dy = robot.x_m - start.x_m, robot.y_m - start.y_m
     assert math.hypot(last.x - (c * dx + s * dy), last.y - (c * dy - s * dx)) < 0.1 * robot.distance_walked_m
     served.close()
+
+
+def test_initial_lasts_as_long_as_asked() -> None:
+    # Booster's brain localizes at its touch line in INITIAL (SelfLocateEnterField): a served
+    # match can give it the time a GameController's operator would
+    served = ServedMatch(MatchConfig(team_size=1, seed=2, gc_version=12), MemoryTransport(MemoryBus()),
+                         gc_address="127.0.0.1", gc_port=9, gc_return_port=0, initial_s=5.0)
+    states = []
+    for _ in range(600):
+        served.match.step()
+        states.append((round(served.t_s, 2), served.match.referee.state))
+    served.close()
+    assert all(state == 0 for t, state in states if t < 5.0 - 1e-6)  # INITIAL
+    assert all(state == 1 for t, state in states if 5.0 + 1e-6 < t < 6.0 - 1e-6)  # READY
+    assert served.match.referee.config.initial_s == 5.0
