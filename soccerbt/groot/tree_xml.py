@@ -8,12 +8,19 @@ SubTree nodes, then a TreeNodesModel), with two differences this module makes:
   built-in ones included (add_builtin_models), sorted by ID. Given the factory's manifests
   (`manifests`), so does this; without them, the built-in models of a fresh TreeFactory and the
   models of the node types the tree uses (their ports as the nodes were built with);
+- the ports, as BT.CPP's XML parser fills a node's maps: every port the XML gives, then every
+  input port left out that has a default (with it), and an output port's default when it is a
+  blackboard pointer; written in the order of BT.CPP's hash maps (soccerbt.groot.hash_order:
+  the node's XML attributes inserted in the XML's order, then the defaults in the order of the
+  model's ports), inputs first, then the outputs that are not inputs, then the pre- and
+  post-conditions in BT.CPP's enum order; a model's ports in its hash map's order (a brace list
+  of ports, except the Switch nodes, which insert theirs one by one); a port without a type is
+  written as BT::AnyTypeAllowed (BT::Any for the three built-in ``entry`` ports);
 - the text: TinyXML2's printer, not lxml's: 4 spaces per level, ``<X a="1"/>`` for an empty
   element, a text-only element on one line, attribute values with ``& < > " '`` escaped as
   entities and text with ``& < >``, and a newline after ``</root>``.
 
-Attribute order within a node follows the XML the tree was loaded from; BT.CPP iterates its
-port maps (hash maps) instead, so a node with several ports may list them in another order.
+Checked byte for byte against BT.CPP 4.10's replies (tests/groot/test_btcpp410.py).
 """
 from __future__ import annotations
 
@@ -23,6 +30,8 @@ from typing import Any
 
 from lxml import etree
 
+from soccerbt.groot.hash_order import UnorderedKeys, unordered_order
+from soccerbt.nodes.ports import POST_CONDITIONS, PRE_CONDITIONS, PortDirection, parse_blackboard_pointer
 from soccerbt.trees import TreeFactory
 from soccerbt.trees.structure import describe_tree, logger_xml, manifest_models
 
@@ -31,10 +40,25 @@ __all__ = ["full_tree_xml", "tree_models", "tinyxml2_text"]
 _INDENT = "    "
 
 
+# the built-in ports BT.CPP declares as InputPort<BT::Any> (the rest without a type are
+# BT::AnyTypeAllowed, which soccerbt does not tell apart)
+_ANY_PORTS = frozenset({("WasEntryUpdated", "entry"), ("SkipUnlessUpdated", "entry"), ("WaitValueUpdate", "entry")})
+
+
+def _typed(models: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every port with the type BT.CPP writes: a port declared without one is AnyTypeAllowed
+    (BT.CPP writes a type for every port but a void one, which no node declares)."""
+    for node_id, model in models.items():
+        for port in model["ports"]:
+            if not port.get("type"):
+                port["type"] = "BT::Any" if (node_id, port["name"]) in _ANY_PORTS else "BT::AnyTypeAllowed"
+    return models
+
+
 def tree_models(tree: Any, manifests: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """The TreeNodesModel entries BT.CPP writes for `tree` (see the module docstring)."""
     if manifests is not None:
-        return manifest_models(manifests, list(manifests))
+        return _typed(manifest_models(manifests, list(manifests)))
     builtin = TreeFactory().manifests()
     models = manifest_models(builtin, [node_id for node_id, m in builtin.items() if m.builtin])
     used: dict[str, Any] = {}
@@ -43,13 +67,87 @@ def tree_models(tree: Any, manifests: Mapping[str, Any] | None = None) -> dict[s
         if node_id not in models and node_id not in used:
             used[node_id] = SimpleNamespace(kind=node.NODE_KIND, ports=dict(node.config.ports))
     models.update(manifest_models(used, list(used)))
-    return models
+    return _typed(models)
 
 
 def full_tree_xml(tree: Any, manifests: Mapping[str, Any] | None = None) -> str:
     """The XML of the FULLTREE reply for `tree` (a soccerbt.trees.Tree)."""
     xml = logger_xml(describe_tree(tree), tree_models(tree, manifests))
-    return tinyxml2_text(etree.fromstring(xml))
+    root = etree.fromstring(xml)
+    nodes = {node.uid: node for node in tree.nodes()}
+    for elem in root.iter():
+        uid = elem.get("_uid") if isinstance(elem.tag, str) else None
+        if uid is not None and int(uid) in nodes:
+            _order_node(elem, nodes[int(uid)])
+    model_root = root.find("TreeNodesModel")
+    if model_root is not None:
+        for model in model_root:
+            _order_model(model)
+    return tinyxml2_text(root)
+
+
+def model_port_order(node_id: str, names: list[str]) -> list[str]:
+    """A model's ports in BT.CPP's order: its PortsList made from a brace list (Switch nodes:
+    one insertion at a time)."""
+    if node_id.startswith("Switch"):
+        return unordered_order(names)
+    table = UnorderedKeys(hint=len(names))
+    for name in names:
+        table.insert(name)
+    return table.keys()
+
+
+def _order_model(model: Any) -> None:
+    ports = {child.get("name"): child for child in model if isinstance(child.tag, str)}
+    if len(ports) < 2:
+        return
+    for child in list(model):
+        model.remove(child)
+    for name in model_port_order(model.get("ID", ""), list(ports)):
+        model.append(ports[name])
+
+
+def _order_node(elem: Any, node: Any) -> None:
+    """The node's attributes as BT.CPP's WriteTreeToXML writes them (see the module docstring)."""
+    cfg = node.config
+    fixed = ("ID", "_fullpath", "_uid") if node.NODE_KIND == "SubTree" else ("name", "_uid")
+    head = [(key, elem.get(key)) for key in fixed if elem.get(key) is not None]
+    conditions = [(key, elem.get(key)) for key in (*PRE_CONDITIONS, *POST_CONDITIONS) if elem.get(key) is not None]
+    remap = cfg.port_remap or {**cfg.input_ports, **cfg.output_ports}
+    remap_order = unordered_order(remap)
+    if node.NODE_KIND == "SubTree":
+        ports = [(key, remap[key]) for key in remap_order]
+    else:
+        models = cfg.ports
+        inputs, outputs = UnorderedKeys(), UnorderedKeys()
+        values: dict[str, str] = {}
+        for key in remap_order:
+            port = models.get(key)
+            if port is None:
+                continue
+            values[key] = remap[key]
+            if port.direction is not PortDirection.OUTPUT:
+                inputs.insert(key)
+            if port.direction is not PortDirection.INPUT:
+                outputs.insert(key)
+        for key in model_port_order(node.registration_id, list(models)):
+            port = models[key]
+            default = port.default_string() if port.has_default else ""
+            if not default:
+                continue
+            if port.direction is not PortDirection.OUTPUT and key not in inputs:
+                inputs.insert(key)
+                values[key] = default
+            if port.direction is not PortDirection.INPUT and key not in outputs \
+                    and parse_blackboard_pointer(default) is not None:
+                outputs.insert(key)
+                values.setdefault(key, default)
+        in_keys = inputs.keys()
+        ports = [(key, values[key]) for key in in_keys]
+        ports += [(key, values[key]) for key in outputs.keys() if key not in inputs]
+    elem.attrib.clear()
+    for key, value in (*head, *ports, *conditions):
+        elem.set(key, value)
 
 
 def _escape(text: str, table: dict[int, str]) -> str:

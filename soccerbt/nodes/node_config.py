@@ -92,7 +92,7 @@ class NodeConfig:
 
     __slots__ = ("blackboard", "input_ports", "output_ports", "ports", "env", "uid", "bt_path",
                  "path", "registration_id", "other_attributes", "pre", "post", "xml_path",
-                 "xml_line", "tree_id")
+                 "xml_line", "tree_id", "port_remap")
 
     def __init__(self) -> None:
         self.blackboard: Any = None
@@ -110,3 +110,6 @@ class NodeConfig:
         self.xml_path = ""
         self.xml_line = 0
         self.tree_id = ""
+        # the XML's port attributes in the XML's order (BT.CPP's port_remap: input and output
+        # ports interleaved, which the two dicts above do not keep): what Groot2's tree XML orders by
+        self.port_remap: dict[str, str] = {}

@@ -227,6 +227,7 @@ class _Builder:
         else:
             cfg.path = f"{parent_path}/{instance_name}[{index}]"
         cfg.other_attributes = other
+        cfg.port_remap = port_remap
         cfg.xml_path = doc.path
         cfg.xml_line = element.line
         cfg.tree_id = tree_id
