@@ -184,9 +184,40 @@ class Groot2Publisher:
         self._nodes = nodes
         self._blackboards = subtrees
         self._transitions.clear()
-        self._status_handle = tree.on_status_change(self._status_observer(buffer, offsets), raw=True)
+        self._observer = self._status_observer(buffer, offsets)
+        self._paused = False
+        self._status_handle = tree.on_status_change(self._observer, raw=True)
+
+    def _watch(self, watching: bool) -> None:
+        """Stop following the tree's status changes while nobody asks (the heartbeat is lost),
+        follow them again when requests return: an unwatched robot's ticks then cost what they
+        cost without Groot2. Only when this publisher is the tree's one status observer (the
+        tree calls it directly); beside a recorder it keeps watching. Back on, the buffer is
+        made again from the nodes: a node's status, or for an IDLE node 10 + what it last
+        returned (a node skipped since keeps its byte)."""
+        env = self._tree.env
+        if not watching:
+            if env.status_observer is self._observer:
+                env.status_observer = None  # one attribute: the ticking thread sees it or not
+                self._paused = True
+            return
+        if not self._paused:
+            return
+        self._paused = False
+        buffer, offsets = self._status, self._offsets
+        for uid, node in self._nodes.items():
+            status = node.node_status
+            code = status._code
+            if not code:
+                last = node.last_status._code
+                code = IDLE_FROM_OFFSET + last if 1 <= last <= 3 else buffer[offsets[uid]]
+            buffer[offsets[uid]] = code
+        if env.status_observer is None and self._status_handle is not None and self._status_handle.active:
+            env.status_observer = self._observer
 
     def _detach(self) -> None:
+        if self._paused:
+            self._watch(True)  # the tree's observers as the tree left them, before removing ours
         if self._status_handle is not None:
             self._status_handle.remove()
             self._status_handle = None
@@ -347,6 +378,8 @@ class Groot2Publisher:
             now = self._has_heartbeat = self._clock() - self._last_request_s < self.max_heartbeat_delay_s
         if now != previous:
             self.enable_all_hooks(now)
+            with self._status_lock:
+                self._watch(now)
         return now
 
     # -- hooks --------------------------------------------------------------------------------------

@@ -173,3 +173,28 @@ def test_a_request_after_a_silence_enables_every_hook(served) -> None:
     client.request(spec.STATUS)      # 4.10: the silence disabled every hook, the request enables them all
     assert [h["enabled"] for h in publisher.hooks_json()] == [True]
     assert tree.tick_exactly_once().name == "SUCCESS"
+
+
+def test_an_unwatched_tree_is_not_followed_and_caught_up_when_asked(served) -> None:
+    tree, publisher, client, clock, uids = served
+    assert tree.env.status_observer is not None
+    clock.s += 6.0
+    assert publisher.check_heartbeat() is False
+    assert tree.env.status_observer is None            # nobody asks: the ticks pay nothing
+    tree.tick_exactly_once()
+    got = client.statuses()                            # asked again: caught up from the nodes
+    assert tree.env.status_observer is not None
+    assert (got[uids["seq"]], got[uids["gate"]], got[uids["after"]]) == (13, 13, 0)
+    tree.tick_exactly_once()
+    assert client.statuses() == got
+
+
+def test_beside_another_observer_the_publisher_keeps_watching(served) -> None:
+    tree, publisher, client, clock, uids = served
+    changes = []
+    tree.on_status_change(changes.append)              # a recorder, say
+    clock.s += 6.0
+    publisher.check_heartbeat()
+    tree.tick_exactly_once()
+    assert changes and tree.env.status_observer is not None
+    assert client.statuses()[uids["seq"]] == 13
