@@ -1,4 +1,4 @@
-"""The order in which a C++ ``std::unordered_map<std::string, T>`` (GCC's libstdc++) lists its keys.
+"""The order in which a C++ ``std::unordered_map`` (GCC's libstdc++) lists its keys.
 
 BT.CPP keeps a node's ports (``PortsRemapping``) and a model's ports (``PortsList``) in
 unordered maps and writes them, in the tree XML Groot2 receives, in the map's iteration order.
@@ -6,8 +6,9 @@ That order is deterministic: it follows from the keys' hashes, the number of buc
 order of insertion. `UnorderedKeys` replays the same insertions and lists the keys as libstdc++
 would:
 
-- the hash is ``std::_Hash_bytes(data, len, 0xc70f6907)`` (64-bit MurmurHash2 as libstdc++
-  writes it), cached per node; a key's bucket is the hash modulo the bucket count;
+- a string's hash is ``std::_Hash_bytes(data, len, 0xc70f6907)`` (64-bit MurmurHash2 as
+  libstdc++ writes it), an integer's the integer itself (BT.CPP's hooks are kept by uint16
+  uid); a key's bucket is the hash modulo the bucket count;
 - the nodes form one singly linked list, each bucket's nodes together: a node whose bucket is
   empty goes to the front of the list, any other to the front of its bucket's run;
 - a map made empty has one bucket; the first insertion grows it to 13 buckets (11 asked for,
@@ -15,13 +16,15 @@ would:
   it to the next prime of at least twice as many, relinking the nodes in list order by the same
   rule (``_Prime_rehash_policy``, maximum load factor 1).
 
-Only insertions of new keys are modelled (BT.CPP's XML parser and port lists only insert).
+Insertions of new keys and erasures are modelled (an erasure unlinks the node and never shrinks
+the table).
 Knows nothing of Groot2; checked against BT.CPP 4.10's own replies in tests/groot.
 """
 from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["UnorderedKeys", "hash_bytes", "unordered_order"]
 
@@ -65,8 +68,8 @@ class UnorderedKeys:
     def __init__(self, hint: int | None = None) -> None:
         self._buckets = 1
         self._next_resize = 0
-        self._keys: list[str] = []
-        self._codes: dict[str, int] = {}
+        self._keys: list[Any] = []
+        self._codes: dict[Any, int] = {}
         if hint:
             self._buckets = max(self._buckets, self._next_bucket_count(hint))
 
@@ -80,7 +83,7 @@ class UnorderedKeys:
         self._next_resize = _PRIMES[index]
         return _PRIMES[index]
 
-    def _link(self, keys: list[str], key: str, buckets: int) -> None:
+    def _link(self, keys: list[Any], key: Any, buckets: int) -> None:
         bucket = self._codes[key] % buckets
         for index, other in enumerate(keys):
             if self._codes[other] % buckets == bucket:
@@ -88,7 +91,7 @@ class UnorderedKeys:
                 return
         keys.insert(0, key)  # an empty bucket: the front of the list
 
-    def insert(self, key: str) -> None:
+    def insert(self, key: str | int) -> None:
         """Insert `key` (nothing happens when it is there already)."""
         if key in self._codes:
             return
@@ -103,13 +106,19 @@ class UnorderedKeys:
                 self._buckets = buckets
             else:
                 self._next_resize = self._buckets
-        self._codes[key] = hash_bytes(key.encode("utf-8"))
+        self._codes[key] = key if isinstance(key, int) else hash_bytes(key.encode("utf-8"))
         self._link(self._keys, key, self._buckets)
+
+    def erase(self, key: str | int) -> None:
+        """Erase `key` (nothing happens when it is not there)."""
+        if key in self._codes:
+            self._keys.remove(key)
+            del self._codes[key]
 
     def __contains__(self, key: object) -> bool:
         return key in self._codes
 
-    def keys(self) -> list[str]:
+    def keys(self) -> list[Any]:
         return list(self._keys)
 
 

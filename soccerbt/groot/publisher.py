@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from soccerbt.groot.codec import blackboards_dump
+from soccerbt.groot.hash_order import UnorderedKeys
 from soccerbt.groot.protocol import (
     IDLE_FROM_OFFSET,
     STATUS_CODES,
@@ -107,6 +108,8 @@ class Groot2Publisher:
         self._heartbeat_lock = threading.Lock()
         self._pre_hooks: dict[int, Hook] = {}
         self._post_hooks: dict[int, Hook] = {}
+        # the order 4.10's hook maps (unordered, by uid) list them in, for HOOKS_DUMP
+        self._hook_order = {Position.PRE: UnorderedKeys(), Position.POST: UnorderedKeys()}
         self._last_request_s = clock()
         self._has_heartbeat = True
         self._recording_flag = [False]   # cells the status observer reads (no attribute lookups)
@@ -392,14 +395,21 @@ class Groot2Publisher:
             return self._hooks(position).get(uid)
 
     def hooks_json(self) -> list[dict[str, Any]]:
-        """HOOKS_DUMP's array: the PRE hooks, then the POST ones."""
+        """HOOKS_DUMP's array: the PRE hooks, then the POST ones, each in its map's order."""
         out = []
         with self._hooks_lock:
-            for hooks in (self._pre_hooks, self._post_hooks):
-                for hook in hooks.values():
+            for position in (Position.PRE, Position.POST):
+                hooks = self._hooks(position)
+                for uid in self._hook_order[position].keys():
+                    hook = hooks[uid]
                     with hook.condition:
                         out.append(hook.to_json())
         return out
+
+    def _forget(self, position: int, uid: int) -> None:
+        """The hook at `uid` leaves its map (the hooks' lock held)."""
+        del self._hooks(position)[uid]
+        self._hook_order[Position.PRE if position == Position.PRE else Position.POST].erase(uid)
 
     def insert_hook_json(self, data: Any) -> None:
         """HOOK_INSERT of one hook: an existing hook at that place is updated (a BREAKPOINT that
@@ -426,9 +436,11 @@ class Groot2Publisher:
         with self._hooks_lock:
             if hook.is_pre:
                 self._pre_hooks[hook.node_uid] = hook
+                self._hook_order[Position.PRE].insert(hook.node_uid)
                 set_pre_tick(node, lambda n: self._run_hook(hook, n))
             else:
                 self._post_hooks[hook.node_uid] = hook
+                self._hook_order[Position.POST].insert(hook.node_uid)
                 set_post_tick(node, lambda n, _status: self._run_hook(hook, n))
         return True
 
@@ -483,7 +495,7 @@ class Groot2Publisher:
             with self._hooks_lock:
                 hooks = self._hooks(position)
                 if hooks.get(hook.node_uid) is hook:
-                    del hooks[hook.node_uid]
+                    self._forget(position, hook.node_uid)
                     (set_pre_tick if position == Position.PRE else set_post_tick)(node, None)
         return _BY_NAME.get(desired)
 
@@ -508,10 +520,10 @@ class Groot2Publisher:
         if node is None:
             return False
         with self._hooks_lock:
-            hooks = self._hooks(position)
-            hook = hooks.pop(uid, None)
+            hook = self._hooks(position).get(uid)
             if hook is None:
                 return False
+            self._forget(position, uid)
             with hook.condition:
                 hook.enabled = False
                 hook.condition.notify_all()

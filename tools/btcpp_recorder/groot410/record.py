@@ -158,6 +158,16 @@ def run_steps(r: Recorder, blackboards: str, hooked: str) -> None:
     r.ask("D", note="hooks dump after the one-shot breakpoint")
     r.ask("U", json.dumps({"uid": first_leaf, "position": 0, "desired_status": "SUCCESS", "remove_when_done": False}),
           note="unlock a hook that is gone: refused")
+    some = sorted(uids.values())[:4]
+    r.ask("I", "[" + ",".join(hook(uid, mode=1) for uid in some[:3]) + "]",
+          note="three PRE hooks that let their nodes run (SKIPPED)")
+    r.ask("I", hook(some[0], mode=1, position=1), note="and a POST one")
+    r.ask("D", note="hooks dump: the maps' order")
+    r.ask("R", json.dumps({"uid": some[1], "position": 0}), note="remove the middle one")
+    r.ask("I", hook(some[3], mode=1), note="insert another")
+    r.ask("D", note="hooks dump after an erase and an insertion")
+    r.tick()
+    r.ask("A", note="remove all hooks")
     r.ask("B", blackboards, note="blackboards at the end")
     r.ask("B", "nobody", note="a blackboard that does not exist")
     r.request([b"short"], note="a wrong header")
