@@ -198,7 +198,7 @@ def _write(out: bytearray, value: Any, stack: list[Any]) -> None:
             out += b"\xde" + struct.pack(">H", n)
         else:
             out += b"\xdf" + struct.pack(">I", n)
-        pairs = []
+        pairs: list[Any] = []
         for key, item in value.items():
             pairs += (str(key), item)
         stack.extend(reversed(pairs))

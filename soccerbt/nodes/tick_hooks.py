@@ -30,8 +30,8 @@ from soccerbt.nodes.tree_node import LogicError, NodeTickError, TreeNode
 
 __all__ = ["PreTick", "PostTick", "set_pre_tick", "set_post_tick", "tick_hooks", "clear_tick_hooks"]
 
-PreTick = Callable[[TreeNode], NodeStatus]
-PostTick = Callable[[TreeNode, NodeStatus], NodeStatus]
+PreTick = Callable[[TreeNode], NodeStatus | None]  # None (or IDLE, SKIPPED...): no override
+PostTick = Callable[[TreeNode, NodeStatus], NodeStatus | None]
 
 _HOOKS = "_tick_hooks"  # the instance attribute holding [pre, post] while a node has any
 
