@@ -33,6 +33,7 @@ from soccerbt.match import Match, MatchConfig  # noqa: E402
 # the client runs in a process started afresh: a forked child would inherit the publishers'
 # ZeroMQ contexts, which libzmq does not allow
 _SPAWN = multiprocessing.get_context("spawn")
+WARM_UP_S = 6.0  # beyond the 5 s heartbeat
 
 
 def _free_ports(count: int = 12) -> int:
@@ -65,9 +66,10 @@ def _poller(ports: list[int], hz: float, stop: object, own_server: bool = False)
             while True:
                 try:
                     request = echo.recv_multipart()
-                except zmq.ZMQError:
+                    echo.send_multipart([request[0] + bytes(16), bytes(405)])
+                except zmq.ZMQError:  # the context ends (term() below): this thread closes its socket
+                    echo.close(0)
                     return
-                echo.send_multipart([request[0] + bytes(16), bytes(405)])
 
         threading.Thread(target=answer, daemon=True).start()
     socks = []
@@ -85,8 +87,6 @@ def _poller(ports: list[int], hz: float, stop: object, own_server: bool = False)
         time.sleep(max(0.0, next_t - time.monotonic()))
     for s in socks:
         s.close(0)
-    if own_server:
-        echo.close(0)
     ctx.term()
 
 
@@ -105,8 +105,14 @@ def _run(mode: str, seconds: float, hz: float, robots: int) -> tuple[float, floa
     if mode == "neighbour":
         poller = _SPAWN.Process(target=_poller, args=([0] * robots, hz, stop, True))
         poller.start()
-    for _ in range(100):  # warm up (first ticks, the poller's connections)
+    # warm up at real-time pace for longer than the heartbeat's delay: the publishers nobody asks
+    # have stopped following their trees, as in a match Groot2 watches one robot of
+    start, sim_start = time.perf_counter(), match.world.t_s
+    while time.perf_counter() - start < WARM_UP_S:
         match.step()
+        ahead = (match.world.t_s - sim_start) - (time.perf_counter() - start)
+        if ahead > 0:
+            time.sleep(ahead)
     cpu0, main0, wall0, sim0 = time.process_time(), time.thread_time(), time.perf_counter(), match.world.t_s
     while time.perf_counter() - wall0 < seconds:
         match.step()

@@ -5,13 +5,14 @@ announces breakpoints. Both bind 127.0.0.1 unless another host is given: the por
 authentication (docs/groot.md), anyone who reaches it can read the blackboards and stop the tree.
 
 A server thread answers requests (it reads the status buffer, the blackboards and the hooks; it
-never ticks); it sleeps in ZeroMQ until a request comes or `close()` wakes it, so an idle
-publisher costs the match nothing. The heartbeat is 4.10's: after `max_heartbeat_delay_s` (5 s)
+never ticks); it sleeps in ZeroMQ until a request comes, a second passes or `close()` wakes it,
+so an idle publisher costs the match next to nothing. The heartbeat is 4.10's: after `max_heartbeat_delay_s` (5 s)
 without a request every hook is disabled (a waiting breakpoint released), and every hook is
 enabled again when requests return. 4.10 looks every 10 ms from a thread of its own; here it is
 looked at wherever it can matter, so the hooks change at the same moments as seen from outside:
 on every request (before and after it counts: a silence is noticed before the request ends it),
-whenever a hook is reached, and every 0.1 s while a breakpoint waits. The tree is ticked by its owner,
+whenever a hook is reached, every 0.1 s while a breakpoint waits, and every quiet second in the
+server thread (which is when a publisher nobody asks stops following its tree). The tree is ticked by its owner,
 in its own thread; a hook reached there runs in that thread (soccerbt.nodes.tick_hooks): a
 BREAKPOINT waits there until Groot2 unlocks it, is released, or the hook is disabled or removed,
 so a lock-step match stands still meanwhile. A REPLACE hook does not wait; both return the
@@ -62,6 +63,9 @@ DEFAULT_PORT = 1667          # BT.CPP's default server port
 DEFAULT_HOST = "127.0.0.1"   # loopback unless asked otherwise: the port is unauthenticated
 MAX_TRANSITIONS = 1000       # 4.10 keeps the newest 1000 while recording
 SEND_TIMEOUT_MS = 1000
+# with no request the server thread looks at the heartbeat once a second (4.10: every 10 ms from a
+# thread of its own); what depends on it sooner looks by itself (requests, hooks, breakpoints)
+HEARTBEAT_CHECK_MS = 1000
 WAIT_SLICE_S = 0.1           # a waiting breakpoint looks at interrupt() and the heartbeat this often
 
 _BY_NAME = {"SUCCESS": SUCCESS, "FAILURE": FAILURE}
@@ -270,11 +274,14 @@ class Groot2Publisher:
         poller.register(self._wake_rx, zmq.POLLIN)
         while self._active:
             try:
-                ready = dict(poller.poll())
+                ready = dict(poller.poll(HEARTBEAT_CHECK_MS))
             except zmq.ZMQError:
                 break
             if self._wake_rx in ready or not self._active:
                 break
+            if not ready:  # a quiet second: is anybody still asking?
+                self.check_heartbeat()
+                continue
             try:
                 request = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:

@@ -198,3 +198,15 @@ def test_beside_another_observer_the_publisher_keeps_watching(served) -> None:
     tree.tick_exactly_once()
     assert changes and tree.env.status_observer is not None
     assert client.statuses()[uids["seq"]] == 13
+
+
+def test_the_server_notices_a_silence_by_itself(served) -> None:
+    tree, publisher, client, clock, uids = served
+    client.json_request(spec.HOOK_INSERT, spec.hook(uids["gate"], mode=1, desired="SUCCESS"))
+    clock.s += 6.0                                     # nobody asks, nothing ticks: the server looks each second
+    waited = 0.0
+    while tree.env.status_observer is not None and waited < JOIN_S:
+        threading.Event().wait(0.05)
+        waited += 0.05
+    assert tree.env.status_observer is None
+    assert [h["enabled"] for h in publisher.hooks_json()] == [False]
