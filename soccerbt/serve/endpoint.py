@@ -31,7 +31,10 @@ What the robot does with a request, as a Booster robot does it:
   Assumed here: a ball within ``VISUAL_KICK_RANGE_M`` (5 m) is approached (turned to first, walked
   to once within 0.5 rad of straight ahead; at most 0.4 m/s forward, 0.2 m/s sideways, 1 rad/s
   turning, the brain's Move set aside meanwhile) and kicked forward once it lies at the feet;
-  with a ball farther the brain's Move goes on. ``false`` (or ChangeMode walking) ends it.
+  with a ball farther the brain's Move goes on. ``false`` (or ChangeMode walking) ends it, and so
+  does a fall: the robot's own kick cannot go on lying down, and robocup_demo's CheckAndStandUp
+  leaves RLVisionKick without a ChangeMode when it sends GetUp (``shouldExitRLVisionKick``), so a
+  kick left on would set aside every Move of the brain after the robot got up.
 - Anything else: status 404 (an api id this robot does not serve); broken JSON or values:
   status 400. Both are counted.
 
@@ -276,6 +279,8 @@ class RobotEndpoint:
     def command(self, now_s: float, world: Any) -> RobotCommand:
         """What the robot does in the next step, from the requests so far."""
         state = world.robots[self.robot_id]
+        if state.fallen:  # a fall ends the vision kick (see the module docstring)
+            self.visual_kick = False
         pan, tilt = self.head if self.head is not None else (state.head_pan_rad, state.head_tilt_rad)
         if not self.connected(now_s):  # the brain is gone: stand, head where it is (a vision kick goes on)
             if not self.visual_kick:

@@ -238,3 +238,31 @@ def test_initial_lasts_as_long_as_asked() -> None:
     assert all(state == 0 for t, state in states if t < 5.0 - 1e-6)  # INITIAL
     assert all(state == 1 for t, state in states if 5.0 + 1e-6 < t < 6.0 - 1e-6)  # READY
     assert served.match.referee.config.initial_s == 5.0
+
+
+def test_a_fall_ends_the_vision_kick() -> None:
+    # CheckAndStandUp sends GetUp and leaves RLVisionKick without a ChangeMode: the robot that got
+    # up walks as the brain's Moves say, not on with a kick the fall ended
+    served, brain = _served()
+    world = served.world
+    world.place_robot(BLUE1, Pose2D(0.0, 0.0, 0.0))
+    world.place_ball(3.0, 0.0)
+    brain.call(loco.API_VISUAL_KICK, loco.visual_kick_body(True))
+    _step(served, brain, 50)
+    assert served.endpoints[BLUE1].visual_kick and world.robots[BLUE1].vx_mps > 0.1
+    world.knock_over(BLUE1)
+    _step(served, brain, 60)
+    assert not served.endpoints[BLUE1].visual_kick
+    for _ in range(20):  # GetUp until it stands (a stand-up fails now and then)
+        if world.robots[BLUE1].fallen and not world.robots[BLUE1].standing_up:
+            brain.call(loco.API_GET_UP, loco.get_up_body())
+        _step(served, brain, 50)
+        if not world.robots[BLUE1].fallen:
+            break
+    assert not world.robots[BLUE1].fallen
+    for k in range(100):  # the brain walks backwards, away from the ball: the robot does
+        if k % 10 == 0:
+            brain.call(loco.API_MOVE, loco.move_body(-0.3, 0.0, 0.0))
+        served.match.step()
+    assert world.robots[BLUE1].vx_mps < -0.1
+    served.close()
