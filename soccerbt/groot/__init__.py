@@ -5,7 +5,9 @@
 - `tree_xml`: the full-tree reply (WriteTreeToXML with uids and every model, TinyXML2's text);
 - `publisher`: `Groot2Publisher`, one tree on a REP port and a PUB port above it (pyzmq, the
   ``groot`` extra, imported only when a publisher starts);
-- `robots`: publishers for the robots of a match (`--groot [PORT]`: robot i at PORT + 2i).
+- `robots`: publishers for the robots of a match (`--groot [PORT]`: robot i at PORT + 2i);
+- `recorded`: `Groot2RecordedPublisher`, a recorded robot's tree served as a replay plays it
+  (``soccerbt replay LOG --robot R --groot``: hook requests refused).
 
 docs/groot.md says how to connect, what the port exposes and what is not done yet.
 """

@@ -21,6 +21,14 @@ SubTree nodes, then a TreeNodesModel), with two differences this module makes:
   entities and text with ``& < >``, and a newline after ``</root>``.
 
 Checked byte for byte against BT.CPP 4.10's replies (tests/groot/test_btcpp410.py).
+
+`stored_tree_xml` writes the same reply from a stored description of a tree (a replay log's
+tree: soccerbt.trees.structure.describe_tree's rows) and the factory's manifests: byte for byte
+what `full_tree_xml` writes for the live tree when every node type is in the manifests and the
+XML gave each node's ports inputs first (the description keeps a node's ports as inputs, then
+outputs, not the XML's order, which only changes where two ports share a hash bucket). A node
+type the manifests lack is modelled from the row: its ports as inputs, the defaults of format 3's
+``defaults`` (older logs: none).
 """
 from __future__ import annotations
 
@@ -35,7 +43,7 @@ from soccerbt.nodes.ports import POST_CONDITIONS, PRE_CONDITIONS, PortDirection,
 from soccerbt.trees import TreeFactory
 from soccerbt.trees.structure import describe_tree, logger_xml, manifest_models
 
-__all__ = ["full_tree_xml", "tree_models", "tinyxml2_text"]
+__all__ = ["full_tree_xml", "stored_tree_xml", "tree_models", "tinyxml2_text"]
 
 _INDENT = "    "
 
@@ -84,6 +92,83 @@ def full_tree_xml(tree: Any, manifests: Mapping[str, Any] | None = None) -> str:
         for model in model_root:
             _order_model(model)
     return tinyxml2_text(root)
+
+
+class _StoredPort:
+    """A port of a node type the manifests lack, as far as a stored row tells (an input)."""
+
+    __slots__ = ("default",)
+    direction = PortDirection.INPUT
+
+    def __init__(self, default: str | None) -> None:
+        self.default = default
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not None
+
+    def default_string(self) -> str:
+        return self.default or ""
+
+
+def _stored_ports(row: Mapping[str, Any]) -> dict[str, _StoredPort]:
+    ports = {name: _StoredPort(None) for name in row.get("ports", {})}
+    for name, default in (row.get("defaults") or {}).items():
+        ports.setdefault(name, _StoredPort(default if isinstance(default, str) else None))
+    return ports
+
+
+def _builtin_manifests() -> dict[str, Any]:
+    return {node_id: m for node_id, m in TreeFactory().manifests().items() if m.builtin}
+
+
+def stored_models(description: Mapping[str, Any], manifests: Mapping[str, Any] | None = None
+                  ) -> dict[str, dict[str, Any]]:
+    """The TreeNodesModel entries for a stored tree: every model of `manifests` (default: the
+    built-in ones of a fresh TreeFactory), and for a node type they lack the ports its rows use."""
+    if manifests is None:
+        manifests = _builtin_manifests()
+    models = manifest_models(manifests, list(manifests))
+    for row in description.get("nodes", ()):
+        node_id = row["id"]
+        if node_id in manifests:
+            continue
+        entry = models.setdefault(node_id, {"kind": row["kind"], "ports": []})
+        known = {p["name"] for p in entry["ports"]}
+        for name, port in _stored_ports(row).items():
+            if name not in known:
+                known.add(name)
+                entry["ports"].append({"name": name, "direction": "input_port", "type": "",
+                                       "default": port.default, "description": ""})
+    return _typed(models)
+
+
+def stored_tree_xml(description: Mapping[str, Any], manifests: Mapping[str, Any] | None = None) -> str:
+    """The XML of the FULLTREE reply for a stored tree description (see the module docstring)."""
+    if manifests is None:
+        manifests = _builtin_manifests()
+    xml = logger_xml(dict(description), stored_models(description, manifests))
+    root = etree.fromstring(xml)
+    rows = {row["uid"]: row for row in description.get("nodes", ())}
+    for elem in root.iter():
+        uid = elem.get("_uid") if isinstance(elem.tag, str) else None
+        row = rows.get(int(uid)) if uid is not None else None
+        if row is not None:
+            _order_node(elem, _stored_node(row, manifests))
+    model_root = root.find("TreeNodesModel")
+    if model_root is not None:
+        for model in model_root:
+            _order_model(model)
+    return tinyxml2_text(root)
+
+
+def _stored_node(row: Mapping[str, Any], manifests: Mapping[str, Any] | None) -> Any:
+    """What `_order_node` reads of a node, from its stored row."""
+    manifest = manifests.get(row["id"]) if manifests is not None else None
+    ports = dict(manifest.ports) if manifest is not None else _stored_ports(row)
+    remap = {key: str(value) for key, value in row.get("ports", {}).items()}
+    config = SimpleNamespace(port_remap=remap, input_ports=remap, output_ports={}, ports=ports)
+    return SimpleNamespace(config=config, NODE_KIND=row["kind"], registration_id=row["id"])
 
 
 def model_port_order(node_id: str, names: list[str]) -> list[str]:

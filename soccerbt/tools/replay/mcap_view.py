@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -168,6 +169,8 @@ class McapViewer(Viewer):
         self.show_help = False                       # H or ?: the keys over the field
         self.hover: tuple[int, int] | None = None    # the mouse over the timeline: its events' labels
         self.state.selected = source.log.robots[0] if source.log.robots else None
+        # told after every frame's move (replay --groot: the served robot follows the position)
+        self.on_frame: Callable[[McapReplaySource], None] | None = None
 
     # --- layout -----------------------------------------------------------------------------
 
@@ -759,6 +762,8 @@ def run_replay_window(viewer: McapViewer, fps: int = 60) -> None:
         now = time.perf_counter()
         viewer.advance(now - last)
         last = now
+        if viewer.on_frame is not None:
+            viewer.on_frame(viewer.replay)
         at_end = viewer.replay.finished()
         log = viewer.replay.log
         if at_end and not viewer.pacer.paused and (not getattr(log, "live", False) or log.closed) \
@@ -791,11 +796,13 @@ def _prepared(log: McapLog, at_s: float | None, select: str | None, speed: float
 
 
 def view_mcap(log: McapLog, at_s: float | None = None, speed: float = 1.0, select: str | None = None,
-              paused: bool = False) -> int:
-    """Open the replay window on ``log`` (keys: module docstring); 0 when closed."""
+              paused: bool = False, on_frame: Callable[[McapReplaySource], None] | None = None) -> int:
+    """Open the replay window on ``log`` (keys: module docstring); 0 when closed. ``on_frame``
+    is told the source after every frame's move (``replay --groot``)."""
     _init_pygame()
     viewer = _prepared(log, at_s, select, speed)
     viewer.pacer.paused = paused
+    viewer.on_frame = on_frame
     viewer.run()
     return 0
 

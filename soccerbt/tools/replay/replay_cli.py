@@ -10,7 +10,8 @@ B.mcap`` are in ``tree_tools`` and ``log_diff``; ``--verify`` is ``soccerbt.resi
 FOLDER [--json]`` lists a folder's logs (``soccerbt.log.listing``); ``--robot R --rerun [--tree
 NEW.xml] [--from S] [--to S] [--out NEW.mcap]`` re-runs a robot's brain on its recorded inputs
 (``soccerbt.resim.rerun``); ``--connect HOST:PORT`` opens the viewer on a live stream
-(``connect``).
+(``connect``); ``--robot R --groot [[HOST:]PORT]`` serves R's recorded tree to Groot2 as the
+replay plays (``groot_replay``: the window, or headless without a display).
 
 MCAP is the one log format, and every format soccerbt has written opens. ``soccerbt replay
 convert OLD NEW.mcap`` writes an older log in the current format: a JSON-lines log of an earlier
@@ -30,8 +31,9 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from soccerbt.cli.display import display_available
 from soccerbt.cli.outputs import RECORD_SUFFIX, check_output_path, same_file, screenshot_name_problem, tree_inputs
@@ -81,6 +83,13 @@ def _count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected 0 or more, got {text!r}")
     return value
+
+
+def _groot_type(text: str) -> tuple[str, int]:
+    # deferred: start-up: the Groot2 module (and the node registry it loads) only with --groot
+    from soccerbt.tools.replay.groot_replay import groot_type
+
+    return groot_type(text)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -142,6 +151,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--buffer-mb", type=float, default=512.0, metavar="MB",
                         help="with --connect: at most this much of the stream kept (the oldest seconds go first; "
                              "default 512)")
+    # the const is soccerbt.groot's DEFAULT_HOST and DEFAULT_PORT (BT.CPP's), written out: start-up
+    parser.add_argument("--groot", type=_groot_type, nargs="?", const=("127.0.0.1", 1667), default=None,
+                        metavar="[HOST:]PORT",
+                        help="with --robot: serve ROBOT's recorded tree, statuses and root blackboard to "
+                             "Groot2's monitor at PORT (default 1667) as the replay plays: in the window (ROBOT "
+                             "selected), or without a display headless at --speed from --at, then holding the "
+                             "end until Ctrl+C; hook requests are refused; needs soccerbt[groot]; binds "
+                             "127.0.0.1 unless HOST is given")
     parser.add_argument("--robot", metavar="ROBOT", default=None,
                         help="print ROBOT's per-tick records (pose, command, status, blackboard changes)")
     parser.add_argument("--from", dest="from_s", type=_seconds, default=None, metavar="SECONDS",
@@ -427,6 +444,8 @@ def _replay_mcap(args: argparse.Namespace, err: TextIO) -> int:
 
 def _opens_window(args: argparse.Namespace) -> bool:
     """Whether the command is the interactive viewer (no budget: a session seeks at will)."""
+    if getattr(args, "groot", None) is not None:
+        return True   # --robot R --groot: the window follows the robot (headless without a display)
     return not (args.tree or args.node or args.transitions or args.find or args.btlog or args.verify or args.rerun
                 or args.tick is not None or args.info or args.robot is not None or args.screenshot)
 
@@ -440,6 +459,8 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
         return rerun_command(log, args, sys.stdout, err)
     if args.robot is not None:
         log.check_robot(args.robot)
+    if args.groot is not None:
+        return _groot(log, args, err)
     if args.tree or args.node or args.transitions or args.find or args.btlog or args.verify \
             or args.tick is not None:
         log.require_node_data()
@@ -530,7 +551,44 @@ def _tools(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 -
     return _view_mcap(log, args, err)
 
 
-def _view_mcap(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001
+def _groot(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN001 - an McapLog
+    """``--robot R --groot``: R served to Groot2 as the replay plays (``groot_replay``); 1 without
+    --robot or the groot extra, or when the port cannot be bound."""
+    # deferred: start-up: the Groot2 modules only with --groot
+    from soccerbt.groot import GrootUnavailable
+    from soccerbt.tools.replay import groot_replay
+    from soccerbt.tools.replay.mcap_source import McapReplaySource
+
+    if args.robot is None:
+        print("soccerbt replay: --groot serves one robot: give --robot ROBOT", file=err)
+        return 1
+    log.require_node_data()
+    host, port = args.groot
+    try:
+        publisher, _endpoint = groot_replay.serve_recorded(log, args.robot, host, port, err=err)
+    except GrootUnavailable as exc:
+        print(f"soccerbt replay: --groot: {exc}", file=err)
+        return 1
+    on_frame = groot_replay.follow(publisher, args.robot)
+    try:
+        if display_available():
+            args.select = args.robot
+            return _view_mcap(log, args, err, on_frame=on_frame)
+        source = McapReplaySource(log)
+        if args.at is not None:
+            source.seek_time(args.at)
+        print("soccerbt replay: no display: playing headless (Ctrl+C stops)", file=err)
+        try:
+            groot_replay.play_headless(source, on_frame, speed=args.speed, paused=args.paused)
+        except KeyboardInterrupt:
+            pass
+        return 0
+    finally:
+        publisher.close()
+
+
+def _view_mcap(log, args: argparse.Namespace, err: TextIO,  # noqa: ANN001
+               on_frame: Callable[[Any], None] | None = None) -> int:
     try:
         # deferred: start-up: the viewer (pygame) only when a window opens
         from soccerbt.tools.replay import mcap_view
@@ -545,4 +603,5 @@ def _view_mcap(log, args: argparse.Namespace, err: TextIO) -> int:  # noqa: ANN0
         print("soccerbt replay: no display (set DISPLAY, or SDL_VIDEODRIVER=dummy; the text tools need none)",
               file=err)
         return 1
-    return mcap_view.view_mcap(log, at_s=args.at, speed=args.speed, select=args.select, paused=args.paused)
+    return mcap_view.view_mcap(log, at_s=args.at, speed=args.speed, select=args.select, paused=args.paused,
+                               on_frame=on_frame)
