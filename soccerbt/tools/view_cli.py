@@ -8,7 +8,9 @@ Viewer keys: click a robot to select it, click the field to send it there, drag 
 P pause, N single step, +/- speed, V view from the other side, TAB next robot, F1-F7 layers
 (estimates, particles, covariance, ball estimates, paths, kick, labels), F8 all layers,
 F12 screenshot, ESC or Ctrl+Q quit at once. Toasts, a red band (emergency stop), markers
-and the banner (real speed, fps, MIRRORED) say what happened.
+and the banner (real speed, fps, MIRRORED) say what happened. With ``--groot`` the match steps in
+a worker thread: while a robot's tick waits at a Groot2 breakpoint the window keeps drawing and a
+band says "blue2 paused at a Groot2 breakpoint on #12 KickBall".
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Callable
 
 from soccerbt.cli.display import display_available
 from soccerbt.cli.match_options import add_match_arguments, config_from_args
@@ -33,6 +36,7 @@ from soccerbt.live.server import (
     record_mode_problem,
 )
 from soccerbt.match import Match
+from soccerbt.tools.viewer.stepping import BreakpointPause
 
 
 def parse_speed(text: str) -> float:
@@ -72,6 +76,18 @@ def build_viewer_match(args: argparse.Namespace):  # -> Match
     return Match(config_from_args(args), pads=manager, estop=estop)
 
 
+def node_namer(match: Match) -> Callable[[str, int], str]:
+    """Names a robot's node by its uid (the breakpoint's band); "" when it has none."""
+
+    def name_of(robot: str, uid: int) -> str:
+        agent = {str(rid): a for rid, a in match.agents.items()}.get(robot)
+        tree = getattr(agent, "tree", None)
+        node = next((n for n in tree.nodes() if n.uid == uid), None) if tree is not None else None
+        return node.name if node is not None else ""
+
+    return name_of
+
+
 def view(args: argparse.Namespace) -> int:
     """The ``view`` command: exit 0 when the window closes, 1 when the match cannot start."""
     # deferred: start-up: the viewer (pygame) only when the window opens
@@ -102,9 +118,11 @@ def view(args: argparse.Namespace) -> int:
         print(f"soccerbt view: --live: {exc}", file=sys.stderr)
         return 1
     publishers = []
+    pause = None
     if args.groot is not None:
+        pause = BreakpointPause(node_namer(match))
         try:
-            publishers, _ = serve_match(match, *args.groot, err=sys.stderr)
+            publishers, _ = serve_match(match, *args.groot, err=sys.stderr, on_breakpoint=pause)
         except GrootUnavailable as exc:
             print(f"soccerbt view: --groot: {exc}", file=sys.stderr)
             if live is not None:
@@ -112,7 +130,8 @@ def view(args: argparse.Namespace) -> int:
             return 1
     wall_start = time.perf_counter()
     try:
-        view_match(match, speed=args.speed, selected=args.select)
+        view_match(match, speed=args.speed, selected=args.select, pause=pause,
+                   release_waiting=lambda: [publisher.interrupt() for publisher in publishers])
     finally:
         close_all(publishers)
         result = match.result()

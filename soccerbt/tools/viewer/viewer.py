@@ -8,7 +8,9 @@ The window opens centred, no larger than the desktop (``fit_to_desktop``), and c
 ``layout(size)`` sizes the side panel and the field from the window's size, and the text with
 the window's height (``render.ui_scale``). A tree that failed to hot-reload is marked by a
 persistent band under the banner (robots, file, the error's first line) until a good version
-loads; T or a click on the band shows the whole error, wrapped.
+loads; T or a click on the band shows the whole error, wrapped. With ``--groot``
+(``use_step_worker``) the steps run in a worker thread (``stepping``): while a robot's tick waits
+at a Groot2 breakpoint the window keeps drawing and handling keys, and a band says who waits where.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -42,6 +45,7 @@ from soccerbt.tools.viewer.render import (
     ui_scale,
 )
 from soccerbt.tools.viewer.scene import Notice, Scene, StaleTree
+from soccerbt.tools.viewer.stepping import STEP_POLL_S, BreakpointPause, StepWorker
 from soccerbt.world.field import Field
 
 SPEED_STEPS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 20.0, math.inf)
@@ -223,6 +227,11 @@ class Viewer:
         self._estop_seen: str | None = None
         self._last_frame_s: float | None = None
         self.stale_rects: list[pygame.Rect] = []  # where the last frame drew the stale-tree bands
+        # --groot: steps in a worker thread, the window alive while a tick waits at a breakpoint
+        self.pause: BreakpointPause | None = None
+        self.worker: StepWorker | None = None
+        self.release_waiting: Callable[[], None] | None = None  # lets a waiting breakpoint go (quitting)
+        self.pause_band: pygame.Rect | None = None  # where the last frame drew the breakpoint's band
 
     # --- layout -----------------------------------------------------------------------------
 
@@ -339,6 +348,12 @@ class Viewer:
         field_rect.height -= self.renderer.banner_height_px
         top = self.renderer.estop_rect().bottom if scene.estop is not None else field_rect.top
         self.stale_rects = self.draw_stale_trees(surface, scene.stale_trees, field_rect, top)
+        paused_text = self.pause.band_text() if self.pause is not None else None
+        self.pause_band = None
+        if paused_text is not None:
+            below = self.stale_rects[-1].bottom if self.stale_rects else top
+            self.pause_band = draw_band(surface, pygame.Rect(field_rect.left, below, field_rect.width, 0), paused_text,
+                                        "warn", self.renderer.font(small=True), max_lines=2)
         if self.state.show_help:
             draw_help(surface, field_rect, LIVE_KEYS, self.renderer.font(small=True))
         self.toast_rects = draw_toasts(surface, field_rect, self._toast_views(), self.renderer.font())
@@ -506,29 +521,81 @@ class Viewer:
     def advance(self, wall_elapsed_s: float) -> int:
         """Run the lock-step steps this frame owes (the ``Pacer`` says how many); returns how
         many ran. Stepping stops at the frame's wall budget, at the match's end, or at once
-        when a quit was asked."""
+        when a quit was asked; and while a step waits at a Groot2 breakpoint (the time it
+        waits owes no steps)."""
+        done = 0
+        if self.waiting_at_breakpoint:
+            if not self._settle():
+                self.pacer.steps_due(wall_elapsed_s)  # paused by Groot2: nothing owed meanwhile
+                return 0
+            done = 1  # the step that waited, finished now
         deadline = self.clock() + self.pacer.max_wall_per_frame_s
+        stopped = False
         if math.isinf(self.pacer.speed) and not self.pacer.paused:
-            due = self.pacer.steps_due(wall_elapsed_s)  # single steps asked
-            done = 0
+            due = self.pacer.steps_due(wall_elapsed_s) + done  # single steps asked
             while (done < due or self.clock() < deadline) and self._may_step():
-                self.source.step()
+                stopped = not self._step()
                 done += 1
+                if stopped:
+                    break
         else:
-            due = self.pacer.steps_due(wall_elapsed_s)
-            done = 0
+            due = self.pacer.steps_due(wall_elapsed_s) + done
             while done < due and self._may_step():
-                self.source.step()
+                stopped = not self._step()
                 done += 1
-                if self.clock() > deadline:
+                if stopped or self.clock() > deadline:
                     break  # the rest stays owed: the next frames run it (if the machine can)
-            if not self.quit_requested:
+            if not self.quit_requested and not stopped:
                 self.pacer.owe(due - done)
+        if stopped:
+            done -= 1  # counted when it finishes
         self.steps_run += done
         return done
 
     def _may_step(self) -> bool:
         return not self.quit_requested and not self.source.finished()
+
+    def use_step_worker(self, pause: BreakpointPause, release_waiting: Callable[[], None] | None = None) -> None:
+        """Run the steps in a worker thread (``stepping``): a step waiting at a breakpoint (as
+        `pause` says) leaves the window drawing; `release_waiting` lets it go when the window quits."""
+        self.pause = pause
+        self.release_waiting = release_waiting
+        self.worker = StepWorker(self.source.step)
+
+    def _step(self) -> bool:
+        """One step; False when it waits at a Groot2 breakpoint (it finishes in a later frame)."""
+        if self.worker is None:
+            self.source.step()
+            return True
+        self.worker.start()
+        return self._settle()
+
+    def _settle(self) -> bool:
+        """Wait for the worker's step: True once it finished, False while it waits at a breakpoint."""
+        assert self.worker is not None
+        while not self.worker.wait(STEP_POLL_S):
+            if self.pause is not None and self.pause.waiting is not None:
+                return False
+        return True
+
+    @property
+    def waiting_at_breakpoint(self) -> bool:
+        """A step started and waits (at a Groot2 breakpoint): no other step runs until it ends."""
+        return self.worker is not None and self.worker.busy
+
+    def _frame_guard(self) -> AbstractContextManager[object]:
+        """Held while drawing and handling events: a tick waiting at a breakpoint does not go on
+        in the middle of them (``stepping``)."""
+        return self.pause.lock if self.pause is not None else nullcontext()
+
+    def finish_steps(self) -> None:
+        """The worker's step ended (a waiting breakpoint let go) and its thread stopped."""
+        if self.worker is None:
+            return
+        if self.worker.busy and self.release_waiting is not None:
+            self.release_waiting()
+        self.worker.close()
+        self.worker = None
 
     def frame(self, surface: pygame.Surface) -> int:
         """One frame: run the steps owed since the last frame, then draw; steps run."""
@@ -536,7 +603,8 @@ class Viewer:
         steps = self.advance(0.0 if self._last_frame_s is None else now - self._last_frame_s)
         self._last_frame_s = now
         self.meter.note(now, steps * self.source.dt_s)
-        self.render(surface)
+        with self._frame_guard():
+            self.render(surface)
         return steps
 
     def run(self, fps: int = 60) -> None:
@@ -547,9 +615,10 @@ class Viewer:
         self.quit_requested = False
         try:
             while True:
-                for event in pygame.event.get():
-                    if not self.handle_event(event):
-                        break
+                with self._frame_guard():
+                    for event in pygame.event.get():
+                        if not self.handle_event(event):
+                            break
                 if self.quit_requested:
                     break
                 self.frame(self._screen)
@@ -566,6 +635,7 @@ class Viewer:
                     if not self.pacer.paused:
                         self.pacer.toggle_pause()  # keep the final picture up until the window closes
         finally:
+            self.finish_steps()
             pygame.display.quit()
 
 
@@ -599,8 +669,12 @@ def _match_source(match: object) -> SceneSource:
 
 
 def view_match(match: object, pads: object = None, *, speed: float = 1.0, size_px: tuple[int, int] = (1300, 760),
-               selected: str | None = None) -> Viewer:
+               selected: str | None = None, pause: BreakpointPause | None = None,
+               release_waiting: Callable[[], None] | None = None) -> Viewer:
     """Open the window on a ``soccerbt.match.Match`` and run until it is closed.
+
+    With `pause` (``--groot``: the publishers' on_breakpoint) the steps run in a worker thread and
+    the window lives on while a tick waits at a breakpoint (``Viewer.use_step_worker``).
 
     With a ``PadManager`` (the match's, or ``pads``), pad events reach it and the keyboard
     drives the selected robot; the match's emergency stop is engaged by SPACE (through the
@@ -614,6 +688,8 @@ def view_match(match: object, pads: object = None, *, speed: float = 1.0, size_p
         handlers.append(manager.handle_event)
     viewer = Viewer(_match_source(match), size_px=size_px, speed=speed, event_handlers=handlers)
     viewer.state.selected = selected
+    if pause is not None:
+        viewer.use_step_worker(pause, release_waiting)
     wire_field_relative_keys(viewer, match, getattr(manager, "keyboard", None))
     if manager is not None and hasattr(manager, "set_keyboard_robot"):
         viewer.on_select = manager.set_keyboard_robot
