@@ -3,7 +3,7 @@
 ::
 
     soccerbt sim --serve booster [the match options of run] [--plain ROBOT] [--no-referee]
-                 [--speed K] [--spawn] [--view] [--seconds S] [--json]
+                 [--speed K] [--spawn [--groot [[HOST:]PORT]]] [--view] [--seconds S] [--json]
 
 Every robot of the match is served under its Booster interfaces (topics suffixed with its name;
 ``--plain ROBOT`` serves one under the plain names of a real robot, for the vendor SDK and
@@ -12,10 +12,14 @@ the robots only. Real time by default, ``--speed K`` K times faster; ``/clock`` 
 simulated time. ``--spawn`` starts one ``soccerbt brain`` per robot with its team's tree, waits
 for them to connect (``--wait-brains``), stops them at the end and prints the summary of ``run``,
 each robot with its brain's report. ``--view`` opens the field viewer on the served match.
+``--spawn --groot [[HOST:]PORT]`` has each spawned brain serve its tree to Groot2 (robot i of the
+``--json`` robots list at PORT + 2i, as ``soccerbt run``): said at start and under ``groot`` in
+``--json``.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import signal
@@ -34,12 +38,13 @@ from soccerbt.cli.outputs import check_outputs, write_atomically
 from soccerbt.cli.summary import print_summary, progress_line, result_json
 from soccerbt.drivers.booster.connect import open_transport
 from soccerbt.drivers.gamepad import parse_robot_key
+from soccerbt.groot.robots import GrootEndpoint, add_groot_argument
 from soccerbt.live.server import LiveUnavailable, add_live_argument, open_live
 from soccerbt.live.server import live_recorder as make_live_recorder
 from soccerbt.robot.cli import add_transport_arguments
 from soccerbt.robot.runner import percentile
 from soccerbt.serve.served import ServedMatch
-from soccerbt.serve.spawn import brain_command, spawn_brains
+from soccerbt.serve.spawn import brain_command, groot_endpoints, spawn_brains
 
 Viewer = Callable[[Any, float], None]  # opens a window on a match at a speed; returns when it closes
 
@@ -100,6 +105,7 @@ def configure(parser: argparse.ArgumentParser, viewer: Viewer | None = None) -> 
                              "(polls between steps; the summary gives p50, p99)")
     parser.add_argument("--brain-reports", metavar="FILE", default=None,
                         help="with --spawn: write every brain's whole exit report (JSON) to FILE")
+    add_groot_argument(parser)  # with --spawn: the spawned brains serve their trees (soccerbt brain --groot)
     parser.set_defaults(func=partial(run, viewer=viewer))
 
 
@@ -117,6 +123,13 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
         except (ValueError, KeyError) as exc:
             print(f"soccerbt sim: --plain {args.plain}: {exc}", file=err)
             return 2
+    if args.groot is not None and not args.spawn:
+        print("soccerbt sim: --groot goes with --spawn (the served robots' brains run elsewhere: give a brain of "
+              "your own --groot)", file=err)
+        return 2
+    if args.groot is not None and importlib.util.find_spec("zmq") is None:
+        print("soccerbt sim: --groot: Groot2 needs pyzmq: pip install 'soccerbt[groot]'", file=err)
+        return 1
     if args.pad:
         print("soccerbt sim: --pad is not served yet: drive a served robot through its remote controller topic "
               "or the vendor SDK", file=err)
@@ -159,11 +172,16 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     brains: dict[Any, Any] = {}
+    groot: dict[Any, GrootEndpoint] = {}
     wall_start = time.monotonic()
     try:
         waited: list[Any] = []
         if args.spawn:
-            brains = _spawn(args, served, config, err)
+            try:
+                brains, groot = _spawn(args, served, config, err)
+            except ValueError as exc:  # --groot's ports past 65535 (nothing started yet)
+                print(f"soccerbt sim: {exc}", file=err)
+                return 2
             waited += list(brains)
         if served.plain is not None:  # a brain of your own on the plain robot: the clock waits for it too
             waited.append(served.plain)
@@ -211,6 +229,8 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
             robot["brain"] = {"connected": connected_once.get(robot["robot"], False),
                               "steps": report.get("steps", 0), "deadline_misses": report.get("deadline_misses", 0),
                               "step_ms": report.get("step_ms", {"p50": None, "p99": None, "max": None})}
+        if args.groot is not None:
+            summary["groot"] = [endpoint.to_json() for endpoint in groot.values()]
         summary["served"] = {
             "gc_packets": served.gc_packets_sent,
             "gc_returns": served.gc_returns,
@@ -252,23 +272,31 @@ def _rid(served: Any, name: str) -> Any:
     return next((rid for rid in served.endpoints if str(rid) == name), None)
 
 
-def _spawn(args: argparse.Namespace, served: Any, config: Any, err: Any) -> dict[Any, Any]:
+def _spawn(args: argparse.Namespace, served: Any, config: Any,
+           err: Any) -> tuple[dict[Any, Any], dict[Any, GrootEndpoint]]:
+    """The brains started, and where each serves its tree to Groot2 (--groot)."""
     match = served.match
     commands = {}
-    for rid in sorted(served.endpoints):
-        if rid == served.plain:
-            continue  # the plain robot is for a brain of your own
+    spawned = [rid for rid in sorted(served.endpoints) if rid != served.plain]  # plain: a brain of your own
+    groot = groot_endpoints(match.world.robots, spawned, *args.groot) if args.groot is not None else {}
+    for rid in spawned:
         commands[rid] = brain_command(
             rid, config.tree_of(rid.team), field_name=config.field, team_size=match.team_size, half_s=config.half_s,
             team_number=match.referee.team_number(rid.team), seed=config.seed, domain=args.domain,
             interface=args.interface, gc_port=args.gc_port, gc_return_port=args.gc_return_port,
             team_address=args.gc_address,
             flight_logs=Path(args.brain_flight_logs) / str(rid) if args.brain_flight_logs else None,
-            node_plugins=config.node_plugins)
+            node_plugins=config.node_plugins, groot=groot.get(rid))
     log_dir = Path(args.brain_logs) if args.brain_logs else Path(tempfile.mkdtemp(prefix="soccerbt-brains-"))
     if not args.quiet:
         print(f"soccerbt sim: starting {len(commands)} brains (logs in {log_dir})", file=err)
-    return spawn_brains(commands, log_dir=log_dir)
+    for endpoint in groot.values():  # said whatever --quiet: where to point Groot2
+        print(f"Groot2: {endpoint.robot}'s brain at {endpoint.host}:{endpoint.port} "
+              f"(notifications {endpoint.publisher_port})", file=err)
+    if groot and args.groot[0] not in ("127.0.0.1", "localhost", "::1"):
+        print(f"Groot2: bound to {args.groot[0]}: unauthenticated, anyone who reaches these ports can read the "
+              "blackboards and stop the brains", file=err)
+    return spawn_brains(commands, log_dir=log_dir), groot
 
 
 def _run_with_progress(served: Any, args: argparse.Namespace, stop: threading.Event, err: Any) -> None:

@@ -5,6 +5,10 @@ simulated clock, the referee's ports and the team-message address of this host, 
 that it reports at exit); ``BrainProcess.stop`` sends SIGTERM, waits, then kills, and reads the
 report the brain printed (steps, deadline misses, step times). A brain's stderr goes to a file
 per robot in ``log_dir`` (or is discarded), so that a failed start can be shown.
+
+With ``--groot [[HOST:]PORT]`` each brain serves its tree to Groot2 (``soccerbt brain --groot``):
+robot i of the ``--json`` robots list at PORT + 2i (and PORT + 2i + 1), as ``soccerbt run`` places
+them (`groot_endpoints`); a robot without a spawned brain (``--plain``) keeps its pair unused.
 """
 from __future__ import annotations
 
@@ -13,22 +17,37 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from soccerbt.groot.robots import MAX_PORT, GrootEndpoint, robot_ports
 from soccerbt.world.types import RobotId
 
-__all__ = ["BrainProcess", "brain_command", "spawn_brains"]
+__all__ = ["BrainProcess", "brain_command", "spawn_brains", "groot_endpoints"]
+
+
+def groot_endpoints(robots: Iterable[RobotId], spawned: Iterable[RobotId], host: str,
+                    port: int) -> dict[RobotId, GrootEndpoint]:
+    """Where each spawned brain serves its tree: robot i of the sorted `robots` (the ``--json``
+    robots list) at `port` + 2i. ValueError when the last pair would pass port 65535."""
+    ordered = sorted(robots)
+    ports = robot_ports([str(r) for r in ordered], port)
+    if ordered and ports[str(ordered[-1])] + 1 > MAX_PORT:
+        raise ValueError(f"--groot {port}: {len(ordered)} robots need ports up to {ports[str(ordered[-1])] + 1}, "
+                         f"above {MAX_PORT}")
+    wanted = set(spawned)
+    return {r: GrootEndpoint(str(r), host, ports[str(r)]) for r in ordered if r in wanted}
 
 
 def brain_command(robot: RobotId, tree: Path, *, field_name: str, team_size: int, half_s: float, team_number: int,
                   seed: int, domain: int, interface: str | None, gc_port: int, gc_return_port: int,
                   team_address: str, extra: Sequence[str] = (), flight_logs: Path | None = None,
-                  node_plugins: Sequence[str] = ()) -> list[str]:
+                  node_plugins: Sequence[str] = (), groot: GrootEndpoint | None = None) -> list[str]:
     """The command line of one robot's brain against a served match: its flight recorder off,
-    or writing into `flight_logs` when given; a team's own nodes (``--nodes``) as the match has them."""
+    or writing into `flight_logs` when given; a team's own nodes (``--nodes``) as the match has them;
+    its tree served to Groot2 at `groot` when given."""
     cmd = [sys.executable, "-m", "soccerbt", "brain", "--robot", str(robot), "--name", str(robot), "--sim-time",
            "--tree", str(tree), "--field", field_name, "--team-size", str(team_size), "--half", repr(half_s),
            "--team-number", str(team_number), "--seed", str(seed), "--domain", str(domain),
@@ -38,6 +57,8 @@ def brain_command(robot: RobotId, tree: Path, *, field_name: str, team_size: int
         cmd += ["--interface", interface]
     for spec in node_plugins:
         cmd += ["--nodes", spec]
+    if groot is not None:
+        cmd += ["--groot", f"{groot.host}:{groot.port}"]
     cmd += list(extra)
     return cmd
 
