@@ -18,9 +18,9 @@ What a recording cannot give:
   served under the main tree's name (the name 4.10 gives the main tree's blackboard); a subtree's
   name asks for nothing (left out, as 4.10 leaves out an unknown name). Values are as recorded
   (JSON data), exported as BT.CPP exports such values (soccerbt.groot.codec);
-- a node back to IDLE shows 10 + the status it left when the replay went through that change
-  one step at a time (as 4.10's buffer would), plain IDLE after a seek (the log's keyframes keep
-  statuses, not what an idle node last returned);
+- a node back to IDLE shows 10 + the status it left when the replay played through that change
+  (as 4.10's buffer would: `show` is given the transitions of the steps a frame played), plain
+  IDLE after a seek (the log's keyframes keep statuses, not what an idle node last returned);
 - recording and transitions: TOGGLE_RECORDING starts and stops as in 4.10; the transitions kept
   are those of the steps the replay plays forward one at a time, timed in the log's simulated
   microseconds since the recording started.
@@ -166,9 +166,19 @@ class Groot2RecordedPublisher:
 
     # -- what is shown ------------------------------------------------------------------------------
 
-    def show(self, state: Any) -> None:
+    @property
+    def shown_step(self) -> int | None:
+        """The step last shown (None before the first, and after a new tree)."""
+        return self._shown_step
+
+    def show(self, state: Any, played: list[tuple[int, list[tuple[int, int, int]]]] | None = None) -> None:
         """Serve `state` (the robot after a step: its tree, statuses, blackboard). A new tree (a
-        reload in the log) gets its own XML and UUID; the same step again costs nothing."""
+        reload in the log) gets its own XML and UUID; the same step again costs nothing.
+
+        `played`: the transitions of every step since the one shown last, (step, [(uid, previous,
+        new)...]) in order, when the replay moved forward by more than one step (a frame of
+        several steps); one step forward needs none (the state's own record has them). Without
+        them a move is a seek: idle nodes are shown plain IDLE."""
         description = state.tree
         if description is not self._description and description != self._description:
             xml = stored_tree_xml(description, self._manifests).encode("utf-8") if description.get("nodes") else b""
@@ -181,18 +191,22 @@ class Groot2RecordedPublisher:
                 self._transitions.clear()
                 self._shown_step = None
         step = state.step
-        if step == self._shown_step:
+        shown = self._shown_step
+        if step == shown:
             return
-        record = getattr(state, "record", None)
-        transitions = list(getattr(record, "transitions", ()) or ()) \
-            if self._shown_step is not None and step == self._shown_step + 1 else None
+        if shown is not None and step == shown + 1 and played is None:
+            record = getattr(state, "record", None)
+            played = [(step, list(getattr(record, "transitions", ()) or ()))]
+        if shown is None or step <= shown or not played or played[-1][0] != step:
+            played = None
         left = self._left
-        if transitions is None:
+        if played is None:
             left.clear()   # a seek: what idle nodes last returned is not in the log's keyframes
         else:
-            for uid, previous, new in transitions:
-                if new == 0:
-                    left[uid] = previous
+            for _step, transitions in played:
+                for uid, previous, new in transitions:
+                    if new == 0:
+                        left[uid] = previous
         statuses = state.statuses
         buffer = bytearray()
         for uid in self._order:
@@ -210,9 +224,10 @@ class Groot2RecordedPublisher:
             self._status = bytes(buffer)
             self._blackboards = blackboards
             self._shown_step = step
-            if self._recording and transitions:
-                t_us = step * self._step_us - self._recording_start_us
-                self._transitions.extend((t_us, uid, new) for uid, _previous, new in transitions)
+            if self._recording and played:
+                for at_step, transitions in played:
+                    t_us = at_step * self._step_us - self._recording_start_us
+                    self._transitions.extend((t_us, uid, new) for uid, _previous, new in transitions)
 
     def status_buffer(self) -> bytes:
         with self._lock:

@@ -27,6 +27,9 @@ from soccerbt.trees.factory import TreeFactory
 __all__ = ["groot_type", "serve_recorded", "follow", "play_headless", "HEADLESS_FRAME_S"]
 
 HEADLESS_FRAME_S = 0.05   # the headless replay moves (and Groot2 sees a new step) 20 times a second
+# a frame that played at most this many steps hands their transitions on (a fast replay's frame:
+# 20x speed at 20 fps is 10 steps); a longer move is a seek
+MAX_PLAYED_STEPS = 200
 
 
 def groot_type(text: str) -> tuple[str, int]:
@@ -59,9 +62,24 @@ def follow(publisher: Groot2RecordedPublisher, robot: str) -> Callable[[McapRepl
     thread: the log is never read from the publisher's)."""
 
     def shown(source: McapReplaySource) -> None:
-        publisher.show(source.robot_state(robot))
+        state = source.robot_state(robot)
+        before = publisher.shown_step
+        played = None
+        if before is not None and 1 < state.step - before <= MAX_PLAYED_STEPS and state.missing is None:
+            played = _played(source.log, robot, before + 1, state.step)
+        publisher.show(state, played)
 
     return shown
+
+
+def _played(log: McapLog, robot: str, first: int, last: int) -> list[tuple[int, list[tuple[int, int, int]]]] | None:
+    """The transitions of `robot` in steps first..last (None when steps are missing there)."""
+    gaps: list[object] = []
+    out = []
+    for view in log.steps(first, last, on_gap=gaps.append, robots=[robot]):
+        rec = view.ticks.get(robot)
+        out.append((view.step, list(rec.transitions) if rec is not None else []))
+    return None if gaps else out
 
 
 def play_headless(source: McapReplaySource, on_frame: Callable[[McapReplaySource], None], *, speed: float = 1.0,
