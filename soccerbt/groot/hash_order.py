@@ -63,7 +63,8 @@ def hash_bytes(data: bytes, seed: int = _SEED) -> int:
 
 class UnorderedKeys:
     """The keys of a std::unordered_map<std::string, T> in its iteration order (see the module
-    docstring). `hint` is the element count a range or initializer-list constructor reserves for."""
+    docstring). `hint` is the element count a constructor reserves buckets for (none of BT.CPP's
+    maps is made so: a brace list of ports fills an empty table one insertion at a time)."""
 
     def __init__(self, hint: int | None = None) -> None:
         self._buckets = 1

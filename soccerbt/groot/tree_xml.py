@@ -14,7 +14,7 @@ SubTree nodes, then a TreeNodesModel), with two differences this module makes:
   the node's XML attributes inserted in the XML's order, then the defaults in the order of the
   model's ports), inputs first, then the outputs that are not inputs, then the pre- and
   post-conditions in BT.CPP's enum order; a model's ports in its hash map's order (a brace list
-  of ports, except the Switch nodes, which insert theirs one by one); a port without a type is
+  of ports is inserted one by one into an empty table); a port without a type is
   written as BT::AnyTypeAllowed (BT::Any for the three built-in ``entry`` ports);
 - the text: TinyXML2's printer, not lxml's: 4 spaces per level, ``<X a="1"/>`` for an empty
   element, a text-only element on one line, attribute values with ``& < > " '`` escaped as
@@ -172,14 +172,12 @@ def _stored_node(row: Mapping[str, Any], manifests: Mapping[str, Any] | None) ->
 
 
 def model_port_order(node_id: str, names: list[str]) -> list[str]:
-    """A model's ports in BT.CPP's order: its PortsList made from a brace list (Switch nodes:
-    one insertion at a time)."""
-    if node_id.startswith("Switch"):
-        return unordered_order(names)
-    table = UnorderedKeys(hint=len(names))
-    for name in names:
-        table.insert(name)
-    return table.keys()
+    """A model's ports in BT.CPP's order: its PortsList made from a brace list, which libstdc++'s
+    initializer-list constructor fills one insertion at a time from an empty table (no buckets
+    reserved for the list's length: Booster's models, up to 11 ports, show it), as the Switch
+    nodes insert theirs. `node_id` is kept for the callers (no node type is modelled apart)."""
+    del node_id
+    return unordered_order(names)
 
 
 def _order_model(model: Any) -> None:

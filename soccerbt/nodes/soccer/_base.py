@@ -14,14 +14,30 @@ from soccerbt.nodes.ports import InputPort, OutputPort, PortInfo
 from soccerbt.nodes.status import FAILURE, RUNNING, SUCCESS
 
 __all__ = ["SoccerSyncNode", "SoccerStatefulNode", "InputPort", "OutputPort", "SUCCESS", "FAILURE",
-           "RUNNING", "booster_input"]
+           "RUNNING", "booster_input", "booster_default"]
 
 
 def booster_input(name: str, type_: type, default: str | None) -> PortInfo:
-    """An input port with Booster's default (kept as the string nodes.json shows), or none."""
+    """An input port with Booster's default (the literal nodes.json shows), or none.
+
+    The default is held as a value of the port's type, as Booster's C++ declares it
+    (``InputPort<double>("vx_limit", 0.6, ...)``, not the string "0.6"): BT.CPP then writes it as
+    its toStr of that value ("0.600000", an int as "1000", a bool as "false"), in the node models
+    and in the ports its parser fills, and so does soccerbt (Groot2's FULLTREE byte for byte)."""
     if default is None:
         return InputPort(name, type_)
-    return InputPort(name, type_, default)
+    return InputPort(name, type_, booster_default(type_, default))
+
+
+def booster_default(type_: type, text: str) -> Any:
+    """nodes.json's default literal as a value of the port's type (strings stay as they are)."""
+    if type_ is bool:
+        if text not in ("true", "false"):
+            raise ValueError(f"not a bool default: {text!r}")
+        return text == "true"
+    if type_ in (int, float):
+        return type_(text)
+    return text
 
 
 class _SoccerMixin:

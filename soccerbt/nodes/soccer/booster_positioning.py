@@ -327,7 +327,8 @@ class GoToFreekickPositionAuto(GoToFreekickPosition):
 
 
 def _with_defaults(ports, defaults: dict[str, str]):
-    return [InputPort(p.name, p.type_, defaults[p.name]) if p.name in defaults else p for p in ports]
+    # typed as booster_input types them (BT.CPP writes 0.6 as 0.600000)
+    return [_in(p.name, p.type_, defaults[p.name]) if p.name in defaults else p for p in ports]
 
 
 def _point_segment_dist(px, py, ax, ay, bx, by) -> float:

@@ -10,6 +10,7 @@ import pytest
 
 from soccerbt.nodes.node_kinds import StatefulActionNode, SyncActionNode
 from soccerbt.nodes.soccer import register_soccer_nodes, soccer_node_types
+from soccerbt.nodes.soccer._base import booster_default
 from soccerbt.nodes.soccer.booster import BOOSTER_NODE_TYPES
 from soccerbt.trees import TreeFactory
 from soccerbt.world.types import Pose2D
@@ -54,7 +55,9 @@ def test_every_booster_node_is_registered_with_its_ports(shared_dir: Path, versi
             if theirs["default"] is None:
                 assert not mine.has_default, where
             else:
-                assert mine.default_string() == theirs["default"], where
+                # held as a value of the port's type, as the C++ declares it: BT.CPP's toStr of it
+                assert mine.default == booster_default(mine.type_, theirs["default"]), where
+                assert type(mine.default) is mine.type_, where
 
 
 def test_node_ids_are_unique_between_booster_and_ours() -> None:
@@ -77,7 +80,7 @@ def test_the_auto_library_is_the_union_and_leaves_version_dependent_defaults_to_
     assert "RobocupWalk" in auto
     ports = {p.name: p for p in auto["GoToFreekickPosition"].provided_ports()}
     assert not ports["attack_dist"].has_default and not ports["vx_limit"].has_default
-    assert ports["defense_dist"].default_string() == "1.9"
+    assert ports["defense_dist"].default_string() == "1.900000"  # BT.CPP's toStr of the double 1.9
     monkeypatch.setenv(ENV_VAR, "2026")
     assert soccer_node_types()["GoToFreekickPosition"].__name__ == "GoToFreekickPosition2026"
     monkeypatch.setenv(ENV_VAR, "1999")

@@ -9,15 +9,27 @@ hook and a breakpoint reached and unlocked, and the refusals). Each step and the
 steps against soccerbt and compares the bytes (all but the tree's UUID, and the wall-clock times
 of recording).
 
+A case of cases.json with a ``booster`` version (``booster_game``, ``booster_game_2026``) serves
+Booster's game tree instead: ``tree`` under $BOOSTER_DIR (default ../shared/booster beside the
+repository) with its ``<include>``s written into one text (every BehaviorTree once, in include
+order, the attributes' raw ``&&`` kept), its leaves the stubs serve_tree registers for that
+version (gen_booster_nodes.py: nodes.json's ports with their C++ types and defaults; a
+SyncActionNode SUCCESS, a StatefulActionNode RUNNING then SUCCESS), and its blackboard driven by
+``sets``: before tick N the root blackboard's keys are set with their C++ types (``set`` steps,
+which the replay does in soccerbt).
+
 Usage: python tools/btcpp_recorder/groot410/record.py BUILD/serve_tree [NAME...]
 """
 from __future__ import annotations
 
 import json
+import os
+import re
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +38,32 @@ import zmq
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parents[2] / "tests" / "groot" / "btcpp410"
 WAIT_MS = 20000
+BOOSTER_DIR = Path(os.environ.get("BOOSTER_DIR", HERE.parents[3] / "shared" / "booster"))
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_INCLUDE = re.compile(r"""<include\s+path\s*=\s*"([^"]*)"\s*/>""")
+_TREE = re.compile(r"<BehaviorTree\b.*?</BehaviorTree>", re.S)
+
+
+def inline_includes(path: Path, seen: set[Path] | None = None) -> list[str]:
+    """The BehaviorTree elements of `path` and of the files it includes (relative to it), each
+    file once, the included ones first: what BT.CPP's parser registers from the file. Text-level
+    so that Booster's raw `&&` in attributes stays as the file has it (no XML library takes it)."""
+    seen = set() if seen is None else seen
+    path = path.resolve()
+    if path in seen:
+        return []
+    seen.add(path)
+    text = _COMMENT.sub("", path.read_text())
+    trees = []
+    for include in _INCLUDE.findall(text):
+        trees += inline_includes(path.parent / include, seen)
+    return trees + _TREE.findall(text)
+
+
+def booster_xml(tree: str) -> str:
+    """Booster's `tree` (under BOOSTER_DIR) as one XML text, MainTree its main tree."""
+    body = "\n".join("  " + t for t in inline_includes(BOOSTER_DIR / tree))
+    return f'<root BTCPP_format="4" main_tree_to_execute="MainTree">\n{body}\n</root>\n'
 
 
 def free_port() -> int:
@@ -59,10 +97,14 @@ def hook(uid: int, mode: int = 0, position: int = 0, desired: str = "SKIPPED", o
 
 
 class Recorder:
-    def __init__(self, binary: str, xml: Path) -> None:
+    def __init__(self, binary: str, xml: Path, library: str | None = None,
+                 sets: dict[str, list[list[str]]] | None = None) -> None:
         self.port = free_port()
-        self.proc = subprocess.Popen([binary, str(xml), str(self.port)], stdin=subprocess.PIPE,
+        extra = [f"booster:{library}"] if library else []
+        self.proc = subprocess.Popen([binary, str(xml), str(self.port), *extra], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
+        self.sets = sets or {}  # tick number (from 1) -> [key, C++ type, value] set before it
+        self.ticks = 0
         assert self.proc.stdout.readline().strip() == "ready"
         self.ctx = zmq.Context()
         self.req = self.ctx.socket(zmq.REQ)
@@ -89,7 +131,17 @@ class Recorder:
             parts.append(body.encode())
         return self.request(parts, note or kind)
 
+    def set_before_tick(self) -> None:
+        """The blackboard keys the case sets before the coming tick, each a ``set`` step."""
+        self.ticks += 1
+        for key, cpp_type, value in self.sets.get(str(self.ticks), []):
+            self.proc.stdin.write(f"set {key} {cpp_type} {value}\n")
+            self.proc.stdin.flush()
+            assert self.proc.stdout.readline().strip() == "set"
+            self.steps.append({"do": "set", "key": key, "type": cpp_type, "value": value})
+
     def tick(self) -> str:
+        self.set_before_tick()
         self.proc.stdin.write("tick\n")
         self.proc.stdin.flush()
         status = self.proc.stdout.readline().split()[1]
@@ -97,6 +149,7 @@ class Recorder:
         return status
 
     def tick_until_breakpoint(self) -> int:
+        self.set_before_tick()
         self.proc.stdin.write("tick\n")
         self.proc.stdin.flush()
         first, uid = self.sub.recv_multipart()
@@ -180,18 +233,29 @@ def run_steps(r: Recorder, blackboards: str, hooked: str) -> None:
 
 def main() -> None:
     binary = sys.argv[1]
-    names = sys.argv[2:] or sorted(p.stem for p in (HERE / "cases").glob("*.xml"))
     settings = json.loads((HERE / "cases" / "cases.json").read_text())
+    names = sys.argv[2:] or sorted(settings)
     OUT.mkdir(parents=True, exist_ok=True)
     for name in names:
-        xml = HERE / "cases" / f"{name}.xml"
-        recorder = Recorder(binary, xml)
-        try:
-            run_steps(recorder, settings[name]["blackboards"], settings[name]["hook"])
-        finally:
-            recorder.close()
-        case = {"case": name, "xml": xml.read_text(), "recorded_with": "BehaviorTree.CPP 4.10.0 Groot2Publisher",
+        setting = settings[name]
+        library = setting.get("booster")
+        with tempfile.TemporaryDirectory() as scratch:
+            if library:
+                xml = Path(scratch) / f"{name}.xml"
+                xml.write_text(booster_xml(setting["tree"]))
+            else:
+                xml = HERE / "cases" / f"{name}.xml"
+            text = xml.read_text()
+            recorder = Recorder(binary, xml, library, setting.get("sets"))
+            try:
+                run_steps(recorder, setting["blackboards"], setting["hook"])
+            finally:
+                recorder.close()
+        case = {"case": name, "xml": text, "recorded_with": "BehaviorTree.CPP 4.10.0 Groot2Publisher",
                 "steps": recorder.steps}
+        if library:
+            # what the replay registers: soccerbt's Booster library of that version, as stubs
+            case["booster"] = library
         (OUT / f"{name}.json").write_text(json.dumps(case, indent=1) + "\n")
         print(f"{name}: {len(recorder.steps)} steps")
 
