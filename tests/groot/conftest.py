@@ -3,6 +3,8 @@ free range of loopback ports per test; every test skips without pyzmq (the groot
 from __future__ import annotations
 
 import importlib.util
+import os
+import random
 import socket
 import sys
 from pathlib import Path
@@ -22,13 +24,15 @@ if "groot_client_spec" not in sys.modules:
 
 def free_ports(count: int = 12) -> int:
     """A port p with p .. p + count - 1 free on 127.0.0.1 (as far as a bind can tell now): a
-    robot takes two, a 3 v 3 match twelve."""
+    robot takes two, a 3 v 3 match twelve. The ports are drawn below Linux's ephemeral range
+    (32768 and up: every outgoing connection of the tests takes one there) and from a band of
+    their own for each pytest-xdist worker, so that two workers never race for one range."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    index = int(worker[2:]) if worker[2:].isdigit() else 0
+    low = 20000 + (index % 4) * 3000
+    rng = random.Random()
     for _ in range(200):
-        with socket.socket() as first:
-            first.bind(("127.0.0.1", 0))
-            base = first.getsockname()[1]
-        if base + count > 65535:
-            continue
+        base = rng.randrange(low, low + 3000 - count)
         try:
             for port in range(base, base + count):
                 with socket.socket() as probe:
