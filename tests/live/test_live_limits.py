@@ -64,5 +64,7 @@ def test_a_subscribe_naming_many_unknown_channels_writes_a_few_lines(caplog: pyt
         logging.getLogger().removeHandler(handler)
         client.close()
         stream.close()
-    assert 1 <= len(lines) <= SDK_LOG_LINES  # not 20,000 lines
+    # not 20,000 lines: at most a minute's allowance, or two when the burst straddles the end of
+    # the process-wide limit's minute (earlier tests in this worker may have opened it)
+    assert 1 <= len(lines) <= 2 * SDK_LOG_LINES
     assert "unknown channel" in lines[0]
