@@ -19,6 +19,7 @@ from typing import Any
 from soccerbt.log import format as lf
 from soccerbt.log.format import ReplayError
 from soccerbt.log.reader import McapLog, RobotState, StepView, apply_step
+from soccerbt.tools.replay.truth import side_changes
 from soccerbt.tools.viewer.scene import Banner, Scene, SceneRobot, StaleTree, control_of, gc_words
 from soccerbt.world.field import Field
 from soccerbt.world.types import Pose2D, Team, from_team_frame
@@ -48,25 +49,6 @@ def _value(bb: dict[str, list], key: str) -> object:
     return entry[0] if entry else None
 
 
-def _side_changes(events: list[dict[str, Any]], blue_first: bool) -> tuple[list[int], list[bool]]:
-    """The steps where the sides change and whether blue attacks +x from each: the second half
-    (and the second extra half) swap them, extra time starts with the first half's sides, and in
-    a penalty shoot-out every shot's kicking team attacks +x."""
-    steps: list[int] = []
-    blue_positive: list[bool] = []
-    for e in events:
-        kind, detail = e.get("kind"), str(e.get("detail", ""))
-        if kind == "half":
-            value = blue_first if detail.startswith("extra time") else not blue_first
-        elif kind == "shot":
-            value = e.get("team") == "blue"
-        else:
-            continue
-        steps.append(int(e["step"]))
-        blue_positive.append(value)
-    return steps, blue_positive
-
-
 class McapReplaySource:
     """The viewer's ``SceneSource`` on an ``McapLog`` (see the module docstring)."""
 
@@ -78,7 +60,7 @@ class McapReplaySource:
         self._blue_first = bool(log.header.get("blue_attacks_positive_x_first_half", True))
         # the second half starts at the first "half" event (sides swap there)
         self._half_step = min((int(e["step"]) for e in log.events if e.get("kind") == "half"), default=None)
-        self._sides = _side_changes(log.events, self._blue_first)
+        self._sides = side_changes(log.events, self._blue_first)
         self._view: StepView | None = None
         self._states: dict[str, RobotState] = {}
         self._history: dict[tuple[str, str, int, int], list[HistoryEntry]] = {}

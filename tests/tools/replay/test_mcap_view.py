@@ -291,7 +291,7 @@ def test_screenshot_with_search_and_history(log: McapLog, tmp_path) -> None:
 
 
 def test_sides_follow_the_halves_extra_time_and_every_shoot_out_shot() -> None:
-    from soccerbt.tools.replay.mcap_source import _side_changes
+    from soccerbt.tools.replay.truth import side_changes as _side_changes
 
     events = [{"kind": "goal", "detail": "blue 1:0", "step": 50, "team": "blue"},
               {"kind": "half", "detail": "second", "step": 100},
