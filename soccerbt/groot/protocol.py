@@ -37,7 +37,7 @@ __all__ = [
     "encode_request_header", "decode_request_header", "encode_reply_header", "decode_reply_header",
     "error_reply", "Position", "Mode", "Hook", "ProtocolError", "status_from_string",
     "STATUS_CODES", "IDLE_FROM_OFFSET", "encode_transitions", "dump_json", "parse_json",
-    "breakpoint_notification",
+    "breakpoint_notification", "json_kind",
 ]
 
 PROTOCOL_ID = 2
@@ -177,7 +177,7 @@ class Hook:
         self.position = _json_int(_at(data, "position"))
         desired = _at(data, "desired_status")
         if not isinstance(desired, str):
-            raise ProtocolError(f"[json.exception.type_error.302] type must be string, but is {_json_kind(desired)}")
+            raise ProtocolError(f"[json.exception.type_error.302] type must be string, but is {json_kind(desired)}")
         self.desired_status = status_from_string(desired)
 
     @classmethod
@@ -187,7 +187,8 @@ class Hook:
         return hook
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """nlohmann::json's type_name() of a decoded JSON value (what its type errors name)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -203,7 +204,7 @@ def _json_kind(value: Any) -> str:
 
 def _at(data: Any, key: str) -> Any:
     if not isinstance(data, dict):
-        raise ProtocolError(f"[json.exception.type_error.304] cannot use at() with {_json_kind(data)}")
+        raise ProtocolError(f"[json.exception.type_error.304] cannot use at() with {json_kind(data)}")
     if key not in data:
         raise ProtocolError(f"[json.exception.out_of_range.403] key '{key}' not found")
     return data[key]
@@ -211,7 +212,7 @@ def _at(data: Any, key: str) -> Any:
 
 def _json_bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ProtocolError(f"[json.exception.type_error.302] type must be boolean, but is {_json_kind(value)}")
+        raise ProtocolError(f"[json.exception.type_error.302] type must be boolean, but is {json_kind(value)}")
     return value
 
 
@@ -221,7 +222,7 @@ def _json_number(value: Any) -> int:
         return int(value)
     if isinstance(value, float):
         return int(value) if value == value and abs(value) != float("inf") else 0
-    raise ProtocolError(f"[json.exception.type_error.302] type must be number, but is {_json_kind(value)}")
+    raise ProtocolError(f"[json.exception.type_error.302] type must be number, but is {json_kind(value)}")
 
 
 def _json_int(value: Any) -> int:

@@ -51,6 +51,7 @@ from soccerbt.groot.protocol import (
     encode_reply_header,
     encode_transitions,
     error_reply,
+    json_kind,
     parse_json,
 )
 from soccerbt.groot.tree_xml import full_tree_xml
@@ -590,8 +591,7 @@ class Groot2Publisher:
 def _field(data: Any, key: str, kind: type) -> Any:
     """json.at(key).get<kind>() with nlohmann's errors."""
     if not isinstance(data, dict):
-        raise ProtocolError("[json.exception.type_error.304] cannot use at() with "
-                            f"{'array' if isinstance(data, list) else type(data).__name__}")
+        raise ProtocolError(f"[json.exception.type_error.304] cannot use at() with {json_kind(data)}")
     if key not in data:
         raise ProtocolError(f"[json.exception.out_of_range.403] key '{key}' not found")
     value = data[key]
@@ -600,24 +600,14 @@ def _field(data: Any, key: str, kind: type) -> Any:
             return int(value)
         if isinstance(value, float) and value == value and abs(value) != float("inf"):
             return int(value)
-        raise ProtocolError(f"[json.exception.type_error.302] type must be number, but is {_kind(value)}")
+        raise ProtocolError(f"[json.exception.type_error.302] type must be number, but is {json_kind(value)}")
     if kind is bool:
         if not isinstance(value, bool):
-            raise ProtocolError(f"[json.exception.type_error.302] type must be boolean, but is {_kind(value)}")
+            raise ProtocolError(f"[json.exception.type_error.302] type must be boolean, but is {json_kind(value)}")
         return value
     if not isinstance(value, str):
-        raise ProtocolError(f"[json.exception.type_error.302] type must be string, but is {_kind(value)}")
+        raise ProtocolError(f"[json.exception.type_error.302] type must be string, but is {json_kind(value)}")
     return value
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _unlock_fields(data: Any) -> tuple[int, int, str, bool]:

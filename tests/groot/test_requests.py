@@ -178,6 +178,12 @@ def test_refusals(served) -> None:
         assert client.raw([spec.header(kind, 7)]) == [b"error", b"must be 2 parts message"]
     reply = client.raw([spec.header(spec.HOOK_INSERT, 7), b"not json"])
     assert reply[0] == b"error" and b"parse error" in reply[1]
+    # nlohmann's type errors name JSON's kinds: a string where the uid's number goes
+    reply = client.raw([spec.header(spec.BREAKPOINT_UNLOCK, 8),
+                        b'{"uid": "3", "position": 0, "desired_status": "SUCCESS", "remove_when_done": false}'])
+    assert reply == [b"error", b"[json.exception.type_error.302] type must be number, but is string"]
+    reply = client.raw([spec.header(spec.BREAKPOINT_UNLOCK, 9), b'[1, 2]'])
+    assert reply == [b"error", b"[json.exception.type_error.304] cannot use at() with array"]
     # the server goes on answering
     assert client.request(spec.STATUS).parts[0]
 
