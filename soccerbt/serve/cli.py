@@ -233,6 +233,7 @@ def run(args: argparse.Namespace, viewer: Viewer | None = None) -> int:
             summary["groot"] = [endpoint.to_json() for endpoint in groot.values()]
         summary["served"] = {
             "gc_packets": served.gc_packets_sent,
+            "gc_packets_waiting": served.gc_packets_waiting,
             "gc_returns": served.gc_returns,
             "team_messages": {t.name.lower(): n for t, n in served.team_messages.items()},
             "requests": {str(rid): ep.counters.requests for rid, ep in served.endpoints.items()},

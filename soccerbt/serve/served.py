@@ -132,6 +132,7 @@ class ServedMatch:
         self._count = getattr(match.referee, "count_team_messages", None)
         self._packets_seen = 0
         self.gc_packets_sent = 0
+        self.gc_packets_waiting = 0  # of those, sent while waiting for the brains (a late one misses some)
         self.gc_send_errors = 0
         self.gc_returns = 0
         self.team_messages = {Team.BLUE: 0, Team.RED: 0}
@@ -247,7 +248,9 @@ class ServedMatch:
         while True:
             if self._gc_out is not None and time.monotonic() >= next_packet_s:
                 next_packet_s = time.monotonic() + 0.5
+                sent = self.gc_packets_sent
                 self._send_packet(self.match.referee.packet_bytes())
+                self.gc_packets_waiting += self.gc_packets_sent - sent
             now = self.match.t_s
             for rid in wanted:
                 if self.endpoints[rid].serve_requests(now):
