@@ -126,6 +126,7 @@ class Condition:
         matched = self.matched
         matched.clear()
         for slot in self.slots:
+            values: list[Any]
             if slot.kind == "status":
                 values = [_SKIPPED if uid in skipped else last.get(uid, statuses.get(uid, 0)) for uid in slot.uids]
             elif slot.kind == "reason":
@@ -135,6 +136,7 @@ class Condition:
                     matched[slot.ref] = given
             else:
                 pattern = slot.pattern
+                assert pattern is not None  # a "match" slot has its compiled pattern
                 hit = next((u for u in slot.uids if u in reasons and pattern.search(reasons[u]) is not None), None)
                 values = [hit is not None]
                 if hit is not None and len(slot.uids) > 1:
