@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import random
-import socket
 import statistics
 import struct
 import sys
@@ -28,25 +26,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from soccerbt.groot.robots import close_all, serve_match  # noqa: E402
+from soccerbt.groot.sockets import free_port_range  # noqa: E402
 from soccerbt.match import Match, MatchConfig  # noqa: E402
 
 # the client runs in a process started afresh: a forked child would inherit the publishers'
 # ZeroMQ contexts, which libzmq does not allow
 _SPAWN = multiprocessing.get_context("spawn")
 WARM_UP_S = 6.0  # beyond the 5 s heartbeat
-
-
-def _free_ports(count: int = 12) -> int:
-    """A port p with p .. p + count - 1 free on 127.0.0.1 (a robot takes two)."""
-    while True:
-        base = random.randrange(20000, 60000)
-        try:
-            for port in range(base, base + count):
-                with socket.socket() as probe:
-                    probe.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        return base
 
 
 def _poller(ports: list[int], hz: float, stop: object, own_server: bool = False) -> None:
@@ -98,7 +84,7 @@ def _run(mode: str, seconds: float, hz: float, robots: int) -> tuple[float, floa
     poller = None
     stop = _SPAWN.Event()
     if mode in ("served", "polled"):
-        publishers, endpoints = serve_match(match, "127.0.0.1", _free_ports())
+        publishers, endpoints = serve_match(match, "127.0.0.1", free_port_range(12))
         if mode == "polled":
             poller = _SPAWN.Process(target=_poller, args=([e.port for e in endpoints][:robots], hz, stop))
             poller.start()

@@ -54,34 +54,22 @@ from soccerbt.groot.protocol import (
     json_kind,
     parse_json,
 )
+from soccerbt.groot.sockets import GrootSockets
 from soccerbt.groot.tree_xml import full_tree_xml
 from soccerbt.nodes.status import FAILURE, SUCCESS, NodeStatus
 from soccerbt.nodes.tick_hooks import set_post_tick, set_pre_tick
 
-__all__ = ["Groot2Publisher", "GrootUnavailable", "DEFAULT_PORT", "DEFAULT_HOST", "MAX_TRANSITIONS"]
+__all__ = ["Groot2Publisher", "DEFAULT_PORT", "DEFAULT_HOST", "MAX_TRANSITIONS"]
 
 DEFAULT_PORT = 1667          # BT.CPP's default server port
 DEFAULT_HOST = "127.0.0.1"   # loopback unless asked otherwise: the port is unauthenticated
 MAX_TRANSITIONS = 1000       # 4.10 keeps the newest 1000 while recording
-SEND_TIMEOUT_MS = 1000
 # with no request the server thread looks at the heartbeat once a second (4.10: every 10 ms from a
 # thread of its own); what depends on it sooner looks by itself (requests, hooks, breakpoints)
 HEARTBEAT_CHECK_MS = 1000
 WAIT_SLICE_S = 0.1           # a waiting breakpoint looks at interrupt() and the heartbeat this often
 
 _BY_NAME = {"SUCCESS": SUCCESS, "FAILURE": FAILURE}
-
-
-class GrootUnavailable(RuntimeError):
-    """pyzmq is missing (the ``groot`` extra) or a port could not be bound."""
-
-
-def _zmq() -> Any:
-    try:
-        import zmq  # deferred: optional dependency (the groot extra)
-    except ImportError as exc:
-        raise GrootUnavailable("Groot2 needs pyzmq: pip install 'soccerbt[groot]'") from exc
-    return zmq
 
 
 class Groot2Publisher:
@@ -98,7 +86,6 @@ class Groot2Publisher:
                  wall_clock_us: Callable[[], int] | None = None,
                  max_heartbeat_delay_s: float = 5.0,
                  on_breakpoint: Callable[[int, bool], None] | None = None) -> None:
-        zmq = _zmq()
         self.port = port
         self.host = host
         self._manifests = manifests
@@ -109,7 +96,6 @@ class Groot2Publisher:
 
         self._status_lock = threading.Lock()
         self._hooks_lock = threading.Lock()       # taken before any hook's own lock, never after
-        self._publisher_lock = threading.Lock()
         self._heartbeat_lock = threading.Lock()
         self._pre_hooks: dict[int, Hook] = {}
         self._post_hooks: dict[int, Hook] = {}
@@ -123,35 +109,14 @@ class Groot2Publisher:
         self._active = True
         self._hooks_open = True   # False once closing: a hook reached then does nothing
         self.waiting_uid: int | None = None   # the node a tick waits at (a breakpoint), if any
-        self.requests = 0         # requests answered (and refused) so far
 
         self._tree: Any = None
         self._status_handle: Any = None
+        # bound first (GrootUnavailable leaves nothing watched), answering once the tree is attached
+        self._sockets = GrootSockets(host, port, f"groot2-server-{port}", self.handle, on_request=self.heartbeat,
+                                     on_quiet=self.check_heartbeat, quiet_ms=HEARTBEAT_CHECK_MS)
         self._attach(tree)
-
-        self._context = zmq.Context()
-        self._server = self._context.socket(zmq.REP)
-        self._publisher = self._context.socket(zmq.PUB)
-        # close() wakes the server thread through this pair (inproc: no port)
-        self._wake_rx = self._context.socket(zmq.PAIR)
-        self._wake_tx = self._context.socket(zmq.PAIR)
-        wake_address = f"inproc://groot2-wake-{id(self)}"
-        self._wake_rx.bind(wake_address)
-        self._wake_tx.connect(wake_address)
-        for sock in (self._server, self._publisher, self._wake_rx, self._wake_tx):
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.SNDTIMEO, SEND_TIMEOUT_MS)
-        try:
-            self._server.bind(f"tcp://{host}:{port}")
-            self._publisher.bind(f"tcp://{host}:{port + 1}")
-        except zmq.ZMQError as exc:
-            for sock in (self._server, self._publisher, self._wake_rx, self._wake_tx):
-                sock.close()
-            self._context.term()
-            self._detach()
-            raise GrootUnavailable(f"cannot bind {host}:{port} and {port + 1}: {exc}") from None
-        self._server_thread = threading.Thread(target=self._serve, name=f"groot2-server-{port}", daemon=True)
-        self._server_thread.start()
+        self._sockets.start()
 
     # -- the tree ---------------------------------------------------------------------------------
 
@@ -267,38 +232,10 @@ class Groot2Publisher:
 
     # -- requests ---------------------------------------------------------------------------------
 
-    def _serve(self) -> None:
-        zmq = _zmq()
-        sock = self._server
-        poller = zmq.Poller()
-        poller.register(sock, zmq.POLLIN)
-        poller.register(self._wake_rx, zmq.POLLIN)
-        while self._active:
-            try:
-                ready = dict(poller.poll(HEARTBEAT_CHECK_MS))
-            except zmq.ZMQError:
-                break
-            if self._wake_rx in ready or not self._active:
-                break
-            if not ready:  # a quiet second: is anybody still asking?
-                self.check_heartbeat()
-                continue
-            try:
-                request = sock.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                continue
-            except zmq.ZMQError:
-                break
-            if not request:
-                continue
-            self.heartbeat()
-            reply = self.handle(request)
-            self.requests += 1
-            try:
-                sock.send_multipart(reply)
-            except zmq.ZMQError:
-                if not self._active:
-                    break
+    @property
+    def requests(self) -> int:
+        """Requests answered (and refused) so far."""
+        return self._sockets.requests
 
     def handle(self, request: list[bytes]) -> list[bytes]:
         """The reply to one request's parts (what the server thread sends back)."""
@@ -475,8 +412,7 @@ class Groot2Publisher:
 
     def _hook_result(self, hook: Hook, node: Any) -> NodeStatus | None:
         try:
-            with self._publisher_lock:
-                self._publisher.send_multipart(breakpoint_notification(hook.node_uid))
+            self._sockets.publish(breakpoint_notification(hook.node_uid))
         except Exception:  # noqa: BLE001 - a failed notification skips the hook, as in 4.10
             return None
         while True:
@@ -570,16 +506,11 @@ class Groot2Publisher:
             return
         self._hooks_open = False
         self._active = False
-        with self._publisher_lock:  # the wake-up's socket is only ever used here
-            self._wake_tx.send(b"")
-        self._server_thread.join()
+        self._sockets.stop()
         self.remove_all_hooks()
         with self._status_lock:
             self._detach()
-        with self._publisher_lock:
-            for sock in (self._server, self._publisher, self._wake_rx, self._wake_tx):
-                sock.close()
-        self._context.term()
+        self._sockets.close()
 
     def __enter__(self) -> Groot2Publisher:
         return self

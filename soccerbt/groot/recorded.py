@@ -45,14 +45,8 @@ from soccerbt.groot.protocol import (
     encode_transitions,
     error_reply,
 )
-from soccerbt.groot.publisher import (
-    DEFAULT_HOST,
-    DEFAULT_PORT,
-    MAX_TRANSITIONS,
-    SEND_TIMEOUT_MS,
-    GrootUnavailable,
-    _zmq,
-)
+from soccerbt.groot.publisher import DEFAULT_HOST, DEFAULT_PORT, MAX_TRANSITIONS
+from soccerbt.groot.sockets import GrootSockets
 from soccerbt.groot.tree_xml import stored_tree_xml
 
 __all__ = ["Groot2RecordedPublisher", "HOOKS_REFUSED", "status_order"]
@@ -116,7 +110,6 @@ class Groot2RecordedPublisher:
                  manifests: Mapping[str, Any] | None = None,
                  step_us: int = SIM_STEP_US,
                  tree_id_source: Callable[[], bytes] | None = None) -> None:
-        zmq = _zmq()
         self.port = port
         self.host = host
         self._manifests = manifests
@@ -134,31 +127,14 @@ class Groot2RecordedPublisher:
         self._recording = False
         self._recording_start_us = 0
         self._transitions: deque[tuple[int, int, int]] = deque(maxlen=MAX_TRANSITIONS)
-        self.requests = 0
-        self._active = True
+        # PUB at port + 1 is bound as 4.10 binds it; a recorded tree sends no notification
+        self._sockets = GrootSockets(host, port, f"groot2-recorded-{port}", self.handle)
+        self._sockets.start()
 
-        self._context = zmq.Context()
-        self._server = self._context.socket(zmq.REP)
-        self._publisher = self._context.socket(zmq.PUB)
-        self._wake_rx = self._context.socket(zmq.PAIR)
-        self._wake_tx = self._context.socket(zmq.PAIR)
-        wake_address = f"inproc://groot2-recorded-wake-{id(self)}"
-        self._wake_rx.bind(wake_address)
-        self._wake_tx.connect(wake_address)
-        self._sockets = (self._server, self._publisher, self._wake_rx, self._wake_tx)
-        for sock in self._sockets:
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.SNDTIMEO, SEND_TIMEOUT_MS)
-        try:
-            self._server.bind(f"tcp://{host}:{port}")
-            self._publisher.bind(f"tcp://{host}:{port + 1}")
-        except zmq.ZMQError as exc:
-            for sock in self._sockets:
-                sock.close()
-            self._context.term()
-            raise GrootUnavailable(f"cannot bind {host}:{port} and {port + 1}: {exc}") from None
-        self._thread = threading.Thread(target=self._serve, name=f"groot2-recorded-{port}", daemon=True)
-        self._thread.start()
+    @property
+    def requests(self) -> int:
+        """Requests answered (and refused) so far."""
+        return self._sockets.requests
 
     @property
     def tree_id(self) -> bytes:
@@ -235,32 +211,6 @@ class Groot2RecordedPublisher:
 
     # -- requests ---------------------------------------------------------------------------------
 
-    def _serve(self) -> None:
-        zmq = _zmq()
-        poller = zmq.Poller()
-        poller.register(self._server, zmq.POLLIN)
-        poller.register(self._wake_rx, zmq.POLLIN)
-        while self._active:
-            try:
-                ready = dict(poller.poll())
-            except zmq.ZMQError:
-                break
-            if self._wake_rx in ready or not self._active:
-                break
-            try:
-                request = self._server.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                continue
-            except zmq.ZMQError:
-                break
-            reply = self.handle(request)
-            self.requests += 1
-            try:
-                self._server.send_multipart(reply)
-            except zmq.ZMQError:
-                if not self._active:
-                    break
-
     def handle(self, request: list[bytes]) -> list[bytes]:
         """The reply to one request's parts."""
         try:
@@ -318,14 +268,7 @@ class Groot2RecordedPublisher:
 
     def close(self) -> None:
         """Stop serving and free the ports. Idempotent."""
-        if not self._active:
-            return
-        self._active = False
-        self._wake_tx.send(b"")
-        self._thread.join()
-        for sock in self._sockets:
-            sock.close()
-        self._context.term()
+        self._sockets.close()
 
     def __enter__(self) -> Groot2RecordedPublisher:
         return self

@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from soccerbt.groot.publisher import DEFAULT_HOST, DEFAULT_PORT, Groot2Publisher, GrootUnavailable
+from soccerbt.groot.publisher import DEFAULT_HOST, DEFAULT_PORT, Groot2Publisher
+from soccerbt.groot.sockets import GrootUnavailable
 
 __all__ = ["GrootEndpoint", "GrootUnavailable", "parse_groot", "add_groot_argument", "robot_ports", "serve_match",
            "serve_brain", "close_all", "PAUSED_REASON"]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import random
-import socket
 import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("zmq")
+
+from soccerbt.groot.sockets import free_port_range  # noqa: E402 - after the skip
 
 if "groot_client_spec" not in sys.modules:
     # the tests run in importlib mode (no package path): the client is registered by name here
@@ -23,24 +23,13 @@ if "groot_client_spec" not in sys.modules:
 
 
 def free_ports(count: int = 12) -> int:
-    """A port p with p .. p + count - 1 free on 127.0.0.1 (as far as a bind can tell now): a
-    robot takes two, a 3 v 3 match twelve. The ports are drawn below Linux's ephemeral range
-    (32768 and up: every outgoing connection of the tests takes one there) and from a band of
-    their own for each pytest-xdist worker, so that two workers never race for one range."""
+    """A port p with p .. p + count - 1 free on 127.0.0.1: a robot takes two, a 3 v 3 match
+    twelve. Each pytest-xdist worker draws from a band of its own (below the ephemeral range), so
+    that two workers never race for one range."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     index = int(worker[2:]) if worker[2:].isdigit() else 0
     low = 20000 + (index % 4) * 3000
-    rng = random.Random()
-    for _ in range(200):
-        base = rng.randrange(low, low + 3000 - count)
-        try:
-            for port in range(base, base + count):
-                with socket.socket() as probe:
-                    probe.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        return base
-    raise RuntimeError("no free range of ports")
+    return free_port_range(count, low, low + 3000)
 
 
 @pytest.fixture
