@@ -56,6 +56,7 @@ __all__ = [
     "is_legal_kickoff_position",
     "kickoff_positions",
     "shot_crossing_y",
+    "shot_crossing",
     "supporter_targets",
 ]
 
@@ -504,22 +505,31 @@ def goalkeeper_blocking_position(ball_xy: tuple[float, float], field: Field,
     return _face(x, y, ball_xy)
 
 
-def shot_crossing_y(ball_xy: tuple[float, float], ball_velocity: tuple[float, float], line_x_m: float,
-                    min_speed_mps: float = 1.0, deceleration_mps2: float = 0.8) -> float | None:
-    """Where a ball rolling toward the own goal crosses the line x = ``line_x_m`` (the y there),
-    or None: when it moves toward the own goal slower than ``min_speed_mps``, is already behind
-    the line, or stops before it (rolling at ``deceleration_mps2``)."""
+def shot_crossing(ball_xy: tuple[float, float], ball_velocity: tuple[float, float], line_x_m: float,
+                  min_speed_mps: float = 1.0, deceleration_mps2: float = 0.8) -> tuple[float | None, str]:
+    """Where a ball rolling toward the own goal crosses the line x = ``line_x_m``: (the y there,
+    "") or (None, why not): "slow" (it moves toward the own goal slower than ``min_speed_mps``),
+    "behind" (it is already behind the line) or "stops" (rolling at ``deceleration_mps2`` it
+    stops before the line)."""
     bx, by = ball_xy
     vx, vy = ball_velocity
-    if vx > -min_speed_mps or bx <= line_x_m:
-        return None
+    if vx > -min_speed_mps:
+        return None, "slow"
+    if bx <= line_x_m:
+        return None, "behind"
     speed = math.hypot(vx, vy)
     # the path to the line, and whether the ball still rolls when it gets there
     t_straight = (line_x_m - bx) / vx
     path_m = speed * t_straight
     if speed * speed < 2.0 * deceleration_mps2 * path_m:
-        return None
-    return by + vy * t_straight
+        return None, "stops"
+    return by + vy * t_straight, ""
+
+
+def shot_crossing_y(ball_xy: tuple[float, float], ball_velocity: tuple[float, float], line_x_m: float,
+                    min_speed_mps: float = 1.0, deceleration_mps2: float = 0.8) -> float | None:
+    """``shot_crossing``'s y, or None."""
+    return shot_crossing(ball_xy, ball_velocity, line_x_m, min_speed_mps, deceleration_mps2)[0]
 
 
 def goalkeeper_save_position(ball_xy: tuple[float, float], crossing_y_m: float, field: Field,

@@ -148,57 +148,63 @@ def shot_to_save(ctx, ball: BallView, line_x_m: float, save_speed_mps: float, sa
                            SHOT_MOUTH_MARGIN_M + SAVE_KEEP_MARGIN_M, deceleration_mps2=0.0)
 
 
-def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float,
-                    mouth_margin_m: float = SHOT_MOUTH_MARGIN_M, deceleration_mps2: float = 0.8) -> float | None:
+def incoming_shot(ctx, ball: BallView, line_x_m: float, min_speed_mps: float,
+                  mouth_margin_m: float = SHOT_MOUTH_MARGIN_M, deceleration_mps2: float = 0.8
+                  ) -> tuple[float | None, str]:
     """Where the ball, own-seen and rolling toward the own goal at ``min_speed_mps`` or more,
-    crosses the line x = ``line_x_m`` (team frame); None unless it still rolls there and its
-    path, drawn straight on, enters the goal mouth (``SHOT_MOUTH_MARGIN_M`` wide of either post).
-    A ball already behind the line is met where it crosses the goal line."""
+    crosses the line x = ``line_x_m`` (team frame): (that y, "") when it still rolls there and its
+    path, drawn straight on, enters the goal mouth (``SHOT_MOUTH_MARGIN_M`` wide of either post),
+    else (None, why not): "not own", "wide", or ``shot_crossing``'s "slow", "behind", "stops". A
+    ball already behind the line is met where it crosses the goal line."""
     # deferred: start-up: scipy (services.planning) stays out of soccerbt nodes and validate (test_cli_startup)
-    from soccerbt.services.planning import shot_crossing_y
+    from soccerbt.services.planning import shot_crossing
 
     if not ball.own:  # the velocity comes from own sightings only
-        return None
+        return None, "not own"
     f = ctx.field
     xy = (ball.field_x_m, ball.field_y_m)
     velocity = ctx.world_model.ball_velocity_field
-    gx = -f.half_length_m
     # aim without rolling friction: the velocity estimate lags a shot, so its speed is low
-    aim_y = shot_crossing_y(xy, velocity, gx, min_speed_mps, deceleration_mps2=0.0)
-    if aim_y is None or abs(aim_y) > f.goal_width_m / 2.0 + mouth_margin_m:
-        return None
+    aim_y, why = shot_crossing(xy, velocity, -f.half_length_m, min_speed_mps, deceleration_mps2=0.0)
+    if aim_y is None:
+        return None, why
+    if abs(aim_y) > f.goal_width_m / 2.0 + mouth_margin_m:
+        return None, "wide"
     if xy[0] <= line_x_m:
-        return aim_y
-    return shot_crossing_y(xy, velocity, line_x_m, min_speed_mps, deceleration_mps2=deceleration_mps2)
+        return aim_y, ""
+    return shot_crossing(xy, velocity, line_x_m, min_speed_mps, deceleration_mps2=deceleration_mps2)
+
+
+def incoming_shot_y(ctx, ball: BallView, line_x_m: float, min_speed_mps: float,
+                    mouth_margin_m: float = SHOT_MOUTH_MARGIN_M, deceleration_mps2: float = 0.8) -> float | None:
+    """``incoming_shot``'s y, or None."""
+    return incoming_shot(ctx, ball, line_x_m, min_speed_mps, mouth_margin_m, deceleration_mps2)[0]
 
 
 def shot_failure(ctx, ball: BallView, line_x_m: float, min_speed_mps: float, speed_name: str = "save_speed",
                  mouth_margin_m: float = SHOT_MOUTH_MARGIN_M, deceleration_mps2: float = 0.8) -> str:
-    """Why ``incoming_shot_y`` with these arguments sees no shot, as a reason reads it: the first of
-    its tests that fails, with the values compared ("" when it sees one). ``speed_name`` names
-    ``min_speed_mps`` in the text."""
-    if not ball.own:
+    """Why ``incoming_shot`` with these arguments sees no shot, as a reason reads it: the test
+    that failed, with the values compared ("" when it sees one)."""
+    y, why = incoming_shot(ctx, ball, line_x_m, min_speed_mps, mouth_margin_m, deceleration_mps2)
+    if y is not None:
+        return ""
+    if why == "not own":
         return "ball known from teammates only (no velocity of its own)"
     f = ctx.field
     bx, by = ball.field_x_m, ball.field_y_m
     vx, vy = ctx.world_model.ball_velocity_field
     speed = math.hypot(vx, vy)
-    if vx > -min_speed_mps:
+    if why == "slow":
         return f"ball rolling {speed:.2f} m/s, vx {vx:.2f} > -{speed_name} {-min_speed_mps:.2f}"
-    gx = -f.half_length_m
-    if bx <= gx:
-        return f"ball behind the goal line (x {bx:.2f} <= {gx:.2f})"
-    aim_y = by + vy * (gx - bx) / vx
-    mouth = f.goal_width_m / 2.0 + mouth_margin_m
-    if abs(aim_y) > mouth:
-        return f"ball heads for y {aim_y:.2f} on the goal line, outside the goal mouth +-{mouth:.2f}"
-    if bx <= line_x_m:
-        return ""
-    path_m = speed * (line_x_m - bx) / vx
-    if speed * speed < 2.0 * deceleration_mps2 * path_m:
-        return (f"ball stops before the keeper's line: {speed:.2f} m/s rolls "
-                f"{speed * speed / (2.0 * deceleration_mps2):.2f} m < {path_m:.2f} m")
-    return ""
+    if why == "behind":
+        return f"ball behind the goal line (x {bx:.2f} <= {-f.half_length_m:.2f})"
+    if why == "wide":
+        aim_y = by + vy * (-f.half_length_m - bx) / vx
+        return (f"ball heads for y {aim_y:.2f} on the goal line, outside the goal mouth "
+                f"+-{f.goal_width_m / 2.0 + mouth_margin_m:.2f}")
+    path_m = speed * (line_x_m - bx) / vx  # "stops"
+    return (f"ball stops before the keeper's line: {speed:.2f} m/s rolls "
+            f"{speed * speed / (2.0 * deceleration_mps2):.2f} m < {path_m:.2f} m")
 
 
 class GoalkeeperPosition(SoccerSyncNode):
