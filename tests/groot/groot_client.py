@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import random
 import struct
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 FULLTREE, STATUS, BLACKBOARD = b"T", b"S", b"B"
 HOOK_INSERT, HOOK_REMOVE, BREAKPOINT_REACHED, BREAKPOINT_UNLOCK = b"I", b"R", b"N", b"U"
@@ -56,7 +58,16 @@ class Client:
         self.sub.setsockopt(zmq.LINGER, 0)
         self.sub.setsockopt(zmq.RCVTIMEO, WAIT_MS)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        # PUB/SUB's slow joiner: a notification sent before the subscription has reached the
+        # publisher is dropped, so wait for the connection's handshake (the subscription goes with
+        # it) and a moment for the publisher's I/O thread to take it in
+        monitor = self.sub.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)
+        monitor.setsockopt(zmq.RCVTIMEO, WAIT_MS)
         self.sub.connect(f"tcp://{host}:{port + 1}")
+        recv_monitor_message(monitor)
+        self.sub.disable_monitor()
+        monitor.close()
+        time.sleep(0.05)
 
     def raw(self, parts: list[bytes]) -> list[bytes]:
         self.req.send_multipart(parts)
